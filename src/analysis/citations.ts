@@ -1,0 +1,64 @@
+/** Citations: canonical URL, registrable domain, position and attribution to brand or competitor. */
+import type { CompiledEntities } from "./entities";
+import type { LinkToken } from "./links";
+import { canonicalizeUrl, hostBelongsTo } from "./urls";
+
+export interface CitationInput {
+  url: string;
+  title?: string | null;
+  /** 1-based position as the engine listed it; defaults to the order given. */
+  position?: number;
+}
+
+export interface Citation {
+  position: number;
+  url: string;
+  normalized_url: string;
+  domain: string | null;
+  host: string | null;
+  title: string | null;
+  is_brand: boolean;
+  competitor_id: string | null;
+}
+
+/** Entity index owning `host` (most specific domain wins), or -1. */
+export function ownerOfHost(compiled: CompiledEntities, host: string | null): number {
+  if (!host) return -1;
+  for (const { domain, entity } of compiled.domainOwners) if (hostBelongsTo(host, domain)) return entity;
+  return -1;
+}
+
+/** Links in the text become citations when the engine returned none (markdown links, bare URLs). */
+export function citationsFromLinks(links: readonly LinkToken[]): CitationInput[] {
+  return links
+    .filter((t) => t.url !== null)
+    .map((t, i) => ({ url: t.url!, title: t.label || null, position: i + 1 }));
+}
+
+/**
+ * Canonicalizes and attributes citations. The same page cited twice counts once, at its first
+ * position, so counts and shares are about sources rather than repeated footnotes.
+ */
+export function buildCitations(compiled: CompiledEntities, inputs: readonly CitationInput[]): Citation[] {
+  const ordered = inputs
+    .map((c, i) => ({ ...c, position: c.position ?? i + 1 }))
+    .filter((c) => typeof c.url === "string" && c.url.trim() !== "")
+    .sort((a, b) => a.position - b.position);
+  const byUrl = new Map<string, Citation>();
+  for (const c of ordered) {
+    const canonical = canonicalizeUrl(c.url);
+    if (byUrl.has(canonical.normalized_url)) continue;
+    const owner = ownerOfHost(compiled, canonical.host);
+    byUrl.set(canonical.normalized_url, {
+      position: c.position,
+      url: c.url.trim(),
+      normalized_url: canonical.normalized_url,
+      domain: canonical.domain,
+      host: canonical.host,
+      title: c.title?.trim() || null,
+      is_brand: owner === 0,
+      competitor_id: owner > 0 ? compiled.entities[owner]!.id : null,
+    });
+  }
+  return [...byUrl.values()];
+}
