@@ -1,0 +1,139 @@
+import type { Citation } from './types';
+
+/** A place in the text that cites a source. */
+export interface CitedSpan {
+  url: string;
+  title?: string;
+  /** The upstream's own number for the source, when it numbers them. */
+  position?: number;
+  start?: number;
+  end?: number;
+}
+
+/** A source the upstream lists for the answer, cited in the text or not. */
+export interface ListedSource {
+  url: string;
+  title?: string;
+  position?: number;
+}
+
+/**
+ * Removes utm_* parameters. OpenAI appends utm_source=openai (or chatgpt.com) to the pages it cites,
+ * which would otherwise make one page look like several to the analysis.
+ */
+export function stripTracking(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const keys = [...parsed.searchParams.keys()].filter((k) => k.toLowerCase().startsWith('utm_'));
+  if (keys.length === 0) return url;
+  for (const k of keys) parsed.searchParams.delete(k);
+  return parsed.toString();
+}
+
+/**
+ * Builds the `Answer.citations` list: the cited spans in the order given, then the listed sources that
+ * no span cites. Positions are the upstream's numbers when given, else the order of first appearance.
+ */
+export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []): Citation[] {
+  const titles = new Map<string, string>();
+  for (const s of [...listed, ...cited]) {
+    const url = stripTracking(s.url);
+    if (s.title && !titles.has(url)) titles.set(url, s.title);
+  }
+  const ranks = new Map<string, number>();
+  let next = 1;
+  const rank = (url: string, given?: number): number => {
+    if (given !== undefined) return given;
+    let r = ranks.get(url);
+    if (r === undefined) {
+      r = next++;
+      ranks.set(url, r);
+    }
+    return r;
+  };
+
+  const out: Citation[] = [];
+  const citedUrls = new Set<string>();
+  for (const s of cited) {
+    const url = stripTracking(s.url);
+    citedUrls.add(url);
+    const c: Citation = { url, title: s.title || titles.get(url) || '', position: rank(url, s.position) };
+    if (s.start !== undefined && s.end !== undefined) {
+      c.start = s.start;
+      c.end = s.end;
+    }
+    out.push(c);
+  }
+  for (const s of listed) {
+    const url = stripTracking(s.url);
+    if (citedUrls.has(url)) continue;
+    citedUrls.add(url);
+    out.push({ url, title: s.title || titles.get(url) || '', position: rank(url, s.position) });
+  }
+  return out;
+}
+
+/** One entry per URL (its first), for consumers that count sources rather than citations. */
+export function uniqueSources(citations: Citation[]): Citation[] {
+  const seen = new Set<string>();
+  return citations.filter((c) => (seen.has(c.url) ? false : (seen.add(c.url), true)));
+}
+
+/** Perplexity-style numeric markers "[3]" with their spans. */
+export function findMarkers(text: string): Array<{ n: number; start: number; end: number }> {
+  return [...text.matchAll(/\[(\d{1,3})\]/g)].map((m) => ({ n: Number(m[1]), start: m.index, end: m.index + m[0].length }));
+}
+
+/**
+ * Markdown links and bare URLs in free text, for upstreams that cite only inside the prose
+ * (OpenAI-compatible chat models). A URL inside a markdown link is counted once, as the link.
+ */
+export function findLinks(text: string): CitedSpan[] {
+  const out: CitedSpan[] = [];
+  const taken: Array<[number, number]> = [];
+  for (const m of text.matchAll(/\[([^\]\n]*)\]\((https?:\/\/[^\s)]+)\)/g)) {
+    out.push({ url: m[2]!, title: m[1]!.trim(), start: m.index, end: m.index + m[0].length });
+    taken.push([m.index, m.index + m[0].length]);
+  }
+  for (const m of text.matchAll(/https?:\/\/[^\s<>()[\]"'`]+/g)) {
+    if (taken.some(([a, b]) => m.index >= a && m.index < b)) continue;
+    const url = m[0].replace(/[.,;:!?]+$/, '');
+    out.push({ url, title: '', start: m.index, end: m.index + url.length });
+  }
+  return out.sort((a, b) => a.start! - b.start!);
+}
+
+/** Gemini reports grounding segments in UTF-8 bytes; JavaScript strings index UTF-16 code units. */
+export function utf8OffsetToIndex(text: string, byteOffset: number): number {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < byteOffset) {
+    const cp = text.codePointAt(i)!;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    i += cp >= 0x10000 ? 2 : 1;
+  }
+  return i;
+}
+
+/** OpenAI annotation indices count code points (Python string indices); convert to UTF-16. */
+export function codePointOffsetToIndex(text: string, codePoints: number): number {
+  let i = 0;
+  for (let n = 0; n < codePoints && i < text.length; n++) i += text.codePointAt(i)! >= 0x10000 ? 2 : 1;
+  return i;
+}
+
+/** Reasoning models served over chat completions (sonar-reasoning, DeepSeek-R1) prefix their thoughts. */
+export function stripThinking(text: string): string {
+  return text.replace(/^\s*<think>[\s\S]*?<\/think>\s*/, '');
+}
+
+/** Appends unique, non-empty queries in order. */
+export function addQueries(into: string[], ...queries: unknown[]): void {
+  for (const q of queries) {
+    if (typeof q === 'string' && q.trim() !== '' && !into.includes(q)) into.push(q);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Region and language helpers. Region is an ISO 3166-1 alpha-2 code ("US"), language a BCP 47 tag
+ * ("en", "pt-BR"). Upstreams that take them get them as parameters; the others get one instruction line.
+ */
+
+function displayName(type: 'language' | 'region', code: string): string | undefined {
+  try {
+    const name = new Intl.DisplayNames(['en'], { type }).of(code);
+    return name && name !== code ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "Answer in German." — the one line sent where the API has no language parameter. */
+export function languageInstruction(language: string | undefined): string | undefined {
+  if (!language) return undefined;
+  return `Answer in ${displayName('language', language) ?? language}.`;
+}
+
+/** English country name, as DataForSEO's location_name wants it ("United States"). */
+export function countryName(region: string): string {
+  return displayName('region', region.toUpperCase()) ?? region;
+}
+
+/** Google's gl: lowercase country, with the UK spelled as Google spells it. */
+export function googleCountry(region: string): string {
+  const r = region.toLowerCase();
+  return r === 'gb' ? 'uk' : r;
+}
+
+/** Google's hl: lowercase language tag ("pt-br"). */
+export function googleLanguage(language: string): string {
+  return language.toLowerCase();
+}
+
+/** Approximate user location as OpenAI and Anthropic web search tools take it. */
+export function approximateLocation(region: string | undefined): { type: 'approximate'; country: string } | undefined {
+  return region ? { type: 'approximate', country: region.toUpperCase() } : undefined;
+}
