@@ -249,6 +249,22 @@ describe('abort', () => {
     expect(elapsed).toBeLessThan(500);
   });
 
+  test('an abort stops a call whose body stalls after the headers', async () => {
+    up.fake.setBehavior('perplexity', { stallBody: true });
+    const controller = new AbortController();
+    const call = up.ask('perplexity', { signal: controller.signal });
+    while (up.fake.requestsFor('perplexity').length === 0) await Bun.sleep(1);
+    await Bun.sleep(20);
+    controller.abort();
+    expect((await rejection(call)).kind).toBe('aborted');
+  });
+
+  test('a body that stalls past <P>_TIMEOUT_MS is a transient timeout', async () => {
+    up.fake.setBehavior('perplexity', { stallBody: true });
+    const e = await failure('perplexity', { env: { PERPLEXITY_TIMEOUT_MS: '50' } });
+    expect([e.kind, e.message]).toEqual(['transient', 'perplexity: no answer within 50 ms']);
+  });
+
   test('an already aborted signal sends nothing', async () => {
     const e = await rejection(up.ask('claude', { signal: AbortSignal.abort() }));
     expect(e.kind).toBe('aborted');

@@ -91,6 +91,8 @@ export interface Behavior {
   truncated?: boolean;
   /** Never answer (until the client aborts or the fake stops). */
   hang?: boolean;
+  /** Send the status and headers and the start of the body, then stall. */
+  stallBody?: boolean;
   /** Full control: build the response yourself. */
   respond?: (req: RecordedRequest) => Response | Promise<Response>;
 }
@@ -273,6 +275,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return new Response(null, { status: 499 });
     }
     if (b.respond) return b.respond(req);
+    if (b.stallBody) {
+      const stream = new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"id": "resp_stalled",')) });
+      return new Response(stream, { headers: { 'content-type': 'application/json' } });
+    }
     const headers = { ...(b.retryAfter ? { 'retry-after': b.retryAfter } : {}), ...b.headers };
     if (b.status && b.status >= 400) return jsonResponse(b.body ?? errorBody(req, b.status, b), b.status, headers);
     if (b.malformed) return jsonResponse('{"id": "resp_partial", "output": [{"type": "message", "content": [', 200, headers);
