@@ -36,7 +36,8 @@ function networkError(ctx: CallContext, timeout: AbortSignal, error: unknown): E
     });
   }
   const code = (error as { code?: unknown })?.code;
-  const detail = error instanceof Error ? error.message : String(error);
+  // SerpApi takes its key in the URL, and runtimes may quote the URL in network errors.
+  const detail = (error instanceof Error ? error.message : String(error)).replace(/(api_key=)[^&\s]+/g, '$1***');
   return new EngineError({
     kind: 'transient',
     platform: ctx.platform,

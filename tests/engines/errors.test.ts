@@ -149,9 +149,12 @@ describe('transient failures', () => {
     const gone = await startFakeUpstream();
     const env = gone.env();
     await gone.stop();
-    const e = await rejection(createEngineRegistry(loadEngineConfig(env)).engine('perplexity').ask({ prompt: 'x' }));
-    expect([e.kind, e.permanent]).toEqual(['transient', false]);
-    expect(e.message).toContain('connection failed');
+    for (const platform of ['perplexity', 'google-ai-mode'] as const) {
+      const e = await rejection(createEngineRegistry(loadEngineConfig(env)).engine(platform).ask({ prompt: 'x' }));
+      expect([e.kind, e.permanent]).toEqual(['transient', false]);
+      expect(e.message).toContain('connection failed');
+      expect(e.message).not.toContain(env.SERPAPI_API_KEY!);
+    }
   });
 });
 
