@@ -4,7 +4,7 @@ import { compileEntities, findMentions, type CompiledEntities, type Entity, type
 import { scanLinks } from "./links";
 import { scorePassages, type SentimentLabel } from "./sentiment";
 import { positionAdjustedWordCounts, round, shares, visibilityScore } from "./scores";
-import { analyzeLines, listRank, sentenceUnits, type SentenceUnit } from "./structure";
+import { analyzeLines, lineIndexAt, listRank, sentenceUnits, withoutUrls, type SentenceUnit } from "./structure";
 
 export interface AnalyzeAnswerInput {
   text: string;
@@ -68,7 +68,7 @@ export interface AnswerAnalysis {
 }
 
 // Where one clause ends and the next begins, for sentences naming several entities.
-const CLAUSE_BREAK = /[;:,()]|\s[-–—]\s|\b(?:but|while|whereas|although|though|however|unlike|compared (?:to|with)|versus|vs\.?|mais|aber|pero|alors que|tandis que|mientras|während|whilst)\b/giu;
+const CLAUSE_BREAK = /[;:,]|\s[-–—]\s|\b(?:but|while|whereas|although|though|however|unlike|compared (?:to|with)|versus|vs\.?|mais|aber|pero|alors que|tandis que|mientras|während|whilst)\b/giu;
 
 function mentionsIn(mentions: readonly Mention[], unit: SentenceUnit): Mention[] {
   return mentions.filter((m) => m.start >= unit.start && m.end <= unit.end);
@@ -91,10 +91,10 @@ function masked(text: string, from: number, to: number, mentions: readonly Menti
  * cut into clauses; a clause naming nobody belongs to the entity named before it (or after it, at
  * the start), so "Beta is cheap, but Acme is faster" gives Acme only "Acme is faster".
  */
-function brandPassage(text: string, unit: SentenceUnit, unitMentions: readonly Mention[]): string | null {
+function brandPassage(text: string, plain: string, unit: SentenceUnit, unitMentions: readonly Mention[]): string | null {
   if (!unitMentions.some((m) => m.entity === 0)) return null;
   if (unitMentions.every((m) => m.entity === 0)) return masked(text, unit.start, unit.end, unitMentions);
-  const sentence = text.slice(unit.start, unit.end);
+  const sentence = plain.slice(unit.start, unit.end);
   const cuts = [0];
   for (const b of sentence.matchAll(CLAUSE_BREAK)) cuts.push(b.index!);
   cuts.push(sentence.length);
@@ -125,7 +125,8 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
   const links = scanLinks(text);
   const mentions = findMentions(compiled, text, links);
   const lines = analyzeLines(text);
-  const units = sentenceUnits(text, lines, links, input.language);
+  const plain = withoutUrls(text, links);
+  const units = sentenceUnits(plain, lines, input.language);
   const entityCount = compiled.entities.length;
 
   const offsets: number[][] = Array.from({ length: entityCount }, () => []);
@@ -136,10 +137,16 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
 
   const wordSegmenter = new Intl.Segmenter(input.language || undefined, { granularity: "word" });
   const passages: string[] = [];
+  // A sentence naming nobody right after one naming only the brand, on the same line, is still
+  // about the brand ("Acme is a CRM. It is fast and cheap.").
+  let brandOnlyLine = -1;
   const weighted = units.map((unit) => {
     const inUnit = mentionsIn(mentions, unit);
-    const passage = brandPassage(text, unit, inUnit);
+    const line = lineIndexAt(lines, unit.start);
+    const passage = brandPassage(text, plain, unit, inUnit);
     if (passage !== null) passages.push(passage);
+    else if (inUnit.length === 0 && line === brandOnlyLine) passages.push(text.slice(unit.start, unit.end));
+    if (inUnit.length > 0) brandOnlyLine = inUnit.every((m) => m.entity === 0) ? line : -1;
     return { words: wordCount(text.slice(unit.start, unit.end), wordSegmenter), entities: [...new Set(inUnit.map((m) => m.entity))] };
   });
   const pawc = positionAdjustedWordCounts(weighted, entityCount);
@@ -159,7 +166,7 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
 
   const citations = buildCitations(compiled, input.citations?.length ? input.citations : citationsFromLinks(links));
   const brandCitationCount = citations.filter((c) => c.is_brand).length;
-  const sentiment = scorePassages(passages);
+  const sentiment = scorePassages(passages, input.language);
 
   return {
     mentioned: brand !== null,

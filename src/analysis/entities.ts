@@ -14,6 +14,8 @@ export interface Entity {
   id: string;
   kind: EntityKind;
   name: string;
+  /** Match the name itself case-sensitively (for names that are common words: "Notion", "Square"). */
+  caseSensitive?: boolean;
   aliases?: readonly (string | AliasSpec)[];
   domains?: readonly string[];
 }
@@ -48,7 +50,7 @@ const HOST_LIKE = /^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u;
 const SEPARATORS = /[ \-']/g;
 
 function aliasSpecs(entity: Entity): AliasSpec[] {
-  const specs: AliasSpec[] = [{ text: entity.name }];
+  const specs: AliasSpec[] = [{ text: entity.name, caseSensitive: entity.caseSensitive }];
   for (const a of entity.aliases ?? []) specs.push(typeof a === "string" ? { text: a } : a);
   return specs;
 }
@@ -165,10 +167,19 @@ export function findMentions(compiled: CompiledEntities, text: string, links: re
     if (info.caseSensitive !== null && foldString(text.slice(start, end), true).replace(SEPARATORS, "") !== info.caseSensitive) continue;
     kept.push(c);
   }
-  return resolveOverlaps(kept, patterns).map((c) => {
+  const mentions: Mention[] = [];
+  for (const c of resolveOverlaps(kept, patterns)) {
     const entity = patterns[c.pattern]!.entity;
     const start = folded.origin[c.start]!;
     const end = originalEnd(text, folded, c.end);
-    return { entity, entity_id: compiled.entities[entity]!.id, start, end, text: text.slice(start, end) };
-  });
+    const previous = mentions[mentions.length - 1];
+    // "Salesforce Sales Cloud" is one mention of one name, not two.
+    if (previous && previous.entity === entity && /^\s+$/.test(text.slice(previous.end, start))) {
+      previous.end = end;
+      previous.text = text.slice(previous.start, end);
+      continue;
+    }
+    mentions.push({ entity, entity_id: compiled.entities[entity]!.id, start, end, text: text.slice(start, end) });
+  }
+  return mentions;
 }

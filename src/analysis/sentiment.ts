@@ -10,63 +10,213 @@ import { foldString } from "./normalize";
 
 export type SentimentLabel = "positive" | "neutral" | "negative";
 
-// Proxy word -> phrases it stands for (folded: lower case, no diacritics).
-const PROXY_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  great: ["top pick", "top choice", "best choice", "excellent choice", "standout", "ottimo", "ottima", "otimo", "otima"],
-  best: ["best-in-class", "best in class", "industry-leading", "industry leading", "market leader", "meilleur", "meilleure", "meilleurs", "meilleures", "beste", "besten", "bester", "mejor", "mejores", "melhor", "melhores", "migliore", "migliori"],
+type ProxyTable = Readonly<Record<string, readonly string[]>>;
+
+// Proxy word -> phrases it stands for (folded: lower case, no diacritics). "" removes a word that
+// VADER scores but that answers use descriptively: "tools like X", "supports SSO", "Yes" in a
+// table cell, "market share", "customer care", "interest rates", "United States".
+const ENGLISH: ProxyTable = {
+  great: ["top pick", "top choice", "best choice", "excellent choice", "standout"],
+  best: ["best-in-class", "best in class", "industry-leading", "industry leading", "market leader"],
   good: [
     "reliable", "intuitive", "affordable", "user-friendly", "user friendly", "easy to use", "seamless", "scalable", "versatile",
     "fast", "faster", "leading", "top-rated", "top rated", "highly rated", "well-regarded", "well regarded", "polished",
     "feature-rich", "budget-friendly", "cost-effective", "go-to", "stable", "responsive", "beginner-friendly", "cheaper",
-    "lightweight", "award-winning", "generous free tier",
-    "bon", "bonne", "bons", "bonnes", "fiable", "fiables", "intuitif", "abordable", "abordables", "apprecie", "appreciee",
-    "gut", "gute", "guter", "gutes", "guten", "zuverlassig", "zuverlassige", "benutzerfreundlich", "gunstig", "gunstige",
-    "bueno", "buena", "buenos", "buenas", "confiable", "intuitivo", "intuitiva", "asequible", "economico",
-    "bom", "boa", "bons", "boas", "confiavel", "buono", "buona", "affidabile", "goed", "goede", "betrouwbaar",
-    "✅", "✔", "✔️",
+    "lightweight", "award-winning", "industry standard", "de facto standard", "✅", "✔",
   ],
-  excellent: ["excellente", "excellents", "hervorragend", "hervorragende", "ausgezeichnet", "excelente", "excelentes", "eccellente", "uitstekend"],
-  recommended: ["recommande", "recommandee", "empfehlenswert", "empfohlen", "recomendado", "recomendada", "consigliato", "aanbevolen"],
-  powerful: ["puissant", "puissante", "leistungsstark", "leistungsstarke", "potente"],
-  popular: ["populaire", "beliebt", "beliebte", "beliebten"],
   difficult: [
     "expensive", "pricey", "pricier", "costlier", "clunky", "slow", "slower", "laggy", "outdated", "dated interface",
     "complicated", "unintuitive", "cluttered", "steep learning curve", "learning curve", "lacks", "lacking", "missing",
     "unreliable", "unstable", "buggy", "bugs", "glitches", "glitchy", "crashes", "downtime", "outage", "outages",
     "hidden fees", "lock-in", "overwhelming", "drawbacks", "downsides", "limitations", "shortcomings", "concerns",
     "issues", "mediocre", "poorly", "insecure", "bloated", "restrictive", "falls short", "fall short", "falls behind",
-    "lags behind", "declining", "discontinued", "deprecated", "controversial", "privacy concerns",
-    "cher", "chere", "couteux", "couteuse", "lent", "lente", "complexe", "complique", "inconvenient", "inconvenients",
-    "teuer", "teure", "teuren", "langsam", "umstandlich", "veraltet", "kompliziert", "nachteil", "nachteile",
-    "caro", "cara", "caros", "caras", "costoso", "costosa", "lento", "lenta", "complicado", "complicada", "desventaja", "desventajas",
-    "duur", "traag", "❌", "✗",
+    "lags behind", "declining", "discontinued", "deprecated", "controversial", "privacy concerns", "sanctions",
+    "weight gain", "tooth decay", "❌", "✗",
   ],
-  bad: ["overpriced", "data breach", "mauvais", "mauvaise", "schlecht", "schlechte", "malo", "mala", "ruim", "cattivo", "scadente", "slecht"],
-  limited: ["limite", "limitee", "limites", "eingeschrankt", "limitado", "limitada", "limitato"],
-  problems: ["probleme", "problemes", "probleme", "problemen", "problemas", "problemi"],
-  disappointing: ["decevant", "decevante", "enttauschend", "decepcionante"],
-  very: ["tres", "sehr", "muy", "muito", "molto", "zeer", "heel"],
-  not: ["pas", "nicht", "kein", "keine", "keinen", "no", "nao", "non", "niet", "geen"],
-  never: ["jamais", "nie", "nunca", "mai"],
-  without: ["sans", "ohne", "sin", "sem", "senza", "zonder"],
-  but: ["mais", "aber", "pero", "mas", "ma", "maar", "cependant", "jedoch", "sin embargo"],
+  bad: ["overpriced", "data breach", "diabetes", "obesity", "health risks", "unhealthy"],
+  popular: ["best-selling", "bestselling", "best selling"],
+  not: ["no"],
+  "": ["like", "support", "supports", "supported", "supporting", "care", "share", "credit", "interest", "yes", "united", "please", "sure", "create", "original"],
 };
-const PROXY_OF = new Map<string, string>(Object.entries(PROXY_GROUPS).flatMap(([proxy, phrases]) => phrases.map((p) => [p, proxy] as const)));
-const PROXY_PATTERN = new RegExp(
-  `(?<![\\p{L}\\p{N}])(?:${[...PROXY_OF.keys()].sort((a, b) => b.length - a.length).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![\\p{L}\\p{N}])`,
-  "gu",
+
+const BY_LANGUAGE: Readonly<Record<string, ProxyTable>> = {
+  fr: {
+    best: ["meilleur", "meilleure", "meilleurs", "meilleures"],
+    good: ["bon", "bonne", "bons", "bonnes", "fiable", "fiables", "intuitif", "abordable", "abordables", "apprecie", "appreciee", "facile", "faciles", "rapide", "rapides", "pratique", "efficace", "performant", "performante", "robuste", "solide"],
+    excellent: ["excellente", "excellents"],
+    recommended: ["recommande", "recommandee"],
+    powerful: ["puissant", "puissante"],
+    popular: ["populaire", "plus vendu", "plus vendue", "plus vendus"],
+    strong: ["fort", "forte"],
+    growth: ["croissance"],
+    improved: ["ameliore", "amelioree"],
+    difficult: ["cher", "chere", "couteux", "couteuse", "lent", "lente", "complexe", "complique", "inconvenient", "inconvenients", "difficile", "difficiles"],
+    bad: ["mauvais", "mauvaise"],
+    limited: ["limite", "limitee", "limites"],
+    problems: ["probleme", "problemes"],
+    disappointing: ["decevant", "decevante"],
+    criticized: ["critique", "critiquee", "critiques"],
+    complaints: ["plaignent", "plainte", "plaintes"],
+    very: ["tres"],
+    not: ["pas"],
+    never: ["jamais"],
+    without: ["sans"],
+    but: ["mais", "cependant"],
+  },
+  de: {
+    best: ["beste", "besten", "bester"],
+    good: ["gut", "gute", "guter", "gutes", "guten", "zuverlassig", "zuverlassige", "benutzerfreundlich", "gunstig", "gunstige", "bequem", "bequeme", "preiswert", "preiswerte", "langlebig", "vielseitig"],
+    excellent: ["hervorragend", "hervorragende", "ausgezeichnet"],
+    recommended: ["empfehlenswert", "empfohlen"],
+    powerful: ["leistungsstark", "leistungsstarke"],
+    popular: ["beliebt", "beliebte", "beliebten", "meistverkaufte", "meistverkauften"],
+    strong: ["stark", "starke"],
+    growth: ["wachstum"],
+    improved: ["verbessert"],
+    difficult: ["teuer", "teure", "teuren", "langsam", "umstandlich", "veraltet", "kompliziert", "nachteil", "nachteile", "schwierig", "schwer"],
+    bad: ["schlecht", "schlechte"],
+    limited: ["eingeschrankt"],
+    problems: ["probleme", "problemen"],
+    disappointing: ["enttauschend"],
+    criticized: ["kritisiert"],
+    complaints: ["beschwerden"],
+    very: ["sehr"],
+    not: ["nicht", "kein", "keine", "keinen"],
+    never: ["nie"],
+    without: ["ohne"],
+    but: ["aber", "jedoch"],
+    // German articles and words that are English sentiment words ("die" scores -2.9 in VADER).
+    "": ["die", "der", "das", "gift", "fast", "also", "hell"],
+  },
+  es: {
+    best: ["mejor", "mejores"],
+    good: ["bueno", "buena", "buenos", "buenas", "confiable", "fiable", "intuitivo", "intuitiva", "asequible", "economico", "comodo", "comoda", "sencillo", "sencilla", "rapido", "rapida", "facil", "faciles"],
+    excellent: ["excelente", "excelentes"],
+    recommended: ["recomendado", "recomendada"],
+    powerful: ["potente"],
+    popular: ["mas vendido", "mas vendida", "popular"],
+    strong: ["fuerte"],
+    growth: ["crecimiento"],
+    difficult: ["caro", "cara", "caros", "caras", "costoso", "costosa", "lento", "lenta", "complicado", "complicada", "desventaja", "desventajas", "dificil", "dificiles"],
+    bad: ["malo", "mala"],
+    limited: ["limitado", "limitada"],
+    problems: ["problemas"],
+    disappointing: ["decepcionante"],
+    improved: ["mejorado", "mejorada"],
+    criticized: ["criticado", "criticada"],
+    complaints: ["quejas"],
+    very: ["muy"],
+    never: ["nunca"],
+    without: ["sin"],
+    but: ["pero", "sin embargo"],
+  },
+  pt: {
+    great: ["otimo", "otima"],
+    best: ["melhor", "melhores"],
+    good: ["bom", "boa", "bons", "boas", "confiavel", "intuitivo", "rapido", "facil", "confortavel"],
+    excellent: ["excelente", "excelentes"],
+    recommended: ["recomendado", "recomendada"],
+    difficult: ["caro", "cara", "lento", "lenta", "complicado", "dificil"],
+    bad: ["ruim"],
+    limited: ["limitado", "limitada"],
+    problems: ["problemas"],
+    improved: ["melhorado"],
+    complaints: ["reclamacoes"],
+    very: ["muito"],
+    not: ["nao"],
+    never: ["nunca"],
+    without: ["sem"],
+    but: ["mas", "porem"],
+  },
+  it: {
+    great: ["ottimo", "ottima"],
+    best: ["migliore", "migliori"],
+    good: ["buono", "buona", "affidabile", "intuitivo", "comodo", "comoda", "veloce", "facile"],
+    excellent: ["eccellente"],
+    recommended: ["consigliato", "consigliata"],
+    popular: ["popolare"],
+    difficult: ["costoso", "costosa", "lento", "lenta", "complicato", "difficile"],
+    bad: ["cattivo", "scadente"],
+    limited: ["limitato", "limitata"],
+    problems: ["problemi"],
+    improved: ["migliorato"],
+    criticized: ["criticato"],
+    complaints: ["lamentele"],
+    very: ["molto"],
+    not: ["non"],
+    never: ["mai"],
+    without: ["senza"],
+    but: ["ma", "pero"],
+  },
+  nl: {
+    best: ["beste"],
+    good: ["goed", "goede", "betrouwbaar", "snel", "makkelijk"],
+    excellent: ["uitstekend"],
+    recommended: ["aanbevolen"],
+    popular: ["populair"],
+    difficult: ["duur", "traag"],
+    bad: ["slecht"],
+    very: ["zeer", "heel"],
+    not: ["niet", "geen"],
+    without: ["zonder"],
+    but: ["maar"],
+  },
+};
+
+interface Proxies {
+  pattern: RegExp;
+  proxyOf: ReadonlyMap<string, string>;
+}
+
+function compileProxies(tables: readonly ProxyTable[]): Proxies {
+  const proxyOf = new Map<string, string>();
+  const conflicting = new Set<string>();
+  for (const table of tables)
+    for (const [proxy, phrases] of Object.entries(table))
+      for (const phrase of phrases) {
+        const known = proxyOf.get(phrase);
+        if (known !== undefined && known !== proxy) conflicting.add(phrase);
+        proxyOf.set(phrase, proxy);
+      }
+  // A word that means different things in two languages ("mas") is left alone when the language is unknown.
+  for (const phrase of conflicting) proxyOf.delete(phrase);
+  const alternation = [...proxyOf.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("|");
+  return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternation})(?![\\p{L}\\p{N}])`, "gu"), proxyOf };
+}
+
+// Built once at load and never mutated.
+const PROXIES_BY_LANGUAGE: ReadonlyMap<string, Proxies> = new Map(
+  Object.entries(BY_LANGUAGE).map(([language, table]) => [language, compileProxies([ENGLISH, table])]),
 );
+// Unknown language: every table except each language's false friends of English ("die", "sin").
+const PROXIES_ANY_LANGUAGE = compileProxies([
+  ENGLISH,
+  ...Object.values(BY_LANGUAGE).map((table) => Object.fromEntries(Object.entries(table).filter(([proxy]) => proxy !== ""))),
+]);
+const PROXIES_ENGLISH = compileProxies([ENGLISH]);
+
+function proxiesFor(language: string | undefined): Proxies {
+  if (!language) return PROXIES_ANY_LANGUAGE;
+  const primary = language.toLowerCase().split(/[-_]/)[0]!;
+  if (primary === "en") return PROXIES_ENGLISH;
+  return PROXIES_BY_LANGUAGE.get(primary) ?? PROXIES_ANY_LANGUAGE;
+}
+
 const MARKDOWN_NOISE = /\[(\d+|[^\]]*)\]\([^)]*\)|\[\d+\]|https?:\/\/\S+|[*_`#|>~]+/g;
 
 /** Text prepared for VADER: markdown and links removed, phrases rewritten to proxy words. */
-export function prepareForLexicon(text: string): string {
+export function prepareForLexicon(text: string, language?: string): string {
   const plain = text.replace(MARKDOWN_NOISE, (m, label: string | undefined) => (label && !/^\d+$/.test(label) ? label : " "));
-  return foldString(plain).replace(PROXY_PATTERN, (m) => PROXY_OF.get(m) ?? m);
+  const { pattern, proxyOf } = proxiesFor(language);
+  return foldString(plain).replace(pattern, (m) => proxyOf.get(m) ?? m);
 }
 
-/** VADER compound score in [-1, 1] of one piece of text. */
-export function lexiconScore(text: string): number {
-  const prepared = prepareForLexicon(text);
+/** VADER compound score in [-1, 1] of one piece of text (`language`: BCP 47, picks the proxy table). */
+export function lexiconScore(text: string, language?: string): number {
+  const prepared = prepareForLexicon(text, language);
   if (!prepared.trim()) return 0;
   return vader.SentimentIntensityAnalyzer.polarity_scores(prepared).compound;
 }
@@ -89,9 +239,9 @@ export interface SentimentResult {
 }
 
 /** Mean compound over the brand's passages; null when there is none (brand not named). */
-export function scorePassages(passages: readonly string[]): SentimentResult | null {
+export function scorePassages(passages: readonly string[], language?: string): SentimentResult | null {
   if (passages.length === 0) return null;
-  const sum = passages.reduce((total, p) => total + lexiconScore(p), 0);
+  const sum = passages.reduce((total, p) => total + lexiconScore(p, language), 0);
   const score = Math.round((sum / passages.length) * 10000) / 10000;
   return { label: sentimentLabel(score), score, passages: [...passages] };
 }

@@ -105,10 +105,10 @@ export interface SentenceUnit {
 const MARKUP_PREFIX = /^[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|(?:[-*+•‣◦▪]|\d{1,3}[.)])[ \t]+)*/;
 const TABLE_SEPARATOR = /^[ \t|:\-]+$/;
 // Segments ending in these are not sentence ends ("e.g. Acme", "vs. Acme").
-const ABBREVIATION_END = /(?:\b(?:e\.g|i\.e|vs|etc|approx|incl|dr|mr|mrs|ms|inc|ltd|co|z\.b|bzw|ca|p\.ex|cf|resp)\.|\b[A-Z]\.)\s*$/i;
+const ABBREVIATION_END = /(?<![\p{L}\p{N}])(?:e\.g|i\.e|vs|etc|approx|incl|dr|mr|mrs|ms|inc|ltd|co|z\.b|bzw|ca|p\.ex|cf|resp|\p{Lu})\.\s*$/iu;
 
 /** URLs replaced by letters of the same length, so "?" or "." inside a link ends no sentence. */
-function withoutUrls(text: string, spans: readonly { start: number; end: number }[]): string {
+export function withoutUrls(text: string, spans: readonly { start: number; end: number }[]): string {
   let out = "";
   let at = 0;
   for (const s of spans) {
@@ -119,16 +119,10 @@ function withoutUrls(text: string, spans: readonly { start: number; end: number 
 }
 
 /**
- * Sentences of the answer: one unit per table row or heading, Intl.Segmenter sentences elsewhere
- * (`urlSpans` are the links of the text, which must not be cut).
+ * Sentences of the answer: one unit per table row or heading, Intl.Segmenter sentences elsewhere.
+ * `text` should come through withoutUrls so that no link is cut.
  */
-export function sentenceUnits(
-  original: string,
-  lines: readonly Line[],
-  urlSpans: readonly { start: number; end: number }[],
-  language?: string,
-): SentenceUnit[] {
-  const text = withoutUrls(original, urlSpans);
+export function sentenceUnits(text: string, lines: readonly Line[], language?: string): SentenceUnit[] {
   const segmenter = new Intl.Segmenter(language || undefined, { granularity: "sentence" });
   const units: SentenceUnit[] = [];
   for (const line of lines) {
