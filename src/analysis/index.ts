@@ -28,3 +28,7 @@ export {
 export type { SentimentJudgePrompt, SentimentLabel, SentimentResult } from "./sentiment";
 export { positionAdjustedWordCounts, visibilityScore } from "./scores";
 export type { VisibilityInputs, WeightedSentence } from "./scores";
+export { averagePosition, citationShare, periodKey, shareOfVoice, summarizeBy, summarizeResults, visibilityRate } from "./aggregate";
+export type { EntityShare, GroupDimension, GroupedSummary, Metric, Period, ResultRow, ResultSummary } from "./aggregate";
+export { buildSuggestions } from "./suggestions";
+export type { BuildSuggestionsInput, Suggestion, SuggestionAnswer, SuggestionEvidence, SuggestionPriority, SuggestionType } from "./suggestions";
