@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test";
+import { analyzeAnswer, compileEntities, findMentions, type Entity } from "../../src/analysis";
+
+const brand = (name: string, extra: Partial<Entity> = {}): Entity => ({ id: "brand", kind: "brand", name, ...extra });
+const competitor = (id: string, name: string, extra: Partial<Entity> = {}): Entity => ({ id, kind: "competitor", name, ...extra });
+const found = (entities: Entity[], text: string) => {
+  const [b, ...cs] = entities;
+  return findMentions(compileEntities(b!, cs), text).map((m) => [m.entity_id, m.text]);
+};
+
+describe("names with punctuation", () => {
+  test("Coca-Cola, AT&T, monday.com, C++ and C# are whole names; C is not found inside them", () => {
+    const entities = [brand("Coca-Cola"), competitor("att", "AT&T"), competitor("monday", "monday.com"), competitor("cpp", "C++"), competitor("cs", "C#"), competitor("c", "C", { caseSensitive: true })];
+    expect(found(entities, "Coca-Cola, AT&T, monday.com, C++ and C# but also C.")).toEqual([
+      ["brand", "Coca-Cola"],
+      ["att", "AT&T"],
+      ["monday", "monday.com"],
+      ["cpp", "C++"],
+      ["cs", "C#"],
+      ["c", "C"],
+    ]);
+  });
+  test("hyphen, space and no separator are the same name; dashes of any kind fold to '-'", () => {
+    expect(found([brand("Coca-Cola")], "Coca Cola, CocaCola, Coca‑Cola (non-breaking hyphen), Coca–Cola")).toHaveLength(4);
+  });
+  test("possessives and markdown emphasis and link labels count; a longer word does not", () => {
+    expect(found([brand("Acme")], "**Acme**'s plan, _Acme_, [Acme](https://x.io), Acme’s team. Acmes and AcmeCorp are other words.").map((m) => m[1])).toEqual([
+      "Acme", "Acme", "Acme", "Acme",
+    ]);
+  });
+});
+
+describe("Unicode normalization", () => {
+  test("case, diacritics and compatibility forms fold; offsets point into the original text", () => {
+    const text = "Société Generale, SOCIETE GÉNÉRALE, Ｓｏｃｉéｔé Générale and Socie\u0301te\u0301 Ge\u0301ne\u0301rale";
+    const mentions = findMentions(compileEntities(brand("Société Générale"), []), text);
+    expect(mentions.map((m) => m.text)).toEqual(["Société Generale", "SOCIETE GÉNÉRALE", "Ｓｏｃｉéｔé Générale", "Socie\u0301te\u0301 Ge\u0301ne\u0301rale"]);
+    for (const m of mentions) expect(text.slice(m.start, m.end)).toBe(m.text);
+  });
+  test("ß folds to ss; scripts without spaces need no word boundary", () => {
+    expect(found([brand("Strasse Bank")], "Die Straße Bank.")).toEqual([["brand", "Straße Bank"]]);
+    expect(found([brand("华为", { aliases: ["Huawei"] })], "我推荐华为和Huawei手机")).toEqual([
+      ["brand", "华为"],
+      ["brand", "Huawei"],
+    ]);
+  });
+});
+
+describe("common-word names", () => {
+  test("a case-sensitive name matches only with its capitalization", () => {
+    const entities = [brand("Notion", { caseSensitive: true }), competitor("bear", "Bear", { aliases: [{ text: "Bear Notes", caseSensitive: false }], caseSensitive: true })];
+    expect(found(entities, "a vague notion; Notion is good; NOTION; bear notes; a bear; Bear")).toEqual([
+      ["brand", "Notion"],
+      ["bear", "bear notes"],
+      ["bear", "Bear"],
+    ]);
+  });
+});
+
+describe("domains and URLs", () => {
+  const entities = [brand("Acme", { domains: ["https://www.acme.com/"] }), competitor("globex", "Globex", { domains: ["globex.io"] })];
+  test("a domain and its subdomains count for the owner; look-alikes count for nobody", () => {
+    expect(found(entities, "See acme.com, docs.acme.com, ACME.COM and support@acme.com. Not acme.com.evil.io, notacme.com, acme-support.net or my-acme.com.").map((m) => m[1])).toEqual([
+      "acme.com", "acme.com", "ACME.COM", "acme.com",
+    ]);
+  });
+  test("inside a URL only the host counts; link destinations behind a label count not at all", () => {
+    expect(found(entities, "https://www.g2.com/products/acme/reviews and https://globex.io/vs/acme and [a review](https://acme.com/acme)")).toEqual([["globex", "globex.io"]]);
+  });
+  test("a name written as a host of another domain is not a mention (acme.io is not Acme's)", () => {
+    expect(found(entities, "acme.io is a parked domain, Acme is the product")).toEqual([["brand", "Acme"]]);
+  });
+});
+
+describe("overlaps", () => {
+  test("the longest match wins and counts once", () => {
+    const entities = [brand("Apple", { caseSensitive: true }), competitor("music", "Apple Music")];
+    expect(found(entities, "Apple Music beats Apple.")).toEqual([
+      ["music", "Apple Music"],
+      ["brand", "Apple"],
+    ]);
+  });
+  test("the same spelling for brand and competitor goes to the brand", () => {
+    expect(found([brand("Acme"), competitor("other", "Acme")], "Acme")).toEqual([["brand", "Acme"]]);
+  });
+  test("two names of one entity side by side are one mention", () => {
+    expect(found([brand("Salesforce", { aliases: ["Sales Cloud"] })], "Salesforce Sales Cloud, then Sales Cloud.")).toEqual([
+      ["brand", "Salesforce Sales Cloud"],
+      ["brand", "Sales Cloud"],
+    ]);
+  });
+});
+
+describe("per-answer mention fields", () => {
+  test("first offset, position, count and competitor_mentions", () => {
+    const r = analyzeAnswer({
+      text: "Globex is known. Then Acme, and Acme's rival Initech.",
+      brand: brand("Acme"),
+      competitors: [competitor("globex", "Globex"), competitor("initech", "Initech"), competitor("umbrella", "Umbrella")],
+    });
+    expect([r.mentioned, r.mention_count, r.first_mention_offset, r.mention_position]).toEqual([true, 2, 22, 2]);
+    expect(r.competitor_mentions.map((c) => [c.competitor_id, c.name, c.mention_count, c.position, c.first_offset])).toEqual([
+      ["globex", "Globex", 1, 1, 0],
+      ["initech", "Initech", 1, 3, 45],
+    ]);
+  });
+  test("brand not named: nulls, no sentiment, score from citations only", () => {
+    const r = analyzeAnswer({ text: "Globex is known.", brand: brand("Acme", { domains: ["acme.com"] }), competitors: [competitor("globex", "Globex")], citations: [{ url: "https://acme.com/x" }] });
+    expect([r.mentioned, r.mention_count, r.first_mention_offset, r.mention_position, r.list_rank, r.sentiment, r.sentiment_score]).toEqual([false, 0, null, null, null, null, null]);
+    expect(r.visibility_score).toBe(20);
+  });
+  test("an empty answer is a valid answer", () => {
+    const r = analyzeAnswer({ text: "", brand: brand("Acme") });
+    expect([r.mentioned, r.citation_count, r.visibility_score, r.word_count_share]).toEqual([false, 0, 0, 0]);
+  });
+  test("analyzeAnswer needs a brand or compiled entities", () => {
+    expect(() => analyzeAnswer({ text: "x" })).toThrow(TypeError);
+  });
+});
