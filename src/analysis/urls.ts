@@ -48,7 +48,7 @@ export function canonicalizeUrl(raw: string): CanonicalUrl {
   kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const query = kept.length ? `?${new URLSearchParams(kept).toString()}` : "";
   let path = url.pathname || "/";
-  if (path.length > 1 && path.endsWith("/")) path = path.replace(/\/+$/, "");
+  if (path.length > 1 && path.endsWith("/")) path = path.replace(/\/+$/, "") || "/";
   const port = url.port ? `:${url.port}` : "";
   return {
     normalized_url: `${url.protocol}//${host}${port}${path}${query}`,
