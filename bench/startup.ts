@@ -1,0 +1,63 @@
+// Startup time (exec → first 200 on /healthz) and idle RSS of dist/answerwatch, each as a ratio
+// to a bare compiled Bun hello-world server measured in the same run. Targets: ≤ 2× for both.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, median, report, ROOT, tempDir } from "./lib";
+
+const RUNS = Number(Bun.env.RUNS ?? 7);
+
+function compile(entry: string, out: string, extra: string[] = []) {
+  const proc = Bun.spawnSync([process.execPath, "build", "--compile", "--minify-syntax", ...extra, entry, "--outfile", out], { cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+  if (proc.exitCode !== 0) throw new Error(`compile ${entry} failed`);
+}
+
+function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(status.match(/VmRSS:\s+(\d+)/)![1]);
+}
+
+async function measure(exe: string, path: string): Promise<{ startupMs: number; rssMiB: number }> {
+  const port = freePort();
+  const dir = tempDir();
+  const started = performance.now();
+  const proc = Bun.spawn([exe], { cwd: dir, env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
+  let startupMs = 0;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      if (res.status === 200) {
+        startupMs = performance.now() - started;
+        break;
+      }
+    } catch {}
+    await Bun.sleep(2);
+    if (performance.now() - started > 20_000) throw new Error(`${exe} did not start`);
+  }
+  await Bun.sleep(1000); // idle
+  const rssMiB = rssKiB(proc.pid) / 1024;
+  proc.kill("SIGTERM");
+  await proc.exited;
+  return { startupMs, rssMiB };
+}
+
+const dir = tempDir("aw-bench-bin-");
+const ours = join(dir, "answerwatch");
+const hello = join(dir, "hello");
+Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts"), ours], { stdout: "ignore", stderr: "inherit" });
+compile("bench/fixtures/hello.ts", hello);
+
+const a: { startupMs: number; rssMiB: number }[] = [];
+const b: { startupMs: number; rssMiB: number }[] = [];
+for (let i = 0; i < RUNS; i++) {
+  // Alternate so drift on a shared machine hits both sides alike.
+  a.push(await measure(ours, "/healthz"));
+  b.push(await measure(hello, "/"));
+}
+const startupOurs = median(a.map((m) => m.startupMs));
+const startupBase = median(b.map((m) => m.startupMs));
+const rssOurs = median(a.map((m) => m.rssMiB));
+const rssBase = median(b.map((m) => m.rssMiB));
+report([
+  { name: "startup (exec → first 200)", ours: startupOurs, baseline: startupBase, unit: "ms", target: "≤ 2×", ok: startupOurs / startupBase <= 2 },
+  { name: "idle RSS", ours: rssOurs, baseline: rssBase, unit: "MiB", target: "≤ 2×", ok: rssOurs / rssBase <= 2 },
+]);

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Debian packages the test suite uses: chromium (headless browser tests of the pixel) and
+# curl. Installed only when missing; needs root or sudo, as on the CI machines.
+set -euo pipefail
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,26 @@
+// npm test: runs every test with `bun test`, passes its output through, and ends with the line
+// "N passed, N failed" that bun does not print itself. Keeps bun's exit code.
+const args = process.argv.slice(2);
+const proc = Bun.spawn([process.execPath, "test", ...args], {
+  stdout: "pipe",
+  stderr: "pipe",
+  env: { ...Bun.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+});
+
+let summary = "";
+async function pump(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    summary = (summary + text).slice(-4000);
+    sink.write(text);
+  }
+}
+await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+const exitCode = await proc.exited;
+
+const count = (word: string) => Number(summary.match(new RegExp(`^\\s*(\\d+) ${word}$`, "m"))?.[1] ?? 0);
+const passed = count("pass");
+const failed = count("fail");
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(exitCode !== 0 ? exitCode : passed === 0 ? 1 : 0);

@@ -1,0 +1,92 @@
+// createApp(deps) composes the feature plugins behind one request wrapper that owns what every
+// surface shares: request id, JSON access log, body-size limit, CORS, error shape, 404.
+import { Elysia } from "elysia";
+import type { Config } from "./config";
+import type { DbHandle } from "./db/open";
+import { applyCors, corsPreflight } from "./http/cors";
+import { AppError, errorResponse, surfaceOf, toAppError } from "./http/errors";
+import type { Logger } from "./http/log";
+import { requestIdFor } from "./http/request-id";
+import type { Secrets } from "./secrets";
+
+export interface AppDeps {
+  config: Config;
+  secrets: Secrets;
+  dbh: DbHandle;
+  logger: Logger;
+  version: string;
+  now?: () => Date;
+}
+
+export interface RequestMeta {
+  requestId: string;
+  ip: string;
+}
+
+export interface App {
+  elysia: Elysia<any, any, any, any, any, any, any>;
+  /** Serves one request; `ip` is the peer address when served over a socket. */
+  handle(request: Request, ip?: string): Promise<Response>;
+  meta(request: Request): RequestMeta;
+}
+
+export function createApp(deps: AppDeps): App {
+  const startedAt = Date.now();
+  const metaOf = new WeakMap<Request, RequestMeta>();
+  const meta = (request: Request) => metaOf.get(request) ?? { requestId: requestIdFor(request), ip: "unknown" };
+
+  const elysia = new Elysia()
+    .onError(({ code, error, request }) => {
+      const surface = surfaceOf(new URL(request.url).pathname);
+      if (code === "NOT_FOUND") {
+        const err = new AppError(404, "not_found", `No route for ${request.method} ${new URL(request.url).pathname}`);
+        return errorResponse(err, surface, request);
+      }
+      if (code === "PARSE") return errorResponse(new AppError(400, "bad_json", "The request body is not valid JSON"), surface, request);
+      if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
+      const appError = toAppError(error);
+      if (appError.status >= 500) deps.logger.error("unhandled error", { requestId: meta(request).requestId, error: String((error as Error)?.stack ?? error) });
+      return errorResponse(appError, surface, request);
+    })
+    .get("/healthz", () => {
+      const body = { status: "ok", version: deps.version, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok" };
+      try {
+        deps.dbh.sqlite.query("SELECT count(*) FROM sqlite_master").get();
+        return Response.json(body);
+      } catch {
+        return Response.json({ ...body, status: "error", db: "error" }, { status: 503 });
+      }
+    });
+
+  async function handle(request: Request, ip = "unknown"): Promise<Response> {
+    const started = performance.now();
+    const requestId = requestIdFor(request);
+    metaOf.set(request, { requestId, ip });
+    const pathname = new URL(request.url).pathname;
+    let response: Response;
+    const length = Number(request.headers.get("content-length") ?? 0);
+    if (length > deps.config.maxBodyBytes) {
+      response = errorResponse(new AppError(413, "payload_too_large", `The request body is larger than ${deps.config.maxBodyBytes} bytes`), surfaceOf(pathname), request);
+    } else {
+      response = corsPreflight(deps.config, request) ?? (await elysia.handle(request));
+    }
+    // Responses from fetch-like sources can have immutable headers; copy when needed.
+    try {
+      response.headers.set("x-request-id", requestId);
+    } catch {
+      response = new Response(response.body, response);
+      response.headers.set("x-request-id", requestId);
+    }
+    if (!pathname.startsWith("/t/")) applyCors(deps.config, request, response.headers);
+    deps.logger.info("request", {
+      method: request.method,
+      path: pathname,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      request_id: requestId,
+    });
+    return response;
+  }
+
+  return { elysia, handle, meta };
+}

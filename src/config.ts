@@ -1,0 +1,188 @@
+// Environment → typed, validated Config. Anything invalid throws ConfigError naming the
+// variable, which main.ts turns into one line on stderr and exit code 2.
+import { loadEngineConfig, type EngineConfig } from "./engines/config";
+import { isEngineError } from "./engines/errors";
+
+export type Env = Record<string, string | undefined>;
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  logLevel: LogLevel;
+  workers: number;
+  corsOrigins: string[] | "*";
+  maxBodyBytes: number;
+  shutdownTimeoutMs: number;
+  cronSchedule: string;
+  cronTz: string | undefined;
+  cronTargetUrl: string;
+  /** Explicit secrets from the environment; missing ones are generated in DATA_DIR (see secrets.ts). */
+  secrets: { jwtSecret?: string; anonKey?: string; serviceRoleKey?: string; cronSecret?: string };
+  auth: {
+    jwtExpirySeconds: number;
+    /** ES256 private JWK; when set, access tokens are ES256 with a kid published in the JWKS. */
+    jwtSigningKey?: JsonWebKey & { kid?: string };
+    passwordMinLength: number;
+    disableSignup: boolean;
+    passwordAttemptsPerMinute: number;
+  };
+  engines: EngineConfig;
+  env: Env;
+}
+
+/** Every core variable with its default and meaning: the source of .env.example and the README table. */
+export const CORE_VARIABLES: { name: string; default: string; meaning: string }[] = [
+  { name: "PORT", default: "3000", meaning: "TCP port of the one HTTP server (0 = any free port)" },
+  { name: "HOST", default: "0.0.0.0", meaning: "address to listen on" },
+  { name: "DATA_DIR", default: "./data", meaning: "where answerwatch.db and secrets.json live" },
+  { name: "PUBLIC_URL", default: "http://127.0.0.1:$PORT", meaning: "the address users and sites reach the server at (pixel snippet, links)" },
+  { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent (JSON lines on stdout)" },
+  { name: "WORKERS", default: "2", meaning: "tracking worker threads (1-64)" },
+  { name: "CORS_ORIGINS", default: "*", meaning: "comma-separated origins allowed to call /auth, /rest and /api from a browser" },
+  { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
+  { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", meaning: "how long SIGTERM waits for in-flight requests" },
+  { name: "JWT_SECRET", default: "(generated)", meaning: "HS256 secret for access tokens and API keys (at least 32 characters)" },
+  { name: "ANON_KEY", default: "(generated)", meaning: "the anon API key (a JWT with role anon)" },
+  { name: "SERVICE_ROLE_KEY", default: "(generated)", meaning: "the service_role API key (bypasses row-level security)" },
+  { name: "CRON_SECRET", default: "(generated)", meaning: "bearer secret of /cron/daily-tracking and /api/cron/daily-tracking" },
+  { name: "CRON_SCHEDULE", default: "0 * * * *", meaning: "when the internal scheduler looks for due brands (cron pattern)" },
+  { name: "CRON_TZ", default: "(server time zone)", meaning: "IANA time zone of CRON_SCHEDULE" },
+  { name: "CRON_TARGET_URL", default: "http://127.0.0.1:$PORT", meaning: "server that /api/cron/daily-tracking forwards to" },
+  { name: "JWT_EXPIRY", default: "3600", meaning: "access-token lifetime in seconds" },
+  { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
+  { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
+  { name: "AUTH_DISABLE_SIGNUP", default: "false", meaning: "true turns public sign-up off (admin API and CLI still work)" },
+  { name: "AUTH_RATE_LIMIT_PER_MINUTE", default: "10", meaning: "password sign-in attempts per minute per IP and per e-mail" },
+];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  return n;
+}
+
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false (got "${env[name]}")`);
+}
+
+function urlVar(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(name, `must be an http(s) URL (got "${raw}")`);
+  return raw.replace(/\/+$/, "");
+}
+
+function secretVar(env: Env, name: string, minLength: number): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  return raw;
+}
+
+const LOG_LEVELS: LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+
+export function loadConfig(env: Env): Config {
+  const port = intVar(env, "PORT", 3000, 0, 65535);
+  const host = env.HOST?.trim() || "0.0.0.0";
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) throw new ConfigError("HOST", `is not a host name or address (got "${host}")`);
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${env.LOG_LEVEL}")`);
+  const localUrl = `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+  const publicUrl = urlVar(env, "PUBLIC_URL", localUrl);
+
+  const cors = env.CORS_ORIGINS?.trim();
+  let corsOrigins: Config["corsOrigins"] = "*";
+  if (cors && cors !== "*") {
+    corsOrigins = cors.split(",").map((o) => o.trim()).filter(Boolean);
+    for (const origin of corsOrigins) urlVar({ CORS_ORIGINS: origin }, "CORS_ORIGINS", "");
+  }
+
+  let jwtSigningKey: Config["auth"]["jwtSigningKey"];
+  if (env.JWT_SIGNING_KEY?.trim()) {
+    try {
+      jwtSigningKey = JSON.parse(env.JWT_SIGNING_KEY);
+    } catch {
+      throw new ConfigError("JWT_SIGNING_KEY", "must be an ES256 private key as JSON (JWK)");
+    }
+    if (jwtSigningKey?.kty !== "EC" || jwtSigningKey.crv !== "P-256" || !jwtSigningKey.d)
+      throw new ConfigError("JWT_SIGNING_KEY", 'must be an EC P-256 private JWK (kty "EC", crv "P-256", with "d")');
+  }
+
+  const cronSchedule = env.CRON_SCHEDULE?.trim() || "0 * * * *";
+  if (cronSchedule.split(/\s+/).length < 5 || cronSchedule.split(/\s+/).length > 6)
+    throw new ConfigError("CRON_SCHEDULE", `must be a cron pattern with 5 or 6 fields (got "${cronSchedule}")`);
+  const cronTz = env.CRON_TZ?.trim() || undefined;
+  if (cronTz) {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: cronTz });
+    } catch {
+      throw new ConfigError("CRON_TZ", `is not an IANA time zone (got "${cronTz}")`);
+    }
+  }
+
+  return {
+    port,
+    host,
+    dataDir: env.DATA_DIR?.trim() || "./data",
+    publicUrl,
+    logLevel,
+    workers: intVar(env, "WORKERS", 2, 1, 64),
+    corsOrigins,
+    maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
+    shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    cronSchedule,
+    cronTz,
+    cronTargetUrl: urlVar(env, "CRON_TARGET_URL", localUrl),
+    secrets: {
+      jwtSecret: secretVar(env, "JWT_SECRET", 32),
+      anonKey: secretVar(env, "ANON_KEY", 20),
+      serviceRoleKey: secretVar(env, "SERVICE_ROLE_KEY", 20),
+      cronSecret: secretVar(env, "CRON_SECRET", 16),
+    },
+    auth: {
+      jwtExpirySeconds: intVar(env, "JWT_EXPIRY", 3600, 30, 604_800),
+      jwtSigningKey,
+      passwordMinLength: intVar(env, "PASSWORD_MIN_LENGTH", 6, 1, 128),
+      disableSignup: boolVar(env, "AUTH_DISABLE_SIGNUP", false),
+      passwordAttemptsPerMinute: intVar(env, "AUTH_RATE_LIMIT_PER_MINUTE", 10, 1, 100_000),
+    },
+    engines: engineConfig(env),
+    env,
+  };
+}
+
+function engineConfig(env: Env): EngineConfig {
+  try {
+    return loadEngineConfig(env);
+  } catch (error) {
+    if (isEngineError(error) && error.kind === "config") {
+      throw new ConfigError(error.variable ?? "engine configuration", error.message.replace(/^invalid engine configuration: [A-Z_]+: /, ""));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bun
+// CLI entry: serve (default) | migrate | keys | --help | --version.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError, loadConfig, type Config, type Env } from "./config";
+import { DB_FILE, openDatabase } from "./db/open";
+import { runAskCommand } from "./engines/cli";
+import { ensureSecrets } from "./secrets";
+import { startServer } from "./server";
+import { VERSION } from "./version";
+
+const HELP = `answerwatch ${VERSION} — track how brands appear in AI answers
+
+Usage: answerwatch [command] [options]
+
+Commands:
+  serve            Start the server (default)
+  migrate          Apply database migrations and exit
+  keys             Print the anon and service_role API keys
+  ask              Ask one AI platform one prompt and print the Answer as JSON:
+                   ask --platform P [--model M] [--region US] [--language en] "prompt"
+  --help, -h       Show this help
+  --version, -v    Show the version
+
+Configuration comes from the environment; see .env.example.`;
+
+type Command = (args: string[], env: Env) => Promise<number>;
+
+function configOrExit(env: Env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`answerwatch: invalid configuration: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+const commands: Record<string, Command> = {
+  ask: (args, env) => runAskCommand(args, env),
+  async serve(_args, env) {
+    const config = configOrExit(env);
+    const server = await startServer(config);
+    process.stdout.write(
+      [
+        `answerwatch ${VERSION} listening on ${server.url}`,
+        `  public URL:       ${config.publicUrl}`,
+        `  data directory:   ${config.dataDir}`,
+        `  anon key:         ${server.secrets.anonKey}`,
+        `  service_role key: ${server.secrets.serviceRoleKey}`,
+        "",
+      ].join("\n"),
+    );
+    const shutdown = async (signal: string) => {
+      server.logger.info("shutting down", { signal });
+      await server.stop();
+      process.exit(0);
+    };
+    process.once("SIGTERM", () => void shutdown("SIGTERM"));
+    process.once("SIGINT", () => void shutdown("SIGINT"));
+    return new Promise<number>(() => {});
+  },
+  async migrate(_args, env) {
+    const config = configOrExit(env);
+    mkdirSync(config.dataDir, { recursive: true });
+    const dbh = openDatabase(join(config.dataDir, DB_FILE), { migrate: false });
+    const { applyMigrations } = await import("./db/migrations");
+    const { embeddedMigrations } = await import("./db/migrations.generated");
+    const applied = applyMigrations(dbh.sqlite, embeddedMigrations);
+    dbh.close();
+    process.stdout.write(`${applied} migration(s) applied\n`);
+    return 0;
+  },
+  async keys(_args, env) {
+    const config = configOrExit(env);
+    mkdirSync(config.dataDir, { recursive: true });
+    const secrets = await ensureSecrets(config);
+    process.stdout.write(`ANON_KEY=${secrets.anonKey}\nSERVICE_ROLE_KEY=${secrets.serviceRoleKey}\n`);
+    return 0;
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(HELP + "\n");
+    return 0;
+  }
+  if (first === "--version" || first === "-v") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const name = first === undefined || first.startsWith("-") ? "serve" : first;
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`answerwatch: unknown command "${name}" (see answerwatch --help)\n`);
+    return 2;
+  }
+  return command(first === undefined || first.startsWith("-") ? argv : rest, Bun.env);
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,0 +1,54 @@
+// Starts the whole server on one port: database, secrets, app, (later) workers and scheduler.
+// Returned handle stops everything in order, which both SIGTERM and tests use.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createApp, type App } from "./app";
+import type { Config } from "./config";
+import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
+import { createLogger, type Logger } from "./http/log";
+import { ensureSecrets, type Secrets } from "./secrets";
+import { VERSION } from "./version";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: App;
+  dbh: DbHandle;
+  secrets: Secrets;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const secrets = await ensureSecrets(config);
+  const dbh = openDatabase(join(config.dataDir, DB_FILE));
+  const app = createApp({ config, secrets, dbh, logger, version: VERSION });
+
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: config.maxBodyBytes,
+    fetch: (request, srv) => app.handle(request, srv.requestIP(request)?.address),
+    error: (error) => {
+      logger.error("server error", { error: String(error?.stack ?? error) });
+      return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
+    },
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish (bounded), then close everything else.
+      const drained = server.stop(false);
+      const timedOut = await Promise.race([
+        drained.then(() => false),
+        Bun.sleep(config.shutdownTimeoutMs).then(() => true),
+      ]);
+      if (timedOut) await server.stop(true);
+      dbh.close();
+    })());
+
+  const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+  return { url, port: server.port!, app, dbh, secrets, logger, stop };
+}

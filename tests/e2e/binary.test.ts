@@ -1,0 +1,63 @@
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import * as schema from "../../src/db/schema";
+import { startBinary } from "../helpers/binary";
+import { tempDir } from "../helpers/app";
+
+const designTables = Object.values(schema)
+  .filter((v) => typeof v === "object" && v !== null && Symbol.for("drizzle:IsDrizzleTable") in (v as object))
+  .map((t) => getTableConfig(t as any).name);
+
+test("the binary, alone in an empty directory, creates its database, serves /healthz and exits 0 on SIGTERM", async () => {
+  const dir = tempDir("aw-empty-");
+  expect(readdirSync(dir)).toEqual([]);
+  const bin = await startBinary({}, dir);
+  expect(readdirSync(dir).sort()).toEqual(["answerwatch", "data"]);
+
+  const health = await fetch(`${bin.url}/healthz`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toMatchObject({ status: "ok", db: "ok" });
+
+  const db = new Database(join(dir, "data", "answerwatch.db"), { readonly: true });
+  const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+  db.close();
+  for (const table of [
+    "users", "sessions", "refresh_tokens", "organizations", "organization_members", "brands", "brand_domains",
+    "competitors", "prompt_sets", "prompts", "brand_platforms", "prompt_results", "citations", "suggestions",
+    "ai_traffic_logs", "jobs", "job_units", "webhook_endpoints", "webhook_deliveries",
+  ]) expect(tables).toContain(table);
+  for (const table of designTables) expect(tables).toContain(table);
+
+  const started = performance.now();
+  bin.proc.kill("SIGTERM");
+  const code = await Promise.race([bin.proc.exited, Bun.sleep(5000).then(() => "timeout")]);
+  expect(code).toBe(0);
+  expect(performance.now() - started).toBeLessThan(5000);
+});
+
+test("a restart of the binary keeps the generated secrets; the secrets file is 0600", async () => {
+  const dir = tempDir("aw-restart-");
+  const first = await startBinary({}, dir);
+  const anonKey = first.output().match(/anon key:\s+(\S+)/)![1];
+  first.proc.kill("SIGTERM");
+  await first.proc.exited;
+  expect(statSync(join(dir, "data", "secrets.json")).mode & 0o777).toBe(0o600);
+
+  const second = await startBinary({}, dir);
+  expect(second.output().match(/anon key:\s+(\S+)/)![1]).toBe(anonKey);
+  second.proc.kill("SIGTERM");
+  expect(await second.proc.exited).toBe(0);
+});
+
+test("the binary answers --version and keys", async () => {
+  const { buildBinary } = await import("../helpers/binary");
+  const exe = buildBinary();
+  const version = Bun.spawnSync([exe, "--version"]);
+  expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  const keys = Bun.spawnSync([exe, "keys"], { env: { DATA_DIR: tempDir() } });
+  expect(keys.exitCode).toBe(0);
+  expect(keys.stdout.toString()).toMatch(/^ANON_KEY=ey.+\nSERVICE_ROLE_KEY=ey.+\n$/);
+});

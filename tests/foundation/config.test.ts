@@ -1,0 +1,43 @@
+import { expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config";
+import { ROOT, tempDir } from "../helpers/app";
+
+function runMain(env: Record<string, string>) {
+  return Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, "serve"], {
+    env: { PATH: Bun.env.PATH!, DATA_DIR: tempDir(), LOG_LEVEL: "silent", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 20_000,
+  });
+}
+
+for (const [variable, value] of [
+  ["PORT", "abc"],
+  ["WORKERS", "0"],
+  ["PUBLIC_URL", "not a url"],
+  ["CRON_TZ", "Mars/Olympus"],
+] as const) {
+  test(`${variable}=${value} stops the process with exit 2 and one line naming ${variable}`, () => {
+    const proc = runMain({ [variable]: value });
+    expect(proc.exitCode).toBe(2);
+    const stderr = proc.stderr.toString().trim();
+    expect(stderr.split("\n")).toHaveLength(1);
+    expect(stderr).toContain(variable);
+    expect(stderr).toContain(value);
+  });
+}
+
+test("loadConfig applies the documented defaults", () => {
+  const config = loadConfig({});
+  expect(config).toMatchObject({ port: 3000, dataDir: "./data", workers: 2, logLevel: "info", maxBodyBytes: 1_048_576 });
+  expect(config.auth.jwtExpirySeconds).toBe(3600);
+});
+
+test("loadConfig rejects a JWT_SECRET that is too short and names it", () => {
+  expect(() => loadConfig({ JWT_SECRET: "short" })).toThrow(ConfigError);
+  try {
+    loadConfig({ JWT_SECRET: "short" });
+  } catch (e) {
+    expect((e as ConfigError).variable).toBe("JWT_SECRET");
+  }
+});

@@ -1,0 +1,35 @@
+// Builds a fresh app on a temp database for in-process tests (app.handle), and starts the real
+// server on 127.0.0.1 with a free port for tests that need a socket.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../../src/app";
+import { loadConfig, type Env } from "../../src/config";
+import { DB_FILE, openDatabase } from "../../src/db/open";
+import { createLogger } from "../../src/http/log";
+import { ensureSecrets } from "../../src/secrets";
+import { startServer } from "../../src/server";
+
+export function tempDir(prefix = "aw-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function testEnv(extra: Env = {}): Env {
+  return { DATA_DIR: tempDir(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", WORKERS: "1", ...extra };
+}
+
+export async function testApp(extra: Env = {}) {
+  const config = loadConfig(testEnv(extra));
+  const secrets = await ensureSecrets(config);
+  const dbh = openDatabase(join(config.dataDir, DB_FILE));
+  const app = createApp({ config, secrets, dbh, logger: createLogger("silent"), version: "test" });
+  const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
+  return { app, config, secrets, dbh, request };
+}
+
+export async function testServer(extra: Env = {}) {
+  return startServer(loadConfig(testEnv(extra)), createLogger("silent"));
+}
+
+/** Repo root, for spawning src/main.ts. */
+export const ROOT = new URL("../..", import.meta.url).pathname;

@@ -1,0 +1,52 @@
+// Builds dist-like binaries for e2e tests (once per test process) and starts them in empty directories.
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, tempDir } from "./app";
+
+let built: string | undefined;
+
+export function buildBinary(): string {
+  if (built) return built;
+  const out = join(tempDir("aw-build-"), "answerwatch");
+  const proc = Bun.spawnSync([process.execPath, `${ROOT}scripts/build.ts`, out], { stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0) throw new Error(`build failed: ${proc.stderr.toString()}`);
+  return (built = out);
+}
+
+export interface StartedBinary {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  dir: string;
+  output: () => string;
+}
+
+/** Copies the binary alone into an empty directory and starts it there on a free port. */
+export async function startBinary(env: Record<string, string> = {}, dir = tempDir("aw-bin-")): Promise<StartedBinary> {
+  const exe = join(dir, "answerwatch");
+  copyFileSync(buildBinary(), exe);
+  const proc = Bun.spawn([exe, "serve"], {
+    cwd: dir,
+    env: { PATH: "/usr/bin:/bin", PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let text = "";
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  const deadline = Date.now() + 20_000;
+  while (!/listening on (\S+)/.test(text)) {
+    if (Date.now() > deadline) throw new Error(`binary did not start: ${text}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`binary exited: ${text} ${await new Response(proc.stderr).text()}`);
+    text += decoder.decode(value);
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+  })();
+  return { proc, url: text.match(/listening on (\S+)/)![1], dir, output: () => text };
+}
