@@ -7,6 +7,12 @@ import { applyCors, corsPreflight } from "./http/cors";
 import { AppError, errorResponse, surfaceOf, toAppError } from "./http/errors";
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
+import { apiHealthRoutes } from "./http/api-routes";
+import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
+import { authRoutes } from "./platform/auth/routes";
+import { restRoutes } from "./platform/rest/routes";
+import { createAuthService, type AuthService } from "./platform/auth/service";
+import { createTokenService } from "./platform/auth/tokens";
 import type { Secrets } from "./secrets";
 
 export interface AppDeps {
@@ -28,12 +34,23 @@ export interface App {
   /** Serves one request; `ip` is the peer address when served over a socket. */
   handle(request: Request, ip?: string): Promise<Response>;
   meta(request: Request): RequestMeta;
+  auth: AuthService;
+  callers: CallerResolver;
 }
 
-export function createApp(deps: AppDeps): App {
+export async function createApp(deps: AppDeps): Promise<App> {
   const startedAt = Date.now();
   const metaOf = new WeakMap<Request, RequestMeta>();
   const meta = (request: Request) => metaOf.get(request) ?? { requestId: requestIdFor(request), ip: "unknown" };
+
+  const tokens = await createTokenService({
+    jwtSecret: deps.secrets.jwtSecret,
+    signingKey: deps.config.auth.jwtSigningKey,
+    expirySeconds: deps.config.auth.jwtExpirySeconds,
+    issuer: `${deps.config.publicUrl}/auth/v1`,
+  });
+  const auth = createAuthService({ db: deps.dbh.db, config: deps.config, tokens, now: deps.now });
+  const callers = createCallerResolver({ auth, secrets: deps.secrets });
 
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
@@ -56,7 +73,21 @@ export function createApp(deps: AppDeps): App {
       } catch {
         return Response.json({ ...body, status: "error", db: "error" }, { status: 503 });
       }
-    });
+    })
+    .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
+    .use(apiHealthRoutes(callers))
+    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }));
+
+  // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
+  async function gate(request: Request, pathname: string): Promise<Response | null> {
+    if (!pathname.startsWith("/auth/v1") && !pathname.startsWith("/rest/v1")) return null;
+    try {
+      callers.requireApiKey(request);
+      return null;
+    } catch (error) {
+      return errorResponse(toAppError(error), surfaceOf(pathname), request);
+    }
+  }
 
   async function handle(request: Request, ip = "unknown"): Promise<Response> {
     const started = performance.now();
@@ -68,7 +99,7 @@ export function createApp(deps: AppDeps): App {
     if (length > deps.config.maxBodyBytes) {
       response = errorResponse(new AppError(413, "payload_too_large", `The request body is larger than ${deps.config.maxBodyBytes} bytes`), surfaceOf(pathname), request);
     } else {
-      response = corsPreflight(deps.config, request) ?? (await elysia.handle(request));
+      response = corsPreflight(deps.config, request) ?? (await gate(request, pathname)) ?? (await elysia.handle(request));
     }
     // Responses from fetch-like sources can have immutable headers; copy when needed.
     try {
@@ -88,5 +119,5 @@ export function createApp(deps: AppDeps): App {
     return response;
   }
 
-  return { elysia, handle, meta };
+  return { elysia, handle, meta, auth, callers };
 }

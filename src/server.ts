@@ -23,7 +23,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
   mkdirSync(config.dataDir, { recursive: true });
   const secrets = await ensureSecrets(config);
   const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = createApp({ config, secrets, dbh, logger, version: VERSION });
+  const app = await createApp({ config, secrets, dbh, logger, version: VERSION });
 
   const server = Bun.serve({
     port: config.port,

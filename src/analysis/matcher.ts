@@ -4,13 +4,19 @@
  */
 
 export interface MultiPatternMatcher {
-  readonly patternCount: number;
-  /** Calls `onMatch(patternIndex, end)` for every occurrence (end is exclusive), in end order. */
-  scan(codes: Uint16Array, length: number, onMatch: (pattern: number, end: number) => void): void;
+  /** Number of symbols; symbol 0 stands for every unit that occurs in no pattern. */
+  readonly alphabet: number;
+  /** Folded UTF-16 unit -> symbol. */
+  readonly symbolOf: Uint16Array;
+  /** delta[state * alphabet + symbol] -> next state. */
+  readonly delta: Int32Array;
+  /** Patterns ending in state s: outList[outStart[s] .. outStart[s + 1]). */
+  readonly outStart: Int32Array;
+  readonly outList: Int32Array;
+  readonly maxLength: number;
 }
 
 export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher {
-  // Symbol 0 stands for every unit that occurs in no pattern.
   const symbolOf = new Uint16Array(65536);
   let alphabet = 1;
   for (const p of patterns)
@@ -64,7 +70,6 @@ export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher
     }
   }
 
-  // Flat output lists: outStart[s]..outStart[s+1] index into outList.
   const outStart = new Int32Array(states + 1);
   const flat: number[] = [];
   for (let s = 0; s < states; s++) {
@@ -72,18 +77,5 @@ export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher
     for (const o of outputs[s]!) flat.push(o);
   }
   outStart[states] = flat.length;
-  const outList = Int32Array.from(flat);
-
-  return {
-    patternCount: patterns.length,
-    scan(codes, length, onMatch) {
-      let state = 0;
-      for (let i = 0; i < length; i++) {
-        state = delta[state * alphabet + symbolOf[codes[i]!]!]!;
-        const from = outStart[state]!;
-        const to = outStart[state + 1]!;
-        for (let k = from; k < to; k++) onMatch(outList[k]!, i + 1);
-      }
-    },
-  };
+  return { alphabet, symbolOf, delta, outStart, outList: Int32Array.from(flat), maxLength: Math.max(0, ...patterns.map((p) => p.length)) };
 }

@@ -1,8 +1,8 @@
 /**
  * Text folding for matching: NFKD compatibility decomposition with combining marks dropped
  * (diacritics folded), lower-cased, dashes unified to "-", apostrophes to "'", whitespace runs
- * collapsed to one space. The folded text keeps, for every UTF-16 unit, the offset of the
- * original character it came from, so matches report offsets in the caller's text.
+ * collapsed to one space. Answers are folded on the fly while they are scanned (entities.ts), so
+ * matches report offsets in the caller's text.
  */
 
 // Letters with a stroke or ligatures that NFKD does not decompose but readers treat as the base letter.
@@ -38,68 +38,40 @@ export function foldString(text: string, keepCase = false): string {
   return out.trimEnd();
 }
 
-export interface FoldedText {
-  /** Folded, lower-cased UTF-16 units. */
-  readonly codes: Uint16Array;
-  /** For each unit, the UTF-16 offset of the original character it came from. */
-  readonly origin: Int32Array;
-  readonly length: number;
-}
-
-/** Folds a whole answer in one linear pass, keeping the offset map (ASCII takes a fast path). */
-export function foldText(text: string): FoldedText {
-  let capacity = text.length + 16;
-  let codes = new Uint16Array(capacity);
-  let origin = new Int32Array(capacity);
-  let n = 0;
-  const cache = new Map<number, string>();
-  const grow = () => {
-    capacity *= 2;
-    const c = new Uint16Array(capacity);
-    c.set(codes);
-    const o = new Int32Array(capacity);
-    o.set(origin);
-    codes = c;
-    origin = o;
-  };
-  for (let i = 0; i < text.length; ) {
-    const unit = text.charCodeAt(i);
-    if (unit < 128) {
-      let code = unit;
-      if (code >= 65 && code <= 90) code += 32;
-      else if (code === 9 || code === 10 || code === 13 || code === 12 || code === 11) code = 32;
-      else if (code === 96) code = 39;
-      i++;
-      if (code === 32 && (n === 0 || codes[n - 1] === 32)) continue;
-      if (n >= capacity) grow();
-      codes[n] = code;
-      origin[n++] = i - 1;
-      continue;
-    }
-    const cp = text.codePointAt(i)!;
-    const width = cp > 0xffff ? 2 : 1;
-    let folded = cache.get(cp);
-    if (folded === undefined) {
-      folded = foldCodePoint(String.fromCodePoint(cp), false);
-      cache.set(cp, folded);
-    }
-    for (let k = 0; k < folded.length; k++) {
-      const code = folded.charCodeAt(k);
-      if (code === 32 && (n === 0 || codes[n - 1] === 32)) continue;
-      if (n >= capacity) grow();
-      codes[n] = code;
-      origin[n++] = i;
-    }
-    i += width;
+/** Folds one code point through a per-call cache (a scan meets few distinct non-ASCII characters). */
+export function foldCached(cp: number, cache: Map<number, string>): string {
+  let folded = cache.get(cp);
+  if (folded === undefined) {
+    folded = foldCodePoint(String.fromCodePoint(cp), false);
+    cache.set(cp, folded);
   }
-  return { codes, origin, length: n };
+  return folded;
 }
 
-/** Original end offset of a folded span ending before unit `end` (includes trailing marks that were dropped). */
-export function originalEnd(text: string, folded: FoldedText, end: number): number {
-  let o = folded.origin[end - 1]!;
-  o += text.codePointAt(o)! > 0xffff ? 2 : 1;
-  while (o < text.length && COMBINING_MARK.test(text[o]!)) o++;
+/** Folds one ASCII unit: lower case, whitespace to space, backtick to apostrophe. */
+export function foldAscii(code: number): number {
+  if (code >= 65 && code <= 90) return code + 32;
+  if (code === 9 || code === 10 || code === 11 || code === 12 || code === 13) return 32;
+  return code === 96 ? 39 : code;
+}
+
+/** First folded unit of the text from `offset` on, skipping characters that fold to nothing; -1 at the end. */
+export function foldedUnitAt(text: string, offset: number, cache: Map<number, string>): number {
+  for (let i = offset; i < text.length; ) {
+    const code = text.charCodeAt(i);
+    if (code < 128) return foldAscii(code);
+    const cp = text.codePointAt(i)!;
+    const folded = foldCached(cp, cache);
+    if (folded.length > 0) return folded.charCodeAt(0);
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return -1;
+}
+
+/** End offset of the character at `offset`, including combining marks that follow it. */
+export function characterEnd(text: string, offset: number): number {
+  let o = offset + (text.codePointAt(offset)! > 0xffff ? 2 : 1);
+  while (o < text.length && text.charCodeAt(o) >= 0x300 && COMBINING_MARK.test(text[o]!)) o++;
   return o;
 }
 

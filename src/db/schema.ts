@@ -8,7 +8,8 @@ const uuidSql = sql`(lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2)
 const id = () => text("id").primaryKey().default(uuidSql);
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
 const updatedAt = () => text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
-const jsonText = (name: string, fallback: string) => text(name).notNull().default(fallback);
+// JSON kept as text; mode "json" lets drizzle (and the REST schema cache) know to parse it.
+const jsonText = (name: string, fallback: string) => text(name, { mode: "json" }).notNull().default(sql.raw(`'${fallback}'`));
 const brandRef = () =>
   text("brand_id")
     .notNull()

@@ -22,7 +22,7 @@ export async function testApp(extra: Env = {}) {
   const config = loadConfig(testEnv(extra));
   const secrets = await ensureSecrets(config);
   const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = createApp({ config, secrets, dbh, logger: createLogger("silent"), version: "test" });
+  const app = await createApp({ config, secrets, dbh, logger: createLogger("silent"), version: "test" });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   return { app, config, secrets, dbh, request };
 }

@@ -1,0 +1,28 @@
+// Sliding-window rate limits in memory, one limiter per use (password attempts, pixel beacons):
+// "at most `limit` hits in any `windowMs`", so no burst slips through at a window boundary.
+
+export interface RateLimiter {
+  /** Counts one hit for `key`; false (and not counted) when the key is over its limit. */
+  hit(key: string): boolean;
+}
+
+export function createRateLimiter(options: { limit: number; windowMs: number; now?: () => number; maxKeys?: number }): RateLimiter {
+  const now = options.now ?? Date.now;
+  const maxKeys = options.maxKeys ?? 100_000;
+  const hits = new Map<string, number[]>();
+  const sweep = (t: number) => {
+    for (const [key, times] of hits) if (times[times.length - 1] <= t - options.windowMs) hits.delete(key);
+  };
+  return {
+    hit(key) {
+      const t = now();
+      if (hits.size > maxKeys) sweep(t);
+      let times = hits.get(key);
+      if (!times) hits.set(key, (times = []));
+      while (times.length && times[0] <= t - options.windowMs) times.shift();
+      if (times.length >= options.limit) return false;
+      times.push(t);
+      return true;
+    },
+  };
+}

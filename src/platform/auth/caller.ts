@@ -1,0 +1,104 @@
+// Who is calling: the `apikey` gate of /auth/v1 and /rest/v1, and the bearer token resolved for
+// each surface with that surface's errors (GoTrue, PostgREST, /api).
+import { AppError } from "../../http/errors";
+import type { Secrets } from "../../secrets";
+import { apiKeyRole, type ApiKeyRole } from "./api-keys";
+import { SessionGoneError, type AuthService, type AuthenticatedUser, type OrgRole } from "./service";
+import { TokenError, bearerToken } from "./tokens";
+
+export interface Caller {
+  role: ApiKeyRole | "authenticated";
+  user?: AuthenticatedUser;
+  /** organization id → the caller's role in it (empty for anon and service_role) */
+  orgRoles: Map<string, OrgRole>;
+}
+
+export interface ApiUser {
+  user: AuthenticatedUser;
+  orgRoles: Map<string, OrgRole>;
+}
+
+const NO_API_KEY = new AppError(401, "no_api_key", "No API key found in request", {
+  rawBody: { message: "No API key found in request", hint: "No `apikey` request header or url param was found." },
+});
+const BAD_API_KEY = new AppError(401, "invalid_api_key", "Invalid API key", {
+  rawBody: { message: "Invalid API key", hint: "Double check your Supabase `anon` or `service_role` API key." },
+});
+
+export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets }) {
+  const { auth, secrets } = deps;
+
+  function requireApiKey(request: Request): ApiKeyRole {
+    const key = request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey");
+    if (!key) throw NO_API_KEY;
+    if (key === secrets.anonKey) return "anon";
+    if (key === secrets.serviceRoleKey) return "service_role";
+    throw BAD_API_KEY;
+  }
+
+  async function keyRole(token: string): Promise<ApiKeyRole | null> {
+    if (token === secrets.anonKey) return "anon";
+    if (token === secrets.serviceRoleKey) return "service_role";
+    return apiKeyRole(secrets.jwtSecret, token);
+  }
+
+  return {
+    requireApiKey,
+
+    /** /rest/v1: apikey, then the bearer (user token or API key) decides the role. */
+    async restCaller(request: Request): Promise<Caller> {
+      const keyRoleOfApiKey = requireApiKey(request);
+      const token = bearerToken(request);
+      if (token === null) return { role: keyRoleOfApiKey, orgRoles: new Map() };
+      const invalid = (message: string, code = "PGRST301") =>
+        new AppError(401, code, message, { headers: { "www-authenticate": `Bearer error="invalid_token", error_description="${message}"` } });
+      if (!token) throw invalid("No suitable key or wrong key type");
+      const role = await keyRole(token);
+      if (role) return { role, orgRoles: new Map() };
+      try {
+        const user = await auth.authenticate(token);
+        return { role: "authenticated", user, orgRoles: auth.organizationRoles(user.id) };
+      } catch (error) {
+        if (error instanceof TokenError) throw error.problem === "expired" ? invalid("JWT expired", "PGRST303") : invalid(error.message);
+        if (error instanceof SessionGoneError) throw invalid("JWT session not found or revoked");
+        throw error;
+      }
+    },
+
+    /** /auth/v1 endpoints that need a user: GoTrue's 401 no_authorization, 403 bad_jwt / session_not_found. */
+    async authUser(request: Request): Promise<AuthenticatedUser> {
+      const token = bearerToken(request);
+      if (!token) throw new AppError(401, "no_authorization", "This endpoint requires a valid Bearer token");
+      try {
+        return await auth.authenticate(token);
+      } catch (error) {
+        if (error instanceof TokenError) throw new AppError(403, "bad_jwt", error.message);
+        if (error instanceof SessionGoneError) throw new AppError(403, "session_not_found", error.message);
+        throw error;
+      }
+    },
+
+    /** /api/*: a live user access token, or 401 in the /api error shape. */
+    async apiUser(request: Request): Promise<ApiUser> {
+      const token = bearerToken(request);
+      if (!token) throw new AppError(401, "unauthorized", "Missing bearer token: send Authorization: Bearer <access token>");
+      try {
+        const user = await auth.authenticate(token);
+        return { user, orgRoles: auth.organizationRoles(user.id) };
+      } catch (error) {
+        if (error instanceof TokenError) throw new AppError(401, error.problem === "expired" ? "token_expired" : "invalid_token", error.message);
+        if (error instanceof SessionGoneError) throw new AppError(401, "session_revoked", error.message);
+        throw error;
+      }
+    },
+
+    /** Admin endpoints: the bearer must be the service_role key. */
+    async requireServiceRole(request: Request): Promise<void> {
+      const token = bearerToken(request);
+      if (!token) throw new AppError(401, "no_authorization", "This endpoint requires a Bearer token");
+      if ((await keyRole(token)) !== "service_role") throw new AppError(403, "not_admin", "User not allowed");
+    },
+  };
+}
+
+export type CallerResolver = ReturnType<typeof createCallerResolver>;

@@ -1,0 +1,330 @@
+// Auth service: users, organizations on sign-up, sessions and rotated refresh tokens.
+// Routes (routes.ts) only validate and shape; every rule lives here.
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
+import type { Config } from "../../config";
+import type { Db } from "../../db/open";
+import { organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
+import { AppError } from "../../http/errors";
+import { createRateLimiter } from "../../http/rate-limit";
+import { userJson, type SessionJson, type UserJson } from "./model";
+import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
+import { TokenError, type AccessClaims, type TokenService } from "./tokens";
+
+export type OrgRole = "owner" | "admin" | "member" | "viewer";
+export const ORG_ROLES: OrgRole[] = ["owner", "admin", "member", "viewer"];
+
+/** GoTrue's refresh-token reuse interval: a token replaced this recently may be used again. */
+export const REFRESH_REUSE_INTERVAL_MS = 10_000;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface AuthServiceDeps {
+  db: Db;
+  config: Pick<Config, "auth">;
+  tokens: TokenService;
+  now?: () => Date;
+}
+
+export interface AuthenticatedUser {
+  id: string;
+  email: string;
+  sessionId: string;
+  claims: AccessClaims;
+}
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+function opaqueToken(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+}
+
+export function normalizeEmail(email: unknown): string {
+  if (typeof email !== "string") throw new AppError(400, "validation_failed", "An email address is required");
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL.test(normalized) || normalized.length > 254) throw new AppError(400, "validation_failed", "Unable to validate email address: invalid format");
+  return normalized;
+}
+
+export function slugify(text: string): string {
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 48) || "org"
+  );
+}
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { db, tokens } = deps;
+  const now = deps.now ?? (() => new Date());
+  const passwords = createPasswordChecker();
+  const perMinute = deps.config.auth.passwordAttemptsPerMinute;
+  const attemptsByIp = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
+  const attemptsByEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
+
+  const findUserByEmail = (email: string) => db.select().from(users).where(sql`lower(${users.email}) = ${email}`).get();
+  const findUser = (id: string) => db.select().from(users).where(eq(users.id, id)).get();
+
+  function checkPassword(password: unknown) {
+    const reasons = passwordProblems(password, deps.config.auth.passwordMinLength);
+    if (reasons.length)
+      throw new AppError(422, "weak_password", `Password should be at least ${deps.config.auth.passwordMinLength} characters.`, {
+        fields: { weak_password: { reasons } },
+      });
+  }
+
+  async function issueSession(userId: string, sessionId: string, refreshToken: string): Promise<SessionJson> {
+    const user = findUser(userId)!;
+    const nowS = Math.floor(now().getTime() / 1000);
+    const json = userJson(user);
+    const { token, expiresAt } = await tokens.sign(
+      {
+        sub: user.id,
+        role: "authenticated",
+        email: user.email,
+        phone: "",
+        app_metadata: json.app_metadata,
+        user_metadata: json.user_metadata,
+        aal: "aal1",
+        amr: [{ method: "password", timestamp: nowS }],
+        session_id: sessionId,
+        is_anonymous: false,
+      },
+      nowS,
+    );
+    return { access_token: token, token_type: "bearer", expires_in: tokens.expirySeconds, expires_at: expiresAt, refresh_token: refreshToken, user: json };
+  }
+
+  function newRefreshToken(sessionId: string, userId: string, parentId: string | null): string {
+    const token = opaqueToken();
+    db.insert(refreshTokens).values({ id: crypto.randomUUID(), sessionId, userId, tokenHash: sha256(token), parentId }).run();
+    return token;
+  }
+
+  async function startSession(userId: string): Promise<SessionJson> {
+    const sessionId = crypto.randomUUID();
+    const at = now().toISOString();
+    const refresh = db.transaction(() => {
+      db.insert(sessions).values({ id: sessionId, userId }).run();
+      db.update(users).set({ lastSignInAt: at, updatedAt: at }).where(eq(users.id, userId)).run();
+      return newRefreshToken(sessionId, userId, null);
+    });
+    return issueSession(userId, sessionId, refresh);
+  }
+
+  function revokeSessions(where: ReturnType<typeof and>) {
+    const at = now().toISOString();
+    db.transaction(() => {
+      const revoked = db.update(sessions).set({ revokedAt: at, updatedAt: at }).where(and(where, isNull(sessions.revokedAt))).returning({ id: sessions.id }).all();
+      for (const s of revoked) db.update(refreshTokens).set({ revoked: true }).where(eq(refreshTokens.sessionId, s.id)).run();
+    });
+  }
+
+  /** Creates a user (and, unless `organization` is given, an organization they own). */
+  async function createUser(input: {
+    email: unknown;
+    password: unknown;
+    userMetadata?: Record<string, unknown>;
+    appMetadata?: Record<string, unknown>;
+    confirmed?: boolean;
+    organization?: { id: string; role: OrgRole } | { name: string; role?: OrgRole };
+  }) {
+    const email = normalizeEmail(input.email);
+    checkPassword(input.password);
+    if (findUserByEmail(email)) throw new AppError(422, "user_already_exists", "User already registered");
+    const passwordHash = await hashPassword(input.password as string);
+    const at = now().toISOString();
+    const userId = crypto.randomUUID();
+    const userMetadata = input.userMetadata ?? {};
+    const orgName =
+      input.organization && "name" in input.organization
+        ? input.organization.name
+        : typeof userMetadata.organization_name === "string" && userMetadata.organization_name.trim()
+          ? userMetadata.organization_name.trim()
+          : `${email.split("@")[0]}'s organization`;
+    return db.transaction(() => {
+      if (findUserByEmail(email)) throw new AppError(422, "user_already_exists", "User already registered");
+      db.insert(users)
+        .values({
+          id: userId,
+          email,
+          passwordHash,
+          userMetadata,
+          appMetadata: input.appMetadata ?? {},
+          emailConfirmedAt: input.confirmed === false ? null : at,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .run();
+      if (input.organization && "id" in input.organization) {
+        db.insert(organizationMembers).values({ organizationId: input.organization.id, userId, role: input.organization.role }).run();
+      } else {
+        const base = slugify(orgName);
+        let slug = base;
+        while (db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug)).get()) {
+          slug = `${base}-${Math.random().toString(36).slice(2, 7)}`;
+        }
+        const orgId = crypto.randomUUID();
+        db.insert(organizations).values({ id: orgId, name: orgName, slug }).run();
+        const role = (input.organization && "role" in input.organization && input.organization.role) || "owner";
+        db.insert(organizationMembers).values({ organizationId: orgId, userId, role }).run();
+      }
+      return findUser(userId)!;
+    });
+  }
+
+  return {
+    tokens,
+
+    async signUp(body: { email?: unknown; password?: unknown; data?: unknown }): Promise<SessionJson> {
+      if (deps.config.auth.disableSignup) throw new AppError(422, "signup_disabled", "Signups not allowed for this instance");
+      const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : {};
+      const user = await createUser({ email: body.email, password: body.password, userMetadata: data });
+      return startSession(user.id);
+    },
+
+    async signInWithPassword(body: { email?: unknown; password?: unknown }, ip: string): Promise<SessionJson> {
+      const email = typeof body.email === "string" ? body.email.trim().toLowerCase() : "";
+      if (!email || typeof body.password !== "string") throw new AppError(400, "validation_failed", "An email address and a password are required");
+      const okIp = attemptsByIp.hit(ip);
+      const okEmail = attemptsByEmail.hit(email);
+      if (!okIp || !okEmail) throw new AppError(429, "over_request_rate_limit", "Request rate limit reached");
+      const user = findUserByEmail(email);
+      const ok = await passwords.check(body.password, user?.passwordHash);
+      if (!user || !ok) throw new AppError(400, "invalid_credentials", "Invalid login credentials");
+      return startSession(user.id);
+    },
+
+    async refresh(body: { refresh_token?: unknown }): Promise<SessionJson> {
+      if (typeof body.refresh_token !== "string" || !body.refresh_token) throw new AppError(400, "validation_failed", "refresh_token is required");
+      const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256(body.refresh_token))).get();
+      if (!row) throw new AppError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
+      const session = db.select().from(sessions).where(eq(sessions.id, row.sessionId)).get();
+      if (!session || session.revokedAt) throw new AppError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
+      if (row.revoked) {
+        const rotatedAgo = row.rotatedAt ? now().getTime() - Date.parse(row.rotatedAt) : Infinity;
+        if (rotatedAgo > REFRESH_REUSE_INTERVAL_MS) {
+          // Reuse of an old token means it leaked: end the whole session family.
+          revokeSessions(eq(sessions.id, row.sessionId));
+          throw new AppError(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used");
+        }
+        // Concurrent refreshes (two tabs) within the interval get a sibling token of the same session.
+        return issueSession(row.userId, row.sessionId, newRefreshToken(row.sessionId, row.userId, row.parentId ?? row.id));
+      }
+      const at = now().toISOString();
+      const next = db.transaction(() => {
+        db.update(refreshTokens).set({ revoked: true, rotatedAt: at }).where(eq(refreshTokens.id, row.id)).run();
+        db.update(sessions).set({ updatedAt: at }).where(eq(sessions.id, row.sessionId)).run();
+        return newRefreshToken(row.sessionId, row.userId, row.id);
+      });
+      return issueSession(row.userId, row.sessionId, next);
+    },
+
+    /** Verifies an access token and that its session is still live. Throws TokenError or "session". */
+    async authenticate(token: string): Promise<AuthenticatedUser> {
+      const claims = await tokens.verify(token);
+      const session = db.select({ revokedAt: sessions.revokedAt, userId: sessions.userId }).from(sessions).where(eq(sessions.id, claims.session_id)).get();
+      if (!session || session.revokedAt || session.userId !== claims.sub) throw new SessionGoneError();
+      return { id: claims.sub, email: claims.email, sessionId: claims.session_id, claims };
+    },
+
+    getUser(userId: string): UserJson {
+      const row = findUser(userId);
+      if (!row) throw new AppError(404, "user_not_found", "User not found");
+      return userJson(row);
+    },
+
+    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }): Promise<UserJson> {
+      const row = findUser(userId);
+      if (!row) throw new AppError(404, "user_not_found", "User not found");
+      const patch: Partial<typeof users.$inferInsert> = { updatedAt: now().toISOString() };
+      if (body.password !== undefined) {
+        checkPassword(body.password);
+        patch.passwordHash = await hashPassword(body.password as string);
+      }
+      if (body.data !== undefined) {
+        if (!body.data || typeof body.data !== "object" || Array.isArray(body.data)) throw new AppError(400, "validation_failed", "data must be an object");
+        patch.userMetadata = { ...(row.userMetadata as object), ...(body.data as object) };
+      }
+      if (body.email !== undefined) {
+        const email = normalizeEmail(body.email);
+        const other = findUserByEmail(email);
+        if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
+        patch.email = email;
+      }
+      db.update(users).set(patch).where(eq(users.id, userId)).run();
+      return userJson(findUser(userId)!);
+    },
+
+    logout(user: AuthenticatedUser, scope: string) {
+      if (scope === "global") revokeSessions(eq(sessions.userId, user.id));
+      else if (scope === "others") revokeSessions(and(eq(sessions.userId, user.id), ne(sessions.id, user.sessionId)));
+      else if (scope === "local") revokeSessions(eq(sessions.id, user.sessionId));
+      else throw new AppError(400, "validation_failed", "scope must be global, local or others");
+    },
+
+    // ---- admin (service_role) ----
+    async adminCreateUser(body: Record<string, unknown>): Promise<UserJson> {
+      const orgId = typeof body.organization_id === "string" ? body.organization_id : undefined;
+      const role = (typeof body.role === "string" ? body.role : undefined) as OrgRole | undefined;
+      if (role && !ORG_ROLES.includes(role)) throw new AppError(400, "validation_failed", `role must be one of ${ORG_ROLES.join(", ")}`);
+      if (orgId && !db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).get())
+        throw new AppError(404, "organization_not_found", "Organization not found");
+      const userMetadata = (body.user_metadata && typeof body.user_metadata === "object" ? body.user_metadata : {}) as Record<string, unknown>;
+      const orgName = typeof body.organization_name === "string" ? body.organization_name : undefined;
+      const user = await createUser({
+        email: body.email,
+        password: body.password,
+        userMetadata,
+        appMetadata: (body.app_metadata && typeof body.app_metadata === "object" ? body.app_metadata : {}) as Record<string, unknown>,
+        confirmed: body.email_confirm !== false,
+        organization: orgId ? { id: orgId, role: role ?? "member" } : orgName ? { name: orgName, role: role ?? "owner" } : undefined,
+      });
+      return userJson(user);
+    },
+
+    adminListUsers(page = 1, perPage = 50) {
+      const rows = db.select().from(users).orderBy(users.createdAt).limit(perPage).offset((page - 1) * perPage).all();
+      return { users: rows.map(userJson), aud: "authenticated" };
+    },
+
+    adminDeleteUser(id: string) {
+      const deleted = db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get();
+      if (!deleted) throw new AppError(404, "user_not_found", "User not found");
+    },
+
+    findOrganizationBySlugOrName(nameOrSlug: string) {
+      return db
+        .select()
+        .from(organizations)
+        .where(sql`${organizations.slug} = ${nameOrSlug} OR ${organizations.name} = ${nameOrSlug}`)
+        .get();
+    },
+
+    /** The caller's organizations with their role in each. */
+    organizationRoles(userId: string): Map<string, OrgRole> {
+      const rows = db
+        .select({ organizationId: organizationMembers.organizationId, role: organizationMembers.role })
+        .from(organizationMembers)
+        .where(eq(organizationMembers.userId, userId))
+        .all();
+      return new Map(rows.map((r) => [r.organizationId, r.role as OrgRole]));
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+/** The token verified but its session was revoked (logout, refresh-token reuse). */
+export class SessionGoneError extends Error {
+  constructor() {
+    super("Session from session_id claim in JWT does not exist");
+  }
+}
+
+export { TokenError };

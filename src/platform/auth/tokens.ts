@@ -1,0 +1,112 @@
+// Access tokens (DESIGN §4): HS256 with JWT_SECRET by default, ES256 with a kid when
+// JWT_SIGNING_KEY is set. Verification pins the algorithms, checks exp and aud, and so rejects
+// alg:none, other keys and malformed tokens.
+import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import { AppError } from "../../http/errors";
+import { secretBytes } from "./api-keys";
+
+export interface AccessClaims extends JWTPayload {
+  sub: string;
+  aud: string;
+  role: string;
+  email: string;
+  phone: string;
+  app_metadata: Record<string, unknown>;
+  user_metadata: Record<string, unknown>;
+  aal: string;
+  amr: { method: string; timestamp: number }[];
+  session_id: string;
+  is_anonymous: boolean;
+}
+
+export type TokenProblem = "expired" | "invalid";
+
+export class TokenError extends Error {
+  constructor(readonly problem: TokenProblem, message: string) {
+    super(message);
+  }
+}
+
+export interface TokenService {
+  issuer: string;
+  expirySeconds: number;
+  sign(claims: Omit<AccessClaims, "iat" | "exp" | "iss" | "aud">, nowS?: number): Promise<{ token: string; expiresAt: number }>;
+  /** Verifies an access token; throws TokenError. */
+  verify(token: string): Promise<AccessClaims>;
+  jwks(): { keys: JWK[] };
+}
+
+export async function createTokenService(options: {
+  jwtSecret: string;
+  signingKey?: JsonWebKey & { kid?: string };
+  expirySeconds: number;
+  issuer: string;
+}): Promise<TokenService> {
+  const hmac = secretBytes(options.jwtSecret);
+  let es: { privateKey: CryptoKey; publicKey: CryptoKey; kid: string; publicJwk: JWK } | undefined;
+  if (options.signingKey) {
+    const jwk = options.signingKey as JWK;
+    const { d: _d, ...publicPart } = jwk;
+    const kid = jwk.kid ?? (await calculateJwkThumbprint(publicPart));
+    const privateKey = (await importJWK({ ...jwk, alg: "ES256" }, "ES256")) as CryptoKey;
+    const publicKey = (await importJWK({ ...publicPart, alg: "ES256" }, "ES256")) as CryptoKey;
+    const exported = await exportJWK(publicKey);
+    es = { privateKey, publicKey, kid, publicJwk: { ...exported, kid, alg: "ES256", use: "sig", key_ops: ["verify"] } };
+  }
+
+  return {
+    issuer: options.issuer,
+    expirySeconds: options.expirySeconds,
+    async sign(claims, nowS = Math.floor(Date.now() / 1000)) {
+      const expiresAt = nowS + options.expirySeconds;
+      const jwt = new SignJWT({ ...claims })
+        .setIssuer(options.issuer)
+        .setAudience("authenticated")
+        .setIssuedAt(nowS)
+        .setExpirationTime(expiresAt);
+      const token = es
+        ? await jwt.setProtectedHeader({ alg: "ES256", typ: "JWT", kid: es.kid }).sign(es.privateKey)
+        : await jwt.setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hmac);
+      return { token, expiresAt };
+    },
+    async verify(token) {
+      let alg: string | undefined;
+      try {
+        alg = decodeProtectedHeader(token).alg;
+      } catch {
+        throw new TokenError("invalid", "invalid JWT: unable to parse or verify signature, token is malformed");
+      }
+      try {
+        const { payload } =
+          es && alg === "ES256"
+            ? await jwtVerify(token, es.publicKey, { algorithms: ["ES256"], audience: "authenticated" })
+            : await jwtVerify(token, hmac, { algorithms: ["HS256"], audience: "authenticated" });
+        if (typeof payload.sub !== "string" || typeof payload.session_id !== "string") {
+          throw new TokenError("invalid", "invalid JWT: missing sub or session_id claim");
+        }
+        return payload as AccessClaims;
+      } catch (error) {
+        if (error instanceof TokenError) throw error;
+        if (error instanceof joseErrors.JWTExpired) throw new TokenError("expired", "invalid JWT: token is expired");
+        throw new TokenError("invalid", "invalid JWT: unable to parse or verify signature");
+      }
+    },
+    jwks() {
+      return { keys: es ? [es.publicJwk] : [] };
+    },
+  };
+}
+
+/** `Authorization: Bearer <token>` → token, or null. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : "";
+}
+
+export function tokenAppError(error: TokenError, surface: "auth" | "api"): AppError {
+  return surface === "auth"
+    ? new AppError(403, "bad_jwt", error.message)
+    : new AppError(401, error.problem === "expired" ? "token_expired" : "invalid_token", error.message);
+}
