@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ConfigError, loadConfig, type Config, type Env } from "./config";
 import { DB_FILE, openDatabase } from "./db/open";
 import { runAskCommand } from "./engines/cli";
+import { runUserCommand } from "./platform/auth/cli";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -17,6 +18,8 @@ Commands:
   serve            Start the server (default)
   migrate          Apply database migrations and exit
   keys             Print the anon and service_role API keys
+  user add         Create a user: user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]
+                   (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"
   --help, -h       Show this help
@@ -72,6 +75,17 @@ const commands: Record<string, Command> = {
     dbh.close();
     process.stdout.write(`${applied} migration(s) applied\n`);
     return 0;
+  },
+  async user(args, env) {
+    const config = configOrExit(env);
+    mkdirSync(config.dataDir, { recursive: true });
+    const secrets = await ensureSecrets(config);
+    const dbh = openDatabase(join(config.dataDir, DB_FILE));
+    try {
+      return await runUserCommand(args, { config, secrets, dbh });
+    } finally {
+      dbh.close();
+    }
   },
   async keys(_args, env) {
     const config = configOrExit(env);

@@ -19,11 +19,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export async function startServer(config: Config, logger = createLogger(config.logLevel), options: { now?: () => Date } = {}): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const secrets = await ensureSecrets(config);
   const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = await createApp({ config, secrets, dbh, logger, version: VERSION });
+  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now });
 
   const server = Bun.serve({
     port: config.port,

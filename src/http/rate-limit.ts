@@ -4,6 +4,8 @@
 export interface RateLimiter {
   /** Counts one hit for `key`; false (and not counted) when the key is over its limit. */
   hit(key: string): boolean;
+  /** Whether one more hit would be allowed, without counting it. */
+  allows(key: string): boolean;
 }
 
 export function createRateLimiter(options: { limit: number; windowMs: number; now?: () => number; maxKeys?: number }): RateLimiter {
@@ -13,16 +15,23 @@ export function createRateLimiter(options: { limit: number; windowMs: number; no
   const sweep = (t: number) => {
     for (const [key, times] of hits) if (times[times.length - 1] <= t - options.windowMs) hits.delete(key);
   };
+  const recent = (key: string, t: number) => {
+    let times = hits.get(key);
+    if (!times) hits.set(key, (times = []));
+    while (times.length && times[0] <= t - options.windowMs) times.shift();
+    return times;
+  };
   return {
     hit(key) {
       const t = now();
       if (hits.size > maxKeys) sweep(t);
-      let times = hits.get(key);
-      if (!times) hits.set(key, (times = []));
-      while (times.length && times[0] <= t - options.windowMs) times.shift();
+      const times = recent(key, t);
       if (times.length >= options.limit) return false;
       times.push(t);
       return true;
+    },
+    allows(key) {
+      return recent(key, now()).length < options.limit;
     },
   };
 }

@@ -27,8 +27,19 @@ export async function testApp(extra: Env = {}) {
   return { app, config, secrets, dbh, request };
 }
 
-export async function testServer(extra: Env = {}) {
-  return startServer(loadConfig(testEnv(extra)), createLogger("silent"));
+export async function testServer(extra: Env = {}, options: { now?: () => Date } = {}) {
+  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), options);
+}
+
+/** A clock tests can move forward. */
+export function testClock(start = Date.now()) {
+  let offset = 0;
+  return {
+    now: () => new Date(start + offset + (Date.now() - start)),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
 }
 
 /** Repo root, for spawning src/main.ts. */

@@ -64,7 +64,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const passwords = createPasswordChecker();
   const perMinute = deps.config.auth.passwordAttemptsPerMinute;
-  const attemptsByIp = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
+  // Per e-mail every attempt counts; per IP only failures, so an office behind one NAT can still sign in.
+  // One IP may hold many users (an agency's office), so it gets five times the per-e-mail budget.
+  const failuresByIp = createRateLimiter({ limit: perMinute * 5, windowMs: 60_000, now: () => now().getTime() });
   const attemptsByEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
 
   const findUserByEmail = (email: string) => db.select().from(users).where(sql`lower(${users.email}) = ${email}`).get();
@@ -191,12 +193,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     async signInWithPassword(body: { email?: unknown; password?: unknown }, ip: string): Promise<SessionJson> {
       const email = typeof body.email === "string" ? body.email.trim().toLowerCase() : "";
       if (!email || typeof body.password !== "string") throw new AppError(400, "validation_failed", "An email address and a password are required");
-      const okIp = attemptsByIp.hit(ip);
-      const okEmail = attemptsByEmail.hit(email);
-      if (!okIp || !okEmail) throw new AppError(429, "over_request_rate_limit", "Request rate limit reached");
+      if (!failuresByIp.allows(ip) || !attemptsByEmail.hit(email)) throw new AppError(429, "over_request_rate_limit", "Request rate limit reached");
       const user = findUserByEmail(email);
       const ok = await passwords.check(body.password, user?.passwordHash);
-      if (!user || !ok) throw new AppError(400, "invalid_credentials", "Invalid login credentials");
+      if (!user || !ok) {
+        failuresByIp.hit(ip);
+        throw new AppError(400, "invalid_credentials", "Invalid login credentials");
+      }
       return startSession(user.id);
     },
 

@@ -45,7 +45,8 @@ export async function createTokenService(options: {
   const hmac = secretBytes(options.jwtSecret);
   let es: { privateKey: CryptoKey; publicKey: CryptoKey; kid: string; publicJwk: JWK } | undefined;
   if (options.signingKey) {
-    const jwk = options.signingKey as JWK;
+    // key_ops/ext of an exported private key would forbid importing its public half for verify.
+    const { key_ops: _ops, ext: _ext, ...jwk } = options.signingKey as JWK;
     const { d: _d, ...publicPart } = jwk;
     const kid = jwk.kid ?? (await calculateJwkThumbprint(publicPart));
     const privateKey = (await importJWK({ ...jwk, alg: "ES256" }, "ES256")) as CryptoKey;
@@ -63,7 +64,8 @@ export async function createTokenService(options: {
         .setIssuer(options.issuer)
         .setAudience("authenticated")
         .setIssuedAt(nowS)
-        .setExpirationTime(expiresAt);
+        .setExpirationTime(expiresAt)
+        .setJti(crypto.randomUUID());
       const token = es
         ? await jwt.setProtectedHeader({ alg: "ES256", typ: "JWT", kid: es.kid }).sign(es.privateKey)
         : await jwt.setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(hmac);
