@@ -15,19 +15,30 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
   );
   const last = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
   const pending = migrations.filter((m) => last.at === null || m.when > Number(last.at));
+  if (pending.length === 0) return 0;
+  // drizzle-kit rebuilds tables with foreign keys off; that pragma is a no-op inside a
+  // transaction, so switch it here and check the keys before committing instead.
+  const foreignKeys = (sqlite.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys;
+  sqlite.run("PRAGMA foreign_keys = OFF");
   // BEGIN IMMEDIATE: two processes starting together must not both apply the same migration.
   const apply = sqlite.transaction(() => {
     for (const m of pending) {
       for (const statement of m.sql.split("--> statement-breakpoint")) {
-        if (statement.trim()) sqlite.run(statement);
+        if (statement.trim() && !/^\s*PRAGMA foreign_keys\s*=/i.test(statement)) sqlite.run(statement);
       }
       sqlite.run("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)", [
         new Bun.CryptoHasher("sha256").update(m.sql).digest("hex"),
         m.when,
       ]);
     }
+    const broken = sqlite.query("PRAGMA foreign_key_check").all();
+    if (broken.length) throw new Error(`migration left ${broken.length} broken foreign key(s)`);
   });
-  apply.immediate();
+  try {
+    apply.immediate();
+  } finally {
+    sqlite.run(`PRAGMA foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
+  }
   return pending.length;
 }
 

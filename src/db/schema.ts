@@ -308,7 +308,7 @@ export const suggestions = sqliteTable(
     title: text("title").notNull(),
     detail: text("detail"),
     evidence: jsonText("evidence", "{}"),
-    priority: integer("priority").notNull().default(0),
+    priority: text("priority", { enum: ["high", "medium", "low"] }).notNull().default("medium"),
     status: text("status", { enum: ["new", "accepted", "dismissed"] }).notNull().default("new"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

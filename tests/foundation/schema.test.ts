@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { renderEmbeddedMigrations } from "../../src/db/migrations";
+import { embeddedMigrations } from "../../src/db/migrations.generated";
 import { openDatabase } from "../../src/db/open";
 import { brandOwnedTables } from "../../src/db/schema";
 import { ROOT, tempDir } from "../helpers/app";
@@ -14,7 +15,7 @@ test("opening twice applies migrations once; pragmas are set", () => {
   const file = join(tempDir(), "t.db");
   openDatabase(file).close();
   const dbh = openDatabase(file);
-  expect(dbh.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: 1 });
+  expect(dbh.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: embeddedMigrations.length });
   expect(dbh.sqlite.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
   expect(dbh.sqlite.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
   expect(dbh.sqlite.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
