@@ -1,6 +1,6 @@
 /** Entities (brand + competitors) compiled once into one matcher, and mention finding. */
 import { compileMatcher, type MultiPatternMatcher } from "./matcher";
-import { foldString, foldText, isBoundary, isWordUnit, originalEnd, type FoldedText } from "./normalize";
+import { ASCII_FOLD, characterEnd, foldCached, foldedUnitAt, foldString, isBoundary, isWordUnit } from "./normalize";
 import { scanLinks, tokenAt, type LinkToken } from "./links";
 import { normalizeDomain } from "./urls";
 
@@ -25,6 +25,9 @@ interface PatternInfo {
   /** Domain patterns follow host rules: subdomains count, look-alikes (acme.com.evil.io) do not. */
   hostLike: boolean;
   length: number;
+  /** First and last folded unit, for the boundary checks. */
+  first: number;
+  last: number;
   /** Case-folded form the original text must equal (separators ignored), or null. */
   caseSensitive: string | null;
 }
@@ -81,13 +84,14 @@ export function compileEntities(brand: Entity, competitors: readonly Entity[] = 
       const hostLike = HOST_LIKE.test(folded);
       const caseSensitive = spec.caseSensitive ? foldString(spec.text.trim(), true).replace(SEPARATORS, "") : null;
       for (const variant of hostLike ? [folded] : spellingVariants(folded))
-        add(variant, { entity: index, hostLike, length: variant.length, caseSensitive });
+        add(variant, { entity: index, hostLike, length: variant.length, first: variant.charCodeAt(0), last: variant.charCodeAt(variant.length - 1), caseSensitive });
     }
     for (const raw of entity.domains ?? []) {
       const domain = normalizeDomain(raw);
       if (!domain) continue;
       domainOwners.push({ domain, entity: index });
-      add(foldString(domain), { entity: index, hostLike: true, length: domain.length, caseSensitive: null });
+      const folded = foldString(domain);
+      add(folded, { entity: index, hostLike: true, length: folded.length, first: folded.charCodeAt(0), last: folded.charCodeAt(folded.length - 1), caseSensitive: null });
     }
   });
   // Most specific domain first, so shop.acme.com can belong to someone other than acme.com.
@@ -97,19 +101,108 @@ export function compileEntities(brand: Entity, competitors: readonly Entity[] = 
 
 interface Candidate {
   pattern: number;
+  /** Offsets in the original text. */
   start: number;
   end: number;
 }
 
-function passesBoundaries(info: PatternInfo, f: FoldedText, start: number, end: number): boolean {
-  const before = start > 0 ? f.codes[start - 1]! : -1;
-  const after = end < f.length ? f.codes[end]! : -1;
-  if (!info.hostLike) return isBoundary(before, f.codes[start]!) && isBoundary(f.codes[end - 1]!, after);
-  // Hosts: "docs.acme.com" counts for acme.com, "notacme.com", "acme.com.evil.io" do not.
-  if (before >= 0 && (isWordUnit(before) || before === 45)) return false;
+function passesLeftBoundary(info: PatternInfo, before: number): boolean {
+  if (before < 0) return true;
+  // Hosts: "docs.acme.com" counts for acme.com, "notacme.com" and "my-acme.com" do not.
+  if (info.hostLike) return !isWordUnit(before) && before !== 45;
+  return isBoundary(before, info.first);
+}
+
+function passesRightBoundary(info: PatternInfo, text: string, end: number, cache: Map<number, string>): boolean {
+  const after = foldedUnitAt(text, end, cache);
+  if (!info.hostLike) return isBoundary(info.last, after);
   if (after < 0) return true;
   if (isWordUnit(after) || after === 45) return false;
-  return !(after === 46 && end + 1 < f.length && isWordUnit(f.codes[end + 1]!));
+  // "acme.com.evil.io" is another host; "acme.com." ends a sentence.
+  return !(after === 46 && isWordUnit(foldedUnitAt(text, end + 1, cache)));
+}
+
+/** Scan state shared by the hot loop and its rare paths (matches, characters folding to several units). */
+interface ScanState {
+  compiled: CompiledEntities;
+  ring: Int32Array;
+  ringSize: number;
+  /** Candidates as flat triples: pattern, start offset, offset of the last character. */
+  found: number[];
+  state: number;
+  n: number;
+}
+
+/** Records the patterns ending at folded unit n whose left boundary holds. */
+function collect(scan: ScanState, state: number, n: number, origin: number): void {
+  const { outStart, outList } = scan.compiled.matcher;
+  const { ring, ringSize } = scan;
+  const mask = ringSize - 1;
+  for (let o = outStart[state]!, to = outStart[state + 1]!; o < to; o++) {
+    const pattern = outList[o]!;
+    const info = scan.compiled.patterns[pattern]!;
+    const start = n + 1 - info.length;
+    if (passesLeftBoundary(info, start > 0 ? ring[(start - 1) & mask]! : -1)) scan.found.push(pattern, ring[ringSize + (start & mask)]!, origin);
+  }
+}
+
+/** Feeds the leading units of a character that folds to several ("ß" -> "ss"); rare. */
+function feedUnits(scan: ScanState, units: string, count: number, origin: number): void {
+  const { alphabet, symbolOf, delta, hasOutput } = scan.compiled.matcher;
+  const mask = scan.ringSize - 1;
+  for (let k = 0; k < count; k++) {
+    const code = units.charCodeAt(k);
+    scan.ring[scan.n & mask] = code;
+    scan.ring[scan.ringSize + (scan.n & mask)] = origin;
+    scan.state = delta[scan.state * alphabet + symbolOf[code]!]!;
+    if (hasOutput[scan.state] === 1) collect(scan, scan.state, scan.n, origin);
+    scan.n++;
+  }
+}
+
+/**
+ * One pass over the text: each character is folded on the fly and fed to the automaton; a small
+ * ring buffer keeps the folded units and original offsets of the last pattern-length characters,
+ * so no folded copy of the answer is built. Returns flat candidate triples.
+ */
+function scanCandidates(compiled: CompiledEntities, text: string, cache: Map<number, string>): number[] {
+  const { alphabet, symbolOf, delta, hasOutput, maxLength } = compiled.matcher;
+  let ringSize = 8;
+  while (ringSize < maxLength + 2) ringSize *= 2;
+  const mask = ringSize - 1;
+  const scan: ScanState = { compiled, ring: new Int32Array(2 * ringSize), ringSize, found: [], state: 0, n: 0 };
+  const ring = scan.ring;
+  let state = 0;
+  let n = 0;
+  let previous = -1;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const origin = i;
+    let code = text.charCodeAt(i);
+    if (code < 128) code = ASCII_FOLD[code]!;
+    else {
+      const cp = text.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      const folded = foldCached(cp, cache);
+      if (folded.length === 0) continue;
+      if (folded.length > 1) {
+        scan.state = state;
+        scan.n = n;
+        feedUnits(scan, folded, folded.length - 1, origin);
+        state = scan.state;
+        n = scan.n;
+      }
+      code = folded.charCodeAt(folded.length - 1);
+    }
+    if (code === 32 && previous === 32) continue;
+    ring[n & mask] = code;
+    ring[ringSize + (n & mask)] = origin;
+    state = delta[state * alphabet + symbolOf[code]!]!;
+    if (hasOutput[state] === 1) collect(scan, state, n, origin);
+    previous = code;
+    n++;
+  }
+  return scan.found;
 }
 
 /** Inside URLs only the host counts, and only for the entity that owns it. */
@@ -120,66 +213,87 @@ function allowedByLinks(info: PatternInfo, token: LinkToken | null, start: numbe
   return info.hostLike && end === token.hostEnd;
 }
 
+/** Longest first, then earlier start, then the first declared entity. */
+function compareForOverlap(patterns: readonly PatternInfo[], a: Candidate, b: Candidate): number {
+  return b.end - b.start - (a.end - a.start) || a.start - b.start || patterns[a.pattern]!.entity - patterns[b.pattern]!.entity;
+}
+
+/** Picks non-overlapping candidates from one group of mutually overlapping ones, longest first. */
+function pickLongest(group: Candidate[], patterns: readonly PatternInfo[], into: Candidate[]): void {
+  group.sort((a, b) => compareForOverlap(patterns, a, b));
+  const taken: Candidate[] = [];
+  for (const c of group) if (taken.every((t) => c.end <= t.start || c.start >= t.end)) taken.push(c);
+  taken.sort((a, b) => a.start - b.start);
+  for (const c of taken) into.push(c);
+}
+
 /** Among overlapping matches the longest wins; ties go to the earlier start, then the first entity. */
 function resolveOverlaps(candidates: Candidate[], patterns: readonly PatternInfo[]): Candidate[] {
-  candidates.sort((a, b) => a.start - b.start || b.end - a.end);
-  const chosen: Candidate[] = [];
-  let group: Candidate[] = [];
-  let groupEnd = -1;
-  const flush = () => {
-    if (group.length === 1) chosen.push(group[0]!);
-    else if (group.length > 1) {
-      group.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start || patterns[a.pattern]!.entity - patterns[b.pattern]!.entity);
-      const taken: Candidate[] = [];
-      for (const c of group) if (taken.every((t) => c.end <= t.start || c.start >= t.end)) taken.push(c);
-      taken.sort((a, b) => a.start - b.start);
-      chosen.push(...taken);
-    }
-    group = [];
-  };
-  for (const c of candidates) {
-    if (c.start >= groupEnd) {
-      flush();
-      groupEnd = c.end;
-    } else groupEnd = Math.max(groupEnd, c.end);
-    group.push(c);
+  // Candidates arrive in order of their end; most texts need no sort at all.
+  let sorted = true;
+  for (let i = 1; i < candidates.length && sorted; i++) {
+    const a = candidates[i - 1]!;
+    const b = candidates[i]!;
+    sorted = a.start < b.start || (a.start === b.start && a.end >= b.end);
   }
-  flush();
+  if (!sorted) candidates.sort((a, b) => a.start - b.start || b.end - a.end);
+  const chosen: Candidate[] = [];
+  let i = 0;
+  while (i < candidates.length) {
+    let groupEnd = candidates[i]!.end;
+    let j = i + 1;
+    while (j < candidates.length && candidates[j]!.start < groupEnd) groupEnd = Math.max(groupEnd, candidates[j++]!.end);
+    if (j === i + 1) chosen.push(candidates[i]!);
+    else if (j === i + 2) {
+      // Two overlapping matches (the usual case: "Acme" inside "Acme Cloud"): keep the better one.
+      const a = candidates[i]!;
+      const b = candidates[i + 1]!;
+      chosen.push(compareForOverlap(patterns, a, b) <= 0 ? a : b);
+    } else pickLongest(candidates.slice(i, j), patterns, chosen);
+    i = j;
+  }
   return chosen;
 }
 
-/** Every mention of every entity in `text`, in text order, found in one pass of the matcher. */
+/**
+ * Every mention of every entity in `text`, in text order, found in one pass of the matcher.
+ * `links` (from scanLinks) can be passed when the caller has them already.
+ */
 export function findMentions(compiled: CompiledEntities, text: string, links: readonly LinkToken[] = scanLinks(text)): Mention[] {
-  const folded = foldText(text);
-  const candidates: Candidate[] = [];
+  const cache = new Map<number, string>();
   const { patterns } = compiled;
-  compiled.matcher.scan(folded.codes, folded.length, (pattern, end) => {
-    const info = patterns[pattern]!;
-    const start = end - info.length;
-    if (passesBoundaries(info, folded, start, end)) candidates.push({ pattern, start, end });
-  });
   const kept: Candidate[] = [];
-  for (const c of candidates) {
-    const info = patterns[c.pattern]!;
-    const start = folded.origin[c.start]!;
-    const end = originalEnd(text, folded, c.end);
-    if (!allowedByLinks(info, tokenAt(links, start, end), start, end)) continue;
+  const found = scanCandidates(compiled, text, cache);
+  for (let f = 0; f < found.length; f += 3) {
+    const pattern = found[f]!;
+    const info = patterns[pattern]!;
+    const start = found[f + 1]!;
+    const end = characterEnd(text, found[f + 2]!);
+    if (!passesRightBoundary(info, text, end, cache)) continue;
+    if (links.length && !allowedByLinks(info, tokenAt(links, start, end), start, end)) continue;
     if (info.caseSensitive !== null && foldString(text.slice(start, end), true).replace(SEPARATORS, "") !== info.caseSensitive) continue;
-    kept.push(c);
+    kept.push({ pattern, start, end });
   }
   const mentions: Mention[] = [];
   for (const c of resolveOverlaps(kept, patterns)) {
     const entity = patterns[c.pattern]!.entity;
-    const start = folded.origin[c.start]!;
-    const end = originalEnd(text, folded, c.end);
     const previous = mentions[mentions.length - 1];
     // "Salesforce Sales Cloud" is one mention of one name, not two.
-    if (previous && previous.entity === entity && /^\s+$/.test(text.slice(previous.end, start))) {
-      previous.end = end;
-      previous.text = text.slice(previous.start, end);
+    if (previous && previous.entity === entity && isWhitespaceBetween(text, previous.end, c.start)) {
+      previous.end = c.end;
+      previous.text = text.slice(previous.start, c.end);
       continue;
     }
-    mentions.push({ entity, entity_id: compiled.entities[entity]!.id, start, end, text: text.slice(start, end) });
+    mentions.push({ entity, entity_id: compiled.entities[entity]!.id, start: c.start, end: c.end, text: text.slice(c.start, c.end) });
   }
   return mentions;
+}
+
+function isWhitespaceBetween(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 0xa0) return false;
+  }
+  return true;
 }

@@ -21,7 +21,6 @@ export interface LinkToken {
 const URL_BODY = String.raw`[^\s<>"'\x60()\[\]{}|]+(?:\([^\s<>()]*\)[^\s<>"'\x60()\[\]{}|]*)*`;
 const URL_START = /https?:\/\/|www\./gi;
 const URL_AT = new RegExp(`(?:https?:\\/\\/|www\\.)${URL_BODY}`, "iy");
-const LINK_DESTINATION_BEFORE = /\]\([ \t]*<?$/;
 const REFERENCE_DEFINITION_BEFORE = /^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?$/;
 const HOST_SHAPE = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}{2,24}$/u;
 const HOST_CHAR = /[\p{L}\p{N}]/u;
@@ -36,27 +35,40 @@ const isHostPart = (code: number) => code === 45 || code === 46 || isAlnum(code)
 function hostSpan(url: string, offset: number): [number, number] {
   const schemeEnd = url.indexOf("://");
   let from = schemeEnd >= 0 ? schemeEnd + 3 : 0;
-  const rest = url.slice(from);
-  const stop = rest.search(/[\/?#]/);
-  const authority = stop >= 0 ? rest.slice(0, stop) : rest;
-  const at = authority.lastIndexOf("@");
-  if (at >= 0) from += at + 1;
-  const hostText = authority.slice(at + 1).replace(/:\d*$/, "");
-  return [offset + from, offset + from + hostText.length];
+  let to = from;
+  for (let c = url.charCodeAt(to); to < url.length && c !== 47 && c !== 63 && c !== 35; c = url.charCodeAt(++to));
+  const at = url.lastIndexOf("@", to - 1);
+  if (at >= from) from = at + 1;
+  const colon = url.indexOf(":", from);
+  if (colon >= 0 && colon < to) to = colon;
+  return [offset + from, offset + to];
+}
+
+/** True when the URL at `start` is the destination of a markdown link: "[label](" precedes it. */
+function isLinkDestination(text: string, start: number): boolean {
+  let i = start - 1;
+  while (i >= 0 && (text[i] === " " || text[i] === "\t" || text[i] === "<")) i--;
+  return i >= 1 && text[i] === "(" && text[i - 1] === "]";
+}
+
+/** True when the URL at `start` follows "[1]: " at the start of its line. */
+function isReferenceDefinition(text: string, lineStart: number, start: number): boolean {
+  let i = lineStart;
+  while (i < start && i - lineStart < 3 && (text[i] === " " || text[i] === "\t")) i++;
+  return text[i] === "[" && REFERENCE_DEFINITION_BEFORE.test(text.slice(lineStart, start));
 }
 
 function urlToken(text: string, start: number, body: string): LinkToken {
   const lineStart = text.lastIndexOf("\n", start - 1) + 1;
-  const before = text.slice(Math.max(lineStart, start - 200), start);
   let url = body;
   let hidden = false;
   let label: string | null = null;
-  if (LINK_DESTINATION_BEFORE.test(before)) {
+  if (isLinkDestination(text, start)) {
     hidden = true;
-    const close = start - before.length + before.lastIndexOf("](");
+    const close = text.lastIndexOf("](", start);
     const open = text.lastIndexOf("[", close);
     if (open >= lineStart) label = text.slice(open + 1, close);
-  } else if (REFERENCE_DEFINITION_BEFORE.test(text.slice(lineStart, start))) {
+  } else if (isReferenceDefinition(text, lineStart, start)) {
     hidden = true;
   } else {
     url = url.replace(TRAILING_PUNCTUATION, "");
@@ -86,21 +98,28 @@ function hostAround(text: string, dot: number): LinkToken | null {
 /** Links and host names of an answer, sorted and disjoint. */
 export function scanLinks(text: string): LinkToken[] {
   const urls: LinkToken[] = [];
-  let covered = 0;
-  for (const m of text.matchAll(URL_START)) {
-    if (m.index! < covered) continue;
-    URL_AT.lastIndex = m.index!;
-    const body = URL_AT.exec(text)?.[0];
-    if (!body) continue;
-    const token = urlToken(text, m.index!, body);
-    urls.push(token);
-    covered = token.end;
+  // Most answers have few links: look for the literal markers before running any regex.
+  if (text.includes("://") || /www\./i.test(text)) {
+    // Fresh regex objects: their lastIndex is per-call state.
+    const starts = new RegExp(URL_START.source, URL_START.flags);
+    const urlAt = new RegExp(URL_AT.source, URL_AT.flags);
+    for (let m = starts.exec(text); m; m = starts.exec(text)) {
+      urlAt.lastIndex = m.index;
+      const body = urlAt.exec(text)?.[0];
+      if (!body) continue;
+      const token = urlToken(text, m.index, body);
+      urls.push(token);
+      starts.lastIndex = Math.max(starts.lastIndex, token.end);
+    }
   }
   const tokens: LinkToken[] = [];
   let next = 0;
   for (let dot = text.indexOf("."); dot >= 0; dot = text.indexOf(".", dot + 1)) {
     while (next < urls.length && urls[next]!.end <= dot) tokens.push(urls[next++]!);
-    if (next < urls.length && urls[next]!.start <= dot) continue;
+    if (next < urls.length && urls[next]!.start <= dot) {
+      dot = urls[next]!.end - 1; // skip the rest of the URL
+      continue;
+    }
     if (dot === 0 || !isAlnum(text.charCodeAt(dot - 1)) || !isAlnum(text.charCodeAt(dot + 1))) continue;
     const host = hostAround(text, dot);
     if (!host || (next < urls.length && host.end > urls[next]!.start)) continue;

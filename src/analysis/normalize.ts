@@ -38,8 +38,16 @@ export function foldString(text: string, keepCase = false): string {
   return out.trimEnd();
 }
 
-/** Folds one code point through a per-call cache (a scan meets few distinct non-ASCII characters). */
+// Folds of the non-ASCII characters answers use most (Latin, Greek, Cyrillic, general
+// punctuation), computed once at load; other characters go through a per-call cache.
+const LOW_FOLDS_END = 0x530;
+const LOW_FOLDS: readonly string[] = Array.from({ length: LOW_FOLDS_END }, (_, cp) => foldCodePoint(String.fromCodePoint(cp), false));
+const PUNCTUATION_FOLDS: readonly string[] = Array.from({ length: 0x70 }, (_, i) => foldCodePoint(String.fromCodePoint(0x2000 + i), false));
+
+/** Folds one code point (lower-cased) from the load-time tables or the caller's cache. */
 export function foldCached(cp: number, cache: Map<number, string>): string {
+  if (cp < LOW_FOLDS_END) return LOW_FOLDS[cp]!;
+  if (cp >= 0x2000 && cp < 0x2070) return PUNCTUATION_FOLDS[cp - 0x2000]!;
   let folded = cache.get(cp);
   if (folded === undefined) {
     folded = foldCodePoint(String.fromCodePoint(cp), false);
@@ -48,18 +56,16 @@ export function foldCached(cp: number, cache: Map<number, string>): string {
   return folded;
 }
 
-/** Folds one ASCII unit: lower case, whitespace to space, backtick to apostrophe. */
-export function foldAscii(code: number): number {
-  if (code >= 65 && code <= 90) return code + 32;
-  if (code === 9 || code === 10 || code === 11 || code === 12 || code === 13) return 32;
-  return code === 96 ? 39 : code;
-}
+/** Folded ASCII units: lower case, whitespace to space, backtick to apostrophe. */
+export const ASCII_FOLD: Readonly<Uint8Array> = Uint8Array.from({ length: 128 }, (_, c) =>
+  c >= 65 && c <= 90 ? c + 32 : c >= 9 && c <= 13 ? 32 : c === 96 ? 39 : c,
+);
 
 /** First folded unit of the text from `offset` on, skipping characters that fold to nothing; -1 at the end. */
 export function foldedUnitAt(text: string, offset: number, cache: Map<number, string>): number {
   for (let i = offset; i < text.length; ) {
     const code = text.charCodeAt(i);
-    if (code < 128) return foldAscii(code);
+    if (code < 128) return ASCII_FOLD[code]!;
     const cp = text.codePointAt(i)!;
     const folded = foldCached(cp, cache);
     if (folded.length > 0) return folded.charCodeAt(0);
