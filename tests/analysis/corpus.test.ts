@@ -90,6 +90,9 @@ test("sentiment label accuracy >= 0.8 on answers that name the brand", () => {
   const wrong = labelled.filter(({ c, r }) => r.sentiment !== c.expect.sentiment);
   const accuracy = (labelled.length - wrong.length) / labelled.length;
   console.log(`sentiment: accuracy ${accuracy.toFixed(4)} (${labelled.length - wrong.length}/${labelled.length})`);
+  const heldOut = labelled.filter(({ c }) => c.id.startsWith("ho-"));
+  const heldOutRight = heldOut.filter(({ c, r }) => r.sentiment === c.expect.sentiment).length;
+  console.log(`  of which held-out answers (labelled after the proxy tables were tuned): ${heldOutRight}/${heldOut.length}`);
   if (wrong.length) console.log(`  disagreements: ${wrong.map(({ c, r }) => `${c.id}: expected ${c.expect.sentiment}, got ${r.sentiment} (${r.sentiment_score})`).join("; ")}`);
   for (const { c, r } of results.filter(({ c }) => c.expect.sentiment === null)) expect(r.sentiment, c.id).toBeNull();
   expect(accuracy).toBeGreaterThanOrEqual(0.8);
