@@ -70,8 +70,15 @@ export interface AnswerAnalysis {
 // Where one clause ends and the next begins, for sentences naming several entities.
 const CLAUSE_BREAK = /[;:,]|\s[-–—]\s|\b(?:but|while|whereas|although|though|however|unlike|compared (?:to|with)|versus|vs\.?|mais|aber|pero|alors que|tandis que|mientras|während|whilst)\b/giu;
 
-function mentionsIn(mentions: readonly Mention[], unit: SentenceUnit): Mention[] {
-  return mentions.filter((m) => m.start >= unit.start && m.end <= unit.end);
+/** Mentions inside each unit; both lists are in text order, so one forward walk suffices. */
+function mentionsPerUnit(mentions: readonly Mention[], units: readonly SentenceUnit[]): Mention[][] {
+  let next = 0;
+  return units.map((unit) => {
+    while (next < mentions.length && mentions[next]!.start < unit.start) next++;
+    const inside: Mention[] = [];
+    for (let k = next; k < mentions.length && mentions[k]!.start < unit.end; k++) if (mentions[k]!.end <= unit.end) inside.push(mentions[k]!);
+    return inside;
+  });
 }
 
 /** Text with every entity name replaced by "it", so names like "Best Buy" carry no sentiment. */
@@ -140,8 +147,9 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
   // A sentence naming nobody right after one naming only the brand, on the same line, is still
   // about the brand ("Acme is a CRM. It is fast and cheap.").
   let brandOnlyLine = -1;
-  const weighted = units.map((unit) => {
-    const inUnit = mentionsIn(mentions, unit);
+  const perUnit = mentionsPerUnit(mentions, units);
+  const weighted = units.map((unit, u) => {
+    const inUnit = perUnit[u]!;
     const line = lineIndexAt(lines, unit.start);
     const passage = brandPassage(text, plain, unit, inUnit);
     if (passage !== null) passages.push(passage);
