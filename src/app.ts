@@ -13,7 +13,11 @@ import { authRoutes } from "./platform/auth/routes";
 import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
+import { pixelRoutes } from "./pixel/routes";
 import type { Secrets } from "./secrets";
+import { createQueueStore, type QueueStore } from "./queue/store";
+import { trackingRoutes } from "./tracking/routes";
+import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
   config: Config;
@@ -22,6 +26,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   now?: () => Date;
+  /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
+  tracking?: { store?: QueueStore; notifier?: TrackingNotifier };
 }
 
 export interface RequestMeta {
@@ -36,6 +42,8 @@ export interface App {
   meta(request: Request): RequestMeta;
   auth: AuthService;
   callers: CallerResolver;
+  /** Shutdown work of the features (e.g. flushing the pixel's batch writer); runs before the database closes. */
+  close(): Promise<void>;
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
@@ -51,6 +59,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const auth = createAuthService({ db: deps.dbh.db, config: deps.config, tokens, now: deps.now });
   const callers = createCallerResolver({ auth, secrets: deps.secrets });
+  const closers: (() => void | Promise<void>)[] = [];
+  const tracking = createTrackingService({
+    sqlite: deps.dbh.sqlite,
+    store: deps.tracking?.store ?? createQueueStore(deps.dbh.sqlite, deps.now),
+    engines: deps.config.engines,
+    notifier: deps.tracking?.notifier,
+  });
 
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
@@ -76,7 +91,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     })
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }));
+    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }))
+    .use(trackingRoutes({ tracking, callers }))
+    .use(pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {
@@ -99,7 +116,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     if (length > deps.config.maxBodyBytes) {
       response = errorResponse(new AppError(413, "payload_too_large", `The request body is larger than ${deps.config.maxBodyBytes} bytes`), surfaceOf(pathname), request);
     } else {
-      response = corsPreflight(deps.config, request) ?? (await gate(request, pathname)) ?? (await elysia.handle(request));
+      const preflight = pathname.startsWith("/t/") ? null : corsPreflight(deps.config, request);
+      response = preflight ?? (await gate(request, pathname)) ?? (await elysia.handle(request));
     }
     // Responses from fetch-like sources can have immutable headers; copy when needed.
     try {
@@ -119,5 +137,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return response;
   }
 
-  return { elysia, handle, meta, auth, callers };
+  const close = async () => {
+    for (const fn of closers.splice(0).reverse()) await fn();
+  };
+  return { elysia, handle, meta, auth, callers, close };
 }

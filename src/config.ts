@@ -30,6 +30,7 @@ export interface Config {
     passwordAttemptsPerMinute: number;
   };
   engines: EngineConfig;
+  tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number };
   env: Env;
 }
 
@@ -51,6 +52,10 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "CRON_SCHEDULE", default: "0 * * * *", meaning: "when the internal scheduler looks for due brands (cron pattern)" },
   { name: "CRON_TZ", default: "(server time zone)", meaning: "IANA time zone of CRON_SCHEDULE" },
   { name: "CRON_TARGET_URL", default: "http://127.0.0.1:$PORT", meaning: "server that /api/cron/daily-tracking forwards to" },
+  { name: "TRACKING_LEASE_MS", default: "30000", meaning: "lease of a running job; another process takes it over when not renewed in time" },
+  { name: "TRACKING_MAX_ATTEMPTS", default: "6", meaning: "tries of one prompt × platform × model unit before it fails for good" },
+  { name: "TRACKING_RETRY_BASE_MS", default: "500", meaning: "first retry delay; doubles each try, with ±25 % jitter, never below the upstream's Retry-After" },
+  { name: "TRACKING_MAX_ACTIVE_JOBS", default: "8", meaning: "tracking jobs one server runs at the same time" },
   { name: "JWT_EXPIRY", default: "3600", meaning: "access-token lifetime in seconds" },
   { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
   { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
@@ -172,6 +177,12 @@ export function loadConfig(env: Env): Config {
       passwordAttemptsPerMinute: intVar(env, "AUTH_RATE_LIMIT_PER_MINUTE", 10, 1, 100_000),
     },
     engines: engineConfig(env),
+    tracking: {
+      leaseMs: intVar(env, "TRACKING_LEASE_MS", 30_000, 1000, 3_600_000),
+      maxUnitAttempts: intVar(env, "TRACKING_MAX_ATTEMPTS", 6, 1, 50),
+      retryBaseMs: intVar(env, "TRACKING_RETRY_BASE_MS", 500, 1, 600_000),
+      maxActiveJobs: intVar(env, "TRACKING_MAX_ACTIVE_JOBS", 8, 1, 1000),
+    },
     env,
   };
 }

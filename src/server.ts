@@ -7,6 +7,9 @@ import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
 import { createLogger, type Logger } from "./http/log";
 import { ensureSecrets, type Secrets } from "./secrets";
+import { createWorkerPool } from "./queue/pool";
+import { createQueueStore } from "./queue/store";
+import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 
 export interface RunningServer {
@@ -16,14 +19,20 @@ export interface RunningServer {
   dbh: DbHandle;
   secrets: Secrets;
   logger: Logger;
+  dispatcher: Dispatcher;
   stop(): Promise<void>;
 }
 
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: { now?: () => Date } = {}): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const secrets = await ensureSecrets(config);
-  const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now });
+  const dbPath = join(config.dataDir, DB_FILE);
+  const dbh = openDatabase(dbPath);
+  const store = createQueueStore(dbh.sqlite, options.now);
+  // Relative to this module, which sits beside main.ts: the same path works in the compiled binary.
+  const pool = createWorkerPool({ size: config.workers, workerUrl: new URL("./queue/worker.ts", import.meta.url), init: { dbPath, env: config.env } });
+  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking });
+  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher } });
 
   const server = Bun.serve({
     port: config.port,
@@ -46,9 +55,12 @@ export async function startServer(config: Config, logger = createLogger(config.l
         Bun.sleep(config.shutdownTimeoutMs).then(() => true),
       ]);
       if (timedOut) await server.stop(true);
+      await app.close();
+      await dispatcher.stop();
+      await pool.stop();
       dbh.close();
     })());
 
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  return { url, port: server.port!, app, dbh, secrets, logger, stop };
+  return { url, port: server.port!, app, dbh, secrets, logger, dispatcher, stop };
 }

@@ -1,0 +1,22 @@
+// Messages between the main thread and the worker threads.
+import type { UnitTask } from "../tracking/unit-runner";
+
+export interface WorkerInit {
+  type: "init";
+  dbPath: string;
+  env: Record<string, string | undefined>;
+}
+
+export type WorkerCommand = WorkerInit | { type: "run"; id: number; task: UnitTask } | { type: "abort"; id: number };
+
+/** An error as it crosses the thread boundary (class identity is lost in structured clone). */
+export interface TaskError {
+  message: string;
+  kind: string;
+  permanent: boolean;
+  retryAfterMs?: number;
+  platform?: string;
+  variable?: string;
+}
+
+export type WorkerReply = { type: "ready" } | { type: "done"; id: number; ok: true; value: unknown } | { type: "done"; id: number; ok: false; error: TaskError };

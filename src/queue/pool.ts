@@ -1,0 +1,82 @@
+// A pool of Bun Worker threads. Tasks go to the least busy thread; a thread that dies is
+// replaced and its tasks fail as transient (the dispatcher retries them).
+import type { UnitTask } from "../tracking/unit-runner";
+import type { TaskError, WorkerCommand, WorkerInit, WorkerReply } from "./messages";
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  inFlight: Map<number, { resolve: (v: unknown) => void; reject: (e: TaskError) => void }>;
+}
+
+export class TaskFailure extends Error {
+  constructor(readonly error: TaskError) {
+    super(error.message);
+  }
+}
+
+export interface WorkerPool {
+  run(task: UnitTask): { id: number; promise: Promise<unknown> };
+  abort(id: number): void;
+  size: number;
+  stop(): Promise<void>;
+}
+
+export function createWorkerPool(options: { size: number; workerUrl: URL | string; init: Omit<WorkerInit, "type"> }): WorkerPool {
+  let nextId = 1;
+  let stopped = false;
+  const slots: Slot[] = [];
+  const owner = new Map<number, Slot>();
+
+  function spawn(index: number) {
+    const worker = new Worker(options.workerUrl);
+    const inFlight: Slot["inFlight"] = new Map();
+    let markReady!: () => void;
+    const slot: Slot = { worker, inFlight, ready: new Promise((r) => (markReady = r)) };
+    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+      const message = event.data;
+      if (message.type === "ready") return markReady();
+      const pending = inFlight.get(message.id);
+      if (!pending) return;
+      inFlight.delete(message.id);
+      owner.delete(message.id);
+      if (message.ok) pending.resolve(message.value);
+      else pending.reject(message.error);
+    };
+    const onDeath = (reason: string) => {
+      for (const [id, pending] of inFlight) {
+        owner.delete(id);
+        pending.reject({ message: `worker thread ${reason}`, kind: "internal", permanent: false });
+      }
+      inFlight.clear();
+      if (!stopped && slots[index] === slot) spawn(index);
+    };
+    worker.addEventListener("error", (e) => onDeath(`crashed: ${(e as ErrorEvent).message}`));
+    worker.addEventListener("close", () => onDeath("exited"));
+    worker.postMessage({ type: "init", ...options.init } satisfies WorkerCommand);
+    slots[index] = slot;
+  }
+
+  for (let i = 0; i < options.size; i++) spawn(i);
+
+  return {
+    size: options.size,
+    run(task) {
+      const id = nextId++;
+      const slot = slots.reduce((best, s) => (s.inFlight.size < best.inFlight.size ? s : best));
+      const promise = new Promise<unknown>((resolve, reject) => {
+        slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)) });
+      });
+      owner.set(id, slot);
+      void slot.ready.then(() => slot.worker.postMessage({ type: "run", id, task } satisfies WorkerCommand));
+      return { id, promise };
+    },
+    abort(id) {
+      owner.get(id)?.worker.postMessage({ type: "abort", id } satisfies WorkerCommand);
+    },
+    async stop() {
+      stopped = true;
+      for (const slot of slots) slot.worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// Worker-thread entry: one SQLite connection and one engine registry per thread; runs units as
+// the main thread hands them over, many at once (they wait on the network, not the CPU).
+import { openDatabase } from "../db/open";
+import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
+import { createUnitRunner } from "../tracking/unit-runner";
+import type { TaskError, WorkerCommand, WorkerReply } from "./messages";
+
+declare const self: Worker;
+
+let runner: ReturnType<typeof createUnitRunner> | undefined;
+const controllers = new Map<number, AbortController>();
+const reply = (message: WorkerReply) => self.postMessage(message);
+
+function toTaskError(error: unknown): TaskError {
+  if (isEngineError(error)) {
+    return { message: error.message, kind: error.kind, permanent: error.permanent, retryAfterMs: error.retryAfterMs, platform: error.platform, variable: error.variable };
+  }
+  // Anything else (a database busy past its timeout, a bug) is worth another try.
+  return { message: error instanceof Error ? error.message : String(error), kind: "internal", permanent: false };
+}
+
+self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
+  const command = event.data;
+  if (command.type === "init") {
+    const dbh = openDatabase(command.dbPath, { migrate: false });
+    runner = createUnitRunner({ sqlite: dbh.sqlite, registry: createEngineRegistry(loadEngineConfig(command.env)) });
+    reply({ type: "ready" });
+  } else if (command.type === "abort") {
+    controllers.get(command.id)?.abort();
+  } else if (command.type === "run") {
+    const controller = new AbortController();
+    controllers.set(command.id, controller);
+    try {
+      const value = await runner!.run(command.task, controller.signal);
+      reply({ type: "done", id: command.id, ok: true, value });
+    } catch (error) {
+      reply({ type: "done", id: command.id, ok: false, error: toTaskError(error) });
+    } finally {
+      controllers.delete(command.id);
+    }
+  }
+};

@@ -1,0 +1,243 @@
+// The main-thread side of tracking runs: claims jobs from the queue, hands their units to the
+// worker threads under one per-provider limiter (so concurrency and requests-per-minute hold
+// across all threads), retries transient failures with backoff, and finalizes finished jobs.
+import type { Database } from "bun:sqlite";
+import { hostname } from "node:os";
+import { createLimiter, type EngineConfig, type Limiter, type PlatformId } from "../engines";
+import type { Logger } from "../http/log";
+import { TaskFailure, type WorkerPool } from "../queue/pool";
+import type { QueueStore, UnitRow } from "../queue/store";
+import { finalizeJob } from "./finalize";
+import type { UnitOutcome } from "./unit-runner";
+
+export interface DispatcherOptions {
+  sqlite: Database;
+  store: QueueStore;
+  pool: WorkerPool;
+  engines: EngineConfig;
+  logger: Logger;
+  now?: () => Date;
+  leaseMs?: number;
+  maxActiveJobs?: number;
+  maxUnitAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  pollMs?: number;
+}
+
+interface ActiveJob {
+  id: string;
+  brandId: string;
+  organizationId: string | null;
+  abort: AbortController;
+  unsettled: number;
+  retries: number;
+  /** Platforms refused for good (bad key): their remaining units fail without a call. */
+  deadPlatforms: Map<string, string>;
+  timers: Set<ReturnType<typeof setTimeout>>;
+}
+
+const OWNER_PREFIX = `${hostname()}:${process.pid}:`;
+
+/** "host:pid:uuid" owners on this host whose process is gone. */
+export function isDeadLocalOwner(owner: string): boolean {
+  const [host, pid] = owner.split(":");
+  if (host !== hostname() || !pid) return false;
+  // Only called before this process owns anything: an owner with our pid is a previous process.
+  if (Number(pid) === process.pid) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Exponential backoff with ±25 % jitter, never shorter than the upstream's own hint. */
+export function retryDelay(attempt: number, hintMs: number | undefined, baseMs: number, maxMs: number): number {
+  const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  const jittered = exp * (0.75 + Math.random() * 0.5);
+  return Math.round(Math.max(jittered, hintMs ?? 0));
+}
+
+export function createDispatcher(options: DispatcherOptions) {
+  const { store, pool, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const leaseMs = options.leaseMs ?? 30_000;
+  const maxActiveJobs = options.maxActiveJobs ?? 8;
+  const maxUnitAttempts = options.maxUnitAttempts ?? 6;
+  const retryBaseMs = options.retryBaseMs ?? 500;
+  const retryMaxMs = options.retryMaxMs ?? 60_000;
+  const owner = `${OWNER_PREFIX}${crypto.randomUUID()}`;
+  const active = new Map<string, ActiveJob>();
+  const limiters = new Map<string, Limiter>();
+  let stopped = false;
+  let pumping = false;
+  let pumpAgain = false;
+
+  const limiterFor = (platform: string): Limiter => {
+    const cfg = options.engines.platforms[platform as PlatformId];
+    const key = cfg?.prefix ?? platform;
+    let limiter = limiters.get(key);
+    if (!limiter) limiters.set(key, (limiter = createLimiter({ concurrency: cfg?.concurrency ?? 4, rpm: cfg?.rpm ?? 0 })));
+    return limiter;
+  };
+
+  function settle(job: ActiveJob) {
+    job.unsettled--;
+    if (job.unsettled === 0) finish(job);
+  }
+
+  function finish(job: ActiveJob) {
+    active.delete(job.id);
+    job.timers.forEach(clearTimeout);
+    if (job.abort.signal.aborted) return void wake();
+    try {
+      const counts = store.counts(job.id);
+      store.setProgress(job.id, { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total });
+      const outcome = finalizeJob({ sqlite: options.sqlite, store, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now });
+      logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
+    } catch (error) {
+      logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });
+    }
+    wake();
+  }
+
+  async function runUnit(job: ActiveJob, unit: UnitRow): Promise<void> {
+    const dead = job.deadPlatforms.get(unit.platform);
+    if (dead) {
+      store.failUnit(job.id, unit.seq, dead);
+      return settle(job);
+    }
+    let release: (() => void) | undefined;
+    let taskId: number | undefined;
+    const onAbort = () => taskId !== undefined && pool.abort(taskId);
+    try {
+      release = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
+      if (job.abort.signal.aborted) return;
+      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region });
+      taskId = run.id;
+      job.abort.signal.addEventListener("abort", onAbort, { once: true });
+      (await run.promise) as UnitOutcome;
+      settle(job);
+    } catch (error) {
+      if (job.abort.signal.aborted) return;
+      const failure = error instanceof TaskFailure ? error.error : { message: String(error), kind: "internal", permanent: false };
+      const attempt = unit.attempts + 1;
+      const reason = failure.variable && failure.kind === "auth" ? failure.message : `${unit.platform}: ${failure.message}`;
+      if (failure.permanent || attempt >= maxUnitAttempts) {
+        if (failure.kind === "auth") job.deadPlatforms.set(unit.platform, reason);
+        store.failUnit(job.id, unit.seq, reason);
+        settle(job);
+      } else {
+        job.retries++;
+        const delay = retryDelay(attempt, failure.retryAfterMs, retryBaseMs, retryMaxMs);
+        store.scheduleRetry(job.id, unit.seq, delay, reason);
+        const timer = setTimeout(() => {
+          job.timers.delete(timer);
+          void runUnit(job, { ...unit, attempts: attempt });
+        }, delay);
+        job.timers.add(timer);
+      }
+    } finally {
+      release?.();
+      job.abort.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  function startJob(row: { id: string; brand_id: string | null; organization_id: string | null; attempts: number; max_attempts: number }) {
+    const counts = store.counts(row.id);
+    const job: ActiveJob = {
+      id: row.id,
+      brandId: row.brand_id!,
+      organizationId: row.organization_id,
+      abort: new AbortController(),
+      unsettled: counts.pending,
+      retries: 0,
+      deadPlatforms: new Map(),
+      timers: new Set(),
+    };
+    active.set(job.id, job);
+    store.setProgress(job.id, { phase: "querying", completed: counts.done + counts.failed, total: counts.total });
+    if (row.attempts > row.max_attempts) {
+      // A job that keeps killing its process is given up rather than retried forever.
+      for (const unit of store.pendingUnits(job.id)) store.failUnit(job.id, unit.seq, `gave up after ${row.max_attempts} attempts of the job`);
+      job.unsettled = 0;
+    }
+    if (job.unsettled === 0) return finish(job);
+    const at = now().getTime();
+    for (const unit of store.pendingUnits(job.id)) {
+      const waitMs = unit.run_at ? Date.parse(unit.run_at) - at : 0;
+      if (waitMs > 0) {
+        const timer = setTimeout(() => {
+          job.timers.delete(timer);
+          void runUnit(job, unit);
+        }, waitMs);
+        job.timers.add(timer);
+      } else void runUnit(job, unit);
+    }
+  }
+
+  function pump() {
+    if (pumping) return void (pumpAgain = true);
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        while (!stopped && active.size < maxActiveJobs) {
+          const row = store.claim(owner, leaseMs);
+          if (!row) break;
+          startJob(row);
+        }
+      } while (pumpAgain && !stopped);
+    } catch (error) {
+      logger.error("tracking dispatcher could not claim", { error: String(error) });
+    } finally {
+      pumping = false;
+    }
+  }
+
+  function wake() {
+    if (!stopped) queueMicrotask(pump);
+  }
+
+  function heartbeat() {
+    for (const job of active.values()) {
+      if (!store.heartbeat(job.id, owner, leaseMs)) abortJob(job);
+    }
+  }
+
+  function abortJob(job: ActiveJob) {
+    job.abort.abort();
+    job.timers.forEach(clearTimeout);
+    active.delete(job.id);
+  }
+
+  store.expireDeadLeases(isDeadLocalOwner);
+  const heartbeatTimer = setInterval(heartbeat, Math.max(50, Math.floor(leaseMs / 3)));
+  // Jobs enqueued by another process, and retries whose time came, are picked up by polling too.
+  const pollTimer = setInterval(pump, options.pollMs ?? 1000);
+  wake();
+
+  return {
+    owner,
+    wake,
+    /** Stops work on a job at once (after it was marked cancelled in the store). */
+    cancel(jobId: string) {
+      const job = active.get(jobId);
+      if (job) abortJob(job);
+      wake();
+    },
+    activeJobs: () => [...active.keys()],
+    async stop() {
+      stopped = true;
+      clearInterval(heartbeatTimer);
+      clearInterval(pollTimer);
+      // Leave the jobs to the next start: expire our leases so it resumes them at once.
+      for (const job of active.values()) abortJob(job);
+      options.sqlite.prepare("UPDATE jobs SET lease_until = ?2 WHERE lease_owner = ?1 AND status = 'active'").run(owner, new Date(0).toISOString());
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,0 +1,133 @@
+// After the last unit: summarise the run, refresh suggestions, stamp brand_platforms and
+// record the lifecycle event, all in one transaction with the job's final state.
+import type { Database } from "bun:sqlite";
+import { analyzeAnswer, buildSuggestions, compileEntities, summarizeResults, type ResultRow } from "../analysis";
+import type { QueueStore, UnitCounts } from "../queue/store";
+import { loadEntities } from "./unit-runner";
+
+export interface FailedUnit {
+  seq: number;
+  prompt_id: string;
+  platform: string;
+  model: string;
+  region: string;
+  reason: string;
+}
+
+interface StoredResult extends ResultRow {
+  id: string;
+  prompt_id: string;
+  platform: string;
+  response: string;
+  citations: string;
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  try {
+    return text ? (JSON.parse(text) as T) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** One line naming each distinct cause, most frequent first: what a user must fix. */
+export function describeFailures(failed: FailedUnit[]): string | null {
+  if (!failed.length) return null;
+  const byReason = new Map<string, number>();
+  for (const f of failed) byReason.set(f.reason, (byReason.get(f.reason) ?? 0) + 1);
+  return [...byReason]
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${reason} (${n} unit${n === 1 ? "" : "s"})`)
+    .join("; ");
+}
+
+export function finalizeJob(input: {
+  sqlite: Database;
+  store: QueueStore;
+  jobId: string;
+  owner: string;
+  brandId: string;
+  organizationId: string | null;
+  counts: UnitCounts;
+  retries: number;
+  now: () => Date;
+}): { status: "completed" | "failed"; failedReason: string | null } {
+  const { sqlite, store, jobId } = input;
+  const rows = sqlite
+    .query(
+      `SELECT id, prompt_id, platform, model, response, citations, mentioned, mention_count, mention_position, competitor_mentions,
+              citation_count, brand_citation_count, visibility_score, sentiment_score, created_at, brand_id
+       FROM prompt_results WHERE job_id = ?`,
+    )
+    .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned"> & { competitor_mentions: string; mentioned: number })[];
+  const results: StoredResult[] = rows.map((r) => ({ ...r, mentioned: !!r.mentioned, competitor_mentions: parseJson(r.competitor_mentions, []) }));
+  const failedUnits = (
+    sqlite.query("SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ? AND status = 'failed' ORDER BY seq").all(jobId) as (Omit<FailedUnit, "reason"> & {
+      error: string | null;
+    })[]
+  ).map(({ error, ...u }) => ({ ...u, reason: error ?? "unknown error" }));
+  const noSurface = (sqlite.query("SELECT count(*) AS n FROM job_units WHERE job_id = ? AND status = 'done' AND error LIKE 'no_surface%'").get(jobId) as { n: number }).n;
+
+  const platforms = [...new Set([...results.map((r) => r.platform), ...failedUnits.map((f) => f.platform)])].sort();
+  const perPlatform = Object.fromEntries(
+    platforms.map((p) => {
+      const mine = results.filter((r) => r.platform === p);
+      return [p, { answered: mine.length, failed: failedUnits.filter((f) => f.platform === p).length, ...summarizeResults(mine, input.brandId) }];
+    }),
+  );
+
+  // Suggestions need the sentence-level analysis, which is recomputed from the stored answers.
+  const entities = loadEntities(sqlite, input.brandId);
+  const suggestions = entities
+    ? buildSuggestions({
+        brand: { name: entities.brand.name },
+        answers: (() => {
+          const compiled = compileEntities(entities.brand, entities.competitors);
+          return results.map((r) => ({
+            prompt_id: r.prompt_id,
+            platform: r.platform,
+            analysis: analyzeAnswer({ text: r.response, citations: parseJson(r.citations, []), compiled, language: entities.language ?? undefined }),
+          }));
+        })(),
+      })
+    : [];
+
+  const succeeded = results.length + noSurface;
+  const status = succeeded > 0 || input.counts.total === 0 ? "completed" : "failed";
+  const failedReason = describeFailures(failedUnits);
+  const at = input.now().toISOString();
+  const result = {
+    units: { total: input.counts.total, answered: results.length, no_surface: noSurface, failed: failedUnits.length },
+    retries: input.retries,
+    ...summarizeResults(results, input.brandId),
+    per_platform: perPlatform,
+    failed_units: failedUnits,
+    suggestions: suggestions.length,
+  };
+
+  sqlite.transaction(() => {
+    const upsert = sqlite.prepare(
+      `INSERT INTO suggestions (brand_id, type, key, title, detail, evidence, priority, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
+       ON CONFLICT (brand_id, type, key) DO UPDATE SET title = excluded.title, detail = excluded.detail, evidence = excluded.evidence,
+         priority = excluded.priority, updated_at = excluded.updated_at
+       RETURNING id, created_at = updated_at AS created`,
+    );
+    const event = sqlite.prepare("INSERT INTO webhook_events (organization_id, brand_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)");
+    const created: unknown[] = [];
+    for (const s of suggestions) {
+      const row = upsert.get(input.brandId, s.type, s.key, s.title, s.detail, JSON.stringify(s.evidence), s.priority, at) as { id: string; created: number };
+      if (row.created) created.push({ id: row.id, type: s.type, key: s.key, title: s.title, priority: s.priority });
+    }
+    const answeredPlatforms = new Set(results.map((r) => r.platform));
+    const stamp = sqlite.prepare("UPDATE brand_platforms SET last_checked_at = ? WHERE brand_id = ? AND platform = ?");
+    for (const p of answeredPlatforms) stamp.run(at, input.brandId, p);
+    if (input.organizationId) {
+      const data = { job_id: jobId, status, failed_reason: failedReason, result };
+      event.run(input.organizationId, input.brandId, status === "completed" ? "tracking.completed" : "tracking.failed", JSON.stringify(data), at);
+      for (const s of created) event.run(input.organizationId, input.brandId, "suggestion.created", JSON.stringify({ job_id: jobId, suggestion: s }), at);
+    }
+    const progress = { phase: status === "completed" ? "done" : "failed", completed: input.counts.done + input.counts.failed, total: input.counts.total };
+    store.finish(jobId, input.owner, status, result, status === "failed" ? (failedReason ?? "no unit succeeded") : failedReason, progress);
+  }).immediate();
+  return { status, failedReason };
+}

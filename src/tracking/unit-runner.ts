@@ -1,0 +1,153 @@
+// One unit of a tracking job, run on a worker thread: ask the engine, analyse the answer, and
+// write the result row, its citation rows and the unit's status in one transaction. The unique
+// key (job, prompt, platform, model, region) makes a repeated unit after a crash a no-op.
+import type { Database } from "bun:sqlite";
+import { analyzeAnswer, compileEntities, type CompiledEntities, type Entity } from "../analysis";
+import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
+
+export interface UnitTask {
+  jobId: string;
+  seq: number;
+  brandId: string;
+  promptId: string;
+  platform: string;
+  model: string;
+  region: string;
+}
+
+export type UnitOutcome =
+  | { kind: "answered"; resultId: string; mentioned: boolean; duplicate: boolean }
+  | { kind: "no_surface"; reason: string }
+  | { kind: "skipped"; reason: string };
+
+interface BrandRow {
+  id: string;
+  name: string;
+  aliases: string;
+  language: string | null;
+}
+
+function parseList(json: string | null): string[] {
+  try {
+    const value = JSON.parse(json ?? "[]");
+    return Array.isArray(value) ? value.filter((v) => typeof v === "string" || (v && typeof v === "object")) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Entities of a brand as analysis wants them. */
+export function loadEntities(sqlite: Database, brandId: string): { brand: Entity; competitors: Entity[]; language: string | null } | null {
+  const brand = sqlite.query("SELECT id, name, aliases, language FROM brands WHERE id = ?").get(brandId) as BrandRow | null;
+  if (!brand) return null;
+  const domains = (sqlite.query("SELECT domain FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC, domain").all(brandId) as { domain: string }[]).map((d) => d.domain);
+  const competitors = (sqlite.query("SELECT id, name, domain, aliases FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(brandId) as {
+    id: string;
+    name: string;
+    domain: string | null;
+    aliases: string;
+  }[]).map((c) => ({ id: c.id, kind: "competitor" as const, name: c.name, aliases: parseList(c.aliases) as Entity["aliases"], domains: c.domain ? [c.domain] : [] }));
+  return {
+    brand: { id: brand.id, kind: "brand", name: brand.name, aliases: parseList(brand.aliases) as Entity["aliases"], domains },
+    competitors,
+    language: brand.language,
+  };
+}
+
+export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegistry }) {
+  const { sqlite, registry } = deps;
+  // Entities compiled once per job (brand and competitors do not change mid-run as far as a run is concerned).
+  const compiledByJob = new Map<string, { compiled: CompiledEntities; language: string | null }>();
+  const q = {
+    unit: sqlite.prepare("SELECT status FROM job_units WHERE job_id = ? AND seq = ?"),
+    job: sqlite.prepare("SELECT status FROM jobs WHERE id = ?"),
+    prompt: sqlite.prepare("SELECT text FROM prompts WHERE id = ?"),
+    insertResult: sqlite.prepare(
+      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
+         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
+    ),
+    existing: sqlite.prepare("SELECT id, mentioned FROM prompt_results WHERE job_id = ? AND prompt_id = ? AND platform = ? AND model = ? AND region = ?"),
+    insertCitation: sqlite.prepare(
+      `INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, title, is_brand, competitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    unitDone: sqlite.prepare("UPDATE job_units SET status = 'done', attempts = attempts + 1, error = ?3 WHERE job_id = ?1 AND seq = ?2"),
+  };
+
+  function entitiesFor(task: UnitTask) {
+    let entry = compiledByJob.get(task.jobId);
+    if (!entry) {
+      const loaded = loadEntities(sqlite, task.brandId);
+      if (!loaded) return null;
+      entry = { compiled: compileEntities(loaded.brand, loaded.competitors), language: loaded.language };
+      if (compiledByJob.size > 64) compiledByJob.clear();
+      compiledByJob.set(task.jobId, entry);
+    }
+    return entry;
+  }
+
+  return {
+    async run(task: UnitTask, signal: AbortSignal): Promise<UnitOutcome> {
+      const unit = q.unit.get(task.jobId, task.seq) as { status: string } | null;
+      if (!unit || unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit?.status ?? "gone"}` };
+      const prompt = q.prompt.get(task.promptId) as { text: string } | null;
+      const entities = entitiesFor(task);
+      if (!prompt || !entities) return { kind: "skipped", reason: "prompt or brand was deleted" };
+
+      const answer = await registry
+        .engine(task.platform as PlatformId)
+        .ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language: entities.language ?? undefined, signal });
+
+      if (isNoSurface(answer)) {
+        q.unitDone.run(task.jobId, task.seq, `no_surface: ${answer.reason}`);
+        return { kind: "no_surface", reason: answer.reason };
+      }
+      const analysis = analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language: entities.language ?? undefined });
+      const resultId = crypto.randomUUID();
+      const write = sqlite.transaction(() => {
+        // A job cancelled while the answer was on its way keeps nothing of it.
+        const job = q.job.get(task.jobId) as { status: string } | null;
+        if (job?.status !== "active") return null;
+        const inserted = q.insertResult.run(
+          resultId,
+          task.jobId,
+          task.brandId,
+          task.promptId,
+          task.platform,
+          // The requested model keys the row (stable across dated upstream ids); the reported one is in the answer.
+          task.model,
+          task.region,
+          answer.surface,
+          answer.text,
+          analysis.mentioned ? 1 : 0,
+          analysis.mention_count,
+          analysis.mention_position,
+          JSON.stringify(
+            analysis.competitor_mentions.map((c) => ({ competitor_id: c.competitor_id, name: c.name, mention_count: c.mention_count, position: c.position })),
+          ),
+          JSON.stringify(analysis.citations),
+          analysis.citation_count,
+          analysis.brand_citation_count,
+          analysis.sentiment,
+          analysis.sentiment_score,
+          analysis.visibility_score,
+          JSON.stringify(answer.searchQueries ?? []),
+        );
+        if (inserted.changes === 0) {
+          const existing = q.existing.get(task.jobId, task.promptId, task.platform, task.model, task.region) as { id: string; mentioned: number } | null;
+          q.unitDone.run(task.jobId, task.seq, null);
+          return { id: existing?.id ?? resultId, mentioned: !!existing?.mentioned, duplicate: true };
+        }
+        for (const c of analysis.citations) {
+          q.insertCitation.run(resultId, task.brandId, c.position, c.url, c.normalized_url, c.domain ?? c.host ?? "", c.title, c.is_brand ? 1 : 0, c.competitor_id);
+        }
+        q.unitDone.run(task.jobId, task.seq, null);
+        return { id: resultId, mentioned: analysis.mentioned, duplicate: false };
+      });
+      const written = write.immediate();
+      if (!written) return { kind: "skipped", reason: "job is no longer active" };
+      return { kind: "answered", resultId: written.id, mentioned: written.mentioned, duplicate: written.duplicate };
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
+import { testServer } from "../helpers/app";
+import { signedUpClient } from "../helpers/supabase";
+import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
+
+let fake: FakeUpstream;
+let server: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  server = await testServer({ ...fake.env(), WORKERS: "2", TRACKING_RETRY_BASE_MS: "50" });
+});
+afterAll(async () => {
+  await server.stop();
+  fake.stop();
+});
+beforeEach(() => fake.reset());
+
+async function owner() {
+  const signed = await signedUpClient(server.url, server.secrets.anonKey);
+  const orgId = organizationOf(server.dbh.sqlite, signed.user.id);
+  return { ...signed, orgId, api: apiClient(server.url, signed.session.access_token) };
+}
+
+describe("a tracking run end to end", () => {
+  test("3 platforms, 5 prompts, 2 models on chatgpt: phases in order, one analysed row per unit", async () => {
+    const { api, orgId } = await owner();
+    const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId);
+    const started = await api.start({ brandId, platforms: ["chatgpt", "perplexity", "claude"], models: ["gpt-5-mini", "gpt-4o"] });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ success: true, units: 20 });
+
+    const { job, phases } = await api.waitFor(started.body.jobId);
+    expect(job.status).toBe("completed");
+    expect(job.progress).toEqual({ phase: "done", completed: 20, total: 20 });
+    const order = ["waiting", "querying", "summarizing", "done"];
+    expect(phases.map((p) => order.indexOf(p))).toEqual([...phases.map((p) => order.indexOf(p))].sort((a, b) => a - b));
+    expect(phases.at(-1)).toBe("done");
+
+    const rows = server.dbh.sqlite
+      .query("SELECT prompt_id, platform, model, region, response, citation_count, mentioned FROM prompt_results WHERE job_id = ? ORDER BY platform, model, prompt_id")
+      .all(started.body.jobId) as { prompt_id: string; platform: string; model: string; response: string; citation_count: number }[];
+    expect(rows).toHaveLength(20);
+    const keys = new Set(rows.map((r) => `${r.prompt_id}|${r.platform}|${r.model}`));
+    expect(keys.size).toBe(20);
+    for (const p of promptIds) {
+      for (const [platform, model] of [["chatgpt", "gpt-5-mini"], ["chatgpt", "gpt-4o"], ["perplexity", "sonar"], ["claude", "claude-sonnet-4-5"]])
+        expect(keys.has(`${p}|${platform}|${model}`)).toBe(true);
+    }
+    for (const r of rows) {
+      expect(r.response.length).toBeGreaterThan(50);
+      expect(r.citation_count).toBeGreaterThan(0);
+    }
+    expect(job.result.units).toMatchObject({ total: 20, answered: 20, failed: 0 });
+    expect(Object.keys(job.result.per_platform).sort()).toEqual(["chatgpt", "claude", "perplexity"]);
+    expect(job.result.visibility_rate.n).toBe(20);
+    expect(fake.requestsFor("chatgpt")).toHaveLength(10);
+    expect(fake.requestsFor("claude")).toHaveLength(5);
+    const event = server.dbh.sqlite.query("SELECT type FROM webhook_events WHERE json_extract(payload, '$.job_id') = ? AND type LIKE 'tracking.%'").all(started.body.jobId);
+    expect(event).toEqual([{ type: "tracking.completed" }]);
+  });
+});
+
+describe("start validation", () => {
+  test("bad input gets a 4xx that says what is allowed, and nothing is enqueued", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId);
+    const jobsBefore = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+
+    const malformed = await api.start({ brandId: "not-a-uuid" });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ success: false, error: { code: "invalid_id" } });
+
+    const unknownPlatform = await api.start({ brandId, platforms: ["chatgpt", "altavista"] });
+    expect(unknownPlatform.status).toBe(400);
+    expect(unknownPlatform.body.error.message).toContain("altavista");
+    expect(unknownPlatform.body.error.details.allowed).toContain("perplexity");
+
+    const unknownModel = await api.start({ brandId, models: ["totally-unknown-model"] });
+    expect(unknownModel.status).toBe(400);
+    expect(unknownModel.body.error.code).toBe("invalid_model");
+
+    const wrongPlatform = await api.start({ brandId, platforms: ["perplexity"], models: ["gpt-5-mini"] });
+    expect(wrongPlatform.status).toBe(400);
+    expect(wrongPlatform.body.error.message).toContain("chatgpt");
+
+    const notObject = await api.call("POST", "/api/tracking/start", ["x"]);
+    expect(notObject.status).toBe(400);
+
+    const missing = await api.start({ brandId: crypto.randomUUID() });
+    expect(missing.status).toBe(404);
+
+    const jobsAfter = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    expect(jobsAfter).toBe(jobsBefore);
+  });
+
+  test("a platform without a key → 400 naming the variable; a viewer cannot start (403)", async () => {
+    const { testApp } = await import("../helpers/app");
+    const bare = await testApp();
+    const signup = await bare.request("/auth/v1/signup", {
+      method: "POST",
+      headers: { apikey: bare.secrets.anonKey, "content-type": "application/json" },
+      body: JSON.stringify({ email: "solo@example.com", password: "solo-pass" }),
+    });
+    const { access_token, user } = await signup.json();
+    const orgId = organizationOf(bare.dbh.sqlite, user.id);
+    const { brandId } = seedBrand(bare.dbh.sqlite, orgId);
+    const start = (body: unknown) =>
+      bare.request("/api/tracking/start", { method: "POST", headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await start({ brandId, platforms: ["chatgpt"] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: "platform_not_configured", details: { variable: "OPENAI_API_KEY" } } });
+    const none = await start({ brandId });
+    expect(none.status).toBe(400);
+    expect((await none.json()).error.code).toBe("no_platform_configured");
+
+    bare.dbh.sqlite.query("UPDATE organization_members SET role = 'viewer' WHERE user_id = ?").run(user.id);
+    expect((await start({ brandId, platforms: ["chatgpt"] })).status).toBe(403);
+    expect((bare.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n).toBe(0);
+  });
+
+  test("no active prompts → 409; a second start for the same platforms → 409 with the jobId unless force", async () => {
+    const { api, orgId } = await owner();
+    const empty = seedBrand(server.dbh.sqlite, orgId, { prompts: 0 });
+    expect((await api.start({ brandId: empty.brandId, platforms: ["perplexity"] })).status).toBe(409);
+
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    fake.setBehavior("perplexity", { latencyMs: 300 });
+    const first = await api.start({ brandId, platforms: ["perplexity"] });
+    const second = await api.start({ brandId, platforms: ["perplexity"] });
+    expect(second.status).toBe(409);
+    expect(second.body.error.details.jobId).toBe(first.body.jobId);
+    const forced = await api.start({ brandId, platforms: ["perplexity"], force: true });
+    expect(forced.status).toBe(200);
+    await api.waitFor(first.body.jobId);
+    await api.waitFor(forced.body.jobId);
+  });
+});
+
+describe("errors from the engines", () => {
+  test("429 with Retry-After twice and one 500 per unit → completes, retries counted", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const seen = new Map<string, number>();
+    fake.setBehavior("perplexity", {
+      respond: async (req) => {
+        const key = JSON.stringify(req.body?.messages);
+        const n = (seen.get(key) ?? 0) + 1;
+        seen.set(key, n);
+        if (n <= 2) return new Response(JSON.stringify({ error: { message: "slow down" } }), { status: 429, headers: { "retry-after": "1", "content-type": "application/json" } });
+        if (n === 3) return new Response(JSON.stringify({ error: { message: "boom" } }), { status: 500, headers: { "content-type": "application/json" } });
+        fake.setBehavior("perplexity", undefined);
+        return fetch(`${fake.url}${req.fullPath}`, { method: "POST", headers: req.headers as any, body: JSON.stringify(req.body) });
+      },
+    });
+    const started = await api.start({ brandId, platforms: ["perplexity"] });
+    const { job } = await api.waitFor(started.body.jobId, 60_000);
+    expect(job.status).toBe("completed");
+    expect(job.result.units).toMatchObject({ total: 2, answered: 2, failed: 0 });
+    expect(job.result.retries).toBe(6);
+    const attempts = server.dbh.sqlite.query("SELECT attempts FROM job_units WHERE job_id = ?").all(started.body.jobId) as { attempts: number }[];
+    expect(attempts.map((a) => a.attempts)).toEqual([4, 4]);
+  });
+
+  test("401 on one platform → completes with that platform's units failed, failedReason naming platform and variable", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 3 });
+    fake.setBehavior("claude", { status: 401 });
+    const started = await api.start({ brandId, platforms: ["perplexity", "claude"] });
+    const { job } = await api.waitFor(started.body.jobId);
+    expect(job.status).toBe("completed");
+    expect(job.result.units).toMatchObject({ total: 6, answered: 3, failed: 3 });
+    expect(job.failedReason).toContain("claude");
+    expect(job.failedReason).toContain("ANTHROPIC_API_KEY");
+    // A refused key is not hammered: later units of that platform fail without a call.
+    expect(fake.requestsFor("claude").length).toBeLessThan(3 + 1);
+  });
+
+  test("401 everywhere → failed", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    fake.setBehavior("*", { status: 401 });
+    const started = await api.start({ brandId, platforms: ["perplexity", "chatgpt"] });
+    const { job } = await api.waitFor(started.body.jobId);
+    expect(job.status).toBe("failed");
+    expect(job.failedReason).toContain("OPENAI_API_KEY");
+    expect(job.failedReason).toContain("PERPLEXITY_API_KEY");
+    const events = server.dbh.sqlite.query("SELECT type FROM webhook_events WHERE json_extract(payload, '$.job_id') = ?").all(started.body.jobId);
+    expect(events).toEqual([{ type: "tracking.failed" }]);
+  });
+});
+
+describe("cancellation", () => {
+  test("cancel mid-run → cancelled within one unit; the upstream sees no request after that", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 20 });
+    fake.setBehavior("perplexity", { latencyMs: 150 });
+    const started = await api.start({ brandId, platforms: ["perplexity"] });
+    for (;;) {
+      const { body } = await api.job(started.body.jobId);
+      if (body.progress.completed >= 2) break;
+      await Bun.sleep(10);
+    }
+    const cancelled = await api.cancel(started.body.jobId);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe("cancelled");
+    const requestsAtCancel = fake.requestsFor("perplexity").length;
+    await Bun.sleep(600);
+    expect(fake.requestsFor("perplexity").length).toBe(requestsAtCancel);
+    const { body } = await api.job(started.body.jobId);
+    expect(body.status).toBe("cancelled");
+    expect(body.progress.phase).toBe("cancelled");
+    expect(body.progress.completed).toBeLessThan(20);
+    expect((await api.cancel(started.body.jobId)).status).toBe(409);
+  });
+});
