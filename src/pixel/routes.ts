@@ -1,0 +1,79 @@
+// /t.js, /t/collect and GET /api/brands/:brandId/traffic (DESIGN §10). Thin: read the request,
+// call the service, shape the response.
+import { Elysia } from "elysia";
+import type { RequestMeta } from "../app";
+import type { DbHandle } from "../db/open";
+import { AppError } from "../http/errors";
+import type { CallerResolver } from "../platform/auth/caller";
+import { MAX_BEACON_BYTES } from "./beacon";
+import { originHost } from "./origin";
+import { createScriptAsset } from "./script";
+import { createPixelService, type PixelOptions } from "./service";
+
+export interface PixelRoutesDeps {
+  dbh: DbHandle;
+  callers: CallerResolver;
+  meta: (request: Request) => RequestMeta;
+  now?: () => Date;
+  options?: Partial<PixelOptions>;
+  /** Registers work for shutdown: the batch writer flushes there. */
+  onClose: (close: () => void) => void;
+}
+
+const TOO_LARGE = new AppError(413, "payload_too_large", `A beacon is at most ${MAX_BEACON_BYTES} bytes`);
+
+/** The body as text, refusing more than `max` bytes (a chunked body has no length to check first). */
+async function readBeaconBody(request: Request, max: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (!(Number(declared) <= max)) throw TOO_LARGE;
+    return request.text();
+  }
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > max) throw TOO_LARGE;
+  return new TextDecoder().decode(bytes);
+}
+
+export function pixelRoutes(deps: PixelRoutesDeps) {
+  const service = createPixelService({ dbh: deps.dbh, now: deps.now, options: deps.options });
+  deps.onClose(() => service.close());
+  const script = createScriptAsset();
+
+  return new Elysia()
+    .get("/t.js", ({ request }) => script.respond(request))
+    .options("/t/collect", ({ request }) => {
+      // Any web origin may ask; the beacon itself is checked against the brand's domains.
+      const origin = request.headers.get("origin");
+      const headers: Record<string, string> = {
+        "access-control-allow-methods": "POST, OPTIONS",
+        "access-control-allow-headers": "content-type",
+        "access-control-max-age": "86400",
+        vary: "Origin",
+      };
+      if (originHost(origin)) headers["access-control-allow-origin"] = origin!;
+      return new Response(null, { status: 204, headers });
+    })
+    .post(
+      "/t/collect",
+      async ({ request }) => {
+        const headers = request.headers;
+        const origin = headers.get("origin");
+        await service.collect({
+          body: await readBeaconBody(request, MAX_BEACON_BYTES),
+          origin,
+          userAgent: headers.get("user-agent"),
+          peer: deps.meta(request).ip,
+          forwardedFor: headers.get("x-forwarded-for"),
+          optOutHeader: headers.get("dnt") === "1" || headers.get("sec-gpc") === "1",
+        });
+        // Reached only for an accepted origin, which is then safe to echo.
+        return new Response(null, { status: 204, headers: { "access-control-allow-origin": origin!, vary: "Origin" } });
+      },
+      { parse: "none" },
+    )
+    .get("/api/brands/:brandId/traffic", async ({ request, params }) => {
+      const caller = await deps.callers.apiUser(request);
+      const query = Object.fromEntries(new URL(request.url).searchParams);
+      return { success: true, ...service.traffic(caller, params.brandId, query) };
+    });
+}

@@ -1,0 +1,134 @@
+// The pixel's service: accept or refuse a beacon, turn it into a traffic row, and read the traffic
+// report. Everything it depends on (database, clock, options) comes in through createPixelService.
+import type { DbHandle } from "../db/open";
+import { AppError } from "../http/errors";
+import { createRateLimiter } from "../http/rate-limit";
+import type { ApiUser } from "../platform/auth/caller";
+import { parseBeacon } from "./beacon";
+import { createBrandDirectory } from "./brands";
+import { createSourceClassifier, createUserAgentReader } from "./classify";
+import { clientAddress, hostAllowed, originHost } from "./origin";
+import { openTrafficStore, type TrafficRow } from "./store";
+import { parseTrafficQuery, trafficReport, type TrafficReport } from "./traffic";
+import { createVisitorHasher } from "./visitor";
+import { WriterClosedError, createBatchWriter } from "./writer";
+
+export interface PixelOptions {
+  /** Beacons per client address per minute. */
+  rateLimitPerMinute: number;
+  brandCacheTtlMs: number;
+  brandCacheMaxEntries: number;
+  batchMaxRows: number;
+  batchMaxDelayMs: number;
+}
+
+export const DEFAULT_PIXEL_OPTIONS: PixelOptions = {
+  // A person sends a few beacons a minute; this leaves room for many people behind one NAT.
+  rateLimitPerMinute: 600,
+  brandCacheTtlMs: 30_000,
+  brandCacheMaxEntries: 10_000,
+  batchMaxRows: 500,
+  batchMaxDelayMs: 2,
+};
+
+export interface PixelServiceDeps {
+  dbh: DbHandle;
+  now?: () => Date;
+  options?: Partial<PixelOptions>;
+}
+
+export interface BeaconRequest {
+  body: string;
+  origin: string | null;
+  userAgent: string | null;
+  /** The socket peer's address. */
+  peer: string;
+  forwardedFor: string | null;
+  /** `DNT: 1` or `Sec-GPC: 1` on the request itself. */
+  optOutHeader: boolean;
+}
+
+export type BeaconOutcome = { stored: true } | { stored: false; reason: "bot" | "opt_out" };
+
+/** Keeps the URL's origin and path and only its utm_* parameters: other query values may be personal. */
+function storedUrl(url: URL): string {
+  const utm = [...url.searchParams].filter(([key]) => key.toLowerCase().startsWith("utm_"));
+  const query = utm.length ? `?${new URLSearchParams(utm)}` : "";
+  return `${url.origin}${url.pathname}${query}`;
+}
+
+export function createPixelService(deps: PixelServiceDeps) {
+  const options = { ...DEFAULT_PIXEL_OPTIONS, ...deps.options };
+  const now = deps.now ?? (() => new Date());
+  const brands = createBrandDirectory(deps.dbh.sqlite, () => now().getTime(), { ttlMs: options.brandCacheTtlMs, maxEntries: options.brandCacheMaxEntries });
+  const limiter = createRateLimiter({ limit: options.rateLimitPerMinute, windowMs: 60_000, now: () => now().getTime() });
+  const classifier = createSourceClassifier();
+  const readUserAgent = createUserAgentReader();
+  const visitorHash = createVisitorHasher({ now });
+  const store = openTrafficStore(deps.dbh);
+  const writer = createBatchWriter<TrafficRow>(store.writeBatch, { maxRows: options.batchMaxRows, maxDelayMs: options.batchMaxDelayMs });
+  const brandOrg = deps.dbh.sqlite.query<{ organization_id: string }, [string]>("SELECT organization_id FROM brands WHERE id = ?");
+
+  async function collect(request: BeaconRequest): Promise<BeaconOutcome> {
+    // Cheapest refusals first: the rate limit counts invalid beacons too.
+    const client = clientAddress(request.peer, request.forwardedFor);
+    if (!limiter.hit(client))
+      throw new AppError(429, "rate_limited", "Too many beacons from this address", { headers: { "retry-after": "60" } });
+    const beacon = parseBeacon(request.body);
+    const brand = brands.lookup(beacon.trackingCode);
+    if (!brand) throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
+    const host = originHost(request.origin);
+    if (!host || !hostAllowed(host, brand.domains)) throw new AppError(403, "origin_not_allowed", "The Origin is not a domain of this brand");
+    if (!hostAllowed(beacon.url.hostname.replace(/\.$/, ""), brand.domains))
+      throw new AppError(403, "url_not_allowed", "The page URL is not on a domain of this brand");
+
+    const userAgent = readUserAgent(request.userAgent);
+    if (userAgent.bot) return { stored: false, reason: "bot" };
+    if (brand.respectDnt && (beacon.optOut || request.optOutHeader)) return { stored: false, reason: "opt_out" };
+
+    const source = classifier.classify({ pageUrl: beacon.url, referrer: beacon.referrer });
+    const at = now();
+    try {
+      await writer.add({
+        id: Bun.randomUUIDv7(),
+        brandId: brand.id,
+        url: storedUrl(beacon.url),
+        path: beacon.url.pathname,
+        referrerHost: source.referrerHost,
+        sourcePlatform: source.platform,
+        utmSource: source.utmSource,
+        visitorHash: visitorHash(brand.id, client, request.userAgent ?? "", at),
+        country: null,
+        language: beacon.language,
+        screen: beacon.screen,
+        userAgentFamily: userAgent.family,
+        createdAt: at.toISOString(),
+      });
+    } catch (error) {
+      if (error instanceof WriterClosedError) throw new AppError(503, "shutting_down", "The server is shutting down", { headers: { "retry-after": "5" } });
+      // The brand was deleted between lookup and write: its rows would be gone anyway.
+      if (String(error).includes("FOREIGN KEY")) throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
+      throw error;
+    }
+    return { stored: true };
+  }
+
+  function traffic(caller: ApiUser, brandId: string, query: Record<string, string | undefined>): TrafficReport {
+    const brand = brandOrg.get(brandId);
+    // Someone else's brand reads as missing, so ids of other organizations' brands leak nothing.
+    if (!brand || !caller.orgRoles.has(brand.organization_id)) throw new AppError(404, "brand_not_found", "No such brand");
+    return trafficReport(deps.dbh.sqlite, brandId, parseTrafficQuery(query, now()));
+  }
+
+  return {
+    collect,
+    traffic,
+    /** Writes the beacons still waiting and closes the writer's connection (shutdown). */
+    close(): void {
+      writer.close();
+      store.close();
+    },
+  };
+}
+
+export type PixelService = ReturnType<typeof createPixelService>;

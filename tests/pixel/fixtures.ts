@@ -1,0 +1,47 @@
+// Brands for pixel tests, written by SQL until /rest/v1 can create them, and beacon builders.
+import type { Database } from "bun:sqlite";
+
+export const CHROME_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+export interface SeededBrand {
+  organizationId: string;
+  brandId: string;
+  trackingCode: string;
+}
+
+export function seedBrand(
+  sqlite: Database,
+  options: { domains: string[]; organizationId?: string; respectDnt?: boolean; trackingCode?: string },
+): SeededBrand {
+  const organizationId = options.organizationId ?? crypto.randomUUID();
+  if (!options.organizationId) sqlite.run("INSERT INTO organizations (id, name, slug) VALUES (?, ?, ?)", [organizationId, "Org", `org-${organizationId}`]);
+  const brandId = crypto.randomUUID();
+  const trackingCode = options.trackingCode ?? `aw_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  sqlite.run("INSERT INTO brands (id, organization_id, name, slug, tracking_code, respect_dnt) VALUES (?, ?, ?, ?, ?, ?)", [
+    brandId,
+    organizationId,
+    "Acme",
+    `acme-${brandId}`,
+    trackingCode,
+    options.respectDnt ? 1 : 0,
+  ]);
+  for (const [i, domain] of options.domains.entries())
+    sqlite.run("INSERT INTO brand_domains (brand_id, domain, is_primary) VALUES (?, ?, ?)", [brandId, domain, i === 0 ? 1 : 0]);
+  return { organizationId, brandId, trackingCode };
+}
+
+export function beaconJson(fields: { brand: string; url: string; referrer?: string; language?: string; screen?: string; dnt?: boolean }): string {
+  return JSON.stringify({ language: "en-US", screen: "1280x720", dnt: false, referrer: "", ...fields });
+}
+
+export function trafficRows(sqlite: Database, brandId?: string): Record<string, unknown>[] {
+  return brandId
+    ? sqlite.query("SELECT * FROM ai_traffic_logs WHERE brand_id = ? ORDER BY created_at, id").all(brandId) as Record<string, unknown>[]
+    : sqlite.query("SELECT * FROM ai_traffic_logs ORDER BY created_at, id").all() as Record<string, unknown>[];
+}
+
+/** An address per beacon, as a reverse proxy on loopback would forward it: spreads the per-IP limit. */
+export function forwardedFor(i: number): string {
+  return `100.64.${(i >> 8) & 255}.${i & 255}`;
+}
