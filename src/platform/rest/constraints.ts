@@ -1,0 +1,114 @@
+// What Postgres would enforce with constraints and triggers, for the REST write path: normalized and
+// checked columns (domains, slugs), a column inherited from a parent row (prompts.brand_id from its
+// prompt set), NOT NULL, and SQLite's constraint errors re-worded as Postgres' 23502/23503/23505.
+import { AppError } from "../../http/errors";
+import { normalizeDomain } from "../../analysis/urls";
+import type { ColumnInfo, TableInfo } from "./schema-cache";
+import type { SqlValue } from "./values";
+
+function checkViolation(table: string, constraint: string, details: string): AppError {
+  return new AppError(400, "23514", `new row for relation "${table}" violates check constraint "${constraint}"`, { details });
+}
+
+// Labels of letters, digits and inner hyphens; the last one starts with a letter (no IP addresses).
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const SLUG = /^[a-z0-9-]+$/;
+
+type ColumnRule = (table: string, column: string, value: string) => string;
+
+const hostRule: ColumnRule = (table, column, value) => {
+  const host = normalizeDomain(value);
+  if (!HOSTNAME.test(host)) throw checkViolation(table, `${table}_${column}_hostname`, `${column} must be a hostname such as example.com, got ${JSON.stringify(value)}`);
+  return host;
+};
+
+const slugRule: ColumnRule = (table, column, value) => {
+  if (!SLUG.test(value)) throw checkViolation(table, `${table}_${column}_format`, `${column} may contain only a-z, 0-9 and "-", got ${JSON.stringify(value)}`);
+  return value;
+};
+
+const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
+  organizations: { slug: slugRule },
+  brands: { slug: slugRule },
+  brand_domains: { domain: hostRule },
+  competitors: { domain: hostRule },
+};
+
+/** The value as stored: domains reduced to their host, slugs checked. */
+export function applyColumnRule(table: string, column: string, value: SqlValue): SqlValue {
+  const rule: ColumnRule | undefined = COLUMN_RULES[table]?.[column];
+  return rule !== undefined && typeof value === "string" ? rule(table, column, value) : value;
+}
+
+/** `column` of `table` must equal the same column of the row its foreign key `via` points to. */
+export interface InheritedColumn {
+  table: string;
+  column: string;
+  via: string;
+}
+
+export const INHERITED_COLUMNS: InheritedColumn[] = [{ table: "prompts", column: "brand_id", via: "prompt_set_id" }];
+
+export function inheritedColumnsOf(table: string): InheritedColumn[] {
+  return INHERITED_COLUMNS.filter((r) => r.table === table);
+}
+
+export function inheritanceViolation(rule: InheritedColumn): AppError {
+  return checkViolation(rule.table, `${rule.table}_${rule.column}_matches_${rule.via}`, `${rule.table}.${rule.column} must equal the ${rule.column} of the row ${rule.via} refers to`);
+}
+
+function failingRow(columns: ColumnInfo[], row: Record<string, SqlValue>): string {
+  return `Failing row contains (${columns.map((c) => (row[c.name] === undefined || row[c.name] === null ? "null" : String(row[c.name]))).join(", ")}).`;
+}
+
+export function notNullViolation(table: string, column: string, details: string | null): AppError {
+  return new AppError(400, "23502", `null value in column "${column}" of relation "${table}" violates not-null constraint`, { details });
+}
+
+/** NOT NULL, checked before the insert so the error can name the row (SQLite's message cannot). */
+export function checkNotNull(table: TableInfo, columns: ColumnInfo[], rows: Record<string, SqlValue>[], missingDefault: boolean): void {
+  for (const row of rows)
+    for (const column of table.columnList) {
+      if (!column.notNull) continue;
+      const given = Object.hasOwn(row, column.name);
+      const listed = columns.includes(column);
+      const defaulted = column.hasDefault && (!listed || (!given && missingDefault));
+      if (!defaulted && (row[column.name] === null || row[column.name] === undefined)) throw notNullViolation(table.name, column.name, failingRow(columns, row));
+    }
+}
+
+interface SqliteLikeError {
+  code?: string;
+  message?: string;
+}
+
+/**
+ * SQLite's constraint errors as the Postgres errors PostgREST would relay. `describe` finds the
+ * offending key values (SQLite's messages carry none).
+ */
+export function constraintError(
+  table: TableInfo,
+  error: unknown,
+  describe: { uniqueValues(columns: string[]): SqlValue[] | null; missingReference(): { fk: { name: string; column: string; refTable: string }; value: SqlValue } | null },
+): AppError | null {
+  const { code = "", message = "" } = (error ?? {}) as SqliteLikeError;
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    const columns = (/constraint failed: (.*)$/.exec(message)?.[1] ?? "").split(", ").map((c) => c.slice(c.indexOf(".") + 1));
+    const key = table.uniqueKeys.find((k) => k.columns.length === columns.length && k.columns.every((c) => columns.includes(c)));
+    const values = describe.uniqueValues(key?.columns ?? columns);
+    return new AppError(409, "23505", `duplicate key value violates unique constraint "${key?.name ?? `${table.name}_key`}"`, {
+      details: values ? `Key (${(key?.columns ?? columns).join(", ")})=(${values.map(String).join(", ")}) already exists.` : null,
+    });
+  }
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    const missing = describe.missingReference();
+    return new AppError(409, "23503", `insert or update on table "${table.name}" violates foreign key constraint "${missing?.fk.name ?? `${table.name}_fkey`}"`, {
+      details: missing ? `Key (${missing.fk.column})=(${missing.value}) is not present in table "${missing.fk.refTable}".` : null,
+    });
+  }
+  if (code === "SQLITE_CONSTRAINT_NOTNULL") {
+    const column = /constraint failed: [^.]*\.(.*)$/.exec(message)?.[1] ?? "?";
+    return notNullViolation(table.name, column, null);
+  }
+  return null;
+}

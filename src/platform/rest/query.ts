@@ -1,0 +1,248 @@
+// Runs plans against SQLite (PostgREST's Query step): reads level by level, writes inside one
+// IMMEDIATE transaction with the policy checks in Postgres' order — grants, row-level security
+// WITH CHECK, then constraints — so a row aimed at another organization is a 42501 and never
+// reveals a duplicate key there.
+import type { Database, Statement } from "bun:sqlite";
+import { AppError } from "../../http/errors";
+import { checkNotNull, constraintError, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
+import type { InsertPlan, ReadPlan } from "./plan";
+import { assertGranted, rlsViolation, type Action } from "./policies";
+import {
+  childQuery,
+  countQuery,
+  deleteQuery,
+  inheritedCheckQuery,
+  inheritedLookupQuery,
+  insertQuery,
+  keyExistsQuery,
+  maxRowidQuery,
+  missingReferenceQuery,
+  rootQuery,
+  targetQuery,
+  updateQuery,
+  upsertGuard,
+  withCheckQuery,
+  type Sql,
+  type SqlContext,
+} from "./sql";
+import type { ColumnInfo, TableInfo } from "./schema-cache";
+import type { SqlValue } from "./values";
+
+const STATEMENT_CACHE = 256;
+
+/** Prepared statements by SQL text (a bounded LRU: query shapes repeat, garbage query strings do not). */
+export function createRunner(sqlite: Database, onStatement?: (text: string) => void) {
+  const statements = new Map<string, Statement>();
+  function prepared(text: string): Statement {
+    let statement = statements.get(text);
+    if (statement) statements.delete(text);
+    else {
+      statement = sqlite.prepare(text);
+      if (statements.size >= STATEMENT_CACHE) {
+        const [oldest, old] = statements.entries().next().value!;
+        statements.delete(oldest);
+        old.finalize();
+      }
+    }
+    statements.set(text, statement);
+    return statement;
+  }
+  return {
+    values(query: Sql): unknown[][] {
+      onStatement?.(query.text);
+      return prepared(query.text).values(...(query.params as never[])) as unknown[][];
+    },
+    /** Runs `fn` in a BEGIN IMMEDIATE transaction (workers write too; no late lock upgrade). */
+    transaction<T>(fn: () => T): T {
+      return sqlite.transaction(fn).immediate();
+    },
+  };
+}
+
+export type Runner = ReturnType<typeof createRunner>;
+
+// ---- reads ------------------------------------------------------------------------------------
+
+function nullFields(node: ReadPlan): string {
+  return node.columns.map((c) => `${JSON.stringify(c.key)}:null`).join(",");
+}
+
+/** Adds the embeds' JSON to a row's own JSON object text. */
+function splice(json: string, parts: [ReadPlan, string | undefined][]): string {
+  const pieces = parts
+    .map(([embed, value]) => {
+      if (embed.spread) return value ? value.slice(1, -1) : nullFields(embed);
+      return `${JSON.stringify(embed.key)}:${value ?? (embed.rel!.toOne ? "null" : "[]")}`;
+    })
+    .filter(Boolean);
+  if (!pieces.length) return json;
+  return json === "{}" ? `{${pieces.join(",")}}` : `${json.slice(0, -1)},${pieces.join(",")}}`;
+}
+
+/** Rows [.., json at `at`, link values after it] → each row's complete JSON, embeds fetched per level. */
+function assemble(run: Runner, ctx: SqlContext, node: ReadPlan, rows: unknown[][], at: number): string[] {
+  if (!node.embeds.length) return rows.map((r) => r[at] as string);
+  const children = node.embeds.map((embed, i) => {
+    const keys = [...new Set(rows.map((r) => r[at + 1 + i]).filter((k) => k !== null && k !== undefined))] as SqlValue[];
+    return keys.length ? fetchChildren(run, ctx, embed, keys) : new Map<unknown, string>();
+  });
+  return rows.map((r) => splice(r[at] as string, node.embeds.map((embed, i) => [embed, children[i].get(r[at + 1 + i])])));
+}
+
+/** One statement for this level (plus one per level below): parent key → JSON object or array. */
+function fetchChildren(run: Runner, ctx: SqlContext, node: ReadPlan, keys: SqlValue[]): Map<unknown, string> {
+  const rows = run.values(childQuery(ctx, node, keys));
+  if (!node.rel!.toOne && !node.embeds.length) return new Map(rows.map((r) => [r[0], r[1] as string]));
+  const objects = assemble(run, ctx, node, rows, 1);
+  if (node.rel!.toOne) return new Map(rows.map((r, i) => [r[0], objects[i]]));
+  const groups = new Map<unknown, string[]>();
+  rows.forEach((r, i) => (groups.get(r[0]) ?? groups.set(r[0], []).get(r[0])!).push(objects[i]));
+  return new Map([...groups].map(([key, list]) => [key, `[${list.join(",")}]`]));
+}
+
+export interface ReadOutcome {
+  rows: string[];
+  total?: number;
+}
+
+export function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: boolean, rowids?: number[]): ReadOutcome {
+  const rows = run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
+  const total = count && !rowids ? Number(run.values(countQuery(ctx, plan))[0][0]) : undefined;
+  return { rows: assemble(run, ctx, plan, rows, 0), total };
+}
+
+// ---- writes -----------------------------------------------------------------------------------
+
+export interface WriteOutcome {
+  /** The written rows' JSON when a representation was asked for. */
+  rows?: string[];
+  affected: number;
+  /** Rows that were new (an upsert may update instead). */
+  inserted: number;
+}
+
+export interface WriteOptions {
+  representation: boolean;
+  /** Accept: vnd.pgrst.object — anything but one row rolls the write back (PGRST116). */
+  singular: boolean;
+}
+
+function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Action, values: SqlValue[]): void {
+  const check = withCheckQuery(ctx, table, action, values);
+  if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
+}
+
+function checkInherited(run: Runner, table: TableInfo, rowids: number[], touched: (column: string) => boolean): void {
+  for (const rule of inheritedColumnsOf(table.name))
+    if ((touched(rule.column) || touched(rule.via)) && run.values(inheritedCheckQuery(table, rule.column, rule.via, rowids)).length) throw inheritanceViolation(rule);
+}
+
+function singularityError(count: number): AppError {
+  return new AppError(406, "PGRST116", "Cannot coerce the result to a single JSON object", { details: `The result contains ${count} rows` });
+}
+
+/** Runs a write statement, re-wording constraint failures as the Postgres errors PostgREST relays. */
+function runWrite(run: Runner, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): number[] {
+  try {
+    return run.values(statement).map((r) => r[0] as number);
+  } catch (error) {
+    const mapped = constraintError(table, error, {
+      uniqueValues(columns) {
+        const keyOf = (row: Record<string, SqlValue>) => (columns.every((c) => Object.hasOwn(row, c)) ? columns.map((c) => row[c]) : null);
+        const seen = new Set<string>();
+        for (const row of rows) {
+          const key = keyOf(row);
+          if (!key) continue;
+          const text = JSON.stringify(key);
+          if (seen.has(text) || run.values(keyExistsQuery(table, columns, key)).length) return key;
+          seen.add(text);
+        }
+        return null;
+      },
+      missingReference() {
+        for (const fk of table.foreignKeys) {
+          const values = [...new Set(rows.map((r) => r[fk.column]).filter((v) => v !== null && v !== undefined))];
+          const missing = values.length ? run.values(missingReferenceQuery(fk, values))[0] : undefined;
+          if (missing) return { fk, value: missing[0] as SqlValue };
+        }
+        return null;
+      },
+    });
+    throw mapped ?? error;
+  }
+}
+
+function finish(run: Runner, ctx: SqlContext, read: ReadPlan, rowids: number[], inserted: number, options: WriteOptions): WriteOutcome {
+  if (options.singular && rowids.length !== 1) throw singularityError(rowids.length);
+  const rows = options.representation && rowids.length ? executeRead(run, ctx, read, false, rowids).rows : options.representation ? [] : undefined;
+  return { rows, affected: rowids.length, inserted };
+}
+
+export function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, read: ReadPlan, options: WriteOptions): WriteOutcome {
+  const { table, policy } = plan;
+  assertGranted(ctx.caller, policy, table.name, "insert");
+  const merge = plan.onConflict?.merge === true;
+  if (merge) assertGranted(ctx.caller, policy, table.name, "update", plan.columns.map((c) => c.name));
+  return run.transaction(() => {
+    const columns = [...plan.columns];
+    const rows = plan.rows.map((r) => ({ ...r }));
+    // Like a BEFORE INSERT trigger: an inherited column left out is copied from the parent row.
+    for (const rule of inheritedColumnsOf(table.name)) {
+      const needing = rows.filter((r) => (r[rule.column] ?? null) === null && (r[rule.via] ?? null) !== null);
+      if (!needing.length) continue;
+      const parents = new Map(run.values(inheritedLookupQuery(table, rule.column, rule.via, needing.map((r) => r[rule.via]))).map((r) => [r[0], r[1] as SqlValue]));
+      for (const row of needing) if (parents.has(row[rule.via])) row[rule.column] = parents.get(row[rule.via])!;
+      if (!columns.some((c) => c.name === rule.column)) columns.push(table.columns.get(rule.column)!);
+    }
+    const scopes = rows.map((r) => r[policy.scope] ?? null);
+    withCheck(run, ctx, table, "insert", scopes);
+    if (merge) withCheck(run, ctx, table, "update", scopes);
+    checkNotNull(table, columns, rows, plan.missingDefault);
+
+    const before = plan.onConflict ? Number(run.values(maxRowidQuery(table))[0][0]) : 0;
+    const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
+    const rowids = runWrite(run, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict }), rows);
+    // An upsert that would overwrite a row the caller may not update: Postgres refuses it (USING).
+    if (merge && rowids.length < rows.length) throw rlsViolation(ctx.caller, table.name);
+    checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
+    // New rows get rowids above the previous maximum; upserted rows keep theirs.
+    const inserted = plan.onConflict ? rowids.filter((id) => id > before).length : rowids.length;
+    return finish(run, ctx, read, rowids, inserted, options);
+  });
+}
+
+export function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan, set: [ColumnInfo, SqlValue][], now: string, options: WriteOptions): WriteOutcome {
+  const { table, policy } = read;
+  assertGranted(ctx.caller, policy, table.name, "update", set.map(([c]) => c.name));
+  if (!set.length) return { rows: options.representation ? [] : undefined, affected: 0, inserted: 0 };
+  return run.transaction(() => {
+    const assignments = [...set];
+    const value = (name: string) => assignments.find(([c]) => c.name === name)?.[1];
+    const scope = value(policy.scope);
+    if (scope !== undefined) withCheck(run, ctx, table, "update", [scope]);
+    for (const [column, v] of assignments) if (column.notNull && v === null) throw notNullViolation(table.name, column.name, null);
+    for (const rule of inheritedColumnsOf(table.name)) {
+      const via = value(rule.via);
+      if (via === undefined || value(rule.column) !== undefined || via === null) continue;
+      const parent = run.values(inheritedLookupQuery(table, rule.column, rule.via, [via]))[0];
+      if (parent) assignments.push([table.columns.get(rule.column)!, parent[1] as SqlValue]);
+    }
+    const updatedAt = table.columns.get("updated_at");
+    if (updatedAt && value("updated_at") === undefined) assignments.push([updatedAt, now]);
+    const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
+    const rowids = runWrite(run, table, updateQuery(ctx, read, assignments), [row]);
+    checkInherited(run, table, rowids, (c) => value(c) !== undefined);
+    return finish(run, ctx, read, rowids, 0, options);
+  });
+}
+
+export function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan, options: WriteOptions): WriteOutcome {
+  assertGranted(ctx.caller, read.policy, read.table.name, "delete");
+  return run.transaction(() => {
+    const rowids = run.values(targetQuery(ctx, read, "delete")).map((r) => r[0] as number);
+    // The representation is read before the rows are gone.
+    const outcome = finish(run, ctx, read, rowids, 0, options);
+    if (rowids.length) run.values(deleteQuery(read.table, rowids));
+    return outcome;
+  });
+}

@@ -1,0 +1,71 @@
+// /rest/v1 request handling: parse → plan → (policies inside sql) → query → render. Built once per
+// app with its dependencies; the schema cache is derived from the Drizzle schema at that moment.
+import type { Database } from "bun:sqlite";
+import { AppError } from "../../http/errors";
+import type { Caller } from "../auth/caller";
+import * as schema from "../../db/schema";
+import { parseRequest } from "./parse";
+import { planInsert, planRead, planUpdate, type Planner } from "./plan";
+import { REST_POLICIES, type Policies } from "./policies";
+import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
+import { renderRead, renderWrite } from "./render";
+import { planRpc } from "./rpc";
+import { buildSchemaCache } from "./schema-cache";
+
+export interface RestServiceDeps {
+  sqlite: Database;
+  now?: () => Date;
+  /** Called with the SQL text of every statement the REST layer runs (tests count them). */
+  onStatement?: (sql: string) => void;
+  policies?: Policies;
+}
+
+const PREFIX = "/rest/v1";
+
+export function createRestService(deps: RestServiceDeps) {
+  const planner: Planner = { cache: buildSchemaCache(schema), policies: deps.policies ?? REST_POLICIES };
+  const run = createRunner(deps.sqlite, deps.onStatement);
+  const now = deps.now ?? (() => new Date());
+
+  async function handle(request: Request, caller: Caller): Promise<Response> {
+    const path = new URL(request.url).pathname.slice(PREFIX.length);
+    if (path === "" || path === "/") throw new AppError(404, "PGRST126", "Root endpoint metadata is disabled");
+    if (request.method === "OPTIONS") {
+      const allow = path.startsWith("/rpc/") ? "OPTIONS,GET,HEAD,POST" : "OPTIONS,GET,HEAD,POST,PATCH,DELETE";
+      return new Response(null, { status: 200, headers: { allow } });
+    }
+    const req = await parseRequest(request, path);
+    const ctx = { cache: planner.cache, policies: planner.policies, caller };
+    const { name } = req.resource;
+    const count = req.preferences.count !== undefined;
+
+    if (req.resource.kind === "rpc") {
+      const isPost = req.method === "POST";
+      const args = isPost ? req.payload : Object.fromEntries(req.query.params);
+      if (!args || typeof args !== "object" || Array.isArray(args)) throw new AppError(400, "PGRST102", "The RPC arguments must be one JSON object");
+      const plan = planRpc(planner, name, args as Record<string, unknown>, isPost, req.query, req.topRange);
+      return renderRead(req, executeRead(run, ctx, plan, count));
+    }
+
+    const options = { representation: req.preferences.return === "representation", singular: req.media.kind === "object" };
+    switch (req.method) {
+      case "GET":
+      case "HEAD":
+        return renderRead(req, executeRead(run, ctx, planRead(planner, name, req.query, req.topRange), count));
+      case "POST": {
+        const insert = planInsert(planner, name, req.query, req.preferences, req.payload);
+        return renderWrite(req, executeInsert(run, ctx, insert, planRead(planner, name, req.query, { offset: 0 }), options));
+      }
+      case "PATCH": {
+        const set = planUpdate(planner, name, req.query, req.payload);
+        return renderWrite(req, executeUpdate(run, ctx, planRead(planner, name, req.query, req.topRange), set, now().toISOString(), options));
+      }
+      case "DELETE":
+        return renderWrite(req, executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), options));
+    }
+  }
+
+  return { handle, schemaCache: planner.cache };
+}
+
+export type RestService = ReturnType<typeof createRestService>;
