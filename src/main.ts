@@ -45,7 +45,19 @@ const commands: Record<string, Command> = {
   ask: (args, env) => runAskCommand(args, env),
   async serve(_args, env) {
     const config = configOrExit(env);
-    const server = await startServer(config);
+    // Signals are taken from the first moment, so a stop during start-up is graceful too.
+    let server: Awaited<ReturnType<typeof startServer>> | undefined;
+    let stopRequested: string | undefined;
+    const shutdown = async (signal: string) => {
+      stopRequested = signal;
+      if (!server) return;
+      server.logger.info("shutting down", { signal });
+      await server.stop();
+      process.exit(0);
+    };
+    process.once("SIGTERM", () => void shutdown("SIGTERM"));
+    process.once("SIGINT", () => void shutdown("SIGINT"));
+    server = await startServer(config);
     process.stdout.write(
       [
         `answerwatch ${VERSION} listening on ${server.url}`,
@@ -56,13 +68,7 @@ const commands: Record<string, Command> = {
         "",
       ].join("\n"),
     );
-    const shutdown = async (signal: string) => {
-      server.logger.info("shutting down", { signal });
-      await server.stop();
-      process.exit(0);
-    };
-    process.once("SIGTERM", () => void shutdown("SIGTERM"));
-    process.once("SIGINT", () => void shutdown("SIGINT"));
+    if (stopRequested) await shutdown(stopRequested);
     return new Promise<number>(() => {});
   },
   async migrate(_args, env) {

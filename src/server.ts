@@ -29,8 +29,10 @@ export async function startServer(config: Config, logger = createLogger(config.l
   const dbPath = join(config.dataDir, DB_FILE);
   const dbh = openDatabase(dbPath);
   const store = createQueueStore(dbh.sqlite, options.now);
-  // Relative to this module, which sits beside main.ts: the same path works in the compiled binary.
-  const pool = createWorkerPool({ size: config.workers, workerUrl: new URL("./queue/worker.ts", import.meta.url), init: { dbPath, env: config.env } });
+  // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
+  // relative to the embedded root finds the worker entry; from source, this module's URL does.
+  const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
+  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env } });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking });
   const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher } });
 

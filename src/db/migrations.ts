@@ -13,15 +13,21 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
   sqlite.run(
     "CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)",
   );
-  const last = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
-  const pending = migrations.filter((m) => last.at === null || m.when > Number(last.at));
-  if (pending.length === 0) return 0;
+  const pendingNow = () => {
+    const last = sqlite.query("SELECT max(created_at) AS at FROM __drizzle_migrations").get() as { at: number | null };
+    return migrations.filter((m) => last.at === null || m.when > Number(last.at));
+  };
+  if (pendingNow().length === 0) return 0;
   // drizzle-kit rebuilds tables with foreign keys off; that pragma is a no-op inside a
   // transaction, so switch it here and check the keys before committing instead.
   const foreignKeys = (sqlite.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys;
   sqlite.run("PRAGMA foreign_keys = OFF");
-  // BEGIN IMMEDIATE: two processes starting together must not both apply the same migration.
+  // BEGIN IMMEDIATE, and what is pending read again inside it: of two processes starting
+  // together, the second sees what the first applied.
+  let applied = 0;
   const apply = sqlite.transaction(() => {
+    const pending = pendingNow();
+    applied = pending.length;
     for (const m of pending) {
       for (const statement of m.sql.split("--> statement-breakpoint")) {
         if (statement.trim() && !/^\s*PRAGMA foreign_keys\s*=/i.test(statement)) sqlite.run(statement);
@@ -39,7 +45,7 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
   } finally {
     sqlite.run(`PRAGMA foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
   }
-  return pending.length;
+  return applied;
 }
 
 /** Source text of src/db/migrations.generated.ts for the migrations in `folder`. */

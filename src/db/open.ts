@@ -18,11 +18,12 @@ export const DB_FILE = "answerwatch.db";
 
 export function openDatabase(path: string, options: { migrate?: boolean } = {}): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true });
+  // busy_timeout first: switching to WAL needs a lock that another process may hold.
+  sqlite.run("PRAGMA busy_timeout = 5000");
   sqlite.run("PRAGMA journal_mode = WAL");
   // NORMAL is durable against process crashes in WAL mode (only an OS crash can lose the last commits).
   sqlite.run("PRAGMA synchronous = NORMAL");
   sqlite.run("PRAGMA foreign_keys = ON");
-  sqlite.run("PRAGMA busy_timeout = 5000");
   if (options.migrate !== false) applyMigrations(sqlite, embeddedMigrations);
   const db = drizzle(sqlite, { schema });
   return {
