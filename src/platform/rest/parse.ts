@@ -353,8 +353,8 @@ function operation(c: Cursor, single: (c: Cursor) => string): { negated: boolean
   }
   const quantified = /^([a-z]+)\((any|all)\)$/.exec(opText);
   const opName = quantified && QUANTIFIABLE.has(quantified[1]) ? quantified[1] : opText;
+  c.pos = dot + 1; // Parsec reports the position after the operator it read
   if (!(SIMPLE_OPERATORS as readonly string[]).includes(opName)) c.fail([], `unknown single value operator ${opText}`);
-  c.pos = dot + 1;
   return { negated, operation: { kind: "op", op: opName as SimpleOperator, value: single(c), quantifier: quantified ? (quantified[2] as "any" | "all") : undefined } };
 }
 
@@ -387,19 +387,12 @@ function logicValue(c: Cursor): string {
 }
 
 function logicTree(c: Cursor): LogicTree {
-  const start = c.pos;
-  // A filter `col.op.value` is tried first, as PostgREST does; `and(`/`or(`/`not.` start a sub-tree.
+  // `and(`, `or(` and `not.` followed by one of them start a sub-tree; anything else is `col.op.value`.
   if (!/^(not\.)?(and|or)\s*\(/.test(c.input.slice(c.pos))) {
-    try {
-      const f = field(c);
-      c.expect(".");
-      const { negated, operation: op } = operation(c, logicValue);
-      return { kind: "filter", filter: { field: f, negated, operation: op } };
-    } catch (error) {
-      c.pos = start;
-      if (!(error instanceof AppError)) throw error;
-      if (/^(not\.)?(and|or)/.test(c.input.slice(c.pos)) === false) throw error;
-    }
+    const f = field(c);
+    c.expect(".");
+    const { negated, operation: op } = operation(c, logicValue);
+    return { kind: "filter", filter: { field: f, negated, operation: op } };
   }
   const negated = c.eat("not.");
   const op = c.eat("and") ? "and" : c.eat("or") ? "or" : c.fail(["logic operator (and, or)"]);
@@ -414,7 +407,8 @@ function logicTree(c: Cursor): LogicTree {
 }
 
 export function parseLogic(key: string, value: string): { path: EmbedPath; tree: LogicTree } {
-  const segments = treePath(key).path.concat(key.split(".").at(-1)!);
+  const parsed = treePath(key);
+  const segments = [...parsed.path, parsed.field.name];
   const negated = segments.includes("not");
   const path = segments.slice(0, -1).filter((s) => s !== "not");
   const op = segments.at(-1)!;
@@ -477,7 +471,7 @@ export function parseQuery(search: URLSearchParams): QueryParams {
     if (key === "select") query.select = parseSelect(value);
     else if (key === "columns") query.columns = columnList(value, "columns parameter");
     else if (key === "on_conflict") query.onConflict = columnList(value, "on_conflict parameter");
-    else if (RESERVED.has(key) || value === "") continue;
+    else if (RESERVED.has(key)) continue;
     else if (EMBEDDABLE_RESERVED.has(lastSegment(key))) {
       const kind = lastSegment(key);
       if (kind === "and" || kind === "or") query.logic.push(parseLogic(key, value));
