@@ -94,7 +94,7 @@ export function createSourceClassifier(entries: AssistantEntry[] = assistantEntr
   }
 
   function classify(input: SourceInput): Source {
-    const rawUtm = input.pageUrl.searchParams.get("utm_source");
+    const rawUtm = input.pageUrl.search.includes("utm_source") ? input.pageUrl.searchParams.get("utm_source") : null;
     const utmSource = rawUtm ? rawUtm.trim().toLowerCase().slice(0, MAX_UTM) || null : null;
     let referrerHost: string | null = null;
     let platform: string | null = null;

@@ -17,7 +17,7 @@ export interface PixelRoutesDeps {
   now?: () => Date;
   options?: Partial<PixelOptions>;
   /** Registers work for shutdown: the batch writer flushes there. */
-  onClose: (close: () => void) => void;
+  onClose: (close: () => Promise<void>) => void;
 }
 
 const TOO_LARGE = new AppError(413, "payload_too_large", `A beacon is at most ${MAX_BEACON_BYTES} bytes`);

@@ -5,7 +5,7 @@ import source from "./t.js" with { type: "text" };
 export const SCRIPT_CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=604800";
 
 export function createScriptAsset() {
-  const body = new Bun.Transpiler({ loader: "js", minifyWhitespace: true, minifySyntax: true }).transformSync(source);
+  const body = new Bun.Transpiler({ loader: "js", minifyWhitespace: true }).transformSync(source);
   const etag = `"${Bun.hash(body).toString(36)}"`;
   const headers = {
     "content-type": "application/javascript; charset=utf-8",

@@ -11,15 +11,17 @@ import { clientAddress, hostAllowed, originHost } from "./origin";
 import { openTrafficStore, type TrafficRow } from "./store";
 import { parseTrafficQuery, trafficReport, type TrafficReport } from "./traffic";
 import { createVisitorHasher } from "./visitor";
-import { WriterClosedError, createBatchWriter } from "./writer";
+import { RowNotWrittenError, WriterBusyError, WriterClosedError, createBatchWriter } from "./writer";
 
 export interface PixelOptions {
   /** Beacons per client address per minute. */
   rateLimitPerMinute: number;
   brandCacheTtlMs: number;
   brandCacheMaxEntries: number;
+  /** Most rows in one transaction. */
   batchMaxRows: number;
-  batchMaxDelayMs: number;
+  /** Most rows waiting for the writer before beacons get 503 (backpressure). */
+  maxPendingRows: number;
 }
 
 export const DEFAULT_PIXEL_OPTIONS: PixelOptions = {
@@ -27,8 +29,8 @@ export const DEFAULT_PIXEL_OPTIONS: PixelOptions = {
   rateLimitPerMinute: 600,
   brandCacheTtlMs: 30_000,
   brandCacheMaxEntries: 10_000,
-  batchMaxRows: 500,
-  batchMaxDelayMs: 2,
+  batchMaxRows: 1000,
+  maxPendingRows: 20_000,
 };
 
 export interface PixelServiceDeps {
@@ -52,6 +54,7 @@ export type BeaconOutcome = { stored: true } | { stored: false; reason: "bot" | 
 
 /** Keeps the URL's origin and path and only its utm_* parameters: other query values may be personal. */
 function storedUrl(url: URL): string {
+  if (!/utm_/i.test(url.search)) return `${url.origin}${url.pathname}`;
   const utm = [...url.searchParams].filter(([key]) => key.toLowerCase().startsWith("utm_"));
   const query = utm.length ? `?${new URLSearchParams(utm)}` : "";
   return `${url.origin}${url.pathname}${query}`;
@@ -66,7 +69,7 @@ export function createPixelService(deps: PixelServiceDeps) {
   const readUserAgent = createUserAgentReader();
   const visitorHash = createVisitorHasher({ now });
   const store = openTrafficStore(deps.dbh);
-  const writer = createBatchWriter<TrafficRow>(store.writeBatch, { maxRows: options.batchMaxRows, maxDelayMs: options.batchMaxDelayMs });
+  const writer = createBatchWriter<TrafficRow>(store.write, { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows });
   const brandOrg = deps.dbh.sqlite.query<{ organization_id: string }, [string]>("SELECT organization_id FROM brands WHERE id = ?");
 
   async function collect(request: BeaconRequest): Promise<BeaconOutcome> {
@@ -87,7 +90,7 @@ export function createPixelService(deps: PixelServiceDeps) {
     if (brand.respectDnt && (beacon.optOut || request.optOutHeader)) return { stored: false, reason: "opt_out" };
 
     const source = classifier.classify({ pageUrl: beacon.url, referrer: beacon.referrer });
-    const at = now();
+    const createdAt = now().toISOString();
     try {
       await writer.add({
         id: Bun.randomUUIDv7(),
@@ -97,17 +100,19 @@ export function createPixelService(deps: PixelServiceDeps) {
         referrerHost: source.referrerHost,
         sourcePlatform: source.platform,
         utmSource: source.utmSource,
-        visitorHash: visitorHash(brand.id, client, request.userAgent ?? "", at),
+        visitorHash: visitorHash(brand.id, client, request.userAgent ?? "", createdAt.slice(0, 10)),
         country: null,
         language: beacon.language,
         screen: beacon.screen,
         userAgentFamily: userAgent.family,
-        createdAt: at.toISOString(),
+        createdAt,
       });
     } catch (error) {
       if (error instanceof WriterClosedError) throw new AppError(503, "shutting_down", "The server is shutting down", { headers: { "retry-after": "5" } });
+      if (error instanceof WriterBusyError) throw new AppError(503, "busy", "Too many beacons are waiting to be written", { headers: { "retry-after": "5" } });
       // The brand was deleted between lookup and write: its rows would be gone anyway.
-      if (String(error).includes("FOREIGN KEY")) throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
+      if (error instanceof RowNotWrittenError && error.message.includes("FOREIGN KEY"))
+        throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
       throw error;
     }
     return { stored: true };
@@ -123,10 +128,10 @@ export function createPixelService(deps: PixelServiceDeps) {
   return {
     collect,
     traffic,
-    /** Writes the beacons still waiting and closes the writer's connection (shutdown). */
-    close(): void {
-      writer.close();
-      store.close();
+    /** Writes the beacons still waiting, then closes the writer's connection (shutdown). */
+    async close(): Promise<void> {
+      await writer.close();
+      await store.close();
     },
   };
 }

@@ -74,17 +74,18 @@ function tally(rows: { key: string; platform: string; visits: number }[]): Map<s
 }
 
 export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery): TrafficReport {
-  const range = [brandId, q.from.toISOString(), q.to.toISOString()] as const;
+  type Range = [brandId: string, from: string, to: string];
+  const range: Range = [brandId, q.from.toISOString(), q.to.toISOString()];
   const where = "brand_id = ? AND created_at >= ? AND created_at < ?";
   const totals = sqlite
-    .query<{ pageViews: number; visits: number; visitors: number }, typeof range>(
+    .query<{ pageViews: number; visits: number; visitors: number }, Range>(
       `SELECT count(*) AS pageViews, count(source_platform) AS visits,
               count(DISTINCT CASE WHEN source_platform IS NOT NULL THEN visitor_hash END) AS visitors
          FROM ai_traffic_logs WHERE ${where}`,
     )
     .get(...range)!;
   const platforms = sqlite
-    .query<{ platform: string; visits: number; visitors: number }, typeof range>(
+    .query<{ platform: string; visits: number; visitors: number }, Range>(
       `SELECT source_platform AS platform, count(*) AS visits, count(DISTINCT visitor_hash) AS visitors
          FROM ai_traffic_logs WHERE ${where} AND source_platform IS NOT NULL
         GROUP BY source_platform ORDER BY visits DESC, platform`,
@@ -94,7 +95,7 @@ export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery
   const periodSql = q.interval === "day" ? "substr(created_at, 1, 10)" : "date(created_at, 'weekday 0', '-6 days')";
   const byPeriod = tally(
     sqlite
-      .query<{ key: string; platform: string; visits: number }, typeof range>(
+      .query<{ key: string; platform: string; visits: number }, Range>(
         `SELECT ${periodSql} AS key, source_platform AS platform, count(*) AS visits
            FROM ai_traffic_logs WHERE ${where} AND source_platform IS NOT NULL
           GROUP BY key, platform`,
@@ -109,7 +110,7 @@ export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery
   }
   const pages = tally(
     sqlite
-      .query<{ key: string; platform: string; visits: number }, typeof range>(
+      .query<{ key: string; platform: string; visits: number }, [...Range, ...Range]>(
         `SELECT path AS key, source_platform AS platform, count(*) AS visits
            FROM ai_traffic_logs
           WHERE ${where} AND source_platform IS NOT NULL

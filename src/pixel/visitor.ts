@@ -13,8 +13,8 @@ export function createVisitorHasher(deps: VisitorHasherDeps) {
   const randomBytes = deps.randomBytes ?? ((size: number) => crypto.getRandomValues(new Uint8Array(size)));
   let day = "";
   let salt = "";
-  return function visitorHash(brandId: string, ip: string, userAgent: string, at: Date = deps.now()): string {
-    const today = at.toISOString().slice(0, 10);
+  /** `today` is the UTC date (YYYY-MM-DD) of the visit; by default the clock's. */
+  return function visitorHash(brandId: string, ip: string, userAgent: string, today = deps.now().toISOString().slice(0, 10)): string {
     if (today !== day) {
       day = today;
       salt = Buffer.from(randomBytes(32)).toString("hex");

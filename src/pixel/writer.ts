@@ -1,13 +1,17 @@
-// Group commit: rows from concurrent beacons are collected for at most `maxDelayMs` (or until
-// `maxRows`) and written in one transaction; each caller's promise settles only after that commit,
-// so a 2xx sent after `await add(row)` means the row is on disk. One commit per batch instead of
-// one per beacon is what makes a durable write cheap.
+// Group commit: rows from concurrent beacons go to the database together, one transaction per
+// batch, and each caller's promise settles only after that commit — so a 2xx sent after
+// `await add(row)` means the row is on disk. Batches size themselves: a batch leaves on the next
+// turn of the event loop when the sink is idle; while the sink is committing, new rows wait and
+// leave together as soon as it is done. Light load gets low latency, heavy load big batches.
+
+/** Writes one batch in one transaction; resolves with the failed rows' indexes and reasons. */
+export type BatchSink<T> = (rows: T[]) => Promise<Map<number, string>>;
 
 export interface BatchWriterOptions {
-  /** Flush as soon as this many rows wait. */
+  /** Most rows in one transaction. */
   maxRows: number;
-  /** Longest a row waits for companions; 0 flushes on the next turn of the event loop. */
-  maxDelayMs: number;
+  /** Most rows waiting; beyond it add() refuses (backpressure rather than unbounded memory). */
+  maxPending: number;
 }
 
 export class WriterClosedError extends Error {
@@ -16,66 +20,73 @@ export class WriterClosedError extends Error {
   }
 }
 
-interface Waiter {
+export class WriterBusyError extends Error {
+  constructor() {
+    super("Too many rows are waiting to be written");
+  }
+}
+
+export class RowNotWrittenError extends Error {}
+
+interface Pending<T> {
+  row: T;
   resolve(): void;
   reject(error: unknown): void;
 }
 
-export function createBatchWriter<T>(writeBatch: (rows: T[]) => void, options: BatchWriterOptions) {
-  let rows: T[] = [];
-  let waiters: Waiter[] = [];
-  let scheduled: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined;
+export function createBatchWriter<T>(sink: BatchSink<T>, options: BatchWriterOptions) {
+  let pending: Pending<T>[] = [];
+  let writing: Promise<void> | null = null;
+  let scheduled = false;
   let closed = false;
 
-  function cancelSchedule() {
-    if (scheduled === undefined) return;
-    if (options.maxDelayMs > 0) clearTimeout(scheduled as ReturnType<typeof setTimeout>);
-    else clearImmediate(scheduled as ReturnType<typeof setImmediate>);
-    scheduled = undefined;
-  }
-
   function flush(): void {
-    cancelSchedule();
-    if (!rows.length) return;
-    const batch = rows;
-    const settle = waiters;
-    rows = [];
-    waiters = [];
-    try {
-      writeBatch(batch);
-      for (const waiter of settle) waiter.resolve();
-    } catch {
-      // One bad row (e.g. its brand was just deleted) must not fail its neighbours: retry one by one.
-      for (let i = 0; i < batch.length; i++) {
-        try {
-          writeBatch([batch[i]]);
-          settle[i].resolve();
-        } catch (error) {
-          settle[i].reject(error);
-        }
-      }
-    }
+    scheduled = false;
+    if (writing || !pending.length) return;
+    const batch = pending.slice(0, options.maxRows);
+    pending = pending.slice(batch.length);
+    writing = sink(batch.map((p) => p.row))
+      .then(
+        (failed) => {
+          for (const [i, p] of batch.entries()) {
+            const reason = failed.get(i);
+            if (reason === undefined) p.resolve();
+            else p.reject(new RowNotWrittenError(reason));
+          }
+        },
+        (error) => {
+          for (const p of batch) p.reject(error);
+        },
+      )
+      .finally(() => {
+        writing = null;
+        flush();
+      });
   }
 
   return {
     /** Resolves once the row is committed; rejects when it could not be written. */
     add(row: T): Promise<void> {
       if (closed) return Promise.reject(new WriterClosedError());
+      if (pending.length >= options.maxPending) return Promise.reject(new WriterBusyError());
       const { promise, resolve, reject } = Promise.withResolvers<void>();
-      rows.push(row);
-      waiters.push({ resolve, reject });
-      if (rows.length >= options.maxRows) flush();
-      else if (scheduled === undefined) scheduled = options.maxDelayMs > 0 ? setTimeout(flush, options.maxDelayMs) : setImmediate(flush);
+      pending.push({ row, resolve, reject });
+      if (!writing && !scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
       return promise;
     },
-    flush,
-    /** Writes what is waiting and refuses new rows (shutdown). */
-    close(): void {
+    /** Refuses new rows and resolves once every waiting row is written (shutdown). */
+    async close(): Promise<void> {
       closed = true;
-      flush();
+      while (writing || pending.length) {
+        flush();
+        await writing;
+      }
     },
     get pending(): number {
-      return rows.length;
+      return pending.length;
     },
   };
 }

@@ -31,7 +31,8 @@ export function seedBrand(
   return { organizationId, brandId, trackingCode };
 }
 
-export function beaconJson(fields: { brand: string; url: string; referrer?: string; language?: string; screen?: string; dnt?: boolean }): string {
+/** A beacon as t.js sends it; fields may be overridden with anything (fuzzing, wrong types). */
+export function beaconJson(fields: { brand: unknown; url: unknown } & Record<string, unknown>): string {
   return JSON.stringify({ language: "en-US", screen: "1280x720", dnt: false, referrer: "", ...fields });
 }
 

@@ -1,0 +1,220 @@
+// Table tests of the classification: every host of the shipped AI-assistant list (exact, subdomain,
+// www., look-alikes, as utm_source), the utm_source aliases, the bot list, and the origin rule.
+// The same table then runs end to end through /t/collect.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ANDROID_APPS, UTM_ALIASES, createSourceClassifier, createUserAgentReader } from "../../src/pixel/classify";
+import { aiRobotTokens, assistantEntries } from "../../src/pixel/lists";
+import { clientAddress, hostAllowed, originHost } from "../../src/pixel/origin";
+import { testServer } from "../helpers/app";
+import { CHROME_UA, beaconJson, seedBrand, trafficRows } from "./fixtures";
+
+const { classify, platformOfUtm } = createSourceClassifier();
+const entries = assistantEntries();
+const platforms = new Set(entries.map((e) => e.platform));
+const page = (query = "") => new URL(`https://acme.com/landing${query}`);
+const fromReferrer = (referrer: string) => classify({ pageUrl: page(), referrer: new URL(referrer) }).platform;
+
+/** [referrer URL, expected platform or null] for every list entry. */
+function referrerTable(): [string, string | null][] {
+  const rows: [string, string | null][] = [];
+  for (const { platform, host, pathPrefix } of entries) {
+    const path = pathPrefix ?? "/";
+    rows.push([`https://${host}${path}`, platform]);
+    rows.push([`https://${host.toUpperCase()}${path}?q=1`, platform]);
+    rows.push([`https://www.${host}${path}`, platform]);
+    rows.push([`https://eu.app.${host}${path}`, platform]);
+    rows.push([`https://${host}.evil.io${path}`, null]);
+    rows.push([`https://not${host}${path}`, null]);
+    rows.push([`https://${host.replaceAll(".", "-")}.com${path}`, null]);
+    if (pathPrefix) {
+      rows.push([`https://${host}${pathPrefix}/share/42`, platform]);
+      rows.push([`https://${host}/home`, null]);
+      rows.push([`https://${host}${pathPrefix}x`, null]);
+    }
+  }
+  return rows;
+}
+
+describe("the shipped AI-assistant list", () => {
+  test("it has the assistants the issue names, each with at least one host", () => {
+    expect(entries.length).toBeGreaterThanOrEqual(25);
+    for (const name of ["ChatGPT", "Perplexity", "Gemini", "Claude", "Copilot", "Grok", "Deepseek", "Le Chat", "Meta AI", "You"]) expect(platforms).toContain(name);
+    for (const e of entries) expect(e.host).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}$/);
+  });
+
+  test("every host, in every form, by referrer: exact, upper case, www., subdomain → the assistant; look-alikes → none", () => {
+    const table = referrerTable();
+    expect(table.length).toBeGreaterThan(entries.length * 7 - 1);
+    for (const [referrer, expected] of table) expect({ referrer, platform: fromReferrer(referrer) }).toEqual({ referrer, platform: expected });
+  });
+
+  test("every host as utm_source → the assistant, as typed (case, scheme, trailing path)", () => {
+    for (const { platform, host, pathPrefix } of entries) {
+      for (const value of [host + (pathPrefix ?? ""), host.toUpperCase() + (pathPrefix ?? ""), `https://${host}${pathPrefix ?? "/"}`]) {
+        const got = classify({ pageUrl: page(`?utm_source=${encodeURIComponent(value)}&utm_medium=referral`), referrer: null });
+        expect({ value, platform: got.platform }).toEqual({ value, platform });
+        expect(got.utmSource).toBe(value.toLowerCase());
+      }
+    }
+  });
+
+  test("utm_source aliases (openai, perplexity, …) name assistants of the list, in their spellings", () => {
+    for (const [alias, platform] of UTM_ALIASES) {
+      expect(platforms).toContain(platform);
+      for (const variant of [alias, alias.toUpperCase(), ` ${alias} `]) expect({ variant, platform: platformOfUtm(variant.trim().toLowerCase()) }).toEqual({ variant, platform });
+    }
+    expect(platformOfUtm("openai")).toBe("ChatGPT");
+    expect(platformOfUtm("chatgpt.com")).toBe("ChatGPT");
+    expect(platformOfUtm("perplexity")).toBe("Perplexity");
+    expect(platformOfUtm("le chat")).toBe("Le Chat");
+    expect(platformOfUtm("le-chat")).toBe("Le Chat");
+    for (const other of ["newsletter", "google", "facebook", "chatgpt.com.evil.io", "notperplexity.ai", "constructor", "__proto__", "toString"]) expect({ other, platform: platformOfUtm(other) }).toEqual({ other, platform: null });
+  });
+
+  test("Android app referrers name their assistant", () => {
+    for (const [app, platform] of ANDROID_APPS) {
+      expect(platforms).toContain(platform);
+      expect(fromReferrer(`android-app://${app}/`)).toBe(platform);
+    }
+    expect(fromReferrer("android-app://com.example.news/")).toBeNull();
+  });
+
+  test("the referrer wins over utm_source; utm_source counts without a referrer; only the host of the referrer is kept", () => {
+    expect(classify({ pageUrl: page("?utm_source=chatgpt.com"), referrer: new URL("https://www.perplexity.ai/search/abc?q=private") })).toEqual({
+      platform: "Perplexity",
+      referrerHost: "perplexity.ai",
+      utmSource: "chatgpt.com",
+    });
+    expect(classify({ pageUrl: page("?utm_source=openai"), referrer: new URL("https://www.google.com/") })).toEqual({
+      platform: "ChatGPT",
+      referrerHost: "google.com",
+      utmSource: "openai",
+    });
+    expect(classify({ pageUrl: page(), referrer: null })).toEqual({ platform: null, referrerHost: null, utmSource: null });
+  });
+});
+
+describe("bots", () => {
+  const read = createUserAgentReader();
+
+  test("every token of the AI-robots list, as a crawler would send it, is a bot", () => {
+    const tokens = aiRobotTokens();
+    expect(tokens.length).toBeGreaterThan(100);
+    for (const token of tokens) {
+      for (const ua of [`Mozilla/5.0 (compatible; ${token}/1.0; +https://example.com/bot)`, `${token}`, `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token.toLowerCase()}) Chrome/120 Safari/537.36`])
+        expect({ ua, bot: read(ua).bot }).toEqual({ ua, bot: true });
+    }
+  });
+
+  test("common crawlers, tools and automation are bots", () => {
+    for (const ua of [
+      "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+      "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+      "Mozilla/5.0 (compatible; YandexBot/3.0)",
+      "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
+      "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36",
+      "Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/109.0 Mobile Safari/537.36 Chrome-Lighthouse",
+      "curl/8.5.0",
+      "Wget/1.21.4",
+      "python-requests/2.32.3",
+      "Go-http-client/2.0",
+      "axios/1.7.2",
+      "",
+    ])
+      expect({ ua, bot: read(ua).bot }).toEqual({ ua, bot: true });
+  });
+
+  test("real browsers are visitors, with their family", () => {
+    const browsers: [string, string][] = [
+      [CHROME_UA, "Chrome"],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox"],
+      ["Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15", "Safari"],
+      ["Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1", "Safari"],
+      ["Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1", "Chrome"],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0", "Edge"],
+      ["Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36", "Samsung Internet"],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0", "Opera"],
+      ["Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.81 Mobile Safari/537.36", "Chrome"],
+    ];
+    for (const [ua, family] of browsers) expect({ ua, info: read(ua) }).toEqual({ ua, info: { bot: false, family } });
+  });
+});
+
+describe("the origin rule", () => {
+  const domains = ["acme.com", "acme-shop.de"];
+  test("a registered domain or a subdomain of one, any case, any port, is allowed", () => {
+    for (const origin of ["https://acme.com", "http://acme.com", "https://ACME.com", "https://www.acme.com", "https://a.b.acme.com:8443", "https://acme-shop.de", "https://acme.com."]) {
+      const host = originHost(origin);
+      expect({ origin, allowed: host !== null && hostAllowed(host, domains) }).toEqual({ origin, allowed: true });
+    }
+  });
+
+  test("look-alikes and anything that is not a web origin are refused", () => {
+    for (const origin of [
+      "https://acme.com.evil.io",
+      "https://notacme.com",
+      "https://evil-acme.com",
+      "https://acme.co",
+      "https://acme.com-shop.de",
+      "https://shop.de",
+      "https://acme.com@evil.io",
+      "https://evil.io#acme.com",
+      "https://acme.com/path",
+      "ftp://acme.com",
+      "null",
+      "",
+      "acme.com",
+      "https://",
+      "https://[::1]",
+    ]) {
+      const host = originHost(origin);
+      expect({ origin, allowed: host !== null && hostAllowed(host, domains) }).toEqual({ origin, allowed: false });
+    }
+    expect(originHost(null)).toBeNull();
+  });
+
+  test("the client address is the peer, or the last X-Forwarded-For entry when the peer is a local or private proxy", () => {
+    expect(clientAddress("198.51.100.1", null)).toBe("198.51.100.1");
+    // A public peer cannot choose its address by sending the header.
+    expect(clientAddress("198.51.100.1", "10.0.0.1")).toBe("198.51.100.1");
+    expect(clientAddress("127.0.0.1", "6.6.6.6, 198.51.100.2")).toBe("198.51.100.2");
+    expect(clientAddress("::ffff:127.0.0.1", "198.51.100.3")).toBe("198.51.100.3");
+    expect(clientAddress("10.1.2.3", "2001:db8::1")).toBe("2001:db8::1");
+    expect(clientAddress("172.20.0.5", "198.51.100.4")).toBe("198.51.100.4");
+    expect(clientAddress("::ffff:127.0.0.1", null)).toBe("127.0.0.1");
+    expect(clientAddress("127.0.0.1", "not an address")).toBe("127.0.0.1");
+  });
+});
+
+describe("the same table end to end through /t/collect", () => {
+  let server: Awaited<ReturnType<typeof testServer>>;
+  beforeAll(async () => {
+    server = await testServer();
+  });
+  afterAll(() => server.stop());
+
+  test("each referrer form and each utm_source form is stored with the expected platform", async () => {
+    const brand = seedBrand(server.dbh.sqlite, { domains: ["acme.com"] });
+    const cases: [string, { referrer?: string; query?: string }, string | null][] = [
+      ...referrerTable().map(([referrer, platform], i): [string, { referrer?: string }, string | null] => [`/r/${i}`, { referrer }, platform]),
+      ...entries.map(({ host, pathPrefix, platform }, i): [string, { query: string }, string] => [`/u/${i}`, { query: `?utm_source=${encodeURIComponent(host + (pathPrefix ?? ""))}` }, platform]),
+      ...[...UTM_ALIASES].map(([alias, platform], i): [string, { query: string }, string] => [`/a/${i}`, { query: `?utm_source=${encodeURIComponent(alias)}` }, platform]),
+    ];
+    let n = 0;
+    for (const [path, { referrer, query }] of cases) {
+      const res = await server.app.handle(
+        new Request("http://localhost/t/collect", {
+          method: "POST",
+          headers: { origin: "https://acme.com", "user-agent": CHROME_UA },
+          body: beaconJson({ brand: brand.trackingCode, url: `https://acme.com${path}${query ?? ""}`, referrer: referrer ?? "" }),
+        }),
+        `198.51.100.${n++ % 200}`,
+      );
+      expect({ path, status: res.status }).toEqual({ path, status: 204 });
+    }
+    const stored = new Map(trafficRows(server.dbh.sqlite, brand.brandId).map((r) => [r.path as string, r.source_platform]));
+    expect(stored.size).toBe(cases.length);
+    for (const [path, input, platform] of cases) expect({ path, input, platform: stored.get(path) }).toEqual({ path, input, platform });
+  });
+});
