@@ -1,0 +1,66 @@
+// Acceptance 6: an embed level costs one SQL statement, not one per parent row. The REST plugin is
+// built here with a statement hook over the same database and caller resolver as the app.
+import { beforeAll, expect, test } from "bun:test";
+import { restRoutes } from "../../src/platform/rest/routes";
+import { testApp } from "../helpers/app";
+
+let t: Awaited<ReturnType<typeof testApp>>;
+let token: string;
+let orgId: string;
+const statements: string[] = [];
+let rest: ReturnType<typeof restRoutes>;
+
+const get = (path: string) =>
+  rest.handle(new Request(`http://localhost/rest/v1${path}`, { headers: { apikey: t.secrets.anonKey, authorization: `Bearer ${token}` } }));
+
+async function counted(path: string): Promise<{ statements: number; body: any[] }> {
+  statements.length = 0;
+  const res = await get(path);
+  expect(res.status).toBe(200);
+  return { statements: statements.length, body: await res.json() };
+}
+
+beforeAll(async () => {
+  t = await testApp();
+  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql) });
+  const signup = await t.request("/auth/v1/signup", {
+    method: "POST",
+    headers: { apikey: t.secrets.anonKey, "content-type": "application/json" },
+    body: JSON.stringify({ email: "counter@example.com", password: "correct-horse", data: { organization_name: "Counter" } }),
+  });
+  token = (await signup.json()).access_token;
+  orgId = (t.dbh.sqlite.query("SELECT organization_id AS id FROM organization_members").get() as { id: string }).id;
+  const db = t.dbh.sqlite;
+  for (let i = 0; i < 50; i++) {
+    const brand = db.query("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?) RETURNING id").get(orgId, `Brand ${i}`, `brand-${i}`) as { id: string };
+    for (let j = 0; j < 2; j++) {
+      db.query("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)").run(brand.id, `b${i}-${j}.example.com`);
+      db.query("INSERT INTO competitors (brand_id, name) VALUES (?, ?)").run(brand.id, `Rival ${i}.${j}`);
+    }
+    const set = db.query("INSERT INTO prompt_sets (brand_id, name) VALUES (?, 'Set') RETURNING id").get(brand.id) as { id: string };
+    db.query("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, 'p')").run(set.id, brand.id);
+  }
+});
+
+test("listing 50 brands with two embeds runs 3 statements", async () => {
+  const { statements: n, body } = await counted("/brands?select=*,brand_domains(*),competitors(*)");
+  expect(body).toHaveLength(50);
+  expect(body.every((b) => b.brand_domains.length === 2 && b.competitors.length === 2)).toBe(true);
+  expect(n).toBe(3);
+});
+
+test("the count does not grow with the page, and a nested level adds one statement", async () => {
+  expect((await counted("/brands?select=*,brand_domains(*),competitors(*)&limit=5")).statements).toBe(3);
+  const nested = await counted("/brands?select=id,prompt_sets(id,prompts(id,prompt_sets(id)))");
+  expect(nested.body.every((b) => b.prompt_sets[0].prompts[0].prompt_sets.id === b.prompt_sets[0].id)).toBe(true);
+  expect(nested.statements).toBe(4);
+  // Embedded pages and orders stay one statement per level.
+  expect((await counted("/brands?select=id,brand_domains(domain)&brand_domains.order=domain.desc&brand_domains.limit=1")).statements).toBe(2);
+});
+
+test("every statement is parameterized: user text never reaches the SQL", async () => {
+  const marker = "zz'; DROP TABLE brands; --";
+  await get(`/brands?select=*,brand_domains(*)&name=eq.${encodeURIComponent(marker)}&brand_domains.domain=like.${encodeURIComponent(marker)}`);
+  expect(statements.length).toBeGreaterThan(0);
+  for (const sql of statements) expect(sql).not.toContain("DROP");
+});
