@@ -16,6 +16,8 @@ import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
 import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
+import { scheduleRoutes } from "./schedule/routes";
+import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { trackingRoutes } from "./tracking/routes";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
@@ -26,6 +28,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   now?: () => Date;
+  /** The address this server really listens on (known once it does). */
+  selfUrl?: () => string;
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
   tracking?: { store?: QueueStore; notifier?: TrackingNotifier };
 }
@@ -66,6 +70,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
+  const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now });
 
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
@@ -93,6 +98,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(apiHealthRoutes(callers))
     .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }))
     .use(trackingRoutes({ tracking, callers }))
+    .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
@@ -140,5 +146,5 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const close = async () => {
     for (const fn of closers.splice(0).reverse()) await fn();
   };
-  return { elysia, handle, meta, auth, callers, close };
+  return { elysia, handle, meta, auth, callers, schedule, close };
 }

@@ -1,5 +1,7 @@
 // Environment → typed, validated Config. Anything invalid throws ConfigError naming the
 // variable, which main.ts turns into one line on stderr and exit code 2.
+import { cron } from "@elysiajs/cron";
+import { Elysia } from "elysia";
 import { loadEngineConfig, type EngineConfig } from "./engines/config";
 import { isEngineError } from "./engines/errors";
 
@@ -18,7 +20,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   cronSchedule: string;
   cronTz: string | undefined;
-  cronTargetUrl: string;
+  /** Unset: this server itself, at the address it actually listens on. */
+  cronTargetUrl: string | undefined;
   /** Explicit secrets from the environment; missing ones are generated in DATA_DIR (see secrets.ts). */
   secrets: { jwtSecret?: string; anonKey?: string; serviceRoleKey?: string; cronSecret?: string };
   auth: {
@@ -139,8 +142,12 @@ export function loadConfig(env: Env): Config {
   }
 
   const cronSchedule = env.CRON_SCHEDULE?.trim() || "0 * * * *";
-  if (cronSchedule.split(/\s+/).length < 5 || cronSchedule.split(/\s+/).length > 6)
-    throw new ConfigError("CRON_SCHEDULE", `must be a cron pattern with 5 or 6 fields (got "${cronSchedule}")`);
+  try {
+    // croner (behind @elysiajs/cron) is the judge of a valid pattern; a paused job starts nothing.
+    new Elysia().use(cron({ name: "check", pattern: cronSchedule, paused: true, run() {} })).store.cron.check.stop();
+  } catch (error) {
+    throw new ConfigError("CRON_SCHEDULE", `is not a valid cron pattern (got "${cronSchedule}": ${(error as Error).message})`);
+  }
   const cronTz = env.CRON_TZ?.trim() || undefined;
   if (cronTz) {
     try {
@@ -162,7 +169,7 @@ export function loadConfig(env: Env): Config {
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,
-    cronTargetUrl: urlVar(env, "CRON_TARGET_URL", localUrl),
+    cronTargetUrl: urlVar(env, "CRON_TARGET_URL", "") || undefined,
     secrets: {
       jwtSecret: secretVar(env, "JWT_SECRET", 32),
       anonKey: secretVar(env, "ANON_KEY", 20),

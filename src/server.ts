@@ -2,6 +2,8 @@
 // Returned handle stops everything in order, which both SIGTERM and tests use.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { cron } from "@elysiajs/cron";
+import { Elysia } from "elysia";
 import { createApp, type App } from "./app";
 import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
@@ -23,7 +25,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger = createLogger(config.logLevel), options: { now?: () => Date } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, logger = createLogger(config.logLevel), options: { now?: () => Date; scheduler?: boolean } = {}): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const secrets = await ensureSecrets(config);
   const dbPath = join(config.dataDir, DB_FILE);
@@ -34,7 +36,27 @@ export async function startServer(config: Config, logger = createLogger(config.l
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
   const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env } });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking });
-  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher } });
+  let selfUrl = config.publicUrl;
+  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher }, selfUrl: () => selfUrl });
+
+  // The internal scheduler runs the same function as POST /cron/daily-tracking.
+  const scheduler = new Elysia().use(
+    cron({
+      name: "daily-tracking",
+      pattern: config.cronSchedule,
+      timezone: config.cronTz,
+      paused: options.scheduler === false,
+      protect: true,
+      run: () => {
+        try {
+          const outcome = app.schedule.runDue();
+          logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length });
+        } catch (error) {
+          logger.error("scheduled tracking failed", { error: String(error) });
+        }
+      },
+    }),
+  );
 
   const server = Bun.serve({
     port: config.port,
@@ -64,5 +86,6 @@ export async function startServer(config: Config, logger = createLogger(config.l
     })());
 
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+  selfUrl = url;
   return { url, port: server.port!, app, dbh, secrets, logger, dispatcher, stop };
 }

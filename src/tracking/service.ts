@@ -115,55 +115,64 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
     );
   }
 
+  /** Turns a validated request into units and one waiting job; shared by the API and the scheduler. */
+  function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; createdBy: string | null }) {
+    const brand = q.brand.get(input.brandId) as { id: string; organization_id: string; region: string | null } | null;
+    if (!brand) throw new AppError(404, "not_found", "Brand not found");
+    const { brandId, promptIds } = input;
+    const targets = selectTargets(brandId, input.platforms, input.models);
+    const platforms = [...targets.keys()].sort();
+    const prompts = (q.prompts.all(brandId) as { id: string; platforms: string; models: string; regions: string }[]).filter(
+      (p) => !promptIds || promptIds.includes(p.id),
+    );
+    if (!prompts.length) throw new AppError(409, "no_active_prompts", "The brand has no active prompts to track");
+
+    const units: NewUnit[] = [];
+    for (const prompt of prompts) {
+      const onlyPlatforms = JSON.parse(prompt.platforms || "[]") as string[];
+      const regions = JSON.parse(prompt.regions || "[]") as string[];
+      for (const [platform, models] of targets) {
+        if (onlyPlatforms.length && !onlyPlatforms.includes(platform)) continue;
+        for (const model of models) for (const region of regions.length ? regions : [brand.region ?? ""]) units.push({ promptId: prompt.id, platform, model, region });
+      }
+    }
+    if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
+
+    if (!input.force) {
+      for (const open of q.openJobs.all(brandId) as { id: string; data: string }[]) {
+        const openPlatforms = ((JSON.parse(open.data) as { platforms?: string[] }).platforms ?? []).slice().sort();
+        if (openPlatforms.join(",") === platforms.join(","))
+          throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId: open.id } });
+      }
+    }
+    const jobId = store.enqueue({
+      type: "tracking",
+      brandId,
+      organizationId: brand.organization_id,
+      data: { platforms, models: Object.fromEntries(targets), promptIds: promptIds ?? null },
+      units,
+      createdBy: input.createdBy,
+    });
+    deps.notifier?.wake();
+    return { success: true as const, jobId, units: units.length, platforms };
+  }
+
   return {
     registry,
 
     start(user: ApiUser, body: StartInput) {
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
       const brandId = requireUuid(body.brandId, "brandId");
-      const platformsIn = stringList(body.platforms, "platforms");
-      const modelsIn = stringList(body.models, "models");
+      const platforms = stringList(body.platforms, "platforms");
+      const models = stringList(body.models, "models");
       const promptIds = stringList(body.promptIds, "promptIds")?.map((id) => requireUuid(id, "promptIds[]"));
       if (body.force !== undefined && typeof body.force !== "boolean") throw new AppError(400, "validation_failed", "force must be a boolean");
-      const { brand, role } = visibleBrand(user, brandId);
+      const { role } = visibleBrand(user, brandId);
       if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot start tracking runs");
-
-      const targets = selectTargets(brandId, platformsIn, modelsIn);
-      const platforms = [...targets.keys()].sort();
-      const prompts = (q.prompts.all(brandId) as { id: string; platforms: string; models: string; regions: string }[]).filter(
-        (p) => !promptIds || promptIds.includes(p.id),
-      );
-      if (!prompts.length) throw new AppError(409, "no_active_prompts", "The brand has no active prompts to track");
-
-      const units: NewUnit[] = [];
-      for (const prompt of prompts) {
-        const onlyPlatforms = JSON.parse(prompt.platforms || "[]") as string[];
-        const regions = JSON.parse(prompt.regions || "[]") as string[];
-        for (const [platform, models] of targets) {
-          if (onlyPlatforms.length && !onlyPlatforms.includes(platform)) continue;
-          for (const model of models) for (const region of regions.length ? regions : [brand.region ?? ""]) units.push({ promptId: prompt.id, platform, model, region });
-        }
-      }
-      if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
-
-      if (body.force !== true) {
-        for (const open of q.openJobs.all(brandId) as { id: string; data: string }[]) {
-          const openPlatforms = ((JSON.parse(open.data) as { platforms?: string[] }).platforms ?? []).slice().sort();
-          if (openPlatforms.join(",") === platforms.join(","))
-            throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId: open.id } });
-        }
-      }
-      const jobId = store.enqueue({
-        type: "tracking",
-        brandId,
-        organizationId: brand.organization_id,
-        data: { platforms, models: Object.fromEntries(targets), promptIds: promptIds ?? null },
-        units,
-        createdBy: user.user.id,
-      });
-      deps.notifier?.wake();
-      return { success: true as const, jobId, units: units.length };
+      return enqueueRun({ brandId, platforms, models, promptIds, force: body.force === true, createdBy: user.user.id });
     },
+
+    enqueueRun,
 
     get(user: ApiUser, jobId: unknown) {
       return describe(visibleJob(user, jobId).job);

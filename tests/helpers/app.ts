@@ -27,8 +27,9 @@ export async function testApp(extra: Env = {}) {
   return { app, config, secrets, dbh, request };
 }
 
-export async function testServer(extra: Env = {}, options: { now?: () => Date } = {}) {
-  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), options);
+export async function testServer(extra: Env = {}, options: { now?: () => Date; scheduler?: boolean } = {}) {
+  // The internal scheduler stays paused in tests unless a test asks for it.
+  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), { scheduler: false, ...options });
 }
 
 /** A clock tests can move forward. */

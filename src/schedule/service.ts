@@ -1,0 +1,62 @@
+// The one function behind the internal scheduler and POST /cron/daily-tracking: one job per brand
+// with its due platforms; none for a brand that already has a run waiting or active.
+import type { Database } from "bun:sqlite";
+import { AppError } from "../http/errors";
+import type { TrackingService } from "../tracking/service";
+import { isDue, type PlatformSchedule } from "./due";
+
+export interface ScheduleOutcome {
+  success: true;
+  enqueued: { brandId: string; jobId: string; platforms: string[] }[];
+  skipped: { brandId: string; reason: string }[];
+}
+
+export function createScheduleService(deps: { sqlite: Database; tracking: TrackingService; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  const q = {
+    platforms: deps.sqlite.prepare(
+      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at
+       FROM brand_platforms bp JOIN brands b ON b.id = bp.brand_id
+       WHERE (?1 IS NULL OR b.organization_id = ?1) ORDER BY b.created_at, b.id, bp.platform`,
+    ),
+    openJob: deps.sqlite.prepare("SELECT id FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') LIMIT 1"),
+  };
+
+  return {
+    runDue(options: { organizationId?: string | null } = {}): ScheduleOutcome {
+      const at = now();
+      const dueByBrand = new Map<string, string[]>();
+      for (const row of q.platforms.all(options.organizationId ?? null) as (PlatformSchedule & { brand_id: string })[]) {
+        if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
+        if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
+      }
+      const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
+      for (const [brandId, platforms] of dueByBrand) {
+        if (!platforms.length) {
+          outcome.skipped.push({ brandId, reason: "no platform is due" });
+          continue;
+        }
+        const open = q.openJob.get(brandId) as { id: string } | null;
+        if (open) {
+          outcome.skipped.push({ brandId, reason: `a tracking run is already waiting or active (${open.id})` });
+          continue;
+        }
+        const configured = platforms.filter((p) => deps.tracking.registry.isConfigured(p as never));
+        if (!configured.length) {
+          outcome.skipped.push({ brandId, reason: `no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})` });
+          continue;
+        }
+        try {
+          const run = deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
+          outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          outcome.skipped.push({ brandId, reason: error.message });
+        }
+      }
+      return outcome;
+    },
+  };
+}
+
+export type ScheduleService = ReturnType<typeof createScheduleService>;

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
+import { testServer } from "../helpers/app";
+import { signedUpClient } from "../helpers/supabase";
+import { organizationOf, seedBrand } from "../helpers/tracking";
+
+let fake: FakeUpstream;
+let server: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  server = await testServer({ ...fake.env() });
+});
+afterAll(async () => {
+  await server.stop();
+  fake.stop();
+});
+
+const H = 3_600_000;
+const D = 24 * H;
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+async function cron(path: string, secret: string | null, body?: unknown, base = server.url) {
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { ...(secret ? { authorization: `Bearer ${secret}` } : {}), "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test("exactly the due brands are enqueued, one job each with its due platforms; a repeat enqueues nothing", async () => {
+  const { user } = await signedUpClient(server.url, server.secrets.anonKey);
+  const orgId = organizationOf(server.dbh.sqlite, user.id);
+  const brand = (name: string, platforms: Parameters<typeof seedBrand>[2]["platforms"]) => seedBrand(server.dbh.sqlite, orgId, { name, prompts: 1, platforms }).brandId;
+  const due = {
+    hourly: brand("hourly-due", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(2 * H) }]),
+    daily: brand("daily-due", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(25 * H) }, { platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(D) }]),
+    weekly: brand("weekly-due", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(8 * D) }]),
+    monthly: brand("monthly-due", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(40 * D) }]),
+    never: brand("never-checked", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }]),
+  };
+  const notDue = [
+    brand("hourly-fresh", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(10 * 60_000) }]),
+    brand("daily-fresh", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(3 * H) }]),
+    brand("weekly-fresh", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(2 * D) }]),
+    brand("monthly-fresh", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(10 * D) }]),
+    brand("manual", [{ platform: "perplexity", frequency: "manual", lastCheckedAt: null }]),
+    brand("disabled", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null, enabled: false }]),
+  ];
+
+  const first = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
+  expect(first.status).toBe(200);
+  expect(first.body.success).toBe(true);
+  const enqueued = new Map(first.body.enqueued.map((e: any) => [e.brandId, e.platforms]));
+  expect([...enqueued.keys()].sort()).toEqual(Object.values(due).sort());
+  expect(enqueued.get(due.daily)).toEqual(["perplexity"]);
+  expect(enqueued.get(due.monthly)).toEqual(["claude"]);
+  for (const id of notDue) expect(first.body.skipped.find((s: any) => s.brandId === id)?.reason).toBe("no platform is due");
+  for (const e of first.body.enqueued) expect(server.dbh.sqlite.query("SELECT brand_id, status FROM jobs WHERE id = ?").get(e.jobId)).toMatchObject({ brand_id: e.brandId });
+
+  const second = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
+  expect(second.status).toBe(200);
+  expect(second.body.enqueued).toEqual([]);
+});
+
+test("a wrong or missing secret is 401 and enqueues nothing; a bad organizationId is 400", async () => {
+  const before = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+  expect((await cron("/cron/daily-tracking", "not-the-secret")).status).toBe(401);
+  expect((await cron("/cron/daily-tracking", null)).status).toBe(401);
+  expect((await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: "nope" })).status).toBe(400);
+  const after = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+  expect(after).toBe(before);
+});
+
+test("the web app's route mirrors the server route's 200 and 401, and answers 502 when it cannot reach it", async () => {
+  const { user } = await signedUpClient(server.url, server.secrets.anonKey);
+  const orgId = organizationOf(server.dbh.sqlite, user.id);
+  seedBrand(server.dbh.sqlite, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] });
+  const ok = await cron("/api/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
+  expect(ok.status).toBe(200);
+  expect(ok.body.enqueued).toHaveLength(1);
+  const get = await fetch(`${server.url}/api/cron/daily-tracking`, { headers: { authorization: `Bearer ${server.secrets.cronSecret}` } });
+  expect(get.status).toBe(200);
+  expect((await get.json()).success).toBe(true);
+  expect((await cron("/api/cron/daily-tracking", "wrong")).status).toBe(401);
+
+  const lonely = await testServer({ CRON_TARGET_URL: "http://127.0.0.1:9" });
+  try {
+    const unreachable = await cron("/api/cron/daily-tracking", lonely.secrets.cronSecret, undefined, lonely.url);
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.body).toMatchObject({ success: false, error: { code: "upstream_unreachable" } });
+  } finally {
+    await lonely.stop();
+  }
+});
+
+test("the internal scheduler runs the same function on CRON_SCHEDULE", async () => {
+  const ticking = await testServer({ ...fake.env(), CRON_SCHEDULE: "* * * * * *" }, { scheduler: true });
+  try {
+    const { user } = await signedUpClient(ticking.url, ticking.secrets.anonKey);
+    const orgId = organizationOf(ticking.dbh.sqlite, user.id);
+    const { brandId } = seedBrand(ticking.dbh.sqlite, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: null }] });
+    const deadline = Date.now() + 10_000;
+    let jobs = 0;
+    while (Date.now() < deadline && !jobs) {
+      await Bun.sleep(200);
+      jobs = (ticking.dbh.sqlite.query("SELECT count(*) AS n FROM jobs WHERE brand_id = ?").get(brandId) as { n: number }).n;
+    }
+    expect(jobs).toBe(1);
+  } finally {
+    await ticking.stop();
+  }
+});
