@@ -40,7 +40,10 @@ function parseBound(value: string | undefined, name: string, isEnd: boolean): Da
   const text = value.trim();
   if (!DATE_ONLY.test(text) && !DATE_TIME.test(text)) throw badQuery(`${name} must be a date (YYYY-MM-DD) or an ISO date-time`);
   const date = new Date(DATE_ONLY.test(text) ? `${text}T00:00:00Z` : text);
-  if (Number.isNaN(date.getTime())) throw badQuery(`${name} is not a valid date`);
+  // Date rolls 2026-02-30 over to March; a real calendar day survives the round trip.
+  const [y, m, d] = text.slice(0, 10).split("-").map(Number);
+  const calendar = new Date(Date.UTC(y, m - 1, d));
+  if (Number.isNaN(date.getTime()) || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== d) throw badQuery(`${name} is not a valid date`);
   return DATE_ONLY.test(text) && isEnd ? new Date(date.getTime() + DAY_MS) : date;
 }
 
