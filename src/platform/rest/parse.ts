@@ -153,7 +153,9 @@ const IDENTIFIER_CHAR = /[\p{L}0-9_ $]/u;
 
 function identifier(c: Cursor): string | null {
   const start = c.pos;
-  while (c.pos < c.input.length && IDENTIFIER_CHAR.test(c.input[c.pos])) c.pos++;
+  // By code point: letters outside the BMP (𝔘) are letters too.
+  for (let ch = String.fromCodePoint(c.input.codePointAt(c.pos) ?? 0); c.pos < c.input.length && IDENTIFIER_CHAR.test(ch); ch = String.fromCodePoint(c.input.codePointAt(c.pos) ?? 0))
+    c.pos += ch.length;
   return c.pos > start ? c.input.slice(start, c.pos).trim() : null;
 }
 
