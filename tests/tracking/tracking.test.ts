@@ -23,9 +23,21 @@ async function owner() {
 }
 
 describe("a tracking run end to end", () => {
-  test("3 platforms, 5 prompts, 2 models on chatgpt: phases in order, one analysed row per unit", async () => {
-    const { api, orgId } = await owner();
-    const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId);
+  test("3 platforms, 5 prompts, 2 models on chatgpt: phases in order, one analysed row per unit, read back through the RPC", async () => {
+    const { api, orgId, sb } = await owner();
+    // The brand is set up the way the web app does it: supabase-js against /rest/v1.
+    const brand = await sb.from("brands").insert({ organization_id: orgId, name: "Acme", slug: "acme", industry: "software", region: "US", language: "en" }).select().single();
+    expect(brand.error).toBeNull();
+    const brandId = brand.data!.id as string;
+    expect((await sb.from("brand_domains").insert({ brand_id: brandId, domain: "https://www.Acme.com/" })).error).toBeNull();
+    expect((await sb.from("competitors").insert([{ brand_id: brandId, name: "Globex", domain: "globex.com" }, { brand_id: brandId, name: "Initech", domain: "initech.com" }])).error).toBeNull();
+    const set = await sb.from("prompt_sets").insert({ brand_id: brandId, name: "Core" }).select().single();
+    const prompts = await sb
+      .from("prompts")
+      .insert(Array.from({ length: 5 }, (_, i) => ({ prompt_set_id: set.data!.id, brand_id: brandId, text: `Best project tool for a team of ${i + 2}?` })))
+      .select("id");
+    expect(prompts.error).toBeNull();
+    const promptIds = prompts.data!.map((p) => p.id as string);
     const started = await api.start({ brandId, platforms: ["chatgpt", "perplexity", "claude"], models: ["gpt-5-mini", "gpt-4o"] });
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ success: true, units: 20 });
@@ -58,6 +70,20 @@ describe("a tracking run end to end", () => {
     expect(fake.requestsFor("claude")).toHaveLength(5);
     const event = server.dbh.sqlite.query("SELECT type FROM webhook_events WHERE json_extract(payload, '$.job_id') = ? AND type LIKE 'tracking.%'").all(started.body.jobId);
     expect(event).toEqual([{ type: "tracking.completed" }]);
+
+    const latest = await sb.rpc("get_latest_prompt_results", { p_brand_id: brandId });
+    expect(latest.error).toBeNull();
+    expect(latest.data).toHaveLength(20);
+    const latestKeys = new Set((latest.data as any[]).map((r) => `${r.prompt_id}|${r.platform}|${r.model}`));
+    expect(latestKeys).toEqual(keys);
+    for (const r of latest.data as any[]) {
+      expect(r.job_id).toBe(started.body.jobId);
+      expect(typeof r.mentioned).toBe("boolean");
+      expect(typeof r.visibility_score).toBe("number");
+      expect(Array.isArray(r.citations)).toBe(true);
+      expect(Array.isArray(r.competitor_mentions)).toBe(true);
+      expect(r.citation_count).toBe(r.citations.length);
+    }
   });
 });
 
@@ -212,5 +238,49 @@ describe("cancellation", () => {
     expect(body.progress.phase).toBe("cancelled");
     expect(body.progress.completed).toBeLessThan(20);
     expect((await api.cancel(started.body.jobId)).status).toBe(409);
+  });
+});
+
+describe("isolation", () => {
+  test("another organization's member gets 404 polling or cancelling; a viewer can poll but not start or cancel", async () => {
+    const { api, orgId } = await owner();
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 1 });
+    fake.setBehavior("perplexity", { latencyMs: 200 });
+    const started = await api.start({ brandId, platforms: ["perplexity"] });
+    expect(started.status).toBe(200);
+
+    const stranger = await owner();
+    expect((await stranger.api.job(started.body.jobId)).status).toBe(404);
+    expect((await stranger.api.cancel(started.body.jobId)).status).toBe(404);
+    expect((await stranger.api.start({ brandId, platforms: ["perplexity"] })).status).toBe(404);
+    const listed = await stranger.api.call("GET", `/api/tracking/jobs`);
+    expect(listed.body.jobs.map((j: any) => j.jobId)).not.toContain(started.body.jobId);
+
+    const created = await fetch(`${server.url}/auth/v1/admin/users`, {
+      method: "POST",
+      headers: { apikey: server.secrets.serviceRoleKey, authorization: `Bearer ${server.secrets.serviceRoleKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: `viewer.${crypto.randomUUID()}@example.com`, password: "viewer-pass", organization_id: orgId, role: "viewer" }),
+    });
+    const viewerUser = await created.json();
+    const { client } = await import("../helpers/supabase");
+    const session = (await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: viewerUser.email, password: "viewer-pass" })).data.session!;
+    const viewer = apiClient(server.url, session.access_token);
+    const polled = await viewer.job(started.body.jobId);
+    expect(polled.status).toBe(200);
+    expect(polled.body.jobId).toBe(started.body.jobId);
+    expect((await viewer.start({ brandId, platforms: ["perplexity"], force: true })).status).toBe(403);
+    expect((await viewer.cancel(started.body.jobId)).status).toBe(403);
+    const list = await viewer.call("GET", `/api/tracking/jobs?brandId=${brandId}`);
+    expect(list.body.jobs.map((j: any) => j.jobId)).toEqual([started.body.jobId]);
+    await api.waitFor(started.body.jobId);
+  });
+
+  test("polling needs a valid token and a well-formed id", async () => {
+    expect((await fetch(`${server.url}/api/tracking/job/${crypto.randomUUID()}`)).status).toBe(401);
+    const { api } = await owner();
+    expect((await api.job("not-a-uuid")).status).toBe(400);
+    expect((await api.job(crypto.randomUUID())).status).toBe(404);
+    expect((await api.call("GET", "/api/tracking/jobs?limit=0")).status).toBe(400);
+    expect((await api.call("GET", "/api/tracking/jobs?status=exploded")).status).toBe(400);
   });
 });
