@@ -4,7 +4,7 @@ import { compileEntities, findMentions, type CompiledEntities, type Entity, type
 import { scanLinks } from "./links";
 import { scorePassages, type SentimentLabel } from "./sentiment";
 import { positionAdjustedWordCounts, round, shares, visibilityScore } from "./scores";
-import { analyzeLines, lineIndexAt, listRank, sentenceUnits, withoutUrls, type SentenceUnit } from "./structure";
+import { analyzeLines, lineIndexAt, listRank, segmenterFor, sentenceUnits, withoutUrls, type SentenceUnit } from "./structure";
 
 export interface AnalyzeAnswerInput {
   text: string;
@@ -120,9 +120,16 @@ function brandPassage(text: string, plain: string, unit: SentenceUnit, unitMenti
   return parts.map((c) => masked(text, c.start, c.end, unitMentions)).join(" ");
 }
 
-function wordCount(text: string, segmenter: Intl.Segmenter): number {
+// Scripts written without spaces need a dictionary-based segmenter; everything else splits on
+// letters and digits, which gives the same words at a fraction of Intl.Segmenter's cost.
+const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’\-]*/gu;
+
+function wordCount(text: string, language: string | undefined): number {
+  const clean = text.replace(/https?:\/\/\S+/g, " ");
+  if (!NO_SPACE_SCRIPT.test(clean)) return clean.match(WORD)?.length ?? 0;
   let n = 0;
-  for (const s of segmenter.segment(text.replace(/https?:\/\/\S+/g, " "))) if (s.isWordLike) n++;
+  for (const s of segmenterFor(language, "word").segment(clean)) if (s.isWordLike) n++;
   return n;
 }
 
@@ -142,7 +149,6 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
   named.sort((a, b) => a.first! - b.first!);
   const positionOf = new Map(named.map((e, i) => [e.entity, i + 1]));
 
-  const wordSegmenter = new Intl.Segmenter(input.language || undefined, { granularity: "word" });
   const passages: string[] = [];
   // A sentence naming nobody right after one naming only the brand, on the same line, is still
   // about the brand ("Acme is a CRM. It is fast and cheap.").
@@ -155,7 +161,7 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
     if (passage !== null) passages.push(passage);
     else if (inUnit.length === 0 && line === brandOnlyLine) passages.push(text.slice(unit.start, unit.end));
     if (inUnit.length > 0) brandOnlyLine = inUnit.every((m) => m.entity === 0) ? line : -1;
-    return { words: wordCount(text.slice(unit.start, unit.end), wordSegmenter), entities: [...new Set(inUnit.map((m) => m.entity))] };
+    return { words: wordCount(text.slice(unit.start, unit.end), input.language), entities: [...new Set(inUnit.map((m) => m.entity))] };
   });
   const pawc = positionAdjustedWordCounts(weighted, entityCount);
   const pawcShare = shares(pawc);

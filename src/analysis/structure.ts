@@ -118,12 +118,21 @@ export function withoutUrls(text: string, spans: readonly { start: number; end: 
   return out + text.slice(at);
 }
 
+// Intl.Segmenter objects are immutable and costly to build; one per language and granularity.
+const segmenters = new Map<string, Intl.Segmenter>();
+export function segmenterFor(language: string | undefined, granularity: "word" | "sentence"): Intl.Segmenter {
+  const key = `${language ?? ""}|${granularity}`;
+  let segmenter = segmenters.get(key);
+  if (!segmenter) segmenters.set(key, (segmenter = new Intl.Segmenter(language || undefined, { granularity })));
+  return segmenter;
+}
+
 /**
  * Sentences of the answer: one unit per table row or heading, Intl.Segmenter sentences elsewhere.
  * `text` should come through withoutUrls so that no link is cut.
  */
 export function sentenceUnits(text: string, lines: readonly Line[], language?: string): SentenceUnit[] {
-  const segmenter = new Intl.Segmenter(language || undefined, { granularity: "sentence" });
+  const segmenter = segmenterFor(language, "sentence");
   const units: SentenceUnit[] = [];
   for (const line of lines) {
     const raw = text.slice(line.start, line.end);

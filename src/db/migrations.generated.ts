@@ -11,5 +11,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0001_suggestion_priority_text",
     "when": 1795334057997,
     "sql": "PRAGMA foreign_keys=OFF;--> statement-breakpoint\nCREATE TABLE `__new_suggestions` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`brand_id` text NOT NULL,\n\t`type` text NOT NULL,\n\t`key` text NOT NULL,\n\t`title` text NOT NULL,\n\t`detail` text,\n\t`evidence` text DEFAULT '{}' NOT NULL,\n\t`priority` text DEFAULT 'medium' NOT NULL,\n\t`status` text DEFAULT 'new' NOT NULL,\n\t`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,\n\t`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nINSERT INTO `__new_suggestions`(\"id\", \"brand_id\", \"type\", \"key\", \"title\", \"detail\", \"evidence\", \"priority\", \"status\", \"created_at\", \"updated_at\") SELECT \"id\", \"brand_id\", \"type\", \"key\", \"title\", \"detail\", \"evidence\", \"priority\", \"status\", \"created_at\", \"updated_at\" FROM `suggestions`;--> statement-breakpoint\nDROP TABLE `suggestions`;--> statement-breakpoint\nALTER TABLE `__new_suggestions` RENAME TO `suggestions`;--> statement-breakpoint\nPRAGMA foreign_keys=ON;--> statement-breakpoint\nCREATE UNIQUE INDEX `suggestions_brand_type_key_unique` ON `suggestions` (`brand_id`,`type`,`key`);"
+  },
+  {
+    "tag": "0002_prompt_results_details",
+    "when": 1795335567196,
+    "sql": "ALTER TABLE `prompt_results` ADD `details` text DEFAULT '{}' NOT NULL;"
   }
 ];

@@ -270,6 +270,8 @@ export const promptResults = sqliteTable(
     sentimentScore: real("sentiment_score"),
     visibilityScore: real("visibility_score"),
     searchQueries: jsonText("search_queries", "[]"),
+    /** The rest of the analysis: first offset, list rank, GEO word counts, sentiment passages. */
+    details: jsonText("details", "{}"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -19,4 +19,8 @@ export interface TaskError {
   variable?: string;
 }
 
-export type WorkerReply = { type: "ready" } | { type: "done"; id: number; ok: true; value: unknown } | { type: "done"; id: number; ok: false; error: TaskError };
+export type WorkerReply =
+  | { type: "ready" }
+  /** The upstream has answered: its concurrency slot can go to the next unit while this one is analysed. */
+  | { type: "answered"; id: number }
+  | { type: "done"; id: number; ok: true; value: unknown } | { type: "done"; id: number; ok: false; error: TaskError };

@@ -6,7 +6,7 @@ import type { TaskError, WorkerCommand, WorkerInit, WorkerReply } from "./messag
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
-  inFlight: Map<number, { resolve: (v: unknown) => void; reject: (e: TaskError) => void }>;
+  inFlight: Map<number, { resolve: (v: unknown) => void; reject: (e: TaskError) => void; onAnswered?: () => void }>;
 }
 
 export class TaskFailure extends Error {
@@ -16,7 +16,7 @@ export class TaskFailure extends Error {
 }
 
 export interface WorkerPool {
-  run(task: UnitTask): { id: number; promise: Promise<unknown> };
+  run(task: UnitTask, onAnswered?: () => void): { id: number; promise: Promise<unknown> };
   abort(id: number): void;
   size: number;
   stop(): Promise<void>;
@@ -38,6 +38,7 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
       if (message.type === "ready") return markReady();
       const pending = inFlight.get(message.id);
       if (!pending) return;
+      if (message.type === "answered") return pending.onAnswered?.();
       inFlight.delete(message.id);
       owner.delete(message.id);
       if (message.ok) pending.resolve(message.value);
@@ -61,11 +62,11 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
 
   return {
     size: options.size,
-    run(task) {
+    run(task, onAnswered) {
       const id = nextId++;
       const slot = slots.reduce((best, s) => (s.inFlight.size < best.inFlight.size ? s : best));
       const promise = new Promise<unknown>((resolve, reject) => {
-        slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)) });
+        slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)), onAnswered });
       });
       owner.set(id, slot);
       void slot.ready.then(() => slot.worker.postMessage({ type: "run", id, task } satisfies WorkerCommand));

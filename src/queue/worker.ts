@@ -31,7 +31,7 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
     const controller = new AbortController();
     controllers.set(command.id, controller);
     try {
-      const value = await runner!.run(command.task, controller.signal);
+      const value = await runner!.run(command.task, controller.signal, () => reply({ type: "answered", id: command.id }));
       reply({ type: "done", id: command.id, ok: true, value });
     } catch (error) {
       reply({ type: "done", id: command.id, ok: false, error: toTaskError(error) });

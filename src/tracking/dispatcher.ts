@@ -109,13 +109,19 @@ export function createDispatcher(options: DispatcherOptions) {
       store.failUnit(job.id, unit.seq, dead);
       return settle(job);
     }
-    let release: (() => void) | undefined;
+    let releaseSlot: (() => void) | undefined;
+    // Released when the upstream answers (not when analysis and the write are done): the limits
+    // are about calls in flight upstream.
+    const release = () => {
+      releaseSlot?.();
+      releaseSlot = undefined;
+    };
     let taskId: number | undefined;
     const onAbort = () => taskId !== undefined && pool.abort(taskId);
     try {
-      release = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
+      releaseSlot = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
       if (job.abort.signal.aborted) return;
-      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region });
+      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region }, release);
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       (await run.promise) as UnitOutcome;
@@ -140,7 +146,7 @@ export function createDispatcher(options: DispatcherOptions) {
         job.timers.add(timer);
       }
     } finally {
-      release?.();
+      release();
       job.abort.signal.removeEventListener("abort", onAbort);
     }
   }

@@ -1,7 +1,7 @@
 // After the last unit: summarise the run, refresh suggestions, stamp brand_platforms and
 // record the lifecycle event, all in one transaction with the job's final state.
 import type { Database } from "bun:sqlite";
-import { analyzeAnswer, buildSuggestions, compileEntities, summarizeResults, type ResultRow } from "../analysis";
+import { buildSuggestions, summarizeResults, type Citation, type ResultRow, type SentimentLabel } from "../analysis";
 import type { QueueStore, UnitCounts } from "../queue/store";
 import { loadEntities } from "./unit-runner";
 
@@ -18,8 +18,10 @@ interface StoredResult extends ResultRow {
   id: string;
   prompt_id: string;
   platform: string;
-  response: string;
-  citations: string;
+  citations: Citation[];
+  sentiment: SentimentLabel | null;
+  sentiment_score: number | null;
+  details: { sentiment_passages?: string[] };
 }
 
 function parseJson<T>(text: string | null, fallback: T): T {
@@ -55,12 +57,23 @@ export function finalizeJob(input: {
   const { sqlite, store, jobId } = input;
   const rows = sqlite
     .query(
-      `SELECT id, prompt_id, platform, model, response, citations, mentioned, mention_count, mention_position, competitor_mentions,
-              citation_count, brand_citation_count, visibility_score, sentiment_score, created_at, brand_id
+      `SELECT id, prompt_id, platform, model, citations, mentioned, mention_count, mention_position, competitor_mentions,
+              citation_count, brand_citation_count, visibility_score, sentiment, sentiment_score, details, created_at, brand_id
        FROM prompt_results WHERE job_id = ?`,
     )
-    .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned"> & { competitor_mentions: string; mentioned: number })[];
-  const results: StoredResult[] = rows.map((r) => ({ ...r, mentioned: !!r.mentioned, competitor_mentions: parseJson(r.competitor_mentions, []) }));
+    .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "details"> & {
+    competitor_mentions: string;
+    mentioned: number;
+    citations: string;
+    details: string;
+  })[];
+  const results: StoredResult[] = rows.map((r) => ({
+    ...r,
+    mentioned: !!r.mentioned,
+    competitor_mentions: parseJson(r.competitor_mentions, []),
+    citations: parseJson(r.citations, []),
+    details: parseJson(r.details, {}),
+  }));
   const failedUnits = (
     sqlite.query("SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ? AND status = 'failed' ORDER BY seq").all(jobId) as (Omit<FailedUnit, "reason"> & {
       error: string | null;
@@ -76,19 +89,24 @@ export function finalizeJob(input: {
     }),
   );
 
-  // Suggestions need the sentence-level analysis, which is recomputed from the stored answers.
+  // Suggestions read what the workers stored; nothing is analysed twice.
   const entities = loadEntities(sqlite, input.brandId);
   const suggestions = entities
     ? buildSuggestions({
         brand: { name: entities.brand.name },
-        answers: (() => {
-          const compiled = compileEntities(entities.brand, entities.competitors);
-          return results.map((r) => ({
-            prompt_id: r.prompt_id,
-            platform: r.platform,
-            analysis: analyzeAnswer({ text: r.response, citations: parseJson(r.citations, []), compiled, language: entities.language ?? undefined }),
-          }));
-        })(),
+        answers: results.map((r) => ({
+          prompt_id: r.prompt_id,
+          platform: r.platform,
+          analysis: {
+            mentioned: r.mentioned,
+            competitor_mentions: r.competitor_mentions as never,
+            citations: r.citations,
+            brand_citation_count: r.brand_citation_count,
+            sentiment: r.sentiment,
+            sentiment_score: r.sentiment_score,
+            sentiment_passages: r.details.sentiment_passages ?? [],
+          },
+        })),
       })
     : [];
 

@@ -64,8 +64,8 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
     prompt: sqlite.prepare("SELECT text FROM prompts WHERE id = ?"),
     insertResult: sqlite.prepare(
       `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
-         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries, details)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
     ),
     existing: sqlite.prepare("SELECT id, mentioned FROM prompt_results WHERE job_id = ? AND prompt_id = ? AND platform = ? AND model = ? AND region = ?"),
@@ -88,7 +88,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
   }
 
   return {
-    async run(task: UnitTask, signal: AbortSignal): Promise<UnitOutcome> {
+    async run(task: UnitTask, signal: AbortSignal, onAnswered: () => void = () => {}): Promise<UnitOutcome> {
       const unit = q.unit.get(task.jobId, task.seq) as { status: string } | null;
       if (!unit || unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit?.status ?? "gone"}` };
       const prompt = q.prompt.get(task.promptId) as { text: string } | null;
@@ -98,6 +98,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
       const answer = await registry
         .engine(task.platform as PlatformId)
         .ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language: entities.language ?? undefined, signal });
+      onAnswered();
 
       if (isNoSurface(answer)) {
         q.unitDone.run(task.jobId, task.seq, `no_surface: ${answer.reason}`);
@@ -133,6 +134,14 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
           analysis.sentiment_score,
           analysis.visibility_score,
           JSON.stringify(answer.searchQueries ?? []),
+          JSON.stringify({
+            reported_model: answer.model,
+            first_mention_offset: analysis.first_mention_offset,
+            list_rank: analysis.list_rank,
+            position_adjusted_word_count: analysis.position_adjusted_word_count,
+            word_count_share: analysis.word_count_share,
+            sentiment_passages: analysis.sentiment_passages,
+          }),
         );
         if (inserted.changes === 0) {
           const existing = q.existing.get(task.jobId, task.promptId, task.platform, task.model, task.region) as { id: string; mentioned: number } | null;

@@ -1,0 +1,72 @@
+// Tracking throughput. (1) 1,000 units against a zero-latency fake upstream, wall time against a
+// bare fetch loop doing the same 1,000 requests at the same concurrency (target ≤ 1.5×).
+// (2) At 100 ms upstream latency and concurrency 16, wall time against the ideal ⌈1000/16⌉ × 0.1 s
+// (target ≤ 1.15×). Everything runs on 127.0.0.1 in this one process.
+import { startFakeUpstream } from "../tests/fakes/upstream";
+import { testServer } from "../tests/helpers/app";
+import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
+import { report } from "./lib";
+
+const UNITS = Number(Bun.env.UNITS ?? 1000);
+const CONCURRENCY = 16;
+
+const fake = await startFakeUpstream();
+
+async function trackingRun(latencyMs: number): Promise<number> {
+  fake.reset();
+  if (latencyMs) fake.setBehavior("perplexity", { latencyMs });
+  const server = await testServer({ ...fake.env(), WORKERS: "2", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" });
+  try {
+    const signup = await (
+      await fetch(`${server.url}/auth/v1/signup`, {
+        method: "POST",
+        headers: { apikey: server.secrets.anonKey, "content-type": "application/json" },
+        body: JSON.stringify({ email: `bench.${crypto.randomUUID()}@example.com`, password: "bench-pass" }),
+      })
+    ).json();
+    const { brandId } = seedBrand(server.dbh.sqlite, organizationOf(server.dbh.sqlite, signup.user.id), { prompts: UNITS });
+    const api = apiClient(server.url, signup.access_token);
+    const started = performance.now();
+    const { body } = await api.start({ brandId, platforms: ["perplexity"] });
+    const { job } = await api.waitFor(body.jobId, 600_000, 5);
+    const wall = performance.now() - started;
+    if (job.status !== "completed" || job.progress.completed !== UNITS) throw new Error(`run ended ${job.status}: ${job.failedReason}`);
+    return wall;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The same requests the adapter sends, straight from a fetch loop with CONCURRENCY in flight. */
+async function bareLoop(): Promise<number> {
+  fake.reset();
+  const sample = fake.env();
+  const url = `${sample.PERPLEXITY_BASE_URL}/chat/completions`;
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < UNITS) {
+        const i = next++;
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${sample.PERPLEXITY_API_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: "sonar", messages: [{ role: "user", content: `What is the best project tool for a team of ${i + 2}?` }] }),
+        });
+        await res.json();
+      }
+    }),
+  );
+  return performance.now() - started;
+}
+
+const baseline = await bareLoop();
+const zero = await trackingRun(0);
+const ideal = Math.ceil(UNITS / CONCURRENCY) * 100;
+const slow = await trackingRun(100);
+report([
+  { name: `${UNITS} units, zero-latency upstream, concurrency ${CONCURRENCY}`, ours: zero, baseline, unit: "ms", target: "≤ 1.5×", ok: zero / baseline <= 1.5 },
+  { name: `${UNITS} units, 100 ms upstream, concurrency ${CONCURRENCY}`, ours: slow, baseline: ideal, unit: "ms", target: "≤ 1.15× of ideal", ok: slow / ideal <= 1.15 },
+]);
+fake.stop();
+process.exit(0);

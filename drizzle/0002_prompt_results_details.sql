@@ -1,0 +1,1 @@
+ALTER TABLE `prompt_results` ADD `details` text DEFAULT '{}' NOT NULL;
