@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config, type Env } from "./config";
 import { DB_FILE, openDatabase } from "./db/open";
 import { runAskCommand } from "./engines/cli";
 import { runUserCommand } from "./platform/auth/cli";
+import { runDemo } from "./demo/run";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -18,6 +19,7 @@ Commands:
   serve            Start the server (default)
   migrate          Apply database migrations and exit
   keys             Print the anon and service_role API keys
+  demo             Run a whole tracking run on a temporary directory against recorded AI answers
   user add         Create a user: user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
@@ -43,6 +45,7 @@ function configOrExit(env: Env): Config {
 
 const commands: Record<string, Command> = {
   ask: (args, env) => runAskCommand(args, env),
+  demo: (_args, env) => runDemo(env),
   async serve(_args, env) {
     const config = configOrExit(env);
     // Signals are taken from the first moment, so a stop during start-up is graceful too.
