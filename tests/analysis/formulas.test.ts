@@ -1,4 +1,4 @@
-// Every formula of src/analysis/README.md, with the same worked numbers.
+// Every formula of the README ("Metrics and formulas"), with the same worked numbers.
 import { describe, expect, test } from "bun:test";
 import {
   analyzeAnswer,
