@@ -58,11 +58,15 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
     slots[index] = slot;
   }
 
-  for (let i = 0; i < options.size; i++) spawn(i);
+  // Threads start with the first task: an idle server keeps neither their memory nor their start-up cost.
+  const ensureStarted = () => {
+    if (slots.length === 0) for (let i = 0; i < options.size; i++) spawn(i);
+  };
 
   return {
     size: options.size,
     run(task, onAnswered) {
+      ensureStarted();
       const id = nextId++;
       const slot = slots.reduce((best, s) => (s.inFlight.size < best.inFlight.size ? s : best));
       const promise = new Promise<unknown>((resolve, reject) => {

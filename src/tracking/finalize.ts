@@ -1,9 +1,13 @@
 // After the last unit: summarise the run, refresh suggestions, stamp brand_platforms and
 // record the lifecycle event, all in one transaction with the job's final state.
 import type { Database } from "bun:sqlite";
-import { buildSuggestions, summarizeResults, type Citation, type ResultRow, type SentimentLabel } from "../analysis";
+// Straight from the modules, not the index: the main thread has no use for the sentiment lexicon.
+import { summarizeResults, type ResultRow } from "../analysis/aggregate";
+import type { Citation } from "../analysis/citations";
+import type { SentimentLabel } from "../analysis/sentiment";
+import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
-import { loadEntities } from "./unit-runner";
+import { loadEntities } from "./entities";
 
 export interface FailedUnit {
   seq: number;

@@ -2,8 +2,9 @@
 // write the result row, its citation rows and the unit's status in one transaction. The unique
 // key (job, prompt, platform, model, region) makes a repeated unit after a crash a no-op.
 import type { Database } from "bun:sqlite";
-import { analyzeAnswer, compileEntities, type CompiledEntities, type Entity } from "../analysis";
+import { analyzeAnswer, compileEntities, type CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
+import { loadEntities } from "./entities";
 
 export interface UnitTask {
   jobId: string;
@@ -19,40 +20,6 @@ export type UnitOutcome =
   | { kind: "answered"; resultId: string; mentioned: boolean; duplicate: boolean }
   | { kind: "no_surface"; reason: string }
   | { kind: "skipped"; reason: string };
-
-interface BrandRow {
-  id: string;
-  name: string;
-  aliases: string;
-  language: string | null;
-}
-
-function parseList(json: string | null): string[] {
-  try {
-    const value = JSON.parse(json ?? "[]");
-    return Array.isArray(value) ? value.filter((v) => typeof v === "string" || (v && typeof v === "object")) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** Entities of a brand as analysis wants them. */
-export function loadEntities(sqlite: Database, brandId: string): { brand: Entity; competitors: Entity[]; language: string | null } | null {
-  const brand = sqlite.query("SELECT id, name, aliases, language FROM brands WHERE id = ?").get(brandId) as BrandRow | null;
-  if (!brand) return null;
-  const domains = (sqlite.query("SELECT domain FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC, domain").all(brandId) as { domain: string }[]).map((d) => d.domain);
-  const competitors = (sqlite.query("SELECT id, name, domain, aliases FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(brandId) as {
-    id: string;
-    name: string;
-    domain: string | null;
-    aliases: string;
-  }[]).map((c) => ({ id: c.id, kind: "competitor" as const, name: c.name, aliases: parseList(c.aliases) as Entity["aliases"], domains: c.domain ? [c.domain] : [] }));
-  return {
-    brand: { id: brand.id, kind: "brand", name: brand.name, aliases: parseList(brand.aliases) as Entity["aliases"], domains },
-    competitors,
-    language: brand.language,
-  };
-}
 
 export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegistry }) {
   const { sqlite, registry } = deps;
