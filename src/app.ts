@@ -19,6 +19,8 @@ import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { trackingRoutes } from "./tracking/routes";
+import { webhookRoutes } from "./webhooks/routes";
+import { createWebhookService } from "./webhooks/service";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
@@ -28,6 +30,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   now?: () => Date;
+  /** The webhook deliverer, woken when a test event or a manual retry is queued. */
+  webhooks?: { wake(): void };
   /** The address this server really listens on (known once it does). */
   selfUrl?: () => string;
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
@@ -70,6 +74,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
+  const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now });
   const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now });
 
   const elysia = new Elysia()
@@ -98,6 +103,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(apiHealthRoutes(callers))
     .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }))
     .use(trackingRoutes({ tracking, callers }))
+    .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) }));
 

@@ -33,7 +33,8 @@ export interface Config {
     passwordAttemptsPerMinute: number;
   };
   engines: EngineConfig;
-  tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number };
+  tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number; visibilityAlertPoints: number };
+  webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; timeoutMs: number };
   env: Env;
 }
 
@@ -59,6 +60,10 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "TRACKING_MAX_ATTEMPTS", default: "6", meaning: "tries of one prompt × platform × model unit before it fails for good" },
   { name: "TRACKING_RETRY_BASE_MS", default: "500", meaning: "first retry delay; doubles each try, with ±25 % jitter, never below the upstream's Retry-After" },
   { name: "TRACKING_MAX_ACTIVE_JOBS", default: "8", meaning: "tracking jobs one server runs at the same time" },
+  { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate moves this many points between runs" },
+  { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
+  { name: "WEBHOOK_RETRY_SCHEDULE", default: "5,30,120,600,3600,21600,86400", meaning: "seconds to wait after each failed delivery attempt; after the last, the delivery fails" },
+  { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "how long a webhook receiver has to answer" },
   { name: "JWT_EXPIRY", default: "3600", meaning: "access-token lifetime in seconds" },
   { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
   { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
@@ -189,9 +194,23 @@ export function loadConfig(env: Env): Config {
       maxUnitAttempts: intVar(env, "TRACKING_MAX_ATTEMPTS", 6, 1, 50),
       retryBaseMs: intVar(env, "TRACKING_RETRY_BASE_MS", 500, 1, 600_000),
       maxActiveJobs: intVar(env, "TRACKING_MAX_ACTIVE_JOBS", 8, 1, 1000),
+      visibilityAlertPoints: intVar(env, "VISIBILITY_ALERT_POINTS", 10, 1, 100),
+    },
+    webhooks: {
+      allowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
+      retryScheduleMs: retrySchedule(env),
+      timeoutMs: intVar(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
     },
     env,
   };
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || "5,30,120,600,3600,21600,86400";
+  const seconds = raw.split(",").map((s) => Number(s.trim()));
+  if (!seconds.length || seconds.length > 20 || seconds.some((s) => !Number.isFinite(s) || s < 0 || s > 7 * 86400))
+    throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `must be a comma-separated list of at most 20 waits in seconds (got "${raw}")`);
+  return seconds.map((s) => Math.round(s * 1000));
 }
 
 function engineConfig(env: Env): EngineConfig {

@@ -12,6 +12,7 @@ import { ensureSecrets, type Secrets } from "./secrets";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
+import { createDeliverer } from "./webhooks/delivery";
 import { VERSION } from "./version";
 
 export interface RunningServer {
@@ -35,9 +36,10 @@ export async function startServer(config: Config, logger = createLogger(config.l
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
   const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env } });
-  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking });
+  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
+  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
   let selfUrl = config.publicUrl;
-  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher }, selfUrl: () => selfUrl });
+  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher }, webhooks: deliverer, selfUrl: () => selfUrl });
 
   // The internal scheduler runs the same function as POST /cron/daily-tracking.
   const scheduler = new Elysia().use(
@@ -81,6 +83,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
       if (timedOut) await server.stop(true);
       await app.close();
       await dispatcher.stop();
+      await deliverer.stop();
       await pool.stop();
       dbh.close();
     })());

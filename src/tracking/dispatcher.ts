@@ -23,6 +23,9 @@ export interface DispatcherOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
   pollMs?: number;
+  visibilityAlertPoints?: number;
+  /** Told after a job's events were recorded (the webhook deliverer wakes up). */
+  onEvents?: () => void;
 }
 
 interface ActiveJob {
@@ -95,7 +98,8 @@ export function createDispatcher(options: DispatcherOptions) {
     try {
       const counts = store.counts(job.id);
       store.setProgress(job.id, { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total });
-      const outcome = finalizeJob({ sqlite: options.sqlite, store, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now });
+      const outcome = finalizeJob({ sqlite: options.sqlite, store, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
+      options.onEvents?.();
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
     } catch (error) {
       logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });

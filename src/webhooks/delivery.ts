@@ -1,0 +1,153 @@
+// Durable delivery of webhook events (issue 9): pending deliveries live in SQLite, are claimed with
+// a lease (next_at moved past the send time-out), sent signed, and retried on a fixed schedule.
+// A process killed between attempts picks them up again when it restarts.
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../http/log";
+import { checkDestinationUrl, checkResolvedHost, DestinationError } from "./destination";
+import { eventPayload } from "./events";
+import { signatureHeaders } from "./signing";
+
+export interface DelivererOptions {
+  sqlite: Database;
+  logger: Logger;
+  allowPrivate: boolean;
+  /** Waits after the 1st, 2nd, … failed attempt; after the last one the delivery is failed. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  now?: () => Date;
+  fetch?: typeof fetch;
+  pollMs?: number;
+  concurrency?: number;
+}
+
+interface Claimed {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  is_active: number;
+  type: string;
+  organization_id: string;
+  brand_id: string | null;
+  payload: string;
+  event_created_at: string;
+}
+
+export function createDeliverer(options: DelivererOptions) {
+  const { sqlite, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const doFetch = options.fetch ?? fetch;
+  const concurrency = options.concurrency ?? 8;
+  const leaseMs = options.timeoutMs + 30_000;
+  const iso = (offsetMs = 0) => new Date(now().getTime() + offsetMs).toISOString();
+  let inFlight = 0;
+  let stopped = false;
+  const running = new Set<Promise<void>>();
+
+  const q = {
+    claim: sqlite.prepare(
+      `UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2
+       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at LIMIT ?3)
+       RETURNING id`,
+    ),
+    details: sqlite.prepare(
+      `SELECT d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.secret, e.is_active, v.type, v.organization_id, v.brand_id,
+              v.payload, v.created_at AS event_created_at
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events v ON v.id = d.event_id
+       WHERE d.id = ?`,
+    ),
+    record: sqlite.prepare(
+      `UPDATE webhook_deliveries SET status = ?2, attempts = ?3, next_at = ?4, last_status = ?5, last_error = ?6, duration_ms = ?7, updated_at = ?8
+       WHERE id = ?1`,
+    ),
+    disable: sqlite.prepare("UPDATE webhook_endpoints SET is_active = 0, updated_at = ? WHERE id = ?"),
+  };
+
+  async function deliver(d: Claimed): Promise<void> {
+    const attempts = d.attempts + 1;
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let outcome: "delivered" | "retry" | "failed" | "gone" = "retry";
+    try {
+      if (!d.is_active) throw new DestinationError("the endpoint is disabled");
+      const url = checkDestinationUrl(d.url, options.allowPrivate);
+      await checkResolvedHost(url, options.allowPrivate);
+      const body = JSON.stringify(eventPayload({ id: d.event_id, type: d.type, created_at: d.event_created_at, organization_id: d.organization_id, brand_id: d.brand_id, data: JSON.parse(d.payload) }));
+      const response = await doFetch(url, {
+        method: "POST",
+        // Redirects are not followed: a 3xx is an answer, and following it could reach a private address.
+        redirect: "manual",
+        signal: AbortSignal.timeout(options.timeoutMs),
+        headers: { "content-type": "application/json", "user-agent": "answerwatch-webhooks/1", ...signatureHeaders(d.secret, d.event_id, Math.floor(now().getTime() / 1000), body) },
+        body,
+      });
+      status = response.status;
+      await response.arrayBuffer().catch(() => undefined);
+      if (status >= 200 && status < 300) outcome = "delivered";
+      else if (status === 410) outcome = "gone";
+      else error = `answered ${status}`;
+    } catch (e) {
+      error = e instanceof Error ? (e.name === "TimeoutError" ? `no answer within ${options.timeoutMs} ms` : e.message) : String(e);
+      if (e instanceof DestinationError) outcome = "failed";
+    }
+    const durationMs = Math.round(performance.now() - started);
+    if (outcome === "retry" && attempts > options.retryScheduleMs.length) outcome = "failed";
+    const at = iso();
+    if (outcome === "gone") {
+      // 410 Gone is the receiver saying "stop": the endpoint is disabled, as Standard Webhooks suggests.
+      sqlite.transaction(() => {
+        q.record.run(d.id, "failed", attempts, null, status, "endpoint answered 410 Gone and was disabled", durationMs, at);
+        q.disable.run(at, d.endpoint_id);
+      }).immediate();
+    } else if (outcome === "retry") {
+      q.record.run(d.id, "pending", attempts, iso(options.retryScheduleMs[attempts - 1]!), status, error, durationMs, at);
+    } else {
+      q.record.run(d.id, outcome, attempts, null, status, error, durationMs, at);
+    }
+    logger.info("webhook delivery", { delivery_id: d.id, type: d.type, outcome, status, attempts, duration_ms: durationMs });
+  }
+
+  function pump() {
+    if (stopped) return;
+    const room = concurrency - inFlight;
+    if (room <= 0) return;
+    let ids: { id: string }[];
+    try {
+      ids = q.claim.all(iso(leaseMs), iso(), room) as { id: string }[];
+    } catch (error) {
+      logger.error("webhook claim failed", { error: String(error) });
+      return;
+    }
+    for (const { id } of ids) {
+      const d = q.details.get(id) as Claimed | null;
+      if (!d) continue;
+      inFlight++;
+      const p = deliver(d)
+        .catch((error) => logger.error("webhook delivery crashed", { delivery_id: id, error: String(error) }))
+        .finally(() => {
+          inFlight--;
+          running.delete(p);
+          pump();
+        });
+      running.add(p);
+    }
+  }
+
+  const timer = setInterval(pump, options.pollMs ?? 1000);
+  queueMicrotask(pump);
+
+  return {
+    wake: () => queueMicrotask(pump),
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      // In-flight sends finish (bounded by their time-out) so none is left half-recorded.
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+export type Deliverer = ReturnType<typeof createDeliverer>;

@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
+import { testServer } from "../helpers/app";
+import { signedUpClient } from "../helpers/supabase";
+import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
+
+/** A webhook receiver on 127.0.0.1 that verifies every delivery with the standardwebhooks package. */
+function receiver(answer: (n: number) => number = () => 200) {
+  const received: { at: number; id: string; body: any; verified: boolean }[] = [];
+  let secret = "";
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const text = await request.text();
+      const headers = Object.fromEntries(request.headers);
+      let verified = false;
+      try {
+        new Webhook(secret).verify(text, headers);
+        verified = true;
+      } catch {}
+      received.push({ at: Date.now(), id: headers["webhook-id"]!, body: JSON.parse(text), verified });
+      return new Response(null, { status: answer(received.length) });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}/hook`,
+    received,
+    setSecret: (s: string) => (secret = s),
+    stop: () => server.stop(true),
+  };
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await Bun.sleep(20);
+  }
+}
+
+let fake: FakeUpstream;
+let server: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  server = await testServer({ ...fake.env(), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "0.2,0.6,1.5" });
+});
+afterAll(async () => {
+  await server.stop();
+  fake.stop();
+});
+
+async function ownerWithEndpoint(url: string, events?: string[]) {
+  const signed = await signedUpClient(server.url, server.secrets.anonKey);
+  const api = apiClient(server.url, signed.session.access_token);
+  const created = await api.call("POST", "/api/webhooks", { url, events, description: "test receiver" });
+  expect(created.status).toBe(200);
+  return { ...signed, api, orgId: organizationOf(server.dbh.sqlite, signed.user.id), endpoint: created.body.endpoint, secret: created.body.secret as string };
+}
+
+describe("delivery", () => {
+  test("a completed tracking job produces exactly one tracking.completed, verified with standardwebhooks", async () => {
+    const hook = receiver();
+    const { api, orgId, secret, endpoint } = await ownerWithEndpoint(hook.url, ["tracking.completed"]);
+    hook.setSecret(secret);
+    expect(secret).toMatch(/^whsec_/);
+    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const started = await api.start({ brandId, platforms: ["perplexity"] });
+    await api.waitFor(started.body.jobId);
+    await waitUntil(() => hook.received.length >= 1);
+    await Bun.sleep(300);
+    expect(hook.received).toHaveLength(1);
+    const [delivery] = hook.received;
+    expect(delivery!.verified).toBe(true);
+    expect(delivery!.body).toMatchObject({ type: "tracking.completed", organization_id: orgId, brand_id: brandId, data: { job_id: started.body.jobId, status: "completed" } });
+    expect(delivery!.body.id).toBe(delivery!.id);
+    expect(delivery!.body.data.result.units.total).toBe(2);
+    const log = await api.call("GET", `/api/webhooks/${endpoint.id}/deliveries`);
+    expect(log.body.deliveries).toHaveLength(1);
+    expect(log.body.deliveries[0]).toMatchObject({ status: "delivered", attempts: 1, last_status: 200, event_type: "tracking.completed" });
+    expect(typeof log.body.deliveries[0].duration_ms).toBe("number");
+    hook.stop();
+  });
+
+  test("500 twice then 200: three attempts with growing gaps and one success", async () => {
+    const hook = receiver((n) => (n <= 2 ? 500 : 200));
+    const { api, secret, endpoint } = await ownerWithEndpoint(hook.url);
+    hook.setSecret(secret);
+    const sent = await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
+    expect(sent.status).toBe(200);
+    await waitUntil(() => hook.received.length >= 3);
+    await Bun.sleep(800);
+    expect(hook.received).toHaveLength(3);
+    expect(new Set(hook.received.map((r) => r.id)).size).toBe(1);
+    expect(hook.received.every((r) => r.verified)).toBe(true);
+    const gaps = [hook.received[1]!.at - hook.received[0]!.at, hook.received[2]!.at - hook.received[1]!.at];
+    expect(gaps[0]).toBeGreaterThanOrEqual(150);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]!);
+    const log = await api.call("GET", `/api/webhooks/${endpoint.id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ status: "delivered", attempts: 3, last_status: 200, event_type: "webhook.test" });
+    hook.stop();
+  });
+
+  test("an endpoint that keeps failing is marked failed after the schedule, and can be retried by hand", async () => {
+    let healthy = false;
+    const hook = receiver(() => (healthy ? 200 : 503));
+    const { api, secret, endpoint } = await ownerWithEndpoint(hook.url);
+    hook.setSecret(secret);
+    const sent = await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
+    await waitUntil(() => hook.received.length >= 4, 20_000);
+    await Bun.sleep(300);
+    let log = await api.call("GET", `/api/webhooks/${endpoint.id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ status: "failed", attempts: 4, last_status: 503 });
+    healthy = true;
+    const retried = await api.call("POST", `/api/webhooks/deliveries/${sent.body.deliveryId}/retry`);
+    expect(retried.status).toBe(200);
+    await waitUntil(() => hook.received.length >= 5);
+    await Bun.sleep(100);
+    log = await api.call("GET", `/api/webhooks/${endpoint.id}/deliveries`);
+    expect(log.body.deliveries[0]).toMatchObject({ status: "delivered", last_status: 200 });
+    hook.stop();
+  });
+
+  test("410 disables the endpoint", async () => {
+    const hook = receiver(() => 410);
+    const { api, endpoint } = await ownerWithEndpoint(hook.url);
+    await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
+    await waitUntil(() => hook.received.length >= 1);
+    await Bun.sleep(300);
+    expect(hook.received).toHaveLength(1);
+    const got = await api.call("GET", `/api/webhooks/${endpoint.id}`);
+    expect(got.body.endpoint.is_active).toBe(false);
+    expect((await api.call("POST", `/api/webhooks/${endpoint.id}/test`)).status).toBe(409);
+    hook.stop();
+  });
+});
+
+describe("isolation and safety", () => {
+  test("organization B's endpoints never receive organization A's events", async () => {
+    const hookA = receiver();
+    const hookB = receiver();
+    const a = await ownerWithEndpoint(hookA.url);
+    const b = await ownerWithEndpoint(hookB.url);
+    const { brandId } = seedBrand(server.dbh.sqlite, a.orgId, { prompts: 1 });
+    const started = await a.api.start({ brandId, platforms: ["perplexity"] });
+    await a.api.waitFor(started.body.jobId);
+    await a.api.call("POST", `/api/webhooks/${a.endpoint.id}/test`);
+    await waitUntil(() => hookA.received.some((r) => r.body.type === "webhook.test"));
+    await Bun.sleep(300);
+    expect(hookA.received.map((r) => r.body.type)).toContain("tracking.completed");
+    expect(hookA.received.every((r) => r.body.organization_id === a.orgId)).toBe(true);
+    expect(hookB.received).toEqual([]);
+    // B cannot see, test, or read the deliveries of A's endpoint.
+    expect((await b.api.call("GET", `/api/webhooks/${a.endpoint.id}`)).status).toBe(404);
+    expect((await b.api.call("POST", `/api/webhooks/${a.endpoint.id}/test`)).status).toBe(404);
+    expect((await b.api.call("GET", `/api/webhooks/${a.endpoint.id}/deliveries`)).status).toBe(404);
+    hookA.stop();
+    hookB.stop();
+  });
+
+  test("the secret is shown on creation and rotation only; later reads do not contain it", async () => {
+    const { api, endpoint, secret } = await ownerWithEndpoint("https://hooks.example.com/answerwatch");
+    const read = JSON.stringify((await api.call("GET", `/api/webhooks/${endpoint.id}`)).body);
+    const list = JSON.stringify((await api.call("GET", "/api/webhooks")).body);
+    expect(read).not.toContain(secret);
+    expect(list).not.toContain(secret);
+    expect(read).not.toContain("whsec_");
+    const rotated = await api.call("POST", `/api/webhooks/${endpoint.id}/rotate-secret`);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secret);
+    expect(JSON.stringify((await api.call("GET", `/api/webhooks/${endpoint.id}`)).body)).not.toContain(rotated.body.secret);
+  });
+
+  test("private, link-local and metadata destinations are refused (400) without WEBHOOK_ALLOW_PRIVATE", async () => {
+    const strict = await testServer();
+    try {
+      const signed = await signedUpClient(strict.url, strict.secrets.anonKey);
+      const api = apiClient(strict.url, signed.session.access_token);
+      for (const url of ["http://10.0.0.1/", "http://169.254.169.254/latest/meta-data", "http://127.0.0.1:8080/x", "http://[::1]/", "http://192.168.1.20/hook", "http://localhost/x", "http://metadata.google.internal/", "ftp://example.com/x", "not a url"]) {
+        const res = await api.call("POST", "/api/webhooks", { url });
+        expect({ url, status: res.status }).toEqual({ url, status: 400 });
+        expect(res.body.success).toBe(false);
+      }
+      expect((strict.dbh.sqlite.query("SELECT count(*) AS n FROM webhook_endpoints").get() as { n: number }).n).toBe(0);
+      const ok = await api.call("POST", "/api/webhooks", { url: "https://hooks.example.com/x", events: ["tracking.completed"] });
+      expect(ok.status).toBe(200);
+      expect((await api.call("POST", "/api/webhooks", { url: "https://hooks.example.com/x", events: ["nope"] })).status).toBe(400);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
+
+test("visibility.changed fires when a platform's visibility rate moves by VISIBILITY_ALERT_POINTS or more", async () => {
+  const hook = receiver();
+  const { api, orgId, secret } = await ownerWithEndpoint(hook.url, ["visibility.changed"]);
+  hook.setSecret(secret);
+  const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2, name: "Perplexity" });
+  // The recorded Perplexity answer is about San Francisco: first run, brand "Perplexity" is not named.
+  const run = async () => (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId)).job;
+  const first = await run();
+  expect(first.result.per_platform.perplexity.visibility_rate.value).toBe(0);
+  // Name the brand after a word the answer uses, so the second run sees it in every answer.
+  server.dbh.sqlite.query("UPDATE brands SET name = 'San Francisco' WHERE id = ?").run(brandId);
+  const second = await run();
+  expect(second.result.per_platform.perplexity.visibility_rate.value).toBe(1);
+  await waitUntil(() => hook.received.length >= 1);
+  await Bun.sleep(300);
+  expect(hook.received).toHaveLength(1);
+  expect(hook.received[0]!.body).toMatchObject({ type: "visibility.changed", brand_id: brandId, data: { platform: "perplexity", previous: 0, current: 1, change_points: 100 } });
+  expect(hook.received[0]!.verified).toBe(true);
+  // A third run with the same rate fires nothing.
+  await run();
+  await Bun.sleep(500);
+  expect(hook.received).toHaveLength(1);
+  hook.stop();
+});
