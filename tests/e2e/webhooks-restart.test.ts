@@ -1,26 +1,12 @@
 // A delivery that failed once is retried by the next process when the first was killed (-9) in between.
 import { expect, test } from "bun:test";
-import { Webhook } from "standardwebhooks";
 import { tempDir } from "../helpers/app";
 import { startBinary } from "../helpers/binary";
+import { receiver } from "../helpers/webhooks";
 
 test("a server killed between attempts delivers after restart", async () => {
-  const attempts: { at: number; verified: boolean; id: string }[] = [];
-  let secret = "";
-  const hook = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const body = await request.text();
-      let verified = false;
-      try {
-        new Webhook(secret).verify(body, Object.fromEntries(request.headers));
-        verified = true;
-      } catch {}
-      attempts.push({ at: Date.now(), verified, id: request.headers.get("webhook-id")! });
-      return new Response(null, { status: attempts.length === 1 ? 500 : 200 });
-    },
-  });
+  const hook = receiver((n) => (n === 1 ? 500 : 200));
+  const attempts = hook.received;
   const dir = tempDir("aw-hook-restart-");
   const env = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "3" };
   const first = await startBinary(env, dir);
@@ -29,8 +15,8 @@ test("a server killed between attempts delivers after restart", async () => {
     await fetch(`${first.url}/auth/v1/signup`, { method: "POST", headers: { apikey: anonKey, "content-type": "application/json" }, body: JSON.stringify({ email: "hook@example.com", password: "hook-pass" }) })
   ).json();
   const auth = { authorization: `Bearer ${signup.access_token}`, "content-type": "application/json" };
-  const created = await (await fetch(`${first.url}/api/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: `http://127.0.0.1:${hook.port}/in` }) })).json();
-  secret = created.secret;
+  const created = await (await fetch(`${first.url}/api/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: hook.url }) })).json();
+  hook.setSecret(created.secret);
   await fetch(`${first.url}/api/webhooks/${created.endpoint.id}/test`, { method: "POST", headers: auth });
   while (attempts.length < 1) await Bun.sleep(20);
   first.proc.kill("SIGKILL");
@@ -48,5 +34,5 @@ test("a server killed between attempts delivers after restart", async () => {
   expect(log.deliveries[0]).toMatchObject({ status: "delivered", attempts: 2, last_status: 200 });
   second.proc.kill("SIGTERM");
   expect(await second.proc.exited).toBe(0);
-  hook.stop(true);
+  hook.stop();
 });

@@ -1,36 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Webhook } from "standardwebhooks";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
 import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
-
-/** A webhook receiver on 127.0.0.1 that verifies every delivery with the standardwebhooks package. */
-function receiver(answer: (n: number) => number = () => 200) {
-  const received: { at: number; id: string; body: any; verified: boolean }[] = [];
-  let secret = "";
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const text = await request.text();
-      const headers = Object.fromEntries(request.headers);
-      let verified = false;
-      try {
-        new Webhook(secret).verify(text, headers);
-        verified = true;
-      } catch {}
-      received.push({ at: Date.now(), id: headers["webhook-id"]!, body: JSON.parse(text), verified });
-      return new Response(null, { status: answer(received.length) });
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/hook`,
-    received,
-    setSecret: (s: string) => (secret = s),
-    stop: () => server.stop(true),
-  };
-}
+import { receiver } from "../helpers/webhooks";
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
