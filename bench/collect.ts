@@ -4,6 +4,7 @@
 // Target: ≥ 0.5×. The answerwatch side is the compiled binary at LOG_LEVEL=warn (no access log
 // line per beacon). ROUNDS, REQUESTS and CONNECTIONS tune it.
 import { Database } from "bun:sqlite";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { startBinary } from "../tests/helpers/binary";
 import { CHROME_UA, beaconJson, forwardedFor, seedBrand } from "../tests/pixel/fixtures";
@@ -49,6 +50,8 @@ function check(result: LoadResult, label: string) {
 }
 
 let sent = 0;
+// Both sides share the machine with whatever else runs: say how busy it was.
+console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 try {
   // Warm both (JIT, caches, connections) before measuring.
   check(await load(ours.url, 5000), "warm-up");

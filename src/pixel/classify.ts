@@ -77,7 +77,8 @@ export function createSourceClassifier(entries: AssistantEntry[] = assistantEntr
   function platformOfHost(host: string, pathname = "/"): string | null {
     let candidate = host.toLowerCase().replace(/\.$/, "");
     for (;;) {
-      for (const entry of byHost.get(candidate) ?? []) if (pathMatches(pathname, entry.pathPrefix)) return entry.platform;
+      const listed = byHost.get(candidate);
+      if (listed) for (const entry of listed) if (pathMatches(pathname, entry.pathPrefix)) return entry.platform;
       const dot = candidate.indexOf(".");
       if (dot < 0) return null;
       candidate = candidate.slice(dot + 1);

@@ -44,6 +44,7 @@ export function openTrafficStore(dbh: DbHandle) {
   const waiting = new Map<number, (failed: Map<number, string>) => void>();
   let onClosed: (() => void) | null = null;
   let dead = false;
+  let closed = false;
 
   function failAll(reason: string) {
     for (const [id, settle] of waiting) {
@@ -75,6 +76,7 @@ export function openTrafficStore(dbh: DbHandle) {
   return {
     /** Inserts the rows in one transaction; resolves with the failed rows by index. */
     write(rows: TrafficRow[]): Promise<Map<number, string>> {
+      if (closed) return Promise.reject(new Error("The traffic store is closed"));
       worker ??= start();
       const id = nextId++;
       const { promise, resolve } = Promise.withResolvers<Map<number, string>>();
@@ -85,11 +87,12 @@ export function openTrafficStore(dbh: DbHandle) {
       return promise;
     },
     async close(): Promise<void> {
+      closed = true;
       if (!worker) return;
       if (dead) return worker.terminate();
-      const closed = new Promise<void>((resolve) => (onClosed = resolve));
+      const acknowledged = new Promise<void>((resolve) => (onClosed = resolve));
       worker.postMessage({ type: "close" });
-      await closed;
+      await acknowledged;
       worker.terminate();
       URL.revokeObjectURL(workerUrl);
       worker = null;
