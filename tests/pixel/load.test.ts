@@ -2,7 +2,7 @@
 // loopback load generator are all answered 2xx, and exactly 50,000 rows are there after SIGTERM
 // and a restart; after kill -9 every beacon that got its 2xx is still there.
 import { Database } from "bun:sqlite";
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../helpers/app";
 import { startBinary, type StartedBinary } from "../helpers/binary";
@@ -24,6 +24,17 @@ function beacons(bin: StartedBinary, trackingCode: string): Uint8Array[] {
   );
 }
 
+/** Kills what a failed test left running, so no server outlives it. */
+const started: StartedBinary[] = [];
+afterEach(() => {
+  for (const bin of started.splice(0)) if (bin.proc.exitCode === null && bin.proc.signalCode === null) bin.proc.kill("SIGKILL");
+});
+async function start(dir: string): Promise<StartedBinary> {
+  const bin = await startBinary({}, dir);
+  started.push(bin);
+  return bin;
+}
+
 function rowCount(dir: string): number {
   const db = new Database(join(dir, "data", "answerwatch.db"), { readonly: true });
   try {
@@ -37,7 +48,7 @@ test(
   "50,000 valid beacons: all 204; after SIGTERM and a restart, exactly 50,000 rows, reported by the traffic API",
   async () => {
     const dir = tempDir("aw-pixel-load-");
-    const first = await startBinary({}, dir);
+    const first = await start(dir);
     const anonKey = first.output().match(/anon key:\s+(\S+)/)![1];
     const owner = await signedUpClient(first.url, anonKey);
     const db = new Database(join(dir, "data", "answerwatch.db"));
@@ -54,7 +65,7 @@ test(
     first.proc.kill("SIGTERM");
     expect(await first.proc.exited).toBe(0);
 
-    const second = await startBinary({}, dir);
+    const second = await start(dir);
     try {
       expect(rowCount(dir)).toBe(50_000);
       const res = await fetch(`${second.url}/api/brands/${brand.brandId}/traffic?interval=day`, { headers: { authorization: `Bearer ${owner.session.access_token}` } });
@@ -77,7 +88,7 @@ test(
   "after kill -9, every beacon that was answered 2xx is stored",
   async () => {
     const dir = tempDir("aw-pixel-kill-");
-    const first = await startBinary({}, dir);
+    const first = await start(dir);
     const db = new Database(join(dir, "data", "answerwatch.db"));
     const brand = seedBrand(db, { domains: ["acme.com"] });
     db.close();
@@ -89,7 +100,7 @@ test(
     first.proc.kill("SIGKILL");
     await first.proc.exited;
 
-    const second = await startBinary({}, dir);
+    const second = await start(dir);
     try {
       expect(rowCount(dir)).toBe(5_000);
     } finally {
