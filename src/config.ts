@@ -33,6 +33,8 @@ export interface Config {
     passwordAttemptsPerMinute: number;
   };
   engines: EngineConfig;
+  /** Optional model judge for sentiment; absent: the lexicon alone. */
+  sentimentJudge?: { platform: string; model: string };
   tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number; visibilityAlertPoints: number };
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; timeoutMs: number };
   env: Env;
@@ -60,6 +62,8 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "TRACKING_MAX_ATTEMPTS", default: "6", meaning: "tries of one prompt × platform × model unit before it fails for good" },
   { name: "TRACKING_RETRY_BASE_MS", default: "500", meaning: "first retry delay; doubles each try, with ±25 % jitter, never below the upstream's Retry-After" },
   { name: "TRACKING_MAX_ACTIVE_JOBS", default: "8", meaning: "tracking jobs one server runs at the same time" },
+  { name: "SENTIMENT_PLATFORM", default: "", meaning: "optional model judge for sentiment: the platform to ask (e.g. chatgpt); unset: the lexicon alone" },
+  { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
   { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate moves this many points between runs" },
   { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: "5,30,120,600,3600,21600,86400", meaning: "seconds to wait after each failed delivery attempt; after the last, the delivery fails" },
@@ -162,6 +166,7 @@ export function loadConfig(env: Env): Config {
     }
   }
 
+  const engines = engineConfig(env);
   return {
     port,
     host,
@@ -188,7 +193,8 @@ export function loadConfig(env: Env): Config {
       disableSignup: boolVar(env, "AUTH_DISABLE_SIGNUP", false),
       passwordAttemptsPerMinute: intVar(env, "AUTH_RATE_LIMIT_PER_MINUTE", 10, 1, 100_000),
     },
-    engines: engineConfig(env),
+    engines,
+    sentimentJudge: sentimentJudge(env, engines),
     tracking: {
       leaseMs: intVar(env, "TRACKING_LEASE_MS", 30_000, 1000, 3_600_000),
       maxUnitAttempts: intVar(env, "TRACKING_MAX_ATTEMPTS", 6, 1, 50),
@@ -203,6 +209,17 @@ export function loadConfig(env: Env): Config {
     },
     env,
   };
+}
+
+function sentimentJudge(env: Env, engines: EngineConfig): Config["sentimentJudge"] {
+  const platform = env.SENTIMENT_PLATFORM?.trim();
+  const model = env.SENTIMENT_MODEL?.trim();
+  if (!platform && !model) return undefined;
+  if (!platform) throw new ConfigError("SENTIMENT_PLATFORM", "must be set when SENTIMENT_MODEL is");
+  const cfg = engines.platforms[platform as keyof EngineConfig["platforms"]];
+  if (!cfg) throw new ConfigError("SENTIMENT_PLATFORM", `must be one of ${Object.keys(engines.platforms).join(", ")} (got "${platform}")`);
+  if (cfg.missing) throw new ConfigError("SENTIMENT_PLATFORM", `names ${platform}, which is not configured: set ${cfg.missing}`);
+  return { platform, model: model || cfg.model };
 }
 
 function retrySchedule(env: Env): number[] {

@@ -35,7 +35,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
-  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env } });
+  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
   const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
   let selfUrl = config.publicUrl;

@@ -5,6 +5,7 @@ export interface WorkerInit {
   type: "init";
   dbPath: string;
   env: Record<string, string | undefined>;
+  judge?: { platform: string; model: string };
 }
 
 export type WorkerCommand = WorkerInit | { type: "run"; id: number; task: UnitTask } | { type: "abort"; id: number };

@@ -23,7 +23,7 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   const command = event.data;
   if (command.type === "init") {
     const dbh = openDatabase(command.dbPath, { migrate: false });
-    runner = createUnitRunner({ sqlite: dbh.sqlite, registry: createEngineRegistry(loadEngineConfig(command.env)) });
+    runner = createUnitRunner({ sqlite: dbh.sqlite, registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
     reply({ type: "ready" });
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();

@@ -2,7 +2,7 @@
 // write the result row, its citation rows and the unit's status in one transaction. The unique
 // key (job, prompt, platform, model, region) makes a repeated unit after a crash a no-op.
 import type { Database } from "bun:sqlite";
-import { analyzeAnswer, compileEntities, type CompiledEntities } from "../analysis";
+import { analyzeAnswer, buildSentimentJudgePrompt, compileEntities, parseSentimentJudgeReply, type AnswerAnalysis, type CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
 import { loadEntities } from "./entities";
 
@@ -21,10 +21,32 @@ export type UnitOutcome =
   | { kind: "no_surface"; reason: string }
   | { kind: "skipped"; reason: string };
 
-export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegistry }) {
+export interface SentimentJudge {
+  platform: string;
+  model: string;
+}
+
+export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegistry; judge?: SentimentJudge }) {
   const { sqlite, registry } = deps;
+
+  /**
+   * The optional model judge (SENTIMENT_PLATFORM / SENTIMENT_MODEL) rates the brand's passages; any
+   * failure or unusable reply keeps the lexicon's result, so a judge outage never fails a unit.
+   */
+  async function judgedSentiment(brandName: string, analysis: AnswerAnalysis, signal: AbortSignal): Promise<{ label: string | null; score: number | null; source: string }> {
+    const lexicon = { label: analysis.sentiment, score: analysis.sentiment_score, source: "lexicon" };
+    if (!deps.judge || !analysis.sentiment_passages.length) return lexicon;
+    try {
+      const prompt = buildSentimentJudgePrompt(brandName, analysis.sentiment_passages);
+      const reply = await registry.engine(deps.judge.platform as PlatformId).ask({ prompt: `${prompt.system}\n\n${prompt.user}`, model: deps.judge.model, signal });
+      const parsed = "text" in reply ? parseSentimentJudgeReply(reply.text) : null;
+      return parsed ? { ...parsed, source: "judge" } : lexicon;
+    } catch {
+      return lexicon;
+    }
+  }
   // Entities compiled once per job (brand and competitors do not change mid-run as far as a run is concerned).
-  const compiledByJob = new Map<string, { compiled: CompiledEntities; language: string | null }>();
+  const compiledByJob = new Map<string, { compiled: CompiledEntities; language: string | null; brandName: string }>();
   const q = {
     unit: sqlite.prepare("SELECT status FROM job_units WHERE job_id = ? AND seq = ?"),
     job: sqlite.prepare("SELECT status FROM jobs WHERE id = ?"),
@@ -47,7 +69,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
     if (!entry) {
       const loaded = loadEntities(sqlite, task.brandId);
       if (!loaded) return null;
-      entry = { compiled: compileEntities(loaded.brand, loaded.competitors), language: loaded.language };
+      entry = { compiled: compileEntities(loaded.brand, loaded.competitors), language: loaded.language, brandName: loaded.brand.name };
       if (compiledByJob.size > 64) compiledByJob.clear();
       compiledByJob.set(task.jobId, entry);
     }
@@ -72,6 +94,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
         return { kind: "no_surface", reason: answer.reason };
       }
       const analysis = analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language: entities.language ?? undefined });
+      const sentiment = await judgedSentiment(entities.brandName, analysis, signal);
       const resultId = crypto.randomUUID();
       const write = sqlite.transaction(() => {
         // A job cancelled while the answer was on its way keeps nothing of it.
@@ -97,8 +120,8 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
           JSON.stringify(analysis.citations),
           analysis.citation_count,
           analysis.brand_citation_count,
-          analysis.sentiment,
-          analysis.sentiment_score,
+          sentiment.label,
+          sentiment.score,
           analysis.visibility_score,
           JSON.stringify(answer.searchQueries ?? []),
           JSON.stringify({
@@ -108,6 +131,8 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
             position_adjusted_word_count: analysis.position_adjusted_word_count,
             word_count_share: analysis.word_count_share,
             sentiment_passages: analysis.sentiment_passages,
+            sentiment_source: sentiment.source,
+            lexicon_sentiment_score: analysis.sentiment_score,
           }),
         );
         if (inserted.changes === 0) {
