@@ -1,5 +1,7 @@
 // npm test: runs every test with `bun test`, passes its output through, and ends with the line
 // "N passed, N failed" that bun does not print itself. Keeps bun's exit code.
+export {};
+
 const args = process.argv.slice(2);
 const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args], {
   stdout: "pipe",

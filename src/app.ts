@@ -50,6 +50,7 @@ export interface App {
   meta(request: Request): RequestMeta;
   auth: AuthService;
   callers: CallerResolver;
+  schedule: ScheduleService;
   /** Shutdown work of the features (e.g. flushing the pixel's batch writer); runs before the database closes. */
   close(): Promise<void>;
 }

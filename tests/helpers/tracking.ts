@@ -8,7 +8,13 @@ export interface SeededBrand {
 }
 
 /** A brand with domains, competitors and active prompts, written as the REST API would. */
-export function seedBrand(sqlite: Database, organizationId: string, options: { prompts?: number; name?: string; platforms?: { platform: string; frequency?: string; lastCheckedAt?: string | null; enabled?: boolean }[] } = {}): SeededBrand {
+export interface SeedOptions {
+  prompts?: number;
+  name?: string;
+  platforms?: { platform: string; frequency?: string; lastCheckedAt?: string | null; enabled?: boolean }[];
+}
+
+export function seedBrand(sqlite: Database, organizationId: string, options: SeedOptions = {}): SeededBrand {
   const id = (sql: string, ...params: unknown[]) => (sqlite.query(`${sql} RETURNING id`).get(...(params as [])) as { id: string }).id;
   const name = options.name ?? "Acme";
   const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${crypto.randomUUID().slice(0, 8)}`;

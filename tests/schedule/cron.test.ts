@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { organizationOf, seedBrand } from "../helpers/tracking";
+import { organizationOf, seedBrand, type SeedOptions } from "../helpers/tracking";
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
@@ -31,7 +31,7 @@ async function cron(path: string, secret: string | null, body?: unknown, base = 
 test("exactly the due brands are enqueued, one job each with its due platforms; a repeat enqueues nothing", async () => {
   const { user } = await signedUpClient(server.url, server.secrets.anonKey);
   const orgId = organizationOf(server.dbh.sqlite, user.id);
-  const brand = (name: string, platforms: Parameters<typeof seedBrand>[2]["platforms"]) => seedBrand(server.dbh.sqlite, orgId, { name, prompts: 1, platforms }).brandId;
+  const brand = (name: string, platforms: SeedOptions["platforms"]) => seedBrand(server.dbh.sqlite, orgId, { name, prompts: 1, platforms }).brandId;
   const due = {
     hourly: brand("hourly-due", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(2 * H) }]),
     daily: brand("daily-due", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(25 * H) }, { platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(D) }]),

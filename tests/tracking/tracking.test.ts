@@ -170,7 +170,7 @@ describe("errors from the engines", () => {
     const seen = new Map<string, number>();
     fake.setBehavior("perplexity", {
       respond: async (req) => {
-        const key = JSON.stringify(req.body?.messages);
+        const key = JSON.stringify((req.body as { messages?: unknown } | undefined)?.messages);
         const n = (seen.get(key) ?? 0) + 1;
         seen.set(key, n);
         if (n <= 2) return new Response(JSON.stringify({ error: { message: "slow down" } }), { status: 429, headers: { "retry-after": "1", "content-type": "application/json" } });
