@@ -100,6 +100,13 @@ describe("accepted beacons", () => {
     }
   });
 
+  test("any content type is read as the beacon's JSON (sendBeacon sends text/plain, other clients JSON)", async () => {
+    const before = count();
+    for (const type of ["application/json", "text/plain", "application/x-www-form-urlencoded", "application/octet-stream"])
+      expect({ type, status: (await send({ headers: { "content-type": type }, body: { url: `https://acme.com/type/${type}` } })).status }).toEqual({ type, status: 204 });
+    expect(count()).toBe(before + 4);
+  });
+
   test("concurrent beacons are all stored (one group commit for many)", async () => {
     const before = count();
     const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => send({ body: { url: `https://acme.com/burst/${i}` } })));
