@@ -5,6 +5,12 @@ import { ROOT, tempDir } from "./app";
 
 let built: string | undefined;
 
+// A test that fails half-way must not leave a server running (and spinning) after the test process.
+const started = new Set<Bun.Subprocess>();
+process.on("exit", () => {
+  for (const proc of started) if (proc.exitCode === null) proc.kill("SIGKILL");
+});
+
 export function buildBinary(): string {
   if (built) return built;
   const out = join(tempDir("aw-build-"), "answerwatch");
@@ -30,6 +36,7 @@ export async function startBinary(env: Record<string, string> = {}, dir = tempDi
     stdout: "pipe",
     stderr: "pipe",
   });
+  started.add(proc);
   let text = "";
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
