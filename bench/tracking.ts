@@ -1,21 +1,25 @@
 // Tracking throughput. (1) 1,000 units against a zero-latency fake upstream, wall time against a
 // bare fetch loop doing the same 1,000 requests at the same concurrency (target ≤ 1.5×).
 // (2) At 100 ms upstream latency and concurrency 16, wall time against the ideal ⌈1000/16⌉ × 0.1 s
-// (target ≤ 1.15×). Everything runs on 127.0.0.1 in this one process.
-import { startFakeUpstream } from "../tests/fakes/upstream";
+// (target ≤ 1.15×). Everything runs on 127.0.0.1; the fake upstream in a process of its own.
 import { testServer } from "../tests/helpers/app";
 import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
-import { report } from "./lib";
+import { report, ROOT } from "./lib";
 
 const UNITS = Number(Bun.env.UNITS ?? 1000);
 const CONCURRENCY = 16;
 
-const fake = await startFakeUpstream();
+async function startFake(latencyMs: number) {
+  const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
+  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, stop: () => proc.kill("SIGTERM") };
+}
 
 async function trackingRun(latencyMs: number): Promise<number> {
-  fake.reset();
-  if (latencyMs) fake.setBehavior("perplexity", { latencyMs });
-  const server = await testServer({ ...fake.env(), WORKERS: "2", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" });
+  const fake = await startFake(latencyMs);
+  const server = await testServer({ ...fake.env, WORKERS: "2", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" });
   try {
     const signup = await (
       await fetch(`${server.url}/auth/v1/signup`, {
@@ -28,19 +32,20 @@ async function trackingRun(latencyMs: number): Promise<number> {
     const api = apiClient(server.url, signup.access_token);
     const started = performance.now();
     const { body } = await api.start({ brandId, platforms: ["perplexity"] });
-    const { job } = await api.waitFor(body.jobId, 600_000, 5);
+    const { job } = await api.waitFor(body.jobId, 600_000, 10);
     const wall = performance.now() - started;
     if (job.status !== "completed" || job.progress.completed !== UNITS) throw new Error(`run ended ${job.status}: ${job.failedReason}`);
     return wall;
   } finally {
     await server.stop();
+    fake.stop();
   }
 }
 
 /** The same requests the adapter sends, straight from a fetch loop with CONCURRENCY in flight. */
 async function bareLoop(): Promise<number> {
-  fake.reset();
-  const sample = fake.env();
+  const fake = await startFake(0);
+  const sample = fake.env;
   const url = `${sample.PERPLEXITY_BASE_URL}/chat/completions`;
   const started = performance.now();
   let next = 0;
@@ -57,7 +62,9 @@ async function bareLoop(): Promise<number> {
       }
     }),
   );
-  return performance.now() - started;
+  const elapsed = performance.now() - started;
+  fake.stop();
+  return elapsed;
 }
 
 const baseline = await bareLoop();
@@ -68,5 +75,4 @@ report([
   { name: `${UNITS} units, zero-latency upstream, concurrency ${CONCURRENCY}`, ours: zero, baseline, unit: "ms", target: "≤ 1.5×", ok: zero / baseline <= 1.5 },
   { name: `${UNITS} units, 100 ms upstream, concurrency ${CONCURRENCY}`, ours: slow, baseline: ideal, unit: "ms", target: "≤ 1.15× of ideal", ok: slow / ideal <= 1.15 },
 ]);
-fake.stop();
 process.exit(0);

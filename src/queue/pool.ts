@@ -16,7 +16,7 @@ export class TaskFailure extends Error {
 }
 
 export interface WorkerPool {
-  run(task: UnitTask, onAnswered?: () => void): { id: number; promise: Promise<unknown> };
+  run(task: UnitTask, onAnswered?: () => void): { id: number; task: UnitTask; promise: Promise<unknown> };
   abort(id: number): void;
   size: number;
   stop(): Promise<void>;
@@ -74,7 +74,7 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
       });
       owner.set(id, slot);
       void slot.ready.then(() => slot.worker.postMessage({ type: "run", id, task } satisfies WorkerCommand));
-      return { id, promise };
+      return { id, task, promise };
     },
     abort(id) {
       owner.get(id)?.worker.postMessage({ type: "abort", id } satisfies WorkerCommand);

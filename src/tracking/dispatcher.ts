@@ -8,6 +8,7 @@ import type { Logger } from "../http/log";
 import { TaskFailure, type WorkerPool } from "../queue/pool";
 import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
+import { createResultWriter } from "./result-writer";
 import type { UnitOutcome } from "./unit-runner";
 
 export interface DispatcherOptions {
@@ -73,6 +74,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const retryMaxMs = options.retryMaxMs ?? 60_000;
   const owner = `${OWNER_PREFIX}${crypto.randomUUID()}`;
   const active = new Map<string, ActiveJob>();
+  const writer = createResultWriter(options.sqlite);
   const limiters = new Map<string, Limiter>();
   let stopped = false;
   let pumping = false;
@@ -128,7 +130,8 @@ export function createDispatcher(options: DispatcherOptions) {
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region }, release);
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
-      (await run.promise) as UnitOutcome;
+      const outcome = (await run.promise) as UnitOutcome;
+      if (outcome.kind !== "skipped") await writer.write(run.task, outcome);
       settle(job);
     } catch (error) {
       if (job.abort.signal.aborted) return;

@@ -1,6 +1,5 @@
-// One unit of a tracking job, run on a worker thread: ask the engine, analyse the answer, and
-// write the result row, its citation rows and the unit's status in one transaction. The unique
-// key (job, prompt, platform, model, region) makes a repeated unit after a crash a no-op.
+// One unit of a tracking job, run on a worker thread: ask the engine and analyse the answer. The
+// row it produces is written by the main thread (result-writer.ts), the database's one writer.
 import type { Database } from "bun:sqlite";
 import { analyzeAnswer, buildSentimentJudgePrompt, compileEntities, parseSentimentJudgeReply, type AnswerAnalysis, type CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
@@ -16,8 +15,36 @@ export interface UnitTask {
   region: string;
 }
 
+/** Column values of one prompt_results row, in ResultWriter's insert order after the key columns. */
+export interface ResultValues {
+  surface: string;
+  response: string;
+  mentioned: number;
+  mention_count: number;
+  mention_position: number | null;
+  competitor_mentions: string;
+  citations: string;
+  citation_count: number;
+  brand_citation_count: number;
+  sentiment: string | null;
+  sentiment_score: number | null;
+  visibility_score: number;
+  search_queries: string;
+  details: string;
+}
+
+export interface CitationValues {
+  position: number;
+  url: string;
+  normalized_url: string;
+  domain: string;
+  title: string | null;
+  is_brand: number;
+  competitor_id: string | null;
+}
+
 export type UnitOutcome =
-  | { kind: "answered"; resultId: string; mentioned: boolean; duplicate: boolean }
+  | { kind: "answered"; result: ResultValues; citations: CitationValues[] }
   | { kind: "no_surface"; reason: string }
   | { kind: "skipped"; reason: string };
 
@@ -49,19 +76,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
   const compiledByJob = new Map<string, { compiled: CompiledEntities; language: string | null; brandName: string }>();
   const q = {
     unit: sqlite.prepare("SELECT status FROM job_units WHERE job_id = ? AND seq = ?"),
-    job: sqlite.prepare("SELECT status FROM jobs WHERE id = ?"),
     prompt: sqlite.prepare("SELECT text FROM prompts WHERE id = ?"),
-    insertResult: sqlite.prepare(
-      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
-         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries, details)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
-    ),
-    existing: sqlite.prepare("SELECT id, mentioned FROM prompt_results WHERE job_id = ? AND prompt_id = ? AND platform = ? AND model = ? AND region = ?"),
-    insertCitation: sqlite.prepare(
-      `INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, title, is_brand, competitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    unitDone: sqlite.prepare("UPDATE job_units SET status = 'done', attempts = attempts + 1, error = ?3 WHERE job_id = ?1 AND seq = ?2"),
   };
 
   function entitiesFor(task: UnitTask) {
@@ -89,42 +104,28 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
         .ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language: entities.language ?? undefined, signal });
       onAnswered();
 
-      if (isNoSurface(answer)) {
-        q.unitDone.run(task.jobId, task.seq, `no_surface: ${answer.reason}`);
-        return { kind: "no_surface", reason: answer.reason };
-      }
+      if (isNoSurface(answer)) return { kind: "no_surface", reason: answer.reason };
       const analysis = analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language: entities.language ?? undefined });
       const sentiment = await judgedSentiment(entities.brandName, analysis, signal);
-      const resultId = crypto.randomUUID();
-      const write = sqlite.transaction(() => {
-        // A job cancelled while the answer was on its way keeps nothing of it.
-        const job = q.job.get(task.jobId) as { status: string } | null;
-        if (job?.status !== "active") return null;
-        const inserted = q.insertResult.run(
-          resultId,
-          task.jobId,
-          task.brandId,
-          task.promptId,
-          task.platform,
-          // The requested model keys the row (stable across dated upstream ids); the reported one is in the answer.
-          task.model,
-          task.region,
-          answer.surface,
-          answer.text,
-          analysis.mentioned ? 1 : 0,
-          analysis.mention_count,
-          analysis.mention_position,
-          JSON.stringify(
+      return {
+        kind: "answered",
+        result: {
+          surface: answer.surface,
+          response: answer.text,
+          mentioned: analysis.mentioned ? 1 : 0,
+          mention_count: analysis.mention_count,
+          mention_position: analysis.mention_position,
+          competitor_mentions: JSON.stringify(
             analysis.competitor_mentions.map((c) => ({ competitor_id: c.competitor_id, name: c.name, mention_count: c.mention_count, position: c.position })),
           ),
-          JSON.stringify(analysis.citations),
-          analysis.citation_count,
-          analysis.brand_citation_count,
-          sentiment.label,
-          sentiment.score,
-          analysis.visibility_score,
-          JSON.stringify(answer.searchQueries ?? []),
-          JSON.stringify({
+          citations: JSON.stringify(analysis.citations),
+          citation_count: analysis.citation_count,
+          brand_citation_count: analysis.brand_citation_count,
+          sentiment: sentiment.label,
+          sentiment_score: sentiment.score,
+          visibility_score: analysis.visibility_score,
+          search_queries: JSON.stringify(answer.searchQueries ?? []),
+          details: JSON.stringify({
             reported_model: answer.model,
             first_mention_offset: analysis.first_mention_offset,
             list_rank: analysis.list_rank,
@@ -134,21 +135,17 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
             sentiment_source: sentiment.source,
             lexicon_sentiment_score: analysis.sentiment_score,
           }),
-        );
-        if (inserted.changes === 0) {
-          const existing = q.existing.get(task.jobId, task.promptId, task.platform, task.model, task.region) as { id: string; mentioned: number } | null;
-          q.unitDone.run(task.jobId, task.seq, null);
-          return { id: existing?.id ?? resultId, mentioned: !!existing?.mentioned, duplicate: true };
-        }
-        for (const c of analysis.citations) {
-          q.insertCitation.run(resultId, task.brandId, c.position, c.url, c.normalized_url, c.domain ?? c.host ?? "", c.title, c.is_brand ? 1 : 0, c.competitor_id);
-        }
-        q.unitDone.run(task.jobId, task.seq, null);
-        return { id: resultId, mentioned: analysis.mentioned, duplicate: false };
-      });
-      const written = write.immediate();
-      if (!written) return { kind: "skipped", reason: "job is no longer active" };
-      return { kind: "answered", resultId: written.id, mentioned: written.mentioned, duplicate: written.duplicate };
+        },
+        citations: analysis.citations.map((c) => ({
+          position: c.position,
+          url: c.url,
+          normalized_url: c.normalized_url,
+          domain: c.domain ?? c.host ?? "",
+          title: c.title,
+          is_brand: c.is_brand ? 1 : 0,
+          competitor_id: c.competitor_id,
+        })),
+      };
     },
   };
 }
