@@ -41,8 +41,22 @@ export async function startServer(config: Config, logger = createLogger(config.l
   let selfUrl = config.publicUrl;
   const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher }, webhooks: deliverer, selfUrl: () => selfUrl });
 
-  // The internal scheduler runs the same function as POST /cron/daily-tracking.
-  const scheduler = new Elysia().use(
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: config.maxBodyBytes,
+    fetch: (request, srv) => app.handle(request, srv.requestIP(request)?.address),
+    error: (error) => {
+      logger.error("server error", { error: String(error?.stack ?? error) });
+      return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
+    },
+  });
+
+  // The internal scheduler runs the same function as POST /cron/daily-tracking. It is set up just
+  // after the server listens: nothing is due in the first milliseconds, and start-up stays short.
+  let scheduler: { store: { cron: Record<string, { stop(): void }> } } | undefined;
+  const schedulerTimer = setTimeout(() => {
+    scheduler = new Elysia().use(
     cron({
       name: "daily-tracking",
       pattern: config.cronSchedule,
@@ -58,18 +72,8 @@ export async function startServer(config: Config, logger = createLogger(config.l
         }
       },
     }),
-  );
-
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: config.maxBodyBytes,
-    fetch: (request, srv) => app.handle(request, srv.requestIP(request)?.address),
-    error: (error) => {
-      logger.error("server error", { error: String(error?.stack ?? error) });
-      return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
-    },
-  });
+    ) as never;
+  }, 0);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -81,6 +85,8 @@ export async function startServer(config: Config, logger = createLogger(config.l
         Bun.sleep(config.shutdownTimeoutMs).then(() => true),
       ]);
       if (timedOut) await server.stop(true);
+      clearTimeout(schedulerTimer);
+      scheduler?.store.cron["daily-tracking"].stop();
       await app.close();
       await dispatcher.stop();
       await deliverer.stop();
