@@ -1,5 +1,7 @@
 // Startup time (exec → first 200 on /healthz) and idle RSS of dist/answerwatch, each as a ratio
 // to a bare compiled Bun hello-world server measured in the same run. Targets: ≤ 2× for both.
+// "warm" is a restart on an existing data directory (what a deploy or reboot does); "cold" is the
+// very first start, which also creates the database and the secrets.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, median, report, ROOT, tempDir } from "./lib";
@@ -16,9 +18,8 @@ function rssKiB(pid: number): number {
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]);
 }
 
-async function measure(exe: string, path: string): Promise<{ startupMs: number; rssMiB: number }> {
+async function measure(exe: string, path: string, dir = tempDir()): Promise<{ startupMs: number; rssMiB: number }> {
   const port = freePort();
-  const dir = tempDir();
   const started = performance.now();
   const proc = Bun.spawn([exe], { cwd: dir, env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
   let startupMs = 0;
@@ -47,17 +48,23 @@ Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts"), ours], { stdout
 compile("bench/fixtures/hello.ts", hello);
 
 const a: { startupMs: number; rssMiB: number }[] = [];
+const cold: number[] = [];
 const b: { startupMs: number; rssMiB: number }[] = [];
+const warmDir = tempDir();
+await measure(ours, "/healthz", warmDir);
 for (let i = 0; i < RUNS; i++) {
   // Alternate so drift on a shared machine hits both sides alike.
-  a.push(await measure(ours, "/healthz"));
+  a.push(await measure(ours, "/healthz", warmDir));
+  cold.push((await measure(ours, "/healthz")).startupMs);
   b.push(await measure(hello, "/"));
 }
+const coldOurs = median(cold);
 const startupOurs = median(a.map((m) => m.startupMs));
 const startupBase = median(b.map((m) => m.startupMs));
 const rssOurs = median(a.map((m) => m.rssMiB));
 const rssBase = median(b.map((m) => m.rssMiB));
 report([
-  { name: "startup (exec → first 200)", ours: startupOurs, baseline: startupBase, unit: "ms", target: "≤ 2×", ok: startupOurs / startupBase <= 2 },
+  { name: "cold start (empty data directory, exec → first 200)", ours: coldOurs, baseline: startupBase, unit: "ms", target: "≤ 2× (reported)", ok: coldOurs / startupBase <= 2 },
+  { name: "warm start (exec → first 200)", ours: startupOurs, baseline: startupBase, unit: "ms", target: "≤ 2×", ok: startupOurs / startupBase <= 2 },
   { name: "idle RSS", ours: rssOurs, baseline: rssBase, unit: "MiB", target: "≤ 2×", ok: rssOurs / rssBase <= 2 },
 ]);

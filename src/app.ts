@@ -2,12 +2,14 @@
 // surface shares: request id, JSON access log, body-size limit, CORS, error shape, 404.
 import { Elysia } from "elysia";
 import type { Config } from "./config";
+import { drizzleDb } from "./db/drizzle";
 import type { DbHandle } from "./db/open";
 import { applyCors, corsPreflight } from "./http/cors";
 import { AppError, errorResponse, surfaceOf, toAppError } from "./http/errors";
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
 import { apiHealthRoutes } from "./http/api-routes";
+import { healthResponse } from "./http/health";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
 import { restRoutes } from "./platform/rest/routes";
@@ -30,6 +32,8 @@ export interface AppDeps {
   logger: Logger;
   version: string;
   now?: () => Date;
+  /** When the process started serving (for uptime). */
+  startedAt?: number;
   /** The webhook deliverer, woken when a test event or a manual retry is queued. */
   webhooks?: { wake(): void };
   /** The address this server really listens on (known once it does). */
@@ -56,7 +60,7 @@ export interface App {
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
-  const startedAt = Date.now();
+  const startedAt = deps.startedAt ?? Date.now();
   const metaOf = new WeakMap<Request, RequestMeta>();
   const meta = (request: Request) => metaOf.get(request) ?? { requestId: requestIdFor(request), ip: "unknown" };
 
@@ -66,7 +70,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     expirySeconds: deps.config.auth.jwtExpirySeconds,
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
-  const auth = createAuthService({ db: deps.dbh.db, config: deps.config, tokens, now: deps.now });
+  const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const callers = createCallerResolver({ auth, secrets: deps.secrets });
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
@@ -91,15 +95,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (appError.status >= 500) deps.logger.error("unhandled error", { requestId: meta(request).requestId, error: String((error as Error)?.stack ?? error) });
       return errorResponse(appError, surface, request);
     })
-    .get("/healthz", () => {
-      const body = { status: "ok", version: deps.version, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok" };
-      try {
-        deps.dbh.sqlite.query("SELECT count(*) FROM sqlite_master").get();
-        return Response.json(body);
-      } catch {
-        return Response.json({ ...body, status: "error", db: "error" }, { status: 503 });
-      }
-    })
+    .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
     .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }))

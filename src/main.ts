@@ -4,9 +4,6 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, type Config, type Env } from "./config";
 import { DB_FILE, openDatabase } from "./db/open";
-import { runAskCommand } from "./engines/cli";
-import { runUserCommand } from "./platform/auth/cli";
-import { runDemo } from "./demo/run";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -44,8 +41,10 @@ function configOrExit(env: Env): Config {
 }
 
 const commands: Record<string, Command> = {
-  ask: (args, env) => runAskCommand(args, env),
-  demo: (_args, env) => runDemo(env),
+  // Commands other than serve are loaded when used, so the server starts without their modules
+  // (the demo alone brings supabase-js, the CLIs node:util).
+  ask: async (args, env) => (await import("./engines/cli")).runAskCommand(args, env),
+  demo: async (_args, env) => (await import("./demo/run")).runDemo(env),
   async serve(_args, env) {
     const config = configOrExit(env);
     // Signals are taken from the first moment, so a stop during start-up is graceful too.
@@ -91,6 +90,7 @@ const commands: Record<string, Command> = {
     const secrets = await ensureSecrets(config);
     const dbh = openDatabase(join(config.dataDir, DB_FILE));
     try {
+      const { runUserCommand } = await import("./platform/auth/cli");
       return await runUserCommand(args, { config, secrets, dbh });
     } finally {
       dbh.close();

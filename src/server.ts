@@ -2,17 +2,14 @@
 // Returned handle stops everything in order, which both SIGTERM and tests use.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { cron } from "@elysiajs/cron";
-import { Elysia } from "elysia";
-import { createApp, type App } from "./app";
+import type { App } from "./app";
 import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
+import { healthResponse } from "./http/health";
 import { createLogger, type Logger } from "./http/log";
+import type { Runtime } from "./runtime";
 import { ensureSecrets, type Secrets } from "./secrets";
-import { createWorkerPool } from "./queue/pool";
-import { createQueueStore } from "./queue/store";
-import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
-import { createDeliverer } from "./webhooks/delivery";
+import type { Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 
 export interface RunningServer {
@@ -31,49 +28,41 @@ export async function startServer(config: Config, logger = createLogger(config.l
   const secrets = await ensureSecrets(config);
   const dbPath = join(config.dataDir, DB_FILE);
   const dbh = openDatabase(dbPath);
-  const store = createQueueStore(dbh.sqlite, options.now);
-  // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
-  // relative to the embedded root finds the worker entry; from source, this module's URL does.
-  const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
-  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
-  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
-  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
+  const startedAt = Date.now();
   let selfUrl = config.publicUrl;
-  const app = await createApp({ config, secrets, dbh, logger, version: VERSION, now: options.now, tracking: { store, notifier: dispatcher }, webhooks: deliverer, selfUrl: () => selfUrl });
-
+  let runtime: Runtime | undefined;
+  // Until the feature modules are loaded, /healthz answers from the database alone and every other
+  // request waits for them (nothing is refused).
+  let ready: Promise<Runtime> | undefined;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: config.maxBodyBytes,
-    fetch: (request, srv) => app.handle(request, srv.requestIP(request)?.address),
+    fetch: async (request, srv) => {
+      if (!runtime) {
+        if (new URL(request.url).pathname === "/healthz") return healthResponse(dbh.sqlite, VERSION, startedAt);
+        runtime = await ready!;
+      }
+      return runtime.app.handle(request, srv.requestIP(request)?.address);
+    },
     error: (error) => {
       logger.error("server error", { error: String(error?.stack ?? error) });
       return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
     },
   });
 
-  // The internal scheduler runs the same function as POST /cron/daily-tracking. It is set up just
-  // after the server listens: nothing is due in the first milliseconds, and start-up stays short.
-  let scheduler: { store: { cron: Record<string, { stop(): void }> } } | undefined;
-  const schedulerTimer = setTimeout(() => {
-    scheduler = new Elysia().use(
-    cron({
-      name: "daily-tracking",
-      pattern: config.cronSchedule,
-      timezone: config.cronTz,
-      paused: options.scheduler === false,
-      protect: true,
-      run: () => {
-        try {
-          const outcome = app.schedule.runDue();
-          logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length });
-        } catch (error) {
-          logger.error("scheduled tracking failed", { error: String(error) });
-        }
-      },
-    }),
-    ) as never;
-  }, 0);
+  const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+  selfUrl = url;
+  ready = import("./runtime").then(({ startRuntime }) =>
+    startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => selfUrl, options }),
+  );
+  try {
+    runtime = await ready;
+  } catch (error) {
+    server.stop(true);
+    dbh.close();
+    throw error;
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -85,16 +74,9 @@ export async function startServer(config: Config, logger = createLogger(config.l
         Bun.sleep(config.shutdownTimeoutMs).then(() => true),
       ]);
       if (timedOut) await server.stop(true);
-      clearTimeout(schedulerTimer);
-      scheduler?.store.cron["daily-tracking"].stop();
-      await app.close();
-      await dispatcher.stop();
-      await deliverer.stop();
-      await pool.stop();
+      await runtime!.stop();
       dbh.close();
     })());
 
-  const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  selfUrl = url;
-  return { url, port: server.port!, app, dbh, secrets, logger, dispatcher, stop };
+  return { url, port: server.port!, app: runtime.app, dbh, secrets, logger, dispatcher: runtime.dispatcher, stop };
 }

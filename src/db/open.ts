@@ -1,16 +1,11 @@
 // Opens the SQLite file with the pragmas every connection needs (WAL, foreign keys,
 // busy_timeout) and, for the server's main connection, applies the embedded migrations.
 import { Database } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { applyMigrations } from "./migrations";
 import { embeddedMigrations } from "./migrations.generated";
-import * as schema from "./schema";
-
-export type Db = BunSQLiteDatabase<typeof schema>;
 
 export interface DbHandle {
   sqlite: Database;
-  db: Db;
   close(): void;
 }
 
@@ -25,10 +20,8 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
   sqlite.run("PRAGMA synchronous = NORMAL");
   sqlite.run("PRAGMA foreign_keys = ON");
   if (options.migrate !== false) applyMigrations(sqlite, embeddedMigrations);
-  const db = drizzle(sqlite, { schema });
   return {
     sqlite,
-    db,
     close() {
       try {
         sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -42,6 +42,8 @@ export function createDeliverer(options: DelivererOptions) {
   const concurrency = options.concurrency ?? 8;
   const leaseMs = options.timeoutMs + 30_000;
   const iso = (offsetMs = 0) => new Date(now().getTime() + offsetMs).toISOString();
+  const pollMs = options.pollMs ?? 1000;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   let inFlight = 0;
   let stopped = false;
   const running = new Set<Promise<void>>();
@@ -103,7 +105,16 @@ export function createDeliverer(options: DelivererOptions) {
         q.disable.run(at, d.endpoint_id);
       }).immediate();
     } else if (outcome === "retry") {
-      q.record.run(d.id, "pending", attempts, iso(options.retryScheduleMs[attempts - 1]!), status, error, durationMs, at);
+      const waitMs = options.retryScheduleMs[attempts - 1]!;
+      q.record.run(d.id, "pending", attempts, iso(waitMs), status, error, durationMs, at);
+      // Waits shorter than the poll are kept to the millisecond, not rounded up to the next poll.
+      if (waitMs < pollMs) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          pump();
+        }, waitMs + 1);
+        timers.add(t);
+      }
     } else {
       q.record.run(d.id, outcome, attempts, null, status, error, durationMs, at);
     }
@@ -136,7 +147,7 @@ export function createDeliverer(options: DelivererOptions) {
     }
   }
 
-  const timer = setInterval(pump, options.pollMs ?? 1000);
+  const timer = setInterval(pump, pollMs);
   queueMicrotask(pump);
 
   return {
@@ -144,6 +155,7 @@ export function createDeliverer(options: DelivererOptions) {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      timers.forEach(clearTimeout);
       // In-flight sends finish (bounded by their time-out) so none is left half-recorded.
       await Promise.allSettled([...running]);
     },

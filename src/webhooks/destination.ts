@@ -1,6 +1,17 @@
 // Where a webhook may be sent: http(s) only, and never to loopback, private, link-local or cloud
 // metadata addresses unless WEBHOOK_ALLOW_PRIVATE=true (server-side request forgery).
-import { isIP } from "node:net";
+
+/** 4 for a dotted IPv4 address, 6 for an IPv6 one, 0 otherwise (node:net's isIP, without loading node:net). */
+export function isIP(text: string): 0 | 4 | 6 {
+  if (/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(text)) return 4;
+  if (!text.includes(":") || !/^[0-9a-fA-F:.]+$/.test(text)) return 0;
+  try {
+    new URL(`http://[${text}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
 
 export class DestinationError extends Error {}
 

@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { loadConfig } from "../../src/config";
+import { apiKeyRole } from "../../src/platform/auth/api-keys";
 import { ensureSecrets, SECRETS_FILE } from "../../src/secrets";
 import { tempDir } from "../helpers/app";
 
@@ -15,6 +16,10 @@ test("first start generates secrets in a 0600 file; a restart reuses them", asyn
   expect(decodeJwt(first.anonKey)).toMatchObject({ role: "anon" });
   expect(decodeJwt(first.serviceRoleKey)).toMatchObject({ role: "service_role" });
   expect(decodeJwt(first.anonKey).sub).toBeUndefined();
+  // Signed by hand (Bun's HMAC), verified by jose like any HS256 token.
+  expect(await apiKeyRole(first.jwtSecret, first.anonKey)).toBe("anon");
+  expect(await apiKeyRole(first.jwtSecret, first.serviceRoleKey)).toBe("service_role");
+  expect(await apiKeyRole("another-secret-of-at-least-32-chars!!", first.anonKey)).toBeNull();
 });
 
 test("secrets set in the environment win over generated ones", async () => {

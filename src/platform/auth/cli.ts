@@ -2,6 +2,7 @@
 // creates a user straight in the database (works with AUTH_DISABLE_SIGNUP=true).
 import { parseArgs } from "node:util";
 import type { Config } from "../../config";
+import { drizzleDb } from "../../db/drizzle";
 import type { DbHandle } from "../../db/open";
 import { AppError } from "../../http/errors";
 import type { Secrets } from "../../secrets";
@@ -28,7 +29,7 @@ export async function runUserCommand(args: string[], deps: { config: Config; sec
     return 2;
   }
   const tokens = await createTokenService({ jwtSecret: deps.secrets.jwtSecret, expirySeconds: deps.config.auth.jwtExpirySeconds, issuer: "answerwatch" });
-  const auth = createAuthService({ db: deps.dbh.db, config: deps.config, tokens });
+  const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens });
   const existing = values.org ? auth.findOrganizationBySlugOrName(values.org) : undefined;
   try {
     const user = await auth.adminCreateUser({

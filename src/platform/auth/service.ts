@@ -2,7 +2,7 @@
 // Routes (routes.ts) only validate and shape; every rule lives here.
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Config } from "../../config";
-import type { Db } from "../../db/open";
+import type { Db } from "../../db/drizzle";
 import { organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { createRateLimiter } from "../../http/rate-limit";

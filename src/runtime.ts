@@ -1,0 +1,90 @@
+// Everything behind the HTTP port: the app with all its feature modules, the worker pool, the
+// tracking dispatcher, the webhook deliverer and the scheduler. server.ts loads this module just
+// after it starts listening, so the process answers /healthz before these modules are evaluated.
+import { cron } from "@elysiajs/cron";
+import { Elysia } from "elysia";
+import { createApp, type App } from "./app";
+import type { Config } from "./config";
+import type { DbHandle } from "./db/open";
+import type { Logger } from "./http/log";
+import { createWorkerPool } from "./queue/pool";
+import { createQueueStore } from "./queue/store";
+import type { Secrets } from "./secrets";
+import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
+import { VERSION } from "./version";
+import { createDeliverer } from "./webhooks/delivery";
+
+export interface Runtime {
+  app: App;
+  dispatcher: Dispatcher;
+  stop(): Promise<void>;
+}
+
+export async function startRuntime(input: {
+  config: Config;
+  secrets: Secrets;
+  dbh: DbHandle;
+  dbPath: string;
+  logger: Logger;
+  startedAt: number;
+  selfUrl: () => string;
+  options: { now?: () => Date; scheduler?: boolean };
+}): Promise<Runtime> {
+  const { config, secrets, dbh, dbPath, logger, options } = input;
+  const store = createQueueStore(dbh.sqlite, options.now);
+  // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
+  // relative to the embedded root finds the worker entry; from source, this module's URL does.
+  const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
+  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
+  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
+  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
+  const app = await createApp({
+    config,
+    secrets,
+    dbh,
+    logger,
+    version: VERSION,
+    now: options.now,
+    startedAt: input.startedAt,
+    tracking: { store, notifier: dispatcher },
+    webhooks: deliverer,
+    selfUrl: input.selfUrl,
+  });
+
+
+  // The internal scheduler runs the same function as POST /cron/daily-tracking. It is set up just
+  // after the server listens: nothing is due in the first milliseconds, and start-up stays short.
+  let scheduler: { store: { cron: Record<string, { stop(): void }> } } | undefined;
+  const schedulerTimer = setTimeout(() => {
+    scheduler = new Elysia().use(
+    cron({
+      name: "daily-tracking",
+      pattern: config.cronSchedule,
+      timezone: config.cronTz,
+      paused: options.scheduler === false,
+      protect: true,
+      run: () => {
+        try {
+          const outcome = app.schedule.runDue();
+          logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length });
+        } catch (error) {
+          logger.error("scheduled tracking failed", { error: String(error) });
+        }
+      },
+    }),
+    ) as never;
+  }, 0);
+
+  return {
+    app,
+    dispatcher,
+    async stop() {
+      clearTimeout(schedulerTimer);
+      scheduler?.store.cron["daily-tracking"].stop();
+      await app.close();
+      await dispatcher.stop();
+      await deliverer.stop();
+      await pool.stop();
+    },
+  };
+}
