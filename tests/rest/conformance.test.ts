@@ -52,7 +52,7 @@ const competitors = () => sb.from("competitors").select("name").eq("brand_id", b
 describe("select", () => {
   test("columns, aliases, JSON paths and casts", async () => {
     const res = await sb.from("competitors").select("label:name,first_alias:aliases->0,aliases->>1,domain").eq("name", "Alpha").single();
-    expect(res.data).toEqual({ label: "Alpha", first_alias: "A", aliases: "Alpha Inc", domain: "alpha.com" });
+    expect(res.data as unknown).toEqual({ label: "Alpha", first_alias: "A", aliases: "Alpha Inc", domain: "alpha.com" });
     const raw = await rest(server, `/prompts?select=text,is_active::text&id=eq.${promptIds[1]}`, { token: org.ownerToken });
     expect(raw.body).toEqual([{ text: "second", is_active: "0" }]);
   });
@@ -62,10 +62,10 @@ describe("select", () => {
     expect(many.data!.domains).toHaveLength(3);
     expect(many.data!.prompt_sets).toEqual([{ name: "Core", prompts: [{ text: "first" }, { text: "second" }, { text: "third" }] }]);
     const one = await sb.from("prompts").select("text,prompt_sets(name,brands(slug))").eq("id", promptIds[0]).single();
-    expect(one.data).toEqual({ text: "first", prompt_sets: { name: "Core", brands: { slug: "acme" } } });
+    expect(one.data as unknown).toEqual({ text: "first", prompt_sets: { name: "Core", brands: { slug: "acme" } } });
     // Through a foreign-key column, and spread into the parent.
     const byColumn = await sb.from("prompts").select("text,set:prompt_set_id(name)").eq("id", promptIds[0]).single();
-    expect(byColumn.data).toEqual({ text: "first", set: { name: "Core" } });
+    expect(byColumn.data as unknown).toEqual({ text: "first", set: { name: "Core" } });
     const spread = await sb.from("prompts").select("text,...prompt_sets(set_name:name)").eq("id", promptIds[0]).single();
     expect(spread.data).toEqual({ text: "first", set_name: "Core" });
   });
@@ -202,7 +202,7 @@ describe("representations", () => {
 
   test("stripped nulls", async () => {
     const res = await competitors().select("name,domain").eq("name", "beta").stripNulls();
-    expect(res.data).toEqual([{ name: "beta" }]);
+    expect(res.data as unknown).toEqual([{ name: "beta" }]);
   });
 });
 
@@ -261,6 +261,17 @@ describe("writes and Prefer", () => {
     const inconsistent = await sb.from("prompts").update({ brand_id: brand.id }).eq("id", promptIds[2]);
     expect([inconsistent.status, inconsistent.error?.code]).toEqual([400, "23514"]);
     await sb.from("prompts").update({ prompt_set_id: setId }).eq("id", promptIds[2]);
+  });
+});
+
+describe("stored data", () => {
+  test("a JSON column holding text that is not JSON is returned as text, not a 500", async () => {
+    server.dbh.sqlite.query("UPDATE competitors SET aliases = 'not json' WHERE name = 'beta'").run();
+    const res = await competitors().select("name,aliases").eq("name", "beta").single();
+    expect([res.status, res.data]).toEqual([200, { name: "beta", aliases: "not json" }]);
+    const ok = await competitors().select("aliases").eq("name", "Alpha").single();
+    expect(ok.data).toEqual({ aliases: ["A", "Alpha Inc"] });
+    server.dbh.sqlite.query(`UPDATE competitors SET aliases = '["B"]' WHERE name = 'beta'`).run();
   });
 });
 

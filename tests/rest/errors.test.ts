@@ -58,7 +58,7 @@ describe("request errors (PGRST1xx)", () => {
   test("PGRST116: a singular response over zero or several rows is 406", async () => {
     const none = await a.owner.from("brands").select("id").eq("slug", "missing").single();
     expect(none.status).toBe(406);
-    expect(none.error).toEqual({ code: "PGRST116", details: "The result contains 0 rows", hint: null, message: "Cannot coerce the result to a single JSON object" });
+    expect(none.error as unknown).toEqual({ code: "PGRST116", details: "The result contains 0 rows", hint: null, message: "Cannot coerce the result to a single JSON object" });
     await createBrand(a.owner, a.id, "err-a2", { domains: 0, competitors: 0 });
     const many = await as("/brands?select=id", { headers: { accept: "application/vnd.pgrst.object+json" } });
     expectPgrstError(many, 406, "PGRST116");

@@ -66,7 +66,7 @@ describe("a member of A", () => {
 
   test("embeds never pull B's rows in, whatever the direction", async () => {
     const own = await memberA.from("brands").select("id,brand_domains(brand_id),competitors(brand_id),organizations(id)");
-    expect(own.data).toEqual([{ id: brandA.id, brand_domains: [{ brand_id: brandA.id }], competitors: [{ brand_id: brandA.id }], organizations: { id: a.id } }]);
+    expect(own.data as unknown).toEqual([{ id: brandA.id, brand_domains: [{ brand_id: brandA.id }], competitors: [{ brand_id: brandA.id }], organizations: { id: a.id } }]);
     const up = await memberA.from("prompts").select("id,brands(id)").eq("id", rowsB.prompts);
     expect(up.data).toEqual([]);
     const inner = await memberA.from("organizations").select("id,brands!inner(id)").eq("brands.id", brandB.id);

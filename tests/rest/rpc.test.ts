@@ -64,7 +64,7 @@ describe("get_latest_prompt_results", () => {
 
   test("select, filters, order and limit in the query string apply to the returned rows", async () => {
     const res = await latest({}).select("id,platform,prompts(text)").eq("platform", "chatgpt").order("created_at", { ascending: false }).limit(2);
-    expect(res.data).toEqual([
+    expect(res.data as unknown).toEqual([
       { id: ids["p1-gpt-new"], platform: "chatgpt", prompts: { text: "p1" } },
       { id: ids["p2-gpt"], platform: "chatgpt", prompts: { text: "p2" } },
     ]);

@@ -106,9 +106,15 @@ export interface ReadOutcome {
 }
 
 export function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: boolean, rowids?: number[]): ReadOutcome {
-  const rows = run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
-  const total = count && !rowids ? Number(run.values(countQuery(ctx, plan))[0][0]) : undefined;
-  return { rows: assemble(run, ctx, plan, rows, 0), total };
+  try {
+    const rows = run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
+    const total = count && !rowids ? Number(run.values(countQuery(ctx, plan))[0][0]) : undefined;
+    return { rows: assemble(run, ctx, plan, rows, 0), total };
+  } catch (error) {
+    // A JSON column holding text that is not JSON: read again with every JSON value guarded.
+    if (ctx.trustJson === false || !String((error as Error)?.message).includes("malformed JSON")) throw error;
+    return executeRead(run, { ...ctx, trustJson: false }, plan, count, rowids);
+  }
 }
 
 // ---- writes -----------------------------------------------------------------------------------

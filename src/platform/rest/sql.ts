@@ -59,6 +59,11 @@ export interface SqlContext {
   cache: SchemaCache;
   policies: Policies;
   caller: Caller;
+  /**
+   * Render JSON columns with a bare json(): stored JSON is trusted, which is the fast path. When
+   * some row holds text that is not JSON, the read is re-run with this off (guarded by json_valid).
+   */
+  trustJson?: boolean;
 }
 
 // ---- expressions ------------------------------------------------------------------------------
@@ -90,21 +95,21 @@ function refExpr(alias: string, ref: ColumnRef): Sql {
 }
 
 /** The value as it should appear in JSON: booleans as true/false, JSON columns as JSON. */
-function outputExpr(alias: string, ref: ColumnRef): Sql {
+function outputExpr(ctx: SqlContext, alias: string, ref: ColumnRef): Sql {
   const e = refExpr(alias, ref);
   if (ref.type === "boolean") return sql`json(CASE ${e} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)`;
-  if (ref.type === "json") return sql`(CASE WHEN json_valid(${e}) THEN json(${e}) ELSE ${e} END)`;
+  if (ref.type === "json") return ctx.trustJson !== false && !ref.json.length ? sql`json(${e})` : sql`(CASE WHEN json_valid(${e}) THEN json(${e}) ELSE ${e} END)`;
   return e;
 }
 
 // json_object takes at most 127 arguments in some SQLite builds; longer selects are built in chunks.
 const JSON_OBJECT_PAIRS = 50;
 
-function jsonObject(node: ReadPlan): Sql {
+function jsonObject(ctx: SqlContext, node: ReadPlan): Sql {
   if (!node.columns.length) return raw("'{}'");
   const chunks: Sql[] = [];
   for (let i = 0; i < node.columns.length; i += JSON_OBJECT_PAIRS) {
-    const pairs = node.columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${c.key}, ${outputExpr(node.alias, c.ref)}`);
+    const pairs = node.columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${c.key}, ${outputExpr(ctx, node.alias, c.ref)}`);
     chunks.push(sql`json_object(${joinSql(pairs, ", ")})`);
   }
   return chunks.reduce((acc, chunk) => sql`(substr(${acc}, 1, length(${acc}) - 1) || ',' || substr(${chunk}, 2))`);
@@ -184,11 +189,23 @@ function rls(ctx: SqlContext, node: ReadPlan, action: Action): Sql | null {
   return scopePredicate(ctx.cache, ctx.policies, ctx.caller, node.table.name, action, col(node.alias, node.policy.scope));
 }
 
+/**
+ * A to-many embed whose scope column is its link to the parent (brand_domains.brand_id → brands.id)
+ * is visible exactly when its parent is, under the same read roles: the parent level already
+ * applied the policy, so the child level need not repeat it.
+ */
+function policyImpliedByParent(ctx: SqlContext, node: ReadPlan): boolean {
+  const rel = node.rel;
+  if (!rel || rel.toOne || node.policy.scope !== rel.childColumn) return false;
+  const parent = ctx.policies[rel.fk.refTable];
+  return (node.policy.read ?? null) === (parent?.read ?? null);
+}
+
 /** Everything a row of this level must satisfy: RLS, its filters, and its !inner embeds. */
 function levelConditions(ctx: SqlContext, node: ReadPlan, action: Action = "read"): Sql[] {
   const conditions = node.where.map((c) => conditionSql(ctx, node, c));
   for (const embed of node.embeds) if (embed.inner) conditions.push(existsSql(ctx, embed, node.alias));
-  const policy = rls(ctx, node, action);
+  const policy = policyImpliedByParent(ctx, node) ? null : rls(ctx, node, action);
   return policy ? [policy, ...conditions] : conditions;
 }
 
@@ -241,7 +258,7 @@ function limitClause(range: ReadPlan["range"]): Sql {
 export function rootQuery(ctx: SqlContext, root: ReadPlan, options: RootOptions = {}): Sql {
   const where = rootConditions(ctx, root, options);
   const page = options.paginate === false ? raw("") : limitClause(root.range);
-  return sql`SELECT ${jsonObject(root)}${linkColumns(root)} FROM ${source(root)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}`;
+  return sql`SELECT ${jsonObject(ctx, root)}${linkColumns(root)} FROM ${source(root)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}`;
 }
 
 export function countQuery(ctx: SqlContext, root: ReadPlan): Sql {
@@ -264,16 +281,16 @@ export function childQuery(ctx: SqlContext, node: ReadPlan, parentKeys: SqlValue
   const where = balanced([sql`${key} IN (SELECT value FROM json_each(${JSON.stringify(parentKeys)}))`, ...levelConditions(ctx, node)], "AND");
   const from = sql`FROM ${source(node)} AS ${ident(node.alias)} WHERE ${where}`;
   const order = orderSql(ctx, node, node.order);
-  if (node.rel!.toOne) return sql`SELECT ${key}, ${jsonObject(node)}${linkColumns(node)} ${from}`;
+  if (node.rel!.toOne) return sql`SELECT ${key}, ${jsonObject(ctx, node)}${linkColumns(node)} ${from}`;
   const leaf = node.embeds.length === 0;
   const { offset, limit } = node.range;
   if (offset === 0 && limit === undefined) {
-    if (leaf) return sql`SELECT ${key}, '[' || group_concat(${jsonObject(node)}, ','${orderClause(order)}) || ']' ${from} GROUP BY ${key}`;
-    return sql`SELECT ${key}, ${jsonObject(node)}${linkColumns(node)} ${from}${orderClause(order)}`;
+    if (leaf) return sql`SELECT ${key}, '[' || group_concat(${jsonObject(ctx, node)}, ','${orderClause(order)}) || ']' ${from} GROUP BY ${key}`;
+    return sql`SELECT ${key}, ${jsonObject(ctx, node)}${linkColumns(node)} ${from}${orderClause(order)}`;
   }
   // A per-parent page: number the children of each parent, keep the window.
   const links = joinSql(node.embeds.map((_, i) => sql`, ${ident(`l${i}`)}`), "");
-  const numbered = sql`SELECT ${key} AS k, ${jsonObject(node)} AS j${linkColumns(node)}, row_number() OVER (PARTITION BY ${key}${orderClause(order)}) AS n ${from}`;
+  const numbered = sql`SELECT ${key} AS k, ${jsonObject(ctx, node)} AS j${linkColumns(node)}, row_number() OVER (PARTITION BY ${key}${orderClause(order)}) AS n ${from}`;
   const window = sql`FROM (${numbered}) WHERE n > ${offset} AND n <= ${limit === undefined ? Number.MAX_SAFE_INTEGER : offset + limit}`;
   if (leaf) return sql`SELECT k, '[' || group_concat(j, ',' ORDER BY n) || ']' ${window} GROUP BY k`;
   return sql`SELECT k, j${links} ${window} ORDER BY n`;

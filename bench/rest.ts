@@ -1,0 +1,116 @@
+// Requests per second of the seed's list call — GET /rest/v1/brands?select=*,brand_domains(*),competitors(*)
+// with a page of 50, for an organization with 200 brands × 3 domains × 5 competitors — against a bare
+// Bun.serve returning the same bytes. Both servers run as their own processes on loopback; the same
+// bounded load generator (fixed concurrency, fixed duration) drives each, alternating, in one run.
+// Target: ≥ 0.25×.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { ensureSecrets } from "../src/secrets";
+import { freePort, median, report, ROOT, tempDir } from "./lib";
+
+const CONCURRENCY = Number(Bun.env.CONCURRENCY ?? 32);
+const SECONDS = Number(Bun.env.SECONDS ?? 2);
+const ROUNDS = Number(Bun.env.ROUNDS ?? 3);
+const LIST = "/rest/v1/brands?select=*,brand_domains(*),competitors(*)&limit=50";
+
+async function waitFor(url: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`${url} did not come up`);
+    await Bun.sleep(20);
+  }
+}
+
+async function json(res: Response): Promise<any> {
+  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Fixed concurrency for a fixed time; every response is read to the end. Returns requests per second. */
+async function load(url: string, headers: Record<string, string>, expectedBytes: number): Promise<number> {
+  let done = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const res = await fetch(url, { headers });
+        const body = await res.arrayBuffer();
+        if (res.status !== 200 || body.byteLength !== expectedBytes) throw new Error(`${url}: ${res.status}, ${body.byteLength} bytes`);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+// ---- answerwatch, seeded through its own REST API ----
+const dataDir = tempDir("aw-bench-rest-");
+const env = { DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(freePort()), LOG_LEVEL: "silent", WORKERS: "1" };
+const secrets = await ensureSecrets(loadConfig(env));
+const ours = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], { env: { ...Bun.env, ...env }, stdout: "ignore", stderr: "inherit" });
+const base = `http://127.0.0.1:${env.PORT}`;
+await waitFor(`${base}/healthz`);
+
+const session = await json(
+  await fetch(`${base}/auth/v1/signup`, {
+    method: "POST",
+    headers: { apikey: secrets.anonKey, "content-type": "application/json" },
+    body: JSON.stringify({ email: "bench@example.com", password: "correct-horse", data: { organization_name: "Bench" } }),
+  }),
+);
+const auth = { apikey: secrets.anonKey, authorization: `Bearer ${session.access_token}` };
+const post = (table: string, rows: unknown[]) =>
+  fetch(`${base}/rest/v1/${table}?select=id`, { method: "POST", headers: { ...auth, "content-type": "application/json", prefer: "return=representation" }, body: JSON.stringify(rows) }).then(json);
+const [{ id: orgId }] = await json(await fetch(`${base}/rest/v1/organizations?select=id`, { headers: auth }));
+const brands: { id: string }[] = await post(
+  "brands",
+  Array.from({ length: 200 }, (_, i) => ({ organization_id: orgId, name: `Brand ${i}`, slug: `brand-${i}`, industry: "Software", region: "US", language: "en", aliases: [`B${i}`] })),
+);
+await post("brand_domains", brands.flatMap((b, i) => [0, 1, 2].map((j) => ({ brand_id: b.id, domain: `brand-${i}-${j}.example.com`, is_primary: j === 0 }))));
+await post("competitors", brands.flatMap((b, i) => [0, 1, 2, 3, 4].map((j) => ({ brand_id: b.id, name: `Rival ${i}.${j}`, domain: `rival-${i}-${j}.example.com`, aliases: [`R${j}`] }))));
+
+const sample = await fetch(`${base}${LIST}`, { headers: auth });
+const bytes = new Uint8Array(await sample.arrayBuffer());
+const listed = JSON.parse(new TextDecoder().decode(bytes));
+if (listed.length !== 50 || listed[0].brand_domains.length !== 3 || listed[0].competitors.length !== 5) throw new Error("unexpected list response");
+
+// ---- the baseline: a bare Bun.serve answering the same bytes ----
+const bodyFile = join(dataDir, "body.json");
+writeFileSync(bodyFile, bytes);
+const baselineScript = join(dataDir, "baseline.ts");
+writeFileSync(
+  baselineScript,
+  `const body = await Bun.file(${JSON.stringify(bodyFile)}).bytes();
+Bun.serve({ port: Number(Bun.env.PORT), hostname: "127.0.0.1", fetch: () => new Response(body, { headers: { "content-type": ${JSON.stringify(sample.headers.get("content-type"))} } }) });`,
+);
+const baselinePort = String(freePort());
+const baseline = Bun.spawn([process.execPath, baselineScript], { env: { ...Bun.env, PORT: baselinePort }, stdout: "ignore", stderr: "inherit" });
+await waitFor(`http://127.0.0.1:${baselinePort}/`);
+
+try {
+  const oursRps: number[] = [];
+  const baselineRps: number[] = [];
+  await load(`${base}${LIST}`, auth, bytes.length); // warm-up
+  await load(`http://127.0.0.1:${baselinePort}/`, {}, bytes.length);
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate so drift on a shared machine hits both sides alike.
+    oursRps.push(await load(`${base}${LIST}`, auth, bytes.length));
+    baselineRps.push(await load(`http://127.0.0.1:${baselinePort}/`, {}, bytes.length));
+  }
+  const o = median(oursRps);
+  const b = median(baselineRps);
+  console.log(`response: ${bytes.length} bytes, ${CONCURRENCY} concurrent, ${ROUNDS} × ${SECONDS} s each`);
+  console.log(`rounds: answerwatch ${oursRps.map((r) => r.toFixed(0)).join(", ")} req/s; baseline ${baselineRps.map((r) => r.toFixed(0)).join(", ")} req/s`);
+  report([{ name: "GET brands with 2 embeds, page of 50", ours: o, baseline: b, unit: "req/s", target: "≥ 0.25×", ok: o / b >= 0.25 }]);
+} finally {
+  ours.kill("SIGTERM");
+  baseline.kill("SIGTERM");
+  await Promise.all([ours.exited, baseline.exited]);
+}
