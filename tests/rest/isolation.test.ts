@@ -125,6 +125,24 @@ describe("a member of A", () => {
   });
 });
 
+describe("organization management", () => {
+  test("owners and admins rename the organization and manage roles; members cannot", async () => {
+    const renamedByMember = await memberA.from("organizations").update({ name: "By member" }).eq("id", a.id).select();
+    expect(renamedByMember.data).toEqual([]);
+    const renamed = await a.owner.from("organizations").update({ name: "Org A renamed" }).eq("id", a.id).select("name");
+    expect(renamed.data).toEqual([{ name: "Org A renamed" }]);
+    const viewerId = (await viewerA.auth.getUser()).data.user!.id;
+    const promoteByMember = await memberA.from("organization_members").update({ role: "admin" }).eq("user_id", viewerId).select();
+    expect(promoteByMember.data).toEqual([]);
+    const members = await a.owner.from("organization_members").select("role").eq("user_id", viewerId);
+    expect(members.data).toEqual([{ role: "viewer" }]);
+    const badRole = await a.owner.from("organization_members").update({ role: "emperor" }).eq("user_id", viewerId);
+    expect([badRole.status, badRole.error?.code]).toEqual([400, "22P02"]);
+    const newOrg = await a.owner.from("organizations").insert({ name: "Side project", slug: "side-project" });
+    expect([newOrg.status, newOrg.error?.code, newOrg.error?.message]).toEqual([403, "42501", "permission denied for table organizations"]);
+  });
+});
+
 describe("a viewer", () => {
   test("reads the organization's rows but cannot write them", async () => {
     const read = await viewerA.from("brands").select("id,brand_domains(id)");
