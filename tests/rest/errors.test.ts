@@ -110,7 +110,7 @@ describe("schema cache errors (PGRST2xx)", () => {
     const typo = await as("/brand");
     expectPgrstError(typo, 404, "PGRST205");
     expect(typo.body).toMatchObject({ message: "Could not find the table 'public.brand' in the schema cache", hint: "Perhaps you meant the table 'public.brands'" });
-    for (const internal of ["users", "sessions", "refresh_tokens", "jobs", "job_units", "webhook_endpoints", "webhook_events", "webhook_deliveries"])
+    for (const internal of ["users", "sessions", "refresh_tokens", "jobs", "job_units", "webhook_events", "webhook_deliveries"])
       expectPgrstError(await rest(server, `/${internal}`, { token: server.secrets.serviceRoleKey }), 404, "PGRST205");
   });
 

@@ -61,7 +61,8 @@ test("read roles narrower than every member hide the rows from the others", asyn
   expect((await get("/organizations?select=id,webhook_endpoints(url)", member)).body).toEqual([{ id: orgId, webhook_endpoints: [] }]);
 });
 
-test("while unexposed it is PGRST205 for everyone", async () => {
-  const res = await get("/webhook_endpoints", owner, createRestService({ sqlite: t.dbh.sqlite }));
+test("a table marked exposed: false is PGRST205 for everyone", async () => {
+  const hidden = { ...REST_POLICIES, webhook_endpoints: { ...REST_POLICIES.webhook_endpoints!, exposed: false } };
+  const res = await get("/webhook_endpoints", owner, createRestService({ sqlite: t.dbh.sqlite, policies: hidden }));
   expect([res.status, res.body.code]).toEqual([404, "PGRST205"]);
 });

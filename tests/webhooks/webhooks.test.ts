@@ -189,3 +189,26 @@ test("visibility.changed fires when a platform's visibility rate moves by VISIBI
   expect(hook.received).toHaveLength(1);
   hook.stop();
 });
+
+test("through /rest/v1 owners and admins read and switch endpoints, never see the secret, and cannot create or retarget one", async () => {
+  const { client } = await import("../helpers/supabase");
+  const { sb, endpoint, secret } = await ownerWithEndpoint("https://hooks.example.com/rest");
+  const listed = await sb.from("webhook_endpoints").select("*");
+  expect(listed.error).toBeNull();
+  expect(listed.data!.map((e) => e.id)).toContain(endpoint.id);
+  expect(JSON.stringify(listed.data)).not.toContain(secret);
+  expect((await sb.from("webhook_endpoints").select("secret")).error?.code).toBe("42501");
+  const off = await sb.from("webhook_endpoints").update({ is_active: false }).eq("id", endpoint.id).select("is_active").single();
+  expect(off.data).toEqual({ is_active: false });
+  expect((await sb.from("webhook_endpoints").update({ url: "http://10.0.0.1/" }).eq("id", endpoint.id)).error?.code).toBe("42501");
+  expect((await sb.from("webhook_endpoints").insert({ organization_id: endpoint.organization_id, url: "https://x.example.com", secret: "whsec_x" })).error?.code).toBe("42501");
+  const memberEmail = `member.${crypto.randomUUID()}@example.com`;
+  await fetch(`${server.url}/auth/v1/admin/users`, {
+    method: "POST",
+    headers: { apikey: server.secrets.serviceRoleKey, authorization: `Bearer ${server.secrets.serviceRoleKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ email: memberEmail, password: "member-pass", organization_id: endpoint.organization_id, role: "member" }),
+  });
+  const member = client(server.url, server.secrets.anonKey);
+  await member.auth.signInWithPassword({ email: memberEmail, password: "member-pass" });
+  expect((await member.from("webhook_endpoints").select("id")).data).toEqual([]);
+});

@@ -42,7 +42,8 @@ export async function createTokenService(options: {
   expirySeconds: number;
   issuer: string;
 }): Promise<TokenService> {
-  const hmac = secretBytes(options.jwtSecret);
+  // Imported once: handing jose the raw secret would import the key again on every request.
+  const hmac = await crypto.subtle.importKey("raw", secretBytes(options.jwtSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
   let es: { privateKey: CryptoKey; publicKey: CryptoKey; kid: string; publicJwk: JWK } | undefined;
   if (options.signingKey) {
     // key_ops/ext of an exported private key would forbid importing its public half for verify.

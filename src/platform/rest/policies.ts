@@ -53,9 +53,16 @@ export const REST_POLICIES: Record<string, TablePolicy> = {
   ai_traffic_logs: { scope: "brand_id", write: {} },
   // The analysis writes suggestions; people triage them.
   suggestions: { scope: "brand_id", write: { update: WRITERS }, updatableColumns: ["status"] },
-  // A later issue exposes webhook endpoints to owners and admins (flip `exposed`); the signing
-  // secret must stay unreadable.
-  webhook_endpoints: { scope: "organization_id", exposed: false, read: MANAGERS, write: allWrites(MANAGERS), unreadableColumns: ["secret"] },
+  // Owners and admins read, switch, retarget by events and delete endpoints here; creating one
+  // (the server makes the secret and shows it once) and changing its URL (checked against private
+  // destinations) go through /api/webhooks. The signing secret is never readable.
+  webhook_endpoints: {
+    scope: "organization_id",
+    read: MANAGERS,
+    write: { update: MANAGERS, delete: MANAGERS },
+    updatableColumns: ["events", "description", "is_active"],
+    unreadableColumns: ["secret"],
+  },
 };
 
 export type Policies = Record<string, TablePolicy>;
