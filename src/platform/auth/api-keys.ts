@@ -6,7 +6,7 @@ export type ApiKeyRole = "anon" | "service_role";
 
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
 
-export function secretBytes(jwtSecret: string): Uint8Array {
+export function secretBytes(jwtSecret: string): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(jwtSecret);
 }
 
