@@ -189,6 +189,8 @@ export function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, re
   assertGranted(ctx.caller, policy, table.name, "insert");
   const merge = plan.onConflict?.merge === true;
   if (merge) assertGranted(ctx.caller, policy, table.name, "update", plan.columns.map((c) => c.name));
+  // An empty array (or a body that is not an object) inserts nothing, as in PostgREST: 201 with [].
+  if (!plan.rows.length) return { rows: options.representation ? [] : undefined, affected: 0, inserted: 0 };
   return run.transaction(() => {
     const columns = [...plan.columns];
     const rows = plan.rows.map((r) => ({ ...r }));

@@ -1,0 +1,19 @@
+import { expect, test } from "bun:test";
+import { testApp } from "../helpers/app";
+
+test("an empty array, or a body that is not an object, inserts nothing: 201 [] (never a 5xx)", async () => {
+  const t = await testApp();
+  const post = (body: string, key = t.secrets.serviceRoleKey) =>
+    t.request("/rest/v1/brands", {
+      method: "POST",
+      headers: { apikey: key, authorization: `Bearer ${key}`, "content-type": "application/json", prefer: "return=representation" },
+      body,
+    });
+  for (const body of ["[]", "null", '"x"', "42"]) {
+    const res = await post(body);
+    expect({ body, status: res.status }).toEqual({ body, status: 201 });
+    expect(await res.json()).toEqual([]);
+  }
+  expect((await post("[]", t.secrets.anonKey)).status).toBe(401);
+  expect(t.dbh.sqlite.query("SELECT count(*) AS n FROM brands").get()).toEqual({ n: 0 });
+});
