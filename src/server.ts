@@ -1,4 +1,4 @@
-// Starts the whole server on one port: database, secrets, app, (later) workers and scheduler.
+// Starts the whole server on one port: database, secrets, then (just after listening) the runtime.
 // Returned handle stops everything in order, which both SIGTERM and tests use.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

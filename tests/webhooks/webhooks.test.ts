@@ -212,3 +212,19 @@ test("through /rest/v1 owners and admins read and switch endpoints, never see th
   await member.auth.signInWithPassword({ email: memberEmail, password: "member-pass" });
   expect((await member.from("webhook_endpoints").select("id")).data).toEqual([]);
 });
+
+test("redirects are not followed: a 302 is a failed attempt and the redirect target hears nothing", async () => {
+  const target = receiver();
+  const redirecting = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 302, headers: { location: target.url } }) });
+  const { api, endpoint } = await ownerWithEndpoint(`http://127.0.0.1:${redirecting.port}/hook`);
+  await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
+  let log: any;
+  await waitUntil(() => {
+    log = server.dbh.sqlite.query("SELECT status, attempts, last_status FROM webhook_deliveries WHERE endpoint_id = ?").get(endpoint.id);
+    return log?.attempts >= 1;
+  });
+  expect(log).toMatchObject({ status: "pending", attempts: 1, last_status: 302 });
+  expect(target.received).toEqual([]);
+  redirecting.stop(true);
+  target.stop();
+});
