@@ -2,10 +2,10 @@
 // app's scheduled route, which forwards to the first with the shared secret).
 import { Elysia } from "elysia";
 import { AppError } from "../http/errors";
+import { requireUuid } from "../http/validate";
 import { bearerToken } from "../platform/auth/tokens";
 import type { ScheduleService } from "./service";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Constant-time comparison: hashing first makes the lengths equal, and every byte is looked at. */
 export function secretMatches(given: string | null, expected: string): boolean {
@@ -36,8 +36,7 @@ export function scheduleRoutes(deps: { schedule: ScheduleService; cronSecret: st
         throw new AppError(400, "bad_json", "The request body is not valid JSON");
       }
       const org = (body as { organizationId?: unknown } | null)?.organizationId;
-      if (org !== undefined && (typeof org !== "string" || !UUID.test(org))) throw new AppError(400, "validation_failed", "organizationId must be a UUID");
-      organizationId = (org as string | undefined) ?? null;
+      organizationId = org === undefined ? null : requireUuid(org, "organizationId");
     }
     return deps.schedule.runDue({ organizationId });
   };

@@ -3,11 +3,11 @@
 import type { Database } from "bun:sqlite";
 import { createEngineRegistry, type EngineConfig, type PlatformId } from "../engines";
 import { AppError } from "../http/errors";
+import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../platform/auth/caller";
 import type { OrgRole } from "../platform/auth/service";
 import type { JobRow, NewUnit, QueueStore } from "../queue/store";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WRITERS: OrgRole[] = ["owner", "admin", "member"];
 
 export interface TrackingNotifier {
@@ -28,11 +28,6 @@ function stringList(value: unknown, field: string): string[] | undefined {
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || !v.trim()))
     throw new AppError(400, "validation_failed", `${field} must be an array of non-empty strings`);
   return [...new Set(value.map((v: string) => v.trim()))];
-}
-
-export function requireUuid(value: unknown, field: string): string {
-  if (typeof value !== "string" || !UUID.test(value)) throw new AppError(400, "invalid_id", `${field} must be a UUID`);
-  return value.toLowerCase();
 }
 
 export function createTrackingService(deps: { sqlite: Database; store: QueueStore; engines: EngineConfig; notifier?: TrackingNotifier }) {

@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import type { ApiUser } from "../platform/auth/caller";
-import { requireUuid } from "../tracking/service";
+import { requireUuid } from "../http/validate";
 import { checkDestinationUrl, DestinationError } from "./destination";
 import { EVENT_TYPES, recordEvent } from "./events";
 import { newSecret } from "./signing";
