@@ -246,9 +246,12 @@ export function createDispatcher(options: DispatcherOptions) {
       stopped = true;
       clearInterval(heartbeatTimer);
       clearInterval(pollTimer);
-      // Leave the jobs to the next start: expire our leases so it resumes them at once.
+      // Hand the jobs back for the next start to resume at once. A clean stop is not a failed
+      // attempt: only crashes count toward max_attempts.
       for (const job of active.values()) abortJob(job);
-      options.sqlite.prepare("UPDATE jobs SET lease_until = ?2 WHERE lease_owner = ?1 AND status = 'active'").run(owner, new Date(0).toISOString());
+      options.sqlite
+        .prepare("UPDATE jobs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1) WHERE lease_owner = ?1 AND status = 'active'")
+        .run(owner);
     },
   };
 }

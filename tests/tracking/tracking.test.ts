@@ -284,3 +284,30 @@ describe("isolation", () => {
     expect((await api.call("GET", "/api/tracking/jobs?status=exploded")).status).toBe(400);
   });
 });
+
+describe("restarts", () => {
+  test("a clean stop hands a running job back without spending one of its attempts; the next start finishes it", async () => {
+    const { testServer: start } = await import("../helpers/app");
+    const { tempDir } = await import("../helpers/app");
+    const dir = tempDir();
+    const env = { ...fake.env(), DATA_DIR: dir, TRACKING_RETRY_BASE_MS: "50" };
+    fake.setBehavior("perplexity", { latencyMs: 100 });
+    let first = await start(env);
+    const signed = await signedUpClient(first.url, first.secrets.anonKey);
+    const { brandId } = seedBrand(first.dbh.sqlite, organizationOf(first.dbh.sqlite, signed.user.id), { prompts: 30 });
+    const started = await apiClient(first.url, signed.session.access_token).start({ brandId, platforms: ["perplexity"] });
+    const jobId = started.body.jobId;
+    // Six clean restarts in the middle of the run: more than the job's five attempts.
+    for (let i = 0; i < 6; i++) {
+      await Bun.sleep(60);
+      await first.stop();
+      first = await start(env);
+    }
+    const api = apiClient(first.url, signed.session.access_token);
+    const { job } = await api.waitFor(jobId, 30_000);
+    expect(job.status).toBe("completed");
+    expect(job.result.units).toMatchObject({ total: 30, answered: 30, failed: 0 });
+    expect((first.dbh.sqlite.query("SELECT attempts FROM jobs WHERE id = ?").get(jobId) as { attempts: number }).attempts).toBe(1);
+    await first.stop();
+  });
+});
