@@ -3,6 +3,16 @@
 export {};
 
 const args = process.argv.slice(2);
+
+// The browser tests need Debian's chromium: install it here so the README's one test command works
+// on a fresh machine (a no-op when it is already there).
+if (!Bun.which("chromium")) {
+  const install = Bun.spawnSync(["bash", new URL("./install-system-deps.sh", import.meta.url).pathname], { stdout: "inherit", stderr: "inherit" });
+  if (install.exitCode !== 0) {
+    process.stdout.write("\ncould not install chromium (scripts/install-system-deps.sh); the browser tests need it\n0 passed, 1 failed\n");
+    process.exit(1);
+  }
+}
 const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args], {
   stdout: "pipe",
   stderr: "pipe",
