@@ -4,7 +4,8 @@ import type { UnitTask } from "../tracking/unit-runner";
 import type { TaskError, WorkerCommand, WorkerInit, WorkerReply } from "./messages";
 
 interface Slot {
-  worker: Worker;
+  /** Unset while a replacement thread waits out its back-off. */
+  worker?: Worker;
   ready: Promise<void>;
   inFlight: Map<number, { resolve: (v: unknown) => void; reject: (e: TaskError) => void; onAnswered?: () => void }>;
 }
@@ -28,34 +29,50 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
   const slots: Slot[] = [];
   const owner = new Map<number, Slot>();
 
+  // A thread that dies at once (a bad build, a broken install) would otherwise be respawned in a
+  // tight loop: each consecutive death doubles the wait before the next thread, up to 5 s.
+  const deaths: number[] = [];
+
   function spawn(index: number) {
-    const worker = new Worker(options.workerUrl);
     const inFlight: Slot["inFlight"] = new Map();
     let markReady!: () => void;
-    const slot: Slot = { worker, inFlight, ready: new Promise((r) => (markReady = r)) };
-    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-      const message = event.data;
-      if (message.type === "ready") return markReady();
-      const pending = inFlight.get(message.id);
-      if (!pending) return;
-      if (message.type === "answered") return pending.onAnswered?.();
-      inFlight.delete(message.id);
-      owner.delete(message.id);
-      if (message.ok) pending.resolve(message.value);
-      else pending.reject(message.error);
-    };
-    const onDeath = (reason: string) => {
-      for (const [id, pending] of inFlight) {
-        owner.delete(id);
-        pending.reject({ message: `worker thread ${reason}`, kind: "internal", permanent: false });
-      }
-      inFlight.clear();
-      if (!stopped && slots[index] === slot) spawn(index);
-    };
-    worker.addEventListener("error", (e) => onDeath(`crashed: ${(e as ErrorEvent).message}`));
-    worker.addEventListener("close", () => onDeath("exited"));
-    worker.postMessage({ type: "init", ...options.init } satisfies WorkerCommand);
+    const slot = { inFlight, ready: new Promise<void>((r) => (markReady = r)) } as Slot;
     slots[index] = slot;
+    const delayMs = deaths[index] ? Math.min(5000, 100 * 2 ** (deaths[index]! - 1)) : 0;
+    const start = () => {
+      if (stopped || slots[index] !== slot) return;
+      const worker = new Worker(options.workerUrl);
+      slot.worker = worker;
+      worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+        const message = event.data;
+        if (message.type === "ready") {
+          deaths[index] = 0;
+          return markReady();
+        }
+        const pending = inFlight.get(message.id);
+        if (!pending) return;
+        if (message.type === "answered") return pending.onAnswered?.();
+        inFlight.delete(message.id);
+        owner.delete(message.id);
+        if (message.ok) pending.resolve(message.value);
+        else pending.reject(message.error);
+      };
+      const onDeath = (reason: string) => {
+        if (slots[index] !== slot) return;
+        for (const [id, pending] of inFlight) {
+          owner.delete(id);
+          pending.reject({ message: `worker thread ${reason}`, kind: "internal", permanent: false });
+        }
+        inFlight.clear();
+        deaths[index] = (deaths[index] ?? 0) + 1;
+        if (!stopped) spawn(index);
+      };
+      worker.addEventListener("error", (e) => onDeath(`crashed: ${(e as ErrorEvent).message}`));
+      worker.addEventListener("close", () => onDeath("exited"));
+      worker.postMessage({ type: "init", ...options.init } satisfies WorkerCommand);
+    };
+    if (delayMs) setTimeout(start, delayMs);
+    else start();
   }
 
   // Threads start with the first task: an idle server keeps neither their memory nor their start-up cost.
@@ -73,15 +90,15 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
         slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)), onAnswered });
       });
       owner.set(id, slot);
-      void slot.ready.then(() => slot.worker.postMessage({ type: "run", id, task } satisfies WorkerCommand));
+      void slot.ready.then(() => slot.worker!.postMessage({ type: "run", id, task } satisfies WorkerCommand));
       return { id, task, promise };
     },
     abort(id) {
-      owner.get(id)?.worker.postMessage({ type: "abort", id } satisfies WorkerCommand);
+      owner.get(id)?.worker?.postMessage({ type: "abort", id } satisfies WorkerCommand);
     },
     async stop() {
       stopped = true;
-      for (const slot of slots) slot.worker.terminate();
+      for (const slot of slots) slot.worker?.terminate();
     },
   };
 }

@@ -1,0 +1,31 @@
+import { expect, test } from "bun:test";
+import { createWorkerPool, TaskFailure } from "../../src/queue/pool";
+
+test("a worker that dies as it starts is replaced with growing back-off, and its tasks fail as transient instead of hanging", async () => {
+  let starts = 0;
+  const RealWorker = globalThis.Worker;
+  // Count thread starts without touching the pool: wrap the global constructor.
+  globalThis.Worker = class extends RealWorker {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      starts++;
+    }
+  } as typeof Worker;
+  try {
+    const pool = createWorkerPool({ size: 1, workerUrl: new URL("../fakes/crashing-worker.ts", import.meta.url), init: { dbPath: ":memory:", env: {} } });
+    const task = { jobId: "j", seq: 0, brandId: "b", promptId: "p", platform: "chatgpt", model: "m", region: "" };
+    const outcome = await pool.run(task).promise.then(
+      () => "resolved",
+      (e) => e,
+    );
+    expect(outcome).toBeInstanceOf(TaskFailure);
+    expect((outcome as TaskFailure).error.permanent).toBe(false);
+    await Bun.sleep(1500);
+    // Without back-off this is hundreds of threads a second; with it: 0 + 100 + 200 + 400 + 800 ms.
+    expect(starts).toBeGreaterThanOrEqual(3);
+    expect(starts).toBeLessThanOrEqual(7);
+    await pool.stop();
+  } finally {
+    globalThis.Worker = RealWorker;
+  }
+});
