@@ -95,7 +95,6 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
        WHERE id = ?1 AND status IN ('waiting', 'active') RETURNING id`,
     ),
     get: sqlite.prepare(`SELECT * FROM jobs WHERE id = ?`),
-    status: sqlite.prepare(`SELECT status FROM jobs WHERE id = ?`),
   };
 
   return {
@@ -165,7 +164,6 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
       return q.cancel.get(jobId, iso()) !== null;
     },
     get: (jobId: string) => (q.get.get(jobId) as JobRow | null) ?? null,
-    status: (jobId: string) => ((q.status.get(jobId) as { status: JobStatus } | null)?.status ?? null),
   };
 }
 

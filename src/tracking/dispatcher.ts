@@ -241,7 +241,6 @@ export function createDispatcher(options: DispatcherOptions) {
       if (job) abortJob(job);
       wake();
     },
-    activeJobs: () => [...active.keys()],
     async stop() {
       stopped = true;
       clearInterval(heartbeatTimer);

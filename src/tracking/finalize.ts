@@ -8,7 +8,6 @@ import type { SentimentLabel } from "../analysis/sentiment";
 import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
 import { recordEvent } from "../webhooks/events";
-import { loadEntities } from "./entities";
 
 export interface FailedUnit {
   seq: number;
@@ -126,10 +125,10 @@ export function finalizeJob(input: {
   );
 
   // Suggestions read what the workers stored; nothing is analysed twice.
-  const entities = loadEntities(sqlite, input.brandId);
-  const suggestions = entities
+  const brand = sqlite.query("SELECT name FROM brands WHERE id = ?").get(input.brandId) as { name: string } | null;
+  const suggestions = brand
     ? buildSuggestions({
-        brand: { name: entities.brand.name },
+        brand: { name: brand.name },
         answers: results.map((r) => ({
           prompt_id: r.prompt_id,
           platform: r.platform,

@@ -83,9 +83,9 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
         details: { allowed: allowedPlatforms },
       });
     const modelsByPlatform = new Map<PlatformId, string[]>();
+    const allowedModels = Object.fromEntries(allowedPlatforms.map((p) => [p, registry.knownModels(p)]));
     for (const model of modelsIn ?? []) {
       const platform = registry.platformOfModel(model);
-      const allowedModels = Object.fromEntries(allowedPlatforms.map((p) => [p, registry.knownModels(p)]));
       if (!platform) throw new AppError(400, "invalid_model", `Unknown model "${model}"`, { details: { allowed: allowedModels } });
       if (platformsIn && !platformsIn.includes(platform))
         throw new AppError(400, "invalid_model", `Model "${model}" belongs to ${platform}, which was not asked for (platforms: ${platformsIn.join(", ")})`, {

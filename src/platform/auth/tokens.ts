@@ -2,7 +2,6 @@
 // JWT_SIGNING_KEY is set. Verification pins the algorithms, checks exp and aud, and so rejects
 // alg:none, other keys and malformed tokens.
 import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from "jose";
-import { AppError } from "../../http/errors";
 import { secretBytes } from "./api-keys";
 
 export interface AccessClaims extends JWTPayload {
@@ -106,10 +105,4 @@ export function bearerToken(request: Request): string | null {
   if (!header) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1] : "";
-}
-
-export function tokenAppError(error: TokenError, surface: "auth" | "api"): AppError {
-  return surface === "auth"
-    ? new AppError(403, "bad_jwt", error.message)
-    : new AppError(401, error.problem === "expired" ? "token_expired" : "invalid_token", error.message);
 }
