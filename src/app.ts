@@ -47,10 +47,18 @@ export interface RequestMeta {
   ip: string;
 }
 
+/** Routes served without Elysia: exact path → method → handler (the pixel's hot paths). */
+export type DirectRoutes = Record<string, Record<string, (request: Request) => Response | Promise<Response>>>;
+
 export interface App {
   elysia: Elysia<any, any, any, any, any, any, any>;
-  /** Serves one request; `ip` is the peer address when served over a socket. */
-  handle(request: Request, ip?: string): Promise<Response>;
+  /**
+   * Serves one request; `ip` is the peer address when served over a socket, `pathname` the route
+   * when the server already knows it (native routes).
+   */
+  handle(request: Request, ip?: string, pathname?: string): Promise<Response>;
+  /** Served by app.handle ahead of Elysia; the server also mounts them as native Bun.serve routes. */
+  direct: DirectRoutes;
   meta(request: Request): RequestMeta;
   auth: AuthService;
   callers: CallerResolver;
@@ -82,6 +90,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now });
   const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now });
 
+  const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) });
+  const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
       const surface = surfaceOf(new URL(request.url).pathname);
@@ -102,7 +112,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
-    .use(pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) }));
+    .use(pixel.elysia);
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {
@@ -115,15 +125,28 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
   }
 
-  async function handle(request: Request, ip = "unknown"): Promise<Response> {
+  async function serveDirect(route: (request: Request) => Response | Promise<Response>, request: Request, requestId: string): Promise<Response> {
+    try {
+      return await route(request);
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.status >= 500) deps.logger.error("unhandled error", { requestId, error: String((error as Error)?.stack ?? error) });
+      return errorResponse(appError, "api", request);
+    }
+  }
+
+  async function handle(request: Request, ip = "unknown", knownPathname?: string): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(request);
     metaOf.set(request, { requestId, ip });
-    const pathname = new URL(request.url).pathname;
+    const pathname = knownPathname ?? new URL(request.url).pathname;
     let response: Response;
     const length = Number(request.headers.get("content-length") ?? 0);
+    const route = direct[pathname]?.[request.method];
     if (length > deps.config.maxBodyBytes) {
       response = errorResponse(new AppError(413, "payload_too_large", `The request body is larger than ${deps.config.maxBodyBytes} bytes`), surfaceOf(pathname), request);
+    } else if (route) {
+      response = await serveDirect(route, request, requestId);
     } else {
       const preflight = pathname.startsWith("/t/") ? null : corsPreflight(deps.config, request);
       response = preflight ?? (await gate(request, pathname)) ?? (await elysia.handle(request));
@@ -149,5 +172,5 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const close = async () => {
     for (const fn of closers.splice(0).reverse()) await fn();
   };
-  return { elysia, handle, meta, auth, callers, schedule, close };
+  return { elysia, handle, direct, meta, auth, callers, schedule, close };
 }

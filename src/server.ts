@@ -2,6 +2,7 @@
 // Returned handle stops everything in order, which both SIGTERM and tests use.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Server } from "bun";
 import type { App } from "./app";
 import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
@@ -34,22 +35,18 @@ export async function startServer(config: Config, logger = createLogger(config.l
   // Until the feature modules are loaded, /healthz answers from the database alone and every other
   // request waits for them (nothing is refused).
   let ready: Promise<Runtime> | undefined;
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: config.maxBodyBytes,
-    fetch: async (request, srv) => {
-      if (!runtime) {
-        if (new URL(request.url).pathname === "/healthz") return healthResponse(dbh.sqlite, VERSION, startedAt);
-        runtime = await ready!;
-      }
-      return runtime.app.handle(request, srv.requestIP(request)?.address);
-    },
-    error: (error) => {
-      logger.error("server error", { error: String(error?.stack ?? error) });
-      return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
-    },
-  });
+  const fetch = async (request: Request, srv: Server<undefined>) => {
+    if (!runtime) {
+      if (new URL(request.url).pathname === "/healthz") return healthResponse(dbh.sqlite, VERSION, startedAt);
+      runtime = await ready!;
+    }
+    return runtime.app.handle(request, srv.requestIP(request)?.address);
+  };
+  const error = (error: Error) => {
+    logger.error("server error", { error: String(error?.stack ?? error) });
+    return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
+  };
+  const server = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes, fetch, error });
 
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   selfUrl = url;
@@ -58,6 +55,14 @@ export async function startServer(config: Config, logger = createLogger(config.l
   );
   try {
     runtime = await ready;
+    // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
+    const app = runtime.app;
+    const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
+    for (const [path, methods] of Object.entries(app.direct)) {
+      routes[path] = {};
+      for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => app.handle(request, srv.requestIP(request)?.address, path);
+    }
+    server.reload({ routes, fetch, error });
   } catch (error) {
     server.stop(true);
     dbh.close();

@@ -1,7 +1,9 @@
 // /t.js, /t/collect and GET /api/brands/:brandId/traffic (DESIGN §10). Thin: read the request,
-// call the service, shape the response.
+// call the service, shape the response. The beacon and the script are plain Request → Response
+// handlers: the server mounts them as native Bun.serve routes (no Elysia, no URL parsing on the
+// hottest path), and app.handle calls the same functions for in-process requests.
 import { Elysia } from "elysia";
-import type { RequestMeta } from "../app";
+import type { DirectRoutes, RequestMeta } from "../app";
 import type { DbHandle } from "../db/open";
 import { AppError } from "../http/errors";
 import type { CallerResolver } from "../platform/auth/caller";
@@ -34,28 +36,28 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-export function pixelRoutes(deps: PixelRoutesDeps) {
+export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {
   const service = createPixelService({ dbh: deps.dbh, now: deps.now, options: deps.options });
   deps.onClose(() => service.close());
   const script = createScriptAsset();
+  const serveScript = (request: Request) => script.respond(request);
 
-  return new Elysia()
-    .get("/t.js", ({ request }) => script.respond(request))
-    .options("/t/collect", ({ request }) => {
-      // Any web origin may ask; the beacon itself is checked against the brand's domains.
-      const origin = request.headers.get("origin");
-      const headers: Record<string, string> = {
-        "access-control-allow-methods": "POST, OPTIONS",
-        "access-control-allow-headers": "content-type",
-        "access-control-max-age": "86400",
-        vary: "Origin",
-      };
-      if (originHost(origin)) headers["access-control-allow-origin"] = origin!;
-      return new Response(null, { status: 204, headers });
-    })
-    .post(
-      "/t/collect",
-      async ({ request }) => {
+  const direct: DirectRoutes = {
+    "/t.js": { GET: serveScript, HEAD: serveScript },
+    "/t/collect": {
+      OPTIONS(request) {
+        // Any web origin may ask; the beacon itself is checked against the brand's domains.
+        const origin = request.headers.get("origin");
+        const headers: Record<string, string> = {
+          "access-control-allow-methods": "POST, OPTIONS",
+          "access-control-allow-headers": "content-type",
+          "access-control-max-age": "86400",
+          vary: "Origin",
+        };
+        if (originHost(origin)) headers["access-control-allow-origin"] = origin!;
+        return new Response(null, { status: 204, headers });
+      },
+      async POST(request) {
         const headers = request.headers;
         const origin = headers.get("origin");
         await service.collect({
@@ -69,11 +71,13 @@ export function pixelRoutes(deps: PixelRoutesDeps) {
         // Reached only for an accepted origin, which is then safe to echo.
         return new Response(null, { status: 204, headers: { "access-control-allow-origin": origin!, vary: "Origin" } });
       },
-      { parse: "none" },
-    )
-    .get("/api/brands/:brandId/traffic", async ({ request, params }) => {
-      const caller = await deps.callers.apiUser(request);
-      const query = Object.fromEntries(new URL(request.url).searchParams);
-      return { success: true, ...service.traffic(caller, params.brandId, query) };
-    });
+    },
+  };
+
+  const elysia = new Elysia().get("/api/brands/:brandId/traffic", async ({ request, params }) => {
+    const caller = await deps.callers.apiUser(request);
+    const query = Object.fromEntries(new URL(request.url).searchParams);
+    return { success: true, ...service.traffic(caller, params.brandId, query) };
+  });
+  return { direct, elysia };
 }

@@ -69,7 +69,7 @@ export function createPixelService(deps: PixelServiceDeps) {
   const readUserAgent = createUserAgentReader();
   const visitorHash = createVisitorHasher({ now });
   const store = openTrafficStore(deps.dbh);
-  const writer = createBatchWriter<TrafficRow>(store.write, { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows });
+  const writer = createBatchWriter<TrafficRow>(store.write, { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows, maxInFlight: 4 });
   const brandOrg = deps.dbh.sqlite.query<{ organization_id: string }, [string]>("SELECT organization_id FROM brands WHERE id = ?");
 
   async function collect(request: BeaconRequest): Promise<BeaconOutcome> {

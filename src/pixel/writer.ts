@@ -1,8 +1,10 @@
 // Group commit: rows from concurrent beacons go to the database together, one transaction per
 // batch, and each caller's promise settles only after that commit — so a 2xx sent after
 // `await add(row)` means the row is on disk. Batches size themselves: a batch leaves on the next
-// turn of the event loop when the sink is idle; while the sink is committing, new rows wait and
-// leave together as soon as it is done. Light load gets low latency, heavy load big batches.
+// turn of the event loop while fewer than `maxInFlight` batches are being written; beyond that,
+// new rows wait and leave together as soon as one is done. Light load gets low latency, heavy load
+// big batches, and with maxInFlight > 1 the thread that fills batches never waits for the one that
+// writes them (the sink must then keep batches in order, as a worker's message queue does).
 
 /** Writes one batch in one transaction; resolves with the failed rows' indexes and reasons. */
 export type BatchSink<T> = (rows: T[]) => Promise<Map<number, string>>;
@@ -12,6 +14,8 @@ export interface BatchWriterOptions {
   maxRows: number;
   /** Most rows waiting; beyond it add() refuses (backpressure rather than unbounded memory). */
   maxPending: number;
+  /** Most batches handed to the sink and not yet written (default 1). */
+  maxInFlight?: number;
 }
 
 export class WriterClosedError extends Error {
@@ -35,17 +39,18 @@ interface Pending<T> {
 }
 
 export function createBatchWriter<T>(sink: BatchSink<T>, options: BatchWriterOptions) {
+  const maxInFlight = options.maxInFlight ?? 1;
   let pending: Pending<T>[] = [];
-  let writing: Promise<void> | null = null;
+  const writing = new Set<Promise<void>>();
   let scheduled = false;
   let closed = false;
 
   function flush(): void {
     scheduled = false;
-    if (writing || !pending.length) return;
-    const batch = pending.slice(0, options.maxRows);
-    pending = pending.slice(batch.length);
-    writing = sink(batch.map((p) => p.row))
+    if (writing.size >= maxInFlight || !pending.length) return;
+    const batch = pending.length <= options.maxRows ? pending : pending.slice(0, options.maxRows);
+    pending = batch === pending ? [] : pending.slice(batch.length);
+    const write: Promise<void> = sink(batch.map((p) => p.row))
       .then(
         (failed) => {
           for (const [i, p] of batch.entries()) {
@@ -59,9 +64,10 @@ export function createBatchWriter<T>(sink: BatchSink<T>, options: BatchWriterOpt
         },
       )
       .finally(() => {
-        writing = null;
+        writing.delete(write);
         flush();
       });
+    writing.add(write);
   }
 
   return {
@@ -71,7 +77,7 @@ export function createBatchWriter<T>(sink: BatchSink<T>, options: BatchWriterOpt
       if (pending.length >= options.maxPending) return Promise.reject(new WriterBusyError());
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       pending.push({ row, resolve, reject });
-      if (!writing && !scheduled) {
+      if (writing.size < maxInFlight && !scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
@@ -80,9 +86,9 @@ export function createBatchWriter<T>(sink: BatchSink<T>, options: BatchWriterOpt
     /** Refuses new rows and resolves once every waiting row is written (shutdown). */
     async close(): Promise<void> {
       closed = true;
-      while (writing || pending.length) {
+      while (writing.size || pending.length) {
         flush();
-        await writing;
+        await Promise.race(writing);
       }
     },
     get pending(): number {

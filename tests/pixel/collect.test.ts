@@ -301,3 +301,32 @@ describe("CORS and the script", () => {
     expect((await fetch(`${server.url}/t.js`, { headers: { "if-none-match": '"stale"' } })).status).toBe(200);
   });
 });
+
+describe("over the socket (native Bun.serve routes)", () => {
+  test("a beacon, its preflight and t.js answer over HTTP with x-request-id; other methods get the JSON 404", async () => {
+    const res = await fetch(`${server.url}/t/collect`, {
+      method: "POST",
+      headers: { origin: "https://www.acme.com", "user-agent": CHROME_UA, "content-type": "text/plain", "x-request-id": "beacon-1" },
+      body: beaconJson({ brand: acme.trackingCode, url: "https://www.acme.com/socket" }),
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("x-request-id")).toBe("beacon-1");
+    expect(trafficRows(server.dbh.sqlite, acme.brandId).some((r) => r.path === "/socket")).toBe(true);
+
+    const refused = await fetch(`${server.url}/t/collect`, { method: "POST", headers: { origin: "https://evil.io" }, body: beaconJson({ brand: acme.trackingCode, url: "https://www.acme.com/x" }) });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("origin_not_allowed");
+
+    const preflight = await fetch(`${server.url}/t/collect`, { method: "OPTIONS", headers: { origin: "https://www.acme.com" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
+
+    const script = await fetch(`${server.url}/t.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("application/javascript");
+
+    const wrongMethod = await fetch(`${server.url}/t/collect`);
+    expect(wrongMethod.status).toBe(404);
+    expect(((await wrongMethod.json()) as { error: { code: string } }).error.code).toBe("not_found");
+  });
+});

@@ -138,3 +138,24 @@ test("the pixel service's close() writes the beacons still waiting (shutdown flu
     service.collect({ body: beaconJson({ brand: brand.trackingCode, url: "https://acme.com/late" }), origin: "https://acme.com", userAgent: CHROME_UA, peer: "198.51.100.1", forwardedFor: null, optOutHeader: false }),
   ).rejects.toMatchObject({ status: 503, code: "shutting_down" });
 });
+
+test("with maxInFlight 2 a second batch leaves while the first is written; a third waits for one of them", async () => {
+  const { sink, batches, completeNext } = controlledSink();
+  const writer = createBatchWriter(sink, { maxRows: 1000, maxPending: 10_000, maxInFlight: 2 });
+  const first = writer.add(1);
+  await Bun.sleep(0);
+  const second = writer.add(2);
+  await Bun.sleep(0);
+  expect(batches).toEqual([[1], [2]]);
+  const third = [writer.add(3), writer.add(4)];
+  await Bun.sleep(0);
+  expect(batches).toHaveLength(2);
+  completeNext();
+  await first;
+  expect(await settled(second)).toBe("pending");
+  await Bun.sleep(0);
+  expect(batches).toEqual([[1], [2], [3, 4]]);
+  completeNext();
+  completeNext();
+  await Promise.all([second, ...third]);
+});
