@@ -108,7 +108,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now }))
+    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))

@@ -17,6 +17,8 @@ export interface Config {
   workers: number;
   corsOrigins: string[] | "*";
   maxBodyBytes: number;
+  /** Memory for cached /rest/v1 GET responses, in bytes (0 = no cache). */
+  restCacheBytes: number;
   shutdownTimeoutMs: number;
   cronSchedule: string;
   cronTz: string | undefined;
@@ -50,6 +52,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "WORKERS", default: "2", meaning: "tracking worker threads (1-64)" },
   { name: "CORS_ORIGINS", default: "*", meaning: "comma-separated origins allowed to call /auth, /rest and /api from a browser" },
   { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
+  { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", meaning: "how long SIGTERM waits for in-flight requests" },
   { name: "JWT_SECRET", default: "(generated)", meaning: "HS256 secret for access tokens and API keys (at least 32 characters)" },
   { name: "ANON_KEY", default: "(generated)", meaning: "the anon API key (a JWT with role anon)" },
@@ -176,6 +179,7 @@ export function loadConfig(env: Env): Config {
     workers: intVar(env, "WORKERS", 2, 1, 64),
     corsOrigins,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
+    restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,

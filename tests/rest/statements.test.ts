@@ -22,7 +22,8 @@ async function counted(path: string): Promise<{ statements: number; body: any[] 
 
 beforeAll(async () => {
   t = await testApp();
-  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql) });
+  // Without the response cache: every request here must reach SQLite to be counted.
+  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql), responseCache: false });
   const signup = await t.request("/auth/v1/signup", {
     method: "POST",
     headers: { apikey: t.secrets.anonKey, "content-type": "application/json" },

@@ -69,6 +69,19 @@ export function createAuthService(deps: AuthServiceDeps) {
   const failuresByIp = createRateLimiter({ limit: perMinute * 5, windowMs: 60_000, now: () => now().getTime() });
   const attemptsByEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
 
+  // The two queries behind every authenticated request, prepared once (Drizzle would otherwise
+  // build and prepare the SQL on each call, which cost more than the rest of a cached REST read).
+  const sessionById = db
+    .select({ revokedAt: sessions.revokedAt, userId: sessions.userId })
+    .from(sessions)
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare();
+  const membershipsOf = db
+    .select({ organizationId: organizationMembers.organizationId, role: organizationMembers.role })
+    .from(organizationMembers)
+    .where(eq(organizationMembers.userId, sql.placeholder("userId")))
+    .prepare();
+
   const findUserByEmail = (email: string) => db.select().from(users).where(sql`lower(${users.email}) = ${email}`).get();
   const findUser = (id: string) => db.select().from(users).where(eq(users.id, id)).get();
 
@@ -231,7 +244,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** Verifies an access token and that its session is still live. Throws TokenError or "session". */
     async authenticate(token: string): Promise<AuthenticatedUser> {
       const claims = await tokens.verify(token);
-      const session = db.select({ revokedAt: sessions.revokedAt, userId: sessions.userId }).from(sessions).where(eq(sessions.id, claims.session_id)).get();
+      const session = sessionById.get({ id: claims.session_id });
       if (!session || session.revokedAt || session.userId !== claims.sub) throw new SessionGoneError();
       return { id: claims.sub, email: claims.email, sessionId: claims.session_id, claims };
     },
@@ -311,11 +324,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** The caller's organizations with their role in each. */
     organizationRoles(userId: string): Map<string, OrgRole> {
-      const rows = db
-        .select({ organizationId: organizationMembers.organizationId, role: organizationMembers.role })
-        .from(organizationMembers)
-        .where(eq(organizationMembers.userId, userId))
-        .all();
+      const rows = membershipsOf.all({ userId });
       return new Map(rows.map((r) => [r.organizationId, r.role as OrgRole]));
     },
   };

@@ -55,6 +55,12 @@ export async function createTokenService(options: {
     es = { privateKey, publicKey, kid, publicJwk: { ...exported, kid, alg: "ES256", use: "sig", key_ops: ["verify"] } };
   }
 
+  // Tokens already verified, until they expire: a dashboard sends the same access token with every
+  // request for an hour, and a signature check costs more than the rest of a cached read. Expiry
+  // is still checked on each use, and revocation is the caller's session lookup, never cached.
+  const verified = new Map<string, AccessClaims>();
+  const VERIFIED_MAX = 10_000;
+
   return {
     issuer: options.issuer,
     expirySeconds: options.expirySeconds,
@@ -72,6 +78,12 @@ export async function createTokenService(options: {
       return { token, expiresAt };
     },
     async verify(token) {
+      const known = verified.get(token);
+      if (known) {
+        if (known.exp! > Date.now() / 1000) return known;
+        verified.delete(token);
+        throw new TokenError("expired", "invalid JWT: token is expired");
+      }
       let alg: string | undefined;
       try {
         alg = decodeProtectedHeader(token).alg;
@@ -85,6 +97,10 @@ export async function createTokenService(options: {
             : await jwtVerify(token, hmac, { algorithms: ["HS256"], audience: "authenticated" });
         if (typeof payload.sub !== "string" || typeof payload.session_id !== "string") {
           throw new TokenError("invalid", "invalid JWT: missing sub or session_id claim");
+        }
+        if (typeof payload.exp === "number") {
+          if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+          verified.set(token, payload as AccessClaims);
         }
         return payload as AccessClaims;
       } catch (error) {

@@ -12,10 +12,11 @@ export interface RestDeps {
   now?: () => Date;
   /** Observes the SQL text of every statement /rest/v1 runs (tests count statements per request). */
   onStatement?: RestServiceDeps["onStatement"];
+  responseCache?: RestServiceDeps["responseCache"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement });
+  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache });
   return new Elysia().all(
     "/rest/v1/*",
     async ({ request }) => {

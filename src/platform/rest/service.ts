@@ -10,6 +10,7 @@ import { REST_POLICIES, type Policies } from "./policies";
 import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
 import { planRpc } from "./rpc";
+import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import { buildSchemaCache } from "./schema-cache";
 
 export interface RestServiceDeps {
@@ -18,6 +19,8 @@ export interface RestServiceDeps {
   /** Called with the SQL text of every statement the REST layer runs (tests count them). */
   onStatement?: (sql: string) => void;
   policies?: Policies;
+  /** GET responses kept until the database changes; `false` turns the cache off. */
+  responseCache?: ResponseCacheOptions | false;
 }
 
 const PREFIX = "/rest/v1";
@@ -26,8 +29,19 @@ export function createRestService(deps: RestServiceDeps) {
   const planner: Planner = { cache: buildSchemaCache(schema), policies: deps.policies ?? REST_POLICIES };
   const run = createRunner(deps.sqlite, deps.onStatement);
   const now = deps.now ?? (() => new Date());
+  const responses = deps.responseCache === false ? null : createResponseCache(deps.sqlite, deps.responseCache);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
+    // Table reads only: RPC functions may one day depend on more than the data.
+    if (responses && (request.method === "GET" || request.method === "HEAD") && !request.url.includes("/rest/v1/rpc/")) {
+      const cached = responses.lookup(request, caller);
+      if ("hit" in cached) return cached.hit;
+      return cached.store(await compute(request, caller));
+    }
+    return compute(request, caller);
+  }
+
+  async function compute(request: Request, caller: Caller): Promise<Response> {
     const path = new URL(request.url).pathname.slice(PREFIX.length);
     if (path === "" || path === "/") throw new AppError(404, "PGRST126", "Root endpoint metadata is disabled");
     if (request.method === "OPTIONS") {

@@ -1,0 +1,93 @@
+// GET responses of /rest/v1, kept until the database changes. Dashboards ask the same question
+// again and again (every page load, every tab, every poll); while nothing was written, the answer
+// is byte for byte the one computed before. Validity is exact, not a TTL: the entry remembers the
+// database's version — this connection's total_changes() (its own writes, cascades included via
+// the statement that caused them) and PRAGMA data_version (commits by any other connection: worker
+// threads, the pixel's writer, another process) — and any difference drops the whole cache.
+// The key holds everything a response depends on besides the data: the caller's role and user
+// (row-level security reads memberships from the database, which the version covers), the method,
+// the path and query string, and the headers the request parser reads.
+import type { Database } from "bun:sqlite";
+import type { Caller } from "../auth/caller";
+
+export interface ResponseCacheOptions {
+  /** Bytes of bodies kept in all (oldest dropped first). */
+  maxBytes: number;
+  /** Larger bodies are not kept. */
+  maxEntryBytes: number;
+}
+
+export const DEFAULT_RESPONSE_CACHE: ResponseCacheOptions = { maxBytes: 32 * 1024 * 1024, maxEntryBytes: 2 * 1024 * 1024 };
+
+// The headers parse.ts reads for a GET/HEAD; a new one there must be added here.
+const KEY_HEADERS = ["accept", "prefer", "range", "range-unit", "accept-profile"] as const;
+
+interface Entry {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array<ArrayBuffer> | null;
+}
+
+export function createResponseCache(sqlite: Database, options: ResponseCacheOptions = DEFAULT_RESPONSE_CACHE) {
+  const versionQuery = sqlite.prepare<[number, number], []>("SELECT total_changes(), (SELECT data_version FROM pragma_data_version())");
+  const entries = new Map<string, Entry>();
+  let version = "";
+  let bytes = 0;
+
+  /** The database's version now; a change since the last call empties the cache. */
+  function current(): string {
+    const [changes, dataVersion] = versionQuery.values()[0] as [number, number];
+    const now = `${changes}:${dataVersion}`;
+    if (now !== version) {
+      version = now;
+      entries.clear();
+      bytes = 0;
+    }
+    return now;
+  }
+
+  function keyOf(request: Request, caller: Caller): string {
+    let key = `${caller.role}\u0000${caller.user?.id ?? ""}\u0000${request.method}\u0000${request.url}`;
+    for (const name of KEY_HEADERS) key += `\u0000${request.headers.get(name) ?? ""}`;
+    return key;
+  }
+
+  return {
+    /** A cached response for this request, or a function that stores the one computed now. */
+    lookup(request: Request, caller: Caller): { hit: Response } | { store(response: Response): Promise<Response> } {
+      const at = current();
+      const key = keyOf(request, caller);
+      const entry = entries.get(key);
+      if (entry) {
+        // Map order is insertion order: re-inserting marks it most recently used.
+        entries.delete(key);
+        entries.set(key, entry);
+        return { hit: new Response(entry.body, { status: entry.status, headers: entry.headers }) };
+      }
+      return {
+        async store(response: Response): Promise<Response> {
+          if (response.status !== 200 && response.status !== 206) return response;
+          const body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
+          const size = body?.byteLength ?? 0;
+          const headers = [...response.headers];
+          // Stored only while the version it was computed at still holds.
+          if (size <= options.maxEntryBytes && version === at) {
+            entries.set(key, { status: response.status, headers, body });
+            bytes += size;
+            for (const [oldest, old] of entries) {
+              if (bytes <= options.maxBytes) break;
+              entries.delete(oldest);
+              bytes -= old.body?.byteLength ?? 0;
+            }
+          }
+          return new Response(body, { status: response.status, headers });
+        },
+      };
+    },
+    get size(): number {
+      return entries.size;
+    },
+  };
+}
+
+export type ResponseCache = ReturnType<typeof createResponseCache>;

@@ -1,0 +1,117 @@
+// GET responses are served from memory until the database changes, and never to the wrong caller:
+// a repeat runs no SQL; any write — through REST, on the same connection, or by another
+// connection to the file — is seen by the next read; the key separates callers and the headers
+// that shape a response.
+import { Database } from "bun:sqlite";
+import { beforeAll, expect, test } from "bun:test";
+import { restRoutes } from "../../src/platform/rest/routes";
+import { testApp } from "../helpers/app";
+
+let t: Awaited<ReturnType<typeof testApp>>;
+let rest: ReturnType<typeof restRoutes>;
+const statements: string[] = [];
+const tokens: Record<string, string> = {};
+const orgs: Record<string, string> = {};
+
+async function signUp(name: string) {
+  const res = await t.request("/auth/v1/signup", {
+    method: "POST",
+    headers: { apikey: t.secrets.anonKey, "content-type": "application/json" },
+    body: JSON.stringify({ email: `${name}@example.com`, password: "correct-horse", data: { organization_name: name } }),
+  });
+  const session = await res.json();
+  tokens[name] = session.access_token;
+  orgs[name] = (t.dbh.sqlite.query("SELECT organization_id AS id FROM organization_members WHERE user_id = ?").get(session.user.id) as { id: string }).id;
+}
+
+async function get(who: string, path: string, headers: Record<string, string> = {}) {
+  statements.length = 0;
+  const res = await rest.handle(new Request(`http://localhost/rest/v1${path}`, { headers: { apikey: t.secrets.anonKey, authorization: `Bearer ${tokens[who]}`, ...headers } }));
+  return { status: res.status, headers: res.headers, text: await res.text(), statements: statements.length };
+}
+
+const LIST = "/brands?select=name,brand_domains(domain)&order=name";
+
+beforeAll(async () => {
+  t = await testApp();
+  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql) });
+  await signUp("alpha");
+  await signUp("beta");
+  const db = t.dbh.sqlite;
+  for (const [who, name] of [["alpha", "Acme"], ["beta", "Bolt"]]) {
+    const brand = db.query("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?) RETURNING id").get(orgs[who], name, name.toLowerCase()) as { id: string };
+    db.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [brand.id, `${name.toLowerCase()}.com`]);
+  }
+});
+
+test("a repeated GET is answered without SQL, with the same status, headers and bytes", async () => {
+  const first = await get("alpha", LIST);
+  expect(first.statements).toBeGreaterThan(0);
+  expect(JSON.parse(first.text)).toEqual([{ name: "Acme", brand_domains: [{ domain: "acme.com" }] }]);
+  const again = await get("alpha", LIST);
+  expect(again.statements).toBe(0);
+  expect(again.text).toBe(first.text);
+  expect(again.status).toBe(first.status);
+  expect([...again.headers]).toEqual([...first.headers]);
+});
+
+test("another caller never gets an entry made for someone else", async () => {
+  await get("alpha", LIST);
+  const beta = await get("beta", LIST);
+  expect(JSON.parse(beta.text)).toEqual([{ name: "Bolt", brand_domains: [{ domain: "bolt.com" }] }]);
+  const anon = await rest.handle(new Request(`http://localhost/rest/v1${LIST}`, { headers: { apikey: t.secrets.anonKey } }));
+  expect(await anon.json()).toEqual([]);
+});
+
+test("the headers that shape a response are part of the key", async () => {
+  await get("alpha", LIST);
+  const counted = await get("alpha", LIST, { prefer: "count=exact" });
+  expect(counted.headers.get("content-range")).toBe("0-0/1");
+  const csv = await get("alpha", "/brands?select=name&order=name", { accept: "text/csv" });
+  expect(csv.text).toBe("name\nAcme");
+  const single = await get("alpha", "/brands?select=name&order=name", { accept: "application/vnd.pgrst.object+json" });
+  expect(JSON.parse(single.text)).toEqual({ name: "Acme" });
+  const ranged = await get("alpha", "/brands?select=name&order=name", { range: "1-1" });
+  expect(ranged.text).toBe("[]");
+  expect(JSON.parse((await get("alpha", "/brands?select=name&order=name")).text)).toEqual([{ name: "Acme" }]);
+});
+
+test("a write through /rest/v1 is seen by the next read", async () => {
+  await get("alpha", LIST);
+  const patch = await rest.handle(
+    new Request(`http://localhost/rest/v1/brands?name=eq.Acme`, {
+      method: "PATCH",
+      headers: { apikey: t.secrets.anonKey, authorization: `Bearer ${tokens.alpha}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Acme Corp" }),
+    }),
+  );
+  expect(patch.status).toBe(204);
+  const after = await get("alpha", LIST);
+  expect(after.statements).toBeGreaterThan(0);
+  expect(JSON.parse(after.text)[0].name).toBe("Acme Corp");
+});
+
+test("a write on the same connection outside /rest/v1 (a tracking result, say) is seen", async () => {
+  await get("alpha", LIST);
+  t.dbh.sqlite.run("UPDATE brand_domains SET domain = 'acme.io' WHERE domain = 'acme.com'");
+  expect(JSON.parse((await get("alpha", LIST)).text)[0].brand_domains).toEqual([{ domain: "acme.io" }]);
+});
+
+test("a commit by another connection to the file (a worker thread, another process) is seen", async () => {
+  await get("alpha", LIST);
+  expect((await get("alpha", LIST)).statements).toBe(0);
+  const other = new Database(t.dbh.sqlite.filename);
+  other.run("PRAGMA busy_timeout = 5000");
+  other.run("UPDATE brands SET name = 'Acme Group' WHERE organization_id = ?", [orgs.alpha]);
+  other.close();
+  expect(JSON.parse((await get("alpha", LIST)).text)[0].name).toBe("Acme Group");
+});
+
+test("losing a membership takes effect on the next read", async () => {
+  await get("beta", LIST);
+  const other = new Database(t.dbh.sqlite.filename);
+  other.run("PRAGMA busy_timeout = 5000");
+  other.run("DELETE FROM organization_members WHERE organization_id = ?", [orgs.beta]);
+  other.close();
+  expect(JSON.parse((await get("beta", LIST)).text)).toEqual([]);
+});
