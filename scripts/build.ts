@@ -1,5 +1,5 @@
-// npm run build → dist/answerwatch: one executable with the migrations (generated module) and
-// the worker entries embedded. No whitespace minification: Elysia's ahead-of-time compile
+// npm run build → dist/answerwatch: one executable with the migrations (generated module), the
+// worker entries and the lazily loaded chunks embedded. No whitespace minification: Elysia's ahead-of-time compile
 // misreads minified handlers (DESIGN §12).
 import { existsSync } from "node:fs";
 
@@ -16,6 +16,10 @@ const proc = Bun.spawnSync(
     "--minify-syntax",
     // Precompiled bytecode roughly halves start-up (no parsing of the bundled modules).
     "--bytecode",
+    // Dynamic imports become chunks of their own, read only when imported: the server's shell
+    // (config, database, /healthz) starts without loading the feature runtime's code at all.
+    "--format=esm",
+    "--splitting",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
     "src/main.ts",

@@ -59,8 +59,11 @@ const commands: Record<string, Command> = {
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
-    server = await startServer(config);
-    process.stdout.write(
+    server = await startServer(config, undefined, { lazy: true });
+    // Bun.write rather than process.stdout: the first use of process.stdout sets up Node's stream
+    // machinery, several milliseconds that would delay the first answers.
+    await Bun.write(
+      Bun.stdout,
       [
         `answerwatch ${VERSION} listening on ${server.url}`,
         `  public URL:       ${config.publicUrl}`,

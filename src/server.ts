@@ -1,8 +1,13 @@
-// Starts the whole server on one port: database, secrets, then (just after listening) the runtime.
-// Returned handle stops everything in order, which both SIGTERM and tests use.
+// Starts the whole server on one port: database, secrets, then the runtime (every feature module,
+// the worker pool, the dispatcher, the webhook deliverer, the scheduler). With `lazy` (the CLI's
+// serve) the runtime loads on first use: the first request other than /healthz, work left in the
+// database by a previous run (waiting jobs, pending webhook deliveries), or the next scheduled run.
+// Until then /healthz answers from the database alone and the process holds only this shell.
+// The returned handle stops everything in order, which both SIGTERM and tests use.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
+import { Cron } from "croner";
 import type { App } from "./app";
 import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
@@ -16,62 +21,111 @@ import { VERSION } from "./version";
 export interface RunningServer {
   url: string;
   port: number;
-  app: App;
+  /** The runtime's app and dispatcher; they throw when read before the runtime has loaded. */
+  readonly app: App;
+  readonly dispatcher: Dispatcher;
   dbh: DbHandle;
   secrets: Secrets;
   logger: Logger;
-  dispatcher: Dispatcher;
+  /** Loads the runtime now if it is not loaded yet. */
+  runtime(): Promise<Runtime>;
+  /** True once the runtime has loaded. */
+  readonly loaded: boolean;
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger = createLogger(config.logLevel), options: { now?: () => Date; scheduler?: boolean } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  now?: () => Date;
+  scheduler?: boolean;
+  /** Load the runtime on first use instead of before returning. */
+  lazy?: boolean;
+}
+
+// Work a previous run left behind: the runtime must load at once to carry it on.
+const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM jobs WHERE status IN ('waiting', 'active'))
+                         OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') AS pending`;
+// setTimeout holds at most ~24.8 days; longer waits are taken in steps.
+const MAX_TIMER_MS = 24 * 3600 * 1000;
+// The runtime is loaded this long before a scheduled run, so the scheduler is in place for it.
+const SCHEDULE_LEAD_MS = 5_000;
+// The next run is computed this long after start: croner's first date computation initializes
+// time-zone data for ~8 ms, which would otherwise delay the first answers.
+const SCHEDULE_ARM_DELAY_MS = 250;
+
+export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const secrets = await ensureSecrets(config);
   const dbPath = join(config.dataDir, DB_FILE);
   const dbh = openDatabase(dbPath);
   const startedAt = Date.now();
-  let selfUrl = config.publicUrl;
   let runtime: Runtime | undefined;
-  // Until the feature modules are loaded, /healthz answers from the database alone and every other
-  // request waits for them (nothing is refused).
-  let ready: Promise<Runtime> | undefined;
+  let loading: Promise<Runtime> | undefined;
+  let scheduleTimer: ReturnType<typeof setTimeout> | undefined;
+
   const fetch = async (request: Request, srv: Server<undefined>) => {
     if (!runtime) {
       if (new URL(request.url).pathname === "/healthz") return healthResponse(dbh.sqlite, VERSION, startedAt);
-      runtime = await ready!;
+      await load();
     }
-    return runtime.app.handle(request, srv.requestIP(request)?.address);
+    return runtime!.app.handle(request, srv.requestIP(request)?.address);
   };
   const error = (error: Error) => {
     logger.error("server error", { error: String(error?.stack ?? error) });
     return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
   };
   const server = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes, fetch, error });
-
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  selfUrl = url;
-  ready = import("./runtime").then(({ startRuntime }) =>
-    startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => selfUrl, options }),
-  );
-  try {
-    runtime = await ready;
-    // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
-    const app = runtime.app;
-    const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
-    for (const [path, methods] of Object.entries(app.direct)) {
-      routes[path] = {};
-      for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => app.handle(request, srv.requestIP(request)?.address, path);
+
+  function load(): Promise<Runtime> {
+    return (loading ??= (async () => {
+      clearTimeout(scheduleTimer);
+      const began = performance.now();
+      const { startRuntime } = await import("./runtime");
+      const rt = await startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => url, options });
+      // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
+      const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
+      for (const [path, methods] of Object.entries(rt.app.direct)) {
+        routes[path] = {};
+        for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => rt.app.handle(request, srv.requestIP(request)?.address, path);
+      }
+      server.reload({ routes, fetch, error });
+      runtime = rt;
+      logger.info("runtime loaded", { duration_ms: Math.round(performance.now() - began) });
+      return rt;
+    })());
+  }
+
+  /** Loads the runtime shortly before the scheduler's next run (the scheduler lives in the runtime). */
+  function armSchedule(): void {
+    if (options.scheduler === false) return;
+    const next = new Cron(config.cronSchedule, { paused: true, timezone: config.cronTz }).nextRun();
+    if (!next) return;
+    const wait = next.getTime() - Date.now() - SCHEDULE_LEAD_MS;
+    scheduleTimer = setTimeout(() => (wait > MAX_TIMER_MS ? armSchedule() : void load().catch(fail)), Math.min(Math.max(wait, 0), MAX_TIMER_MS));
+  }
+  const fail = (err: unknown) => logger.error("runtime failed to load", { error: String((err as Error)?.stack ?? err) });
+
+  if (options.lazy) {
+    // Looked at just after start, so the first requests are not kept waiting by it.
+    scheduleTimer = setTimeout(() => {
+      const pending = (dbh.sqlite.query(PENDING_WORK).get() as { pending: number }).pending === 1;
+      if (pending) void load().catch(fail);
+      else scheduleTimer = setTimeout(armSchedule, SCHEDULE_ARM_DELAY_MS);
+    }, 0);
+  } else {
+    try {
+      await load();
+    } catch (err) {
+      server.stop(true);
+      dbh.close();
+      throw err;
     }
-    server.reload({ routes, fetch, error });
-  } catch (error) {
-    server.stop(true);
-    dbh.close();
-    throw error;
   }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      clearTimeout(scheduleTimer);
       // Stop accepting, let in-flight requests finish (bounded), then close everything else.
       const drained = server.stop(false);
       const timedOut = await Promise.race([
@@ -79,9 +133,32 @@ export async function startServer(config: Config, logger = createLogger(config.l
         Bun.sleep(config.shutdownTimeoutMs).then(() => true),
       ]);
       if (timedOut) await server.stop(true);
-      await runtime!.stop();
+      // A runtime still loading is let finish, so its parts can be stopped in order.
+      const rt = runtime ?? (loading ? await loading.catch(() => undefined) : undefined);
+      await rt?.stop();
       dbh.close();
     })());
 
-  return { url, port: server.port!, app: runtime.app, dbh, secrets, logger, dispatcher: runtime.dispatcher, stop };
+  const loaded = (): Runtime => {
+    if (!runtime) throw new Error("The runtime has not loaded yet (call runtime() first)");
+    return runtime;
+  };
+  return {
+    url,
+    port: server.port!,
+    get app() {
+      return loaded().app;
+    },
+    get dispatcher() {
+      return loaded().dispatcher;
+    },
+    get loaded() {
+      return runtime !== undefined;
+    },
+    dbh,
+    secrets,
+    logger,
+    runtime: load,
+    stop,
+  };
 }

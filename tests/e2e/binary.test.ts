@@ -61,3 +61,19 @@ test("the binary answers --version and keys", async () => {
   expect(keys.exitCode).toBe(0);
   expect(keys.stdout.toString()).toMatch(/^ANON_KEY=ey.+\nSERVICE_ROLE_KEY=ey.+\n$/);
 });
+
+test("the feature runtime loads on first use: /healthz alone does not load it, a feature route does", async () => {
+  const bin = await startBinary({ LOG_LEVEL: "info" });
+  const loaded = () => bin.output().includes('"msg":"runtime loaded"');
+  expect((await fetch(`${bin.url}/healthz`)).status).toBe(200);
+  await Bun.sleep(500);
+  expect(loaded()).toBe(false);
+  const script = await fetch(`${bin.url}/t.js`);
+  expect(script.status).toBe(200);
+  expect(script.headers.get("content-type")).toContain("application/javascript");
+  const deadline = Date.now() + 5_000;
+  while (!loaded() && Date.now() < deadline) await Bun.sleep(20);
+  expect(loaded()).toBe(true);
+  bin.proc.kill("SIGTERM");
+  expect(await bin.proc.exited).toBe(0);
+});

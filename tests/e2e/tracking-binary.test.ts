@@ -50,9 +50,12 @@ test("kill -9 mid-run: after a restart the job completes with exactly one row pe
   expect(before).toBeGreaterThan(0);
   expect(before).toBeLessThan(200);
 
-  // A restart takes the dead process's lease over at once (no waiting for it to expire).
+  // A restart takes the dead process's lease over at once (no waiting for it to expire). No request
+  // is sent until the job is done: the work left in the database alone must set the runtime going.
   const second = await startBinary(env, dir);
-  const { job } = await apiClient(second.url, access_token).waitFor(jobId, 60_000);
+  const deadline = Date.now() + 60_000;
+  while ((db.query("SELECT status FROM jobs WHERE id = ?").get(jobId) as { status: string }).status !== "completed" && Date.now() < deadline) await Bun.sleep(50);
+  const { job } = await apiClient(second.url, access_token).waitFor(jobId, 1_000);
   expect(job.status).toBe("completed");
   expect(job.progress).toEqual({ phase: "done", completed: 200, total: 200 });
   const rows = db.query("SELECT count(*) AS n, count(DISTINCT prompt_id) AS prompts FROM prompt_results WHERE job_id = ?").get(jobId);
