@@ -6,6 +6,7 @@ import { getTableConfig } from "drizzle-orm/sqlite-core";
 import * as schema from "../../src/db/schema";
 import { startBinary } from "../helpers/binary";
 import { tempDir } from "../helpers/app";
+import { seedBrand } from "../helpers/tracking";
 
 const designTables = Object.values(schema)
   .filter((v) => typeof v === "object" && v !== null && Symbol.for("drizzle:IsDrizzleTable") in (v as object))
@@ -76,4 +77,30 @@ test("the feature runtime loads on first use: /healthz alone does not load it, a
   expect(loaded()).toBe(true);
   bin.proc.kill("SIGTERM");
   expect(await bin.proc.exited).toBe(0);
+});
+
+test("with nothing asked of it, the server still runs its scheduler: a due brand gets a job", async () => {
+  const dir = tempDir("aw-bin-cron-");
+  const first = await startBinary({}, dir);
+  first.proc.kill("SIGTERM");
+  expect(await first.proc.exited).toBe(0);
+  const db = new Database(join(dir, "data", "answerwatch.db"));
+  db.run("PRAGMA busy_timeout = 5000");
+  const organizationId = crypto.randomUUID();
+  db.run("INSERT INTO organizations (id, name, slug) VALUES (?, 'Cron', 'cron')", [organizationId]);
+  const { brandId } = seedBrand(db, organizationId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily" }] });
+
+  // Every two seconds; the engine's address is closed, so the job's fate does not matter here.
+  const second = await startBinary({ LOG_LEVEL: "info", CRON_SCHEDULE: "*/2 * * * * *", PERPLEXITY_API_KEY: "k", PERPLEXITY_BASE_URL: "http://127.0.0.1:9" }, dir);
+  const deadline = Date.now() + 15_000;
+  let job: { brand_id: string } | null = null;
+  while (!job && Date.now() < deadline) {
+    job = db.query("SELECT brand_id FROM jobs").get() as { brand_id: string } | null;
+    if (!job) await Bun.sleep(50);
+  }
+  expect(job?.brand_id).toBe(brandId);
+  expect(second.output()).toContain('"msg":"runtime loaded"');
+  db.close();
+  second.proc.kill("SIGTERM");
+  expect(await second.proc.exited).toBe(0);
 });
