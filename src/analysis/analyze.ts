@@ -125,8 +125,26 @@ function brandPassage(text: string, plain: string, unit: SentenceUnit, unitMenti
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}'’\-]*/gu;
 
-function wordCount(text: string, language: string | undefined): number {
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** WORD's count on ASCII text, where its letters and digits are [A-Za-z0-9] and \p{M} is empty, without building the matches. */
+function asciiWordCount(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (alnum) {
+      if (!inWord) n++;
+      inWord = true;
+    } else if (c !== 39 && c !== 45) inWord = false; // ' and - continue a word, never start one
+  }
+  return n;
+}
+
+export function wordCount(text: string, language: string | undefined): number {
   const clean = text.replace(/https?:\/\/\S+/g, " ");
+  if (ASCII.test(clean)) return asciiWordCount(clean);
   if (!NO_SPACE_SCRIPT.test(clean)) return clean.match(WORD)?.length ?? 0;
   let n = 0;
   for (const s of segmenterFor(language, "word").segment(clean)) if (s.isWordLike) n++;

@@ -45,7 +45,11 @@ export function buildCitations(compiled: CompiledEntities, inputs: readonly Cita
     .filter((c) => typeof c.url === "string" && c.url.trim() !== "")
     .sort((a, b) => a.position - b.position);
   const byUrl = new Map<string, Citation>();
+  // Engines repeat a source once per footnote; canonicalizing it again would only find it taken.
+  const seenRaw = new Set<string>();
   for (const c of ordered) {
+    if (seenRaw.has(c.url)) continue;
+    seenRaw.add(c.url);
     const canonical = canonicalizeUrl(c.url);
     if (byUrl.has(canonical.normalized_url)) continue;
     const owner = ownerOfHost(compiled, canonical.host);

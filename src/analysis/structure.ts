@@ -107,6 +107,17 @@ const TABLE_SEPARATOR = /^[ \t|:\-]+$/;
 // Segments ending in these are not sentence ends ("e.g. Acme", "vs. Acme").
 const ABBREVIATION_END = /(?<![\p{L}\p{N}])(?:e\.g|i\.e|vs|etc|approx|incl|dr|mr|mrs|ms|inc|ltd|co|z\.b|bzw|ca|p\.ex|cf|resp|\p{Lu})\.\s*$/iu;
 
+/**
+ * ABBREVIATION_END on the segment's last characters: a "$"-anchored regex is otherwise tried at
+ * every position of the segment. The longest abbreviation with its dot is 7 code units ("approx."),
+ * and 2 more keep the character before it (a letter or digit there, even a surrogate pair, forbids the match).
+ */
+function endsWithAbbreviation(segment: string): boolean {
+  let end = segment.length;
+  while (end > 0 && /\s/.test(segment[end - 1]!)) end--;
+  return ABBREVIATION_END.test(segment.slice(Math.max(0, end - 9), end));
+}
+
 /** URLs replaced by letters of the same length, so "?" or "." inside a link ends no sentence. */
 export function withoutUrls(text: string, spans: readonly { start: number; end: number }[]): string {
   let out = "";
@@ -127,12 +138,91 @@ export function segmenterFor(language: string | undefined, granularity: "word" |
   return segmenter;
 }
 
+// UAX #29 sentence-break classes of printable ASCII; whatever is not listed is Other.
+const enum SB {
+  Other,
+  Sp,
+  Lower,
+  Upper,
+  Numeric,
+  ATerm,
+  STerm,
+  Close,
+  SContinue,
+}
+const SB_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  SB_CLASS[c] =
+    ch === "\t" || ch === " " ? SB.Sp
+    : ch >= "a" && ch <= "z" ? SB.Lower
+    : ch >= "A" && ch <= "Z" ? SB.Upper
+    : ch >= "0" && ch <= "9" ? SB.Numeric
+    : ch === "." ? SB.ATerm
+    : ch === "!" || ch === "?" ? SB.STerm
+    : `"'()[]{}`.includes(ch) ? SB.Close
+    : ",-:;".includes(ch) ? SB.SContinue
+    : SB.Other;
+}
+const PRINTABLE_ASCII = /^[\t\x20-\x7e]*$/;
+// Languages whose ICU sentence rules are the untailored UAX #29 ones (Greek, for one, ends questions
+// with ";"). tests/analysis/structure.test.ts checks asciiSentenceEnds against Intl.Segmenter for each.
+export const UNTAILORED_SENTENCE_LANGUAGES = ["", "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "no", "fi", "pl", "cs", "tr", "ru"];
+
+/**
+ * Where Intl.Segmenter's sentences end in printable-ASCII text, computed with the UAX #29 rules
+ * directly: a line needs no ICU call, which was most of the cost of analysing an answer.
+ */
+export function asciiSentenceEnds(s: string): number[] {
+  const ends: number[] = [];
+  const n = s.length;
+  const cls = (i: number) => SB_CLASS[s.charCodeAt(i)]!;
+  for (let t = 0; t < n; t++) {
+    const c = cls(t);
+    if (c !== SB.ATerm && c !== SB.STerm) continue;
+    // A break can only follow a terminator, its closing punctuation and its spaces (SB9-SB11).
+    let k = t + 1;
+    while (k < n && cls(k) === SB.Close) k++;
+    while (k < n && cls(k) === SB.Sp) k++;
+    if (k >= n) break;
+    const next = cls(k);
+    if (c === SB.ATerm && k === t + 1) {
+      if (next === SB.Numeric) continue; // SB6: "3.5"
+      if (next === SB.Upper && t > 0 && (cls(t - 1) === SB.Upper || cls(t - 1) === SB.Lower)) continue; // SB7: "U.S"
+    }
+    if (c === SB.ATerm) {
+      // SB8: no break when the next letter is lower case ("e.g. the app").
+      let j = k;
+      while (j < n) {
+        const x = cls(j);
+        if (x === SB.Lower || x === SB.Upper || x === SB.ATerm || x === SB.STerm) break;
+        j++;
+      }
+      if (j < n && cls(j) === SB.Lower) continue;
+    }
+    if (next === SB.SContinue || next === SB.ATerm || next === SB.STerm) continue; // SB8a
+    ends.push(k); // SB11
+    t = k - 1;
+  }
+  if (n > 0) ends.push(n);
+  return ends;
+}
+
+/** [start, end) of each sentence of one line's content, as Intl.Segmenter would cut it. */
+function sentencesOf(content: string, segmenter: Intl.Segmenter, asciiRules: boolean): number[] {
+  if (asciiRules && PRINTABLE_ASCII.test(content)) return asciiSentenceEnds(content);
+  const ends: number[] = [];
+  for (const s of segmenter.segment(content)) ends.push(s.index + s.segment.length);
+  return ends;
+}
+
 /**
  * Sentences of the answer: one unit per table row or heading, Intl.Segmenter sentences elsewhere.
  * `text` should come through withoutUrls so that no link is cut.
  */
 export function sentenceUnits(text: string, lines: readonly Line[], language?: string): SentenceUnit[] {
   const segmenter = segmenterFor(language, "sentence");
+  const asciiRules = UNTAILORED_SENTENCE_LANGUAGES.includes((language ?? "").split(/[-_]/)[0]!.toLowerCase());
   const units: SentenceUnit[] = [];
   for (const line of lines) {
     const raw = text.slice(line.start, line.end);
@@ -143,11 +233,13 @@ export function sentenceUnits(text: string, lines: readonly Line[], language?: s
       continue;
     }
     let pending: SentenceUnit | null = null;
-    for (const s of segmenter.segment(text.slice(contentStart, line.end))) {
-      const unit = { start: contentStart + s.index, end: contentStart + s.index + s.segment.length };
+    let from = 0;
+    for (const end of sentencesOf(text.slice(contentStart, line.end), segmenter, asciiRules)) {
+      const unit = { start: contentStart + from, end: contentStart + end };
+      from = end;
       if (pending) pending.end = unit.end;
       else pending = unit;
-      if (!ABBREVIATION_END.test(text.slice(pending.start, pending.end))) {
+      if (!endsWithAbbreviation(text.slice(pending.start, pending.end))) {
         units.push(pending);
         pending = null;
       }
