@@ -22,6 +22,13 @@ export interface ListedSource {
  * which would otherwise make one page look like several to the analysis.
  */
 export function stripTracking(url: string): string {
+  // Most URLs carry no utm_ key; skip the parse for them. A key can only decode to "utm_" from those
+  // letters, a %-escape, or with tabs and newlines (which the URL parser drops) in between.
+  return /utm_|%|[\t\n\r]/i.test(url) ? withoutUtmKeys(url) : url;
+}
+
+/** stripTracking without the shortcut: parses every URL. */
+export function withoutUtmKeys(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -3,13 +3,26 @@
  * ("en", "pt-BR"). Upstreams that take them get them as parameters; the others get one instruction line.
  */
 
-function displayName(type: 'language' | 'region', code: string): string | undefined {
+// Intl.DisplayNames is slow to build and to ask, and this ran once per upstream call: names are
+// kept (a handful of codes in practice; the cap only guards against unbounded input).
+const displayNames = new Map<string, string | undefined>();
+
+function lookUp(type: 'language' | 'region', code: string): string | undefined {
   try {
     const name = new Intl.DisplayNames(['en'], { type }).of(code);
     return name && name !== code ? name : undefined;
   } catch {
     return undefined;
   }
+}
+
+function displayName(type: 'language' | 'region', code: string): string | undefined {
+  const key = `${type}:${code}`;
+  if (!displayNames.has(key)) {
+    if (displayNames.size >= 1000) displayNames.clear();
+    displayNames.set(key, lookUp(type, code));
+  }
+  return displayNames.get(key);
 }
 
 /** "Answer in German." — the one line sent where the API has no language parameter. */

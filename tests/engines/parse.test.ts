@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { isNoSurface, uniqueSources, type Answer, type AskResult } from '../../src/engines';
+import { stripTracking, withoutUtmKeys } from '../../src/engines/citations';
 import { jsonResponse, readFixture } from '../fakes/upstream';
 import { useFakeUpstream } from './harness';
 
@@ -351,5 +352,25 @@ describe('openai-compatible (chat completions, built)', () => {
       },
     });
     expect(asAnswer(await up.ask('openai-compatible')).citations).toEqual([{ url: 'https://acme.example/', title: 'Acme', position: 1, start: 0, end: 4 }]);
+  });
+});
+
+describe('stripTracking', () => {
+  test('gives what parsing every URL gives, for keys spelled, escaped or split in any way', () => {
+    const urls = [
+      'https://acme.example/a?utm_source=openai',
+      'https://acme.example/a?UTM_Medium=x&b=1',
+      'https://acme.example/a?%75tm_source=x',
+      'https://acme.example/a?u%74m_source=x&c=2',
+      'https://acme.example/a?ut\tm_source=x',
+      'https://acme.example/a?utm\n_source=x',
+      'https://acme.example/a?b=1#utm_source=x',
+      'https://Acme.example/a?b=1',
+      'https://acme.example/a b?c=1',
+      'not a url utm_source',
+      'https://acme.example/%7Ea?x=%20',
+      'https://acme.example/a?utm=1&utmx=2',
+    ];
+    for (const url of urls) expect(stripTracking(url)).toBe(withoutUtmKeys(url));
   });
 });
