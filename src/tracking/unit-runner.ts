@@ -33,18 +33,12 @@ export interface ResultValues {
   details: string;
 }
 
-export interface CitationValues {
-  position: number;
-  url: string;
-  normalized_url: string;
-  domain: string;
-  title: string | null;
-  is_brand: number;
-  competitor_id: string | null;
-}
-
+/**
+ * `result` is the JSON of ResultValues: one string crosses the thread boundary far cheaper than an
+ * object graph. The citation rows are written from its `citations` column, so they cross once.
+ */
 export type UnitOutcome =
-  | { kind: "answered"; result: ResultValues; citations: CitationValues[] }
+  | { kind: "answered"; result: string }
   | { kind: "no_surface"; reason: string }
   | { kind: "skipped"; reason: string };
 
@@ -107,45 +101,35 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
       if (isNoSurface(answer)) return { kind: "no_surface", reason: answer.reason };
       const analysis = analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language: entities.language ?? undefined });
       const sentiment = await judgedSentiment(entities.brandName, analysis, signal);
-      return {
-        kind: "answered",
-        result: {
-          surface: answer.surface,
-          response: answer.text,
-          mentioned: analysis.mentioned ? 1 : 0,
-          mention_count: analysis.mention_count,
-          mention_position: analysis.mention_position,
-          competitor_mentions: JSON.stringify(
-            analysis.competitor_mentions.map((c) => ({ competitor_id: c.competitor_id, name: c.name, mention_count: c.mention_count, position: c.position })),
-          ),
-          citations: JSON.stringify(analysis.citations),
-          citation_count: analysis.citation_count,
-          brand_citation_count: analysis.brand_citation_count,
-          sentiment: sentiment.label,
-          sentiment_score: sentiment.score,
-          visibility_score: analysis.visibility_score,
-          search_queries: JSON.stringify(answer.searchQueries ?? []),
-          details: JSON.stringify({
-            reported_model: answer.model,
-            first_mention_offset: analysis.first_mention_offset,
-            list_rank: analysis.list_rank,
-            position_adjusted_word_count: analysis.position_adjusted_word_count,
-            word_count_share: analysis.word_count_share,
-            sentiment_passages: analysis.sentiment_passages,
-            sentiment_source: sentiment.source,
-            lexicon_sentiment_score: analysis.sentiment_score,
-          }),
-        },
-        citations: analysis.citations.map((c) => ({
-          position: c.position,
-          url: c.url,
-          normalized_url: c.normalized_url,
-          domain: c.domain ?? c.host ?? "",
-          title: c.title,
-          is_brand: c.is_brand ? 1 : 0,
-          competitor_id: c.competitor_id,
-        })),
+      const result: ResultValues = {
+        surface: answer.surface,
+        response: answer.text,
+        mentioned: analysis.mentioned ? 1 : 0,
+        mention_count: analysis.mention_count,
+        mention_position: analysis.mention_position,
+        competitor_mentions: JSON.stringify(
+          analysis.competitor_mentions.map((c) => ({ competitor_id: c.competitor_id, name: c.name, mention_count: c.mention_count, position: c.position })),
+        ),
+        citations: JSON.stringify(analysis.citations),
+        citation_count: analysis.citation_count,
+        brand_citation_count: analysis.brand_citation_count,
+        sentiment: sentiment.label,
+        sentiment_score: sentiment.score,
+        visibility_score: analysis.visibility_score,
+        search_queries: JSON.stringify(answer.searchQueries ?? []),
+        details: JSON.stringify({
+          reported_model: answer.model,
+          first_mention_offset: analysis.first_mention_offset,
+          list_rank: analysis.list_rank,
+          position_adjusted_word_count: analysis.position_adjusted_word_count,
+          word_count_share: analysis.word_count_share,
+          sentiment_passages: analysis.sentiment_passages,
+          sentiment_source: sentiment.source,
+          lexicon_sentiment_score: analysis.sentiment_score,
+        }),
       };
+      return { kind: "answered", result: JSON.stringify(result) };
     },
   };
 }
+

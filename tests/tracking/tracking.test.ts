@@ -63,6 +63,12 @@ describe("a tracking run end to end", () => {
       expect(r.response.length).toBeGreaterThan(50);
       expect(r.citation_count).toBeGreaterThan(0);
     }
+    // Every row's citations are also rows of their own, written with it.
+    const citationRows = server.dbh.sqlite
+      .query("SELECT r.citation_count AS n, count(c.id) AS rows FROM prompt_results r LEFT JOIN citations c ON c.result_id = r.id WHERE r.job_id = ? GROUP BY r.id")
+      .all(started.body.jobId) as { n: number; rows: number }[];
+    expect(citationRows).toHaveLength(20);
+    for (const c of citationRows) expect(c.rows).toBe(c.n);
     expect(job.result.units).toMatchObject({ total: 20, answered: 20, failed: 0 });
     expect(Object.keys(job.result.per_platform).sort()).toEqual(["chatgpt", "claude", "perplexity"]);
     expect(job.result.visibility_rate.n).toBe(20);

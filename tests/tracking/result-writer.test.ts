@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { DB_FILE, openDatabase } from "../../src/db/open";
+import { createQueueStore } from "../../src/queue/store";
+import { createResultWriter } from "../../src/tracking/result-writer";
+import type { ResultValues, UnitTask } from "../../src/tracking/unit-runner";
+import { tempDir } from "../helpers/app";
+import { seedBrand } from "../helpers/tracking";
+
+function setUp(prompts = 3) {
+  const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
+  const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
+  const { brandId, promptIds, competitorIds } = seedBrand(sqlite, org, { prompts });
+  const store = createQueueStore(sqlite);
+  const jobId = store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "US" })) });
+  store.claim("test-owner", 30_000);
+  const task = (seq: number): UnitTask => ({ jobId, seq, brandId, promptId: promptIds[seq]!, platform: "perplexity", model: "sonar", region: "US" });
+  return { sqlite, store, jobId, competitorIds, task };
+}
+
+/** An answered outcome the way a worker sends it: the row as one JSON string. */
+function answered(citations: unknown[]): { kind: "answered"; result: string } {
+  const row: ResultValues = {
+    surface: "api", response: "Acme and Globex.", mentioned: 1, mention_count: 1, mention_position: 1, competitor_mentions: "[]",
+    citations: JSON.stringify(citations), citation_count: citations.length, brand_citation_count: 1, sentiment: "neutral", sentiment_score: 0,
+    visibility_score: 80, search_queries: "[]", details: "{}",
+  };
+  return { kind: "answered", result: JSON.stringify(row) };
+}
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("result writer", () => {
+  test("a unit's row, one citation row per entry of its citations column, and its status commit together; a repeated unit adds nothing", async () => {
+    const { sqlite, store, jobId, competitorIds, task } = setUp();
+    const writer = createResultWriter(sqlite);
+    const citations = [
+      { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", host: "acme.com", title: "Acme", is_brand: true, competitor_id: null },
+      { position: 2, url: "https://globex.com/", normalized_url: "https://globex.com/", domain: null, host: "globex.com", title: null, is_brand: false, competitor_id: competitorIds[0] },
+    ];
+    expect(await writer.write(task(0), answered(citations))).toBe("written");
+
+    const row = sqlite.query("SELECT id, citation_count FROM prompt_results WHERE job_id = ?").get(jobId) as { id: string; citation_count: number };
+    expect(row.id).toMatch(UUID_V7);
+    const stored = sqlite.query("SELECT id, position, url, normalized_url, domain, title, is_brand, competitor_id FROM citations WHERE result_id = ? ORDER BY position").all(row.id) as { id: string }[];
+    expect(stored.map(({ id, ...rest }) => rest)).toEqual([
+      { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", title: "Acme", is_brand: 1, competitor_id: null },
+      // A citation without a registrable domain is stored under its host.
+      { position: 2, url: "https://globex.com/", normalized_url: "https://globex.com/", domain: "globex.com", title: null, is_brand: 0, competitor_id: competitorIds[0] },
+    ]);
+    for (const c of stored) expect(c.id).toMatch(UUID_V7);
+    expect(store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
+
+    expect(await writer.write(task(0), answered(citations))).toBe("duplicate");
+    expect(sqlite.query("SELECT count(*) AS n FROM citations").get()).toEqual({ n: 2 });
+  });
+
+  test("an answer that arrives after its job was cancelled is not kept", async () => {
+    const { sqlite, store, jobId, task } = setUp();
+    const writer = createResultWriter(sqlite);
+    expect(await writer.write(task(0), answered([]))).toBe("written");
+    store.cancel(jobId);
+    expect(await writer.write(task(1), answered([]))).toBe("job_inactive");
+    expect(await writer.write(task(2), { kind: "no_surface", reason: "no AI overview" })).toBe("job_inactive");
+    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results").get()).toEqual({ n: 1 });
+    expect(store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
+  });
+
+  test("results are committed together: a full batch at once, the rest once results stop arriving", async () => {
+    const { sqlite, task } = setUp();
+    const settledWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), Bun.sleep(ms).then(() => false)]);
+
+    // Nothing but a full batch can end the wait here.
+    const full = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 2 });
+    const first = full.write(task(0), answered([]));
+    expect(await settledWithin(first, 50)).toBe(false);
+    const second = full.write(task(1), answered([]));
+    expect(await settledWithin(Promise.all([first, second]), 1000)).toBe(true);
+
+    // A lone result waits for company only as long as nothing else arrives (idleMs)…
+    const idle = createResultWriter(sqlite, { idleMs: 20, maxWaitMs: 60_000, maxBatch: 64 });
+    expect(await settledWithin(idle.write(task(2), { kind: "no_surface", reason: "none" }), 1000)).toBe(true);
+
+    // …and a steady stream is committed every maxWaitMs, not only when it ends.
+    const streaming = createResultWriter(sqlite, { idleMs: 200, maxWaitMs: 30, maxBatch: 64 });
+    const earliest = streaming.write(task(0), answered([]));
+    let streamEnded = false;
+    const stream = (async () => {
+      for (let i = 0; i < 40; i++, await Bun.sleep(10)) void streaming.write(task(0), answered([]));
+      streamEnded = true;
+    })();
+    await earliest;
+    expect(streamEnded).toBe(false);
+    await stream;
+  });
+});
