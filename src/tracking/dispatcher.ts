@@ -39,6 +39,8 @@ interface ActiveJob {
   /** Platforms refused for good (bad key): their remaining units fail without a call. */
   deadPlatforms: Map<string, string>;
   timers: Set<ReturnType<typeof setTimeout>>;
+  /** Units due to run, per platform, taken in order by that platform's lanes. */
+  ready: Map<string, { units: UnitRow[]; next: number; lanes: number }>;
 }
 
 const OWNER_PREFIX = `${hostname()}:${process.pid}:`;
@@ -109,10 +111,38 @@ export function createDispatcher(options: DispatcherOptions) {
     wake();
   }
 
-  async function runUnit(job: ActiveJob, unit: UnitRow): Promise<void> {
+  /**
+   * A job runs each platform's units in as many lanes as the platform has concurrency, one unit
+   * after the other in each: the limiter (shared by every job) never holds more than a few waiters
+   * per job, and a unit is looked at only when it is its turn (a platform whose key was refused
+   * fails its remaining units without a call).
+   */
+  function enqueue(job: ActiveJob, unit: UnitRow) {
+    let queue = job.ready.get(unit.platform);
+    if (!queue) job.ready.set(unit.platform, (queue = { units: [], next: 0, lanes: 0 }));
+    queue.units.push(unit);
+    const width = options.engines.platforms[unit.platform as PlatformId]?.concurrency ?? 4;
+    while (queue.lanes < width && queue.lanes < queue.units.length - queue.next) void lane(job, queue);
+  }
+
+  async function lane(job: ActiveJob, queue: { units: UnitRow[]; next: number; lanes: number }) {
+    queue.lanes++;
+    try {
+      // The next unit starts when this one's upstream call is over, while it is analysed and written.
+      while (queue.next < queue.units.length && !job.abort.signal.aborted) {
+        const unit = queue.units[queue.next++]!;
+        await new Promise<void>((callDone) => void runUnit(job, unit, callDone));
+      }
+    } finally {
+      queue.lanes--;
+    }
+  }
+
+  async function runUnit(job: ActiveJob, unit: UnitRow, callDone: () => void): Promise<void> {
     const dead = job.deadPlatforms.get(unit.platform);
     if (dead) {
       store.failUnit(job.id, unit.seq, dead);
+      callDone();
       return settle(job);
     }
     let releaseSlot: (() => void) | undefined;
@@ -121,6 +151,7 @@ export function createDispatcher(options: DispatcherOptions) {
     const release = () => {
       releaseSlot?.();
       releaseSlot = undefined;
+      callDone();
     };
     let taskId: number | undefined;
     const onAbort = () => taskId !== undefined && pool.abort(taskId);
@@ -148,7 +179,7 @@ export function createDispatcher(options: DispatcherOptions) {
         store.scheduleRetry(job.id, unit.seq, delay, reason);
         const timer = setTimeout(() => {
           job.timers.delete(timer);
-          void runUnit(job, { ...unit, attempts: attempt });
+          enqueue(job, { ...unit, attempts: attempt });
         }, delay);
         job.timers.add(timer);
       }
@@ -169,6 +200,7 @@ export function createDispatcher(options: DispatcherOptions) {
       retries: 0,
       deadPlatforms: new Map(),
       timers: new Set(),
+      ready: new Map(),
     };
     active.set(job.id, job);
     store.setProgress(job.id, { phase: "querying", completed: counts.done + counts.failed, total: counts.total });
@@ -184,10 +216,10 @@ export function createDispatcher(options: DispatcherOptions) {
       if (waitMs > 0) {
         const timer = setTimeout(() => {
           job.timers.delete(timer);
-          void runUnit(job, unit);
+          enqueue(job, unit);
         }, waitMs);
         job.timers.add(timer);
-      } else void runUnit(job, unit);
+      } else enqueue(job, unit);
     }
   }
 
