@@ -1,9 +1,11 @@
 // One unit of a tracking job, run on a worker thread: ask the engine and analyse the answer. The
 // row it produces is written by the main thread (result-writer.ts), the database's one writer.
 import type { Database } from "bun:sqlite";
-import { analyzeAnswer, buildSentimentJudgePrompt, compileEntities, parseSentimentJudgeReply, type AnswerAnalysis, type CompiledEntities } from "../analysis";
+import type { AnswerAnalysis, CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
 import { loadEntities } from "./entities";
+
+type Analysis = typeof import("../analysis");
 
 export interface UnitTask {
   jobId: string;
@@ -54,33 +56,48 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
    * The optional model judge (SENTIMENT_PLATFORM / SENTIMENT_MODEL) rates the brand's passages; any
    * failure or unusable reply keeps the lexicon's result, so a judge outage never fails a unit.
    */
-  async function judgedSentiment(brandName: string, analysis: AnswerAnalysis, signal: AbortSignal): Promise<{ label: string | null; score: number | null; source: string }> {
+  async function judgedSentiment(
+    brandName: string,
+    analysis: AnswerAnalysis,
+    judgeText: Pick<Analysis, "buildSentimentJudgePrompt" | "parseSentimentJudgeReply">,
+    signal: AbortSignal,
+  ): Promise<{ label: string | null; score: number | null; source: string }> {
     const lexicon = { label: analysis.sentiment, score: analysis.sentiment_score, source: "lexicon" };
     if (!deps.judge || !analysis.sentiment_passages.length) return lexicon;
     try {
-      const prompt = buildSentimentJudgePrompt(brandName, analysis.sentiment_passages);
+      const prompt = judgeText.buildSentimentJudgePrompt(brandName, analysis.sentiment_passages);
       const reply = await registry.engine(deps.judge.platform as PlatformId).ask({ prompt: `${prompt.system}\n\n${prompt.user}`, model: deps.judge.model, signal });
-      const parsed = "text" in reply ? parseSentimentJudgeReply(reply.text) : null;
+      const parsed = "text" in reply ? judgeText.parseSentimentJudgeReply(reply.text) : null;
       return parsed ? { ...parsed, source: "judge" } : lexicon;
     } catch {
       return lexicon;
     }
   }
-  // Entities compiled once per job (brand and competitors do not change mid-run as far as a run is concerned).
-  const compiledByJob = new Map<string, { compiled: CompiledEntities; language: string | null; brandName: string }>();
+  // The analysis (with its sentiment lexicon and public-suffix list) is most of a thread's start-up:
+  // it loads while the thread's first calls are on their way, and only their answers wait for it.
+  let analysisModule: Promise<Analysis> | undefined;
+  const loadAnalysis = () => {
+    if (!analysisModule) {
+      analysisModule = import("../analysis");
+      analysisModule.catch(() => {}); // a failed load fails the units that await it, nothing else
+    }
+    return analysisModule;
+  };
+  // Entities read and compiled once per job (brand and competitors do not change mid-run as far as a run is concerned).
+  const entitiesByJob = new Map<string, { loaded: NonNullable<ReturnType<typeof loadEntities>>; compiled?: CompiledEntities }>();
   const q = {
     unit: sqlite.prepare("SELECT status FROM job_units WHERE job_id = ? AND seq = ?"),
     prompt: sqlite.prepare("SELECT text FROM prompts WHERE id = ?"),
   };
 
   function entitiesFor(task: UnitTask) {
-    let entry = compiledByJob.get(task.jobId);
+    let entry = entitiesByJob.get(task.jobId);
     if (!entry) {
       const loaded = loadEntities(sqlite, task.brandId);
       if (!loaded) return null;
-      entry = { compiled: compileEntities(loaded.brand, loaded.competitors), language: loaded.language, brandName: loaded.brand.name };
-      if (compiledByJob.size > 64) compiledByJob.clear();
-      compiledByJob.set(task.jobId, entry);
+      entry = { loaded };
+      if (entitiesByJob.size > 64) entitiesByJob.clear();
+      entitiesByJob.set(task.jobId, entry);
     }
     return entry;
   }
@@ -93,14 +110,17 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
       const entities = entitiesFor(task);
       if (!prompt || !entities) return { kind: "skipped", reason: "prompt or brand was deleted" };
 
-      const answer = await registry
-        .engine(task.platform as PlatformId)
-        .ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language: entities.language ?? undefined, signal });
+      const language = entities.loaded.language ?? undefined;
+      const asked = registry.engine(task.platform as PlatformId).ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language, signal });
+      const analysisLoaded = loadAnalysis();
+      const answer = await asked;
       onAnswered();
 
       if (isNoSurface(answer)) return { kind: "no_surface", reason: answer.reason };
-      const analysis = analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language: entities.language ?? undefined });
-      const sentiment = await judgedSentiment(entities.brandName, analysis, signal);
+      const lib = await analysisLoaded;
+      entities.compiled ??= lib.compileEntities(entities.loaded.brand, entities.loaded.competitors);
+      const analysis = lib.analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language });
+      const sentiment = await judgedSentiment(entities.loaded.brand.name, analysis, lib, signal);
       const result: ResultValues = {
         surface: answer.surface,
         response: answer.text,
