@@ -82,25 +82,35 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     if (!queue.length) return;
     const batch = queue;
     queue = [];
-    let outcomes: WriteOutcome[];
     try {
-      outcomes = sqlite
-        .transaction(() => {
-          // A batch holds a few jobs at most: their status is read once, inside the transaction.
-          const active = new Map<string, boolean>();
-          const jobActive = (jobId: string) => {
-            let yes = active.get(jobId);
-            if (yes === undefined) active.set(jobId, (yes = (q.job.get(jobId) as { status: string } | null)?.status === "active"));
-            return yes;
-          };
-          return batch.map((p) => writeOne(p, jobActive));
-        })
-        .immediate();
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
+      const outcomes = commit(batch);
+      batch.forEach((p, i) => p.resolve(outcomes[i]!));
+    } catch {
+      // One unit that cannot be written (its prompt was deleted meanwhile) must not send its
+      // neighbours back upstream: each is committed on its own, and only the bad one fails.
+      for (const p of batch) {
+        try {
+          p.resolve(commit([p])[0]!);
+        } catch (error) {
+          p.reject(error);
+        }
+      }
     }
-    batch.forEach((p, i) => p.resolve(outcomes[i]!));
+  }
+
+  function commit(batch: Pending[]): WriteOutcome[] {
+    return sqlite
+      .transaction(() => {
+        // A batch holds a few jobs at most: their status is read once, inside the transaction.
+        const active = new Map<string, boolean>();
+        const jobActive = (jobId: string) => {
+          let yes = active.get(jobId);
+          if (yes === undefined) active.set(jobId, (yes = (q.job.get(jobId) as { status: string } | null)?.status === "active"));
+          return yes;
+        };
+        return batch.map((p) => writeOne(p, jobActive));
+      })
+      .immediate();
   }
 
   return {

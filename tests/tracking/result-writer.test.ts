@@ -66,6 +66,17 @@ describe("result writer", () => {
     expect(store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
   });
 
+  test("a unit that cannot be written fails alone; the others of its batch are written", async () => {
+    const { sqlite, store, jobId, task } = setUp();
+    const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 3 });
+    // The prompt of unit 1 is deleted while its answer is on its way: its row breaks a foreign key.
+    sqlite.query("DELETE FROM prompts WHERE id = ?").run(task(1).promptId);
+    const outcomes = await Promise.allSettled([0, 1, 2].map((seq) => writer.write(task(seq), answered([]))));
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 2 });
+    expect(store.counts(jobId)).toMatchObject({ done: 2 });
+  });
+
   test("results are committed together: a full batch at once, the rest once results stop arriving", async () => {
     const { sqlite, task } = setUp();
     const settledWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), Bun.sleep(ms).then(() => false)]);
