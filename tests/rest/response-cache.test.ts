@@ -3,7 +3,8 @@
 // connection to the file — is seen by the next read; the key separates callers and the headers
 // that shape a response.
 import { Database } from "bun:sqlite";
-import { beforeAll, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { createResponseCache } from "../../src/platform/rest/response-cache";
 import { restRoutes } from "../../src/platform/rest/routes";
 import { testApp } from "../helpers/app";
 
@@ -114,4 +115,48 @@ test("losing a membership takes effect on the next read", async () => {
   other.run("DELETE FROM organization_members WHERE organization_id = ?", [orgs.beta]);
   other.close();
   expect(JSON.parse((await get("beta", LIST)).text)).toEqual([]);
+});
+
+describe("memory", () => {
+  const anon = { role: "anon" as const, orgRoles: new Map() };
+  const tiny = () => new Response("[]", { status: 200, headers: { "content-type": "application/json" } });
+
+  test("keys and headers count: many distinct tiny answers stay within maxBytes", async () => {
+    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 64 * 1024, maxEntryBytes: 16 * 1024 });
+    for (let i = 0; i < 2000; i++) {
+      const request = new Request(`http://localhost/rest/v1/brands?select=id&n=${i}`, { headers: { prefer: `x=${"y".repeat(3000)}${i}` } });
+      const miss = cache.lookup(request, anon);
+      if (!("store" in miss)) throw new Error("expected a miss");
+      await miss.store(tiny());
+      expect(cache.bytes).toBeLessThanOrEqual(64 * 1024);
+    }
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.size).toBeLessThan(20);
+  });
+
+  test("two identical requests computed side by side are counted once", async () => {
+    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
+    const request = () => new Request("http://localhost/rest/v1/brands?select=id");
+    const first = cache.lookup(request(), anon);
+    const second = cache.lookup(request(), anon);
+    if (!("store" in first) || !("store" in second)) throw new Error("expected two misses");
+    await first.store(tiny());
+    const once = cache.bytes;
+    await second.store(tiny());
+    expect(cache.size).toBe(1);
+    expect(cache.bytes).toBe(once);
+  });
+
+  test("the memberships resolved for a request are part of its key", async () => {
+    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
+    const user = { id: "u1", email: "u@example.com", sessionId: "s", claims: {} as never };
+    const member = { role: "authenticated" as const, user, orgRoles: new Map([["org-a", "member" as const]]) };
+    const removed = { role: "authenticated" as const, user, orgRoles: new Map() };
+    const request = () => new Request("http://localhost/rest/v1/brands?select=id");
+    const miss = cache.lookup(request(), member);
+    if (!("store" in miss)) throw new Error("expected a miss");
+    await miss.store(new Response('[{"id":"secret"}]', { status: 200 }));
+    expect("hit" in cache.lookup(request(), member)).toBe(true);
+    expect("hit" in cache.lookup(request(), removed)).toBe(false);
+  });
 });

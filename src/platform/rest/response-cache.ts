@@ -4,9 +4,11 @@
 // database's version — this connection's total_changes() (its own writes, cascades included via
 // the statement that caused them) and PRAGMA data_version (commits by any other connection: worker
 // threads, the pixel's writer, another process) — and any difference drops the whole cache.
-// The key holds everything a response depends on besides the data: the caller's role and user
-// (row-level security reads memberships from the database, which the version covers), the method,
-// the path and query string, and the headers the request parser reads.
+// The key holds everything a response depends on besides the data: the caller's role, user and
+// memberships as resolved for this request (resolved just before the version is read, so they are
+// part of the key rather than trusted to match it), the method, the path and query string, and the
+// headers the request parser reads. Memory counts keys, headers and a fixed overhead as well as
+// bodies, so many tiny answers (an anonymous caller's `[]`s) are bounded as surely as big ones.
 import type { Database } from "bun:sqlite";
 import type { Caller } from "../auth/caller";
 
@@ -17,6 +19,11 @@ export interface ResponseCacheOptions {
   maxEntryBytes: number;
 }
 
+// What an entry costs besides its body and its key: the Map slot, the entry and its header pairs.
+const ENTRY_OVERHEAD_BYTES = 256;
+// Requests with longer keys (huge query strings or headers) are answered but never kept.
+const MAX_KEY_CHARS = 8192;
+
 export const DEFAULT_RESPONSE_CACHE: ResponseCacheOptions = { maxBytes: 32 * 1024 * 1024, maxEntryBytes: 2 * 1024 * 1024 };
 
 // The headers parse.ts reads for a GET/HEAD; a new one there must be added here.
@@ -26,6 +33,12 @@ interface Entry {
   status: number;
   headers: [string, string][];
   body: Uint8Array<ArrayBuffer> | null;
+}
+
+function sizeOf(key: string, headers: [string, string][], body: Uint8Array | null): number {
+  let size = ENTRY_OVERHEAD_BYTES + key.length * 2 + (body?.byteLength ?? 0);
+  for (const [name, value] of headers) size += (name.length + value.length) * 2;
+  return size;
 }
 
 export function createResponseCache(sqlite: Database, options: ResponseCacheOptions = DEFAULT_RESPONSE_CACHE) {
@@ -47,7 +60,9 @@ export function createResponseCache(sqlite: Database, options: ResponseCacheOpti
   }
 
   function keyOf(request: Request, caller: Caller): string {
-    let key = `${caller.role}\u0000${caller.user?.id ?? ""}\u0000${request.method}\u0000${request.url}`;
+    let memberships = "";
+    for (const [org, role] of caller.orgRoles) memberships += `${org}=${role},`;
+    let key = `${caller.role}\u0000${caller.user?.id ?? ""}\u0000${memberships}\u0000${request.method}\u0000${request.url}`;
     for (const name of KEY_HEADERS) key += `\u0000${request.headers.get(name) ?? ""}`;
     return key;
   }
@@ -68,16 +83,22 @@ export function createResponseCache(sqlite: Database, options: ResponseCacheOpti
         async store(response: Response): Promise<Response> {
           if (response.status !== 200 && response.status !== 206) return response;
           const body = response.body ? new Uint8Array(await response.arrayBuffer()) : null;
-          const size = body?.byteLength ?? 0;
           const headers = [...response.headers];
+          const size = sizeOf(key, headers, body);
           // Stored only while the version it was computed at still holds.
-          if (size <= options.maxEntryBytes && version === at) {
+          if (size <= options.maxEntryBytes && key.length <= MAX_KEY_CHARS && version === at) {
+            // Two identical requests computed side by side: the second replaces the first.
+            const previous = entries.get(key);
+            if (previous) {
+              entries.delete(key);
+              bytes -= sizeOf(key, previous.headers, previous.body);
+            }
             entries.set(key, { status: response.status, headers, body });
             bytes += size;
             for (const [oldest, old] of entries) {
               if (bytes <= options.maxBytes) break;
               entries.delete(oldest);
-              bytes -= old.body?.byteLength ?? 0;
+              bytes -= sizeOf(oldest, old.headers, old.body);
             }
           }
           return new Response(body, { status: response.status, headers });
@@ -86,6 +107,10 @@ export function createResponseCache(sqlite: Database, options: ResponseCacheOpti
     },
     get size(): number {
       return entries.size;
+    },
+    /** Memory the entries are counted at (keys, headers, bodies, overhead). */
+    get bytes(): number {
+      return bytes;
     },
   };
 }
