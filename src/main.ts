@@ -59,7 +59,9 @@ const commands: Record<string, Command> = {
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
-    server = await startServer(config, undefined, { lazy: true });
+    // A runtime that cannot start leaves a process that cannot serve: exit, so a supervisor
+    // restarts it and says so, instead of a healthy-looking server answering errors.
+    server = await startServer(config, undefined, { lazy: true, onLoadFailure: () => process.exit(1) });
     // Bun.write rather than process.stdout: the first use of process.stdout sets up Node's stream
     // machinery, several milliseconds that would delay the first answers.
     await Bun.write(

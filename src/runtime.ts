@@ -38,6 +38,13 @@ export async function startRuntime(input: {
   const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
   const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
+  const stopWorkers = async () => {
+    await dispatcher.stop();
+    await deliverer.stop();
+    await pool.stop();
+  };
+  // The dispatcher and the deliverer start working as soon as they exist: a failing app must not
+  // leave them claiming jobs behind a server that cannot answer.
   const app = await createApp({
     config,
     secrets,
@@ -49,6 +56,9 @@ export async function startRuntime(input: {
     tracking: { store, notifier: dispatcher },
     webhooks: deliverer,
     selfUrl: input.selfUrl,
+  }).catch(async (error) => {
+    await stopWorkers();
+    throw error;
   });
 
 
@@ -82,9 +92,7 @@ export async function startRuntime(input: {
       clearTimeout(schedulerTimer);
       scheduler?.store.cron["daily-tracking"].stop();
       await app.close();
-      await dispatcher.stop();
-      await deliverer.stop();
-      await pool.stop();
+      await stopWorkers();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { App } from "./app";
 import type { Config } from "./config";
 import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
 import { healthResponse } from "./http/health";
+import { requestIdFor } from "./http/request-id";
 import { createLogger, type Logger } from "./http/log";
 import type { Runtime } from "./runtime";
 import { ensureSecrets, type Secrets } from "./secrets";
@@ -39,6 +40,11 @@ export interface StartOptions {
   scheduler?: boolean;
   /** Load the runtime on first use instead of before returning. */
   lazy?: boolean;
+  /**
+   * Called when a lazy load fails (the runtime cannot start: the process can no longer serve).
+   * Without it the failure is logged, the requests waiting get 503, and the next request retries.
+   */
+  onLoadFailure?: (error: unknown) => void;
 }
 
 // Work a previous run left behind: the runtime must load at once to carry it on.
@@ -62,13 +68,29 @@ export async function startServer(config: Config, logger = createLogger(config.l
   let loading: Promise<Runtime> | undefined;
   let scheduleTimer: ReturnType<typeof setTimeout> | undefined;
 
+  let loadFailed = false;
   const fetch = async (request: Request, srv: Server<undefined>) => {
     if (!runtime) {
-      if (new URL(request.url).pathname === "/healthz") return healthResponse(dbh.sqlite, VERSION, startedAt);
-      await load();
+      if ((request.method === "GET" || request.method === "HEAD") && new URL(request.url).pathname === "/healthz") return shellHealth(request);
+      try {
+        await load();
+      } catch {
+        return Response.json(
+          { success: false, error: { code: "unavailable", message: "The server could not start its features; see its log" } },
+          { status: 503, headers: { "retry-after": "5", "x-request-id": requestIdFor(request) } },
+        );
+      }
     }
     return runtime!.app.handle(request, srv.requestIP(request)?.address);
   };
+  /** /healthz before the runtime is loaded: the same answer, and 503 while the runtime cannot load. */
+  function shellHealth(request: Request): Response {
+    const response = loadFailed
+      ? Response.json({ status: "error", version: VERSION, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok", runtime: "error" }, { status: 503 })
+      : healthResponse(dbh.sqlite, VERSION, startedAt);
+    response.headers.set("x-request-id", requestIdFor(request));
+    return response;
+  }
   const error = (error: Error) => {
     logger.error("server error", { error: String(error?.stack ?? error) });
     return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
@@ -77,7 +99,18 @@ export async function startServer(config: Config, logger = createLogger(config.l
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
 
   function load(): Promise<Runtime> {
-    return (loading ??= (async () => {
+    loading ??= loadRuntime().catch((err) => {
+      loading = undefined;
+      loadFailed = true;
+      logger.error("runtime failed to load", { error: String((err as Error)?.stack ?? err) });
+      options.onLoadFailure?.(err);
+      throw err;
+    });
+    return loading;
+  }
+
+  function loadRuntime(): Promise<Runtime> {
+    return ((async () => {
       clearTimeout(scheduleTimer);
       const began = performance.now();
       const { startRuntime } = await import("./runtime");
@@ -90,6 +123,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
       }
       server.reload({ routes, fetch, error });
       runtime = rt;
+      loadFailed = false;
       logger.info("runtime loaded", { duration_ms: Math.round(performance.now() - began) });
       return rt;
     })());
@@ -101,9 +135,24 @@ export async function startServer(config: Config, logger = createLogger(config.l
     const next = new Cron(config.cronSchedule, { paused: true, timezone: config.cronTz }).nextRun();
     if (!next) return;
     const wait = next.getTime() - Date.now() - SCHEDULE_LEAD_MS;
-    scheduleTimer = setTimeout(() => (wait > MAX_TIMER_MS ? armSchedule() : void load().catch(fail)), Math.min(Math.max(wait, 0), MAX_TIMER_MS));
+    scheduleTimer = setTimeout(() => (wait > MAX_TIMER_MS ? armSchedule() : void load().then((rt) => catchUp(rt, next), fail)), Math.min(Math.max(wait, 0), MAX_TIMER_MS));
   }
-  const fail = (err: unknown) => logger.error("runtime failed to load", { error: String((err as Error)?.stack ?? err) });
+  /**
+   * The runtime's scheduler only looks ahead: when it came up too late for the run it was loaded
+   * for (a busy or suspended machine), that run is made here. A run twice in a row is harmless —
+   * the second finds nothing due.
+   */
+  function catchUp(rt: Runtime, next: Date): void {
+    if (Date.now() < next.getTime() - 1000) return;
+    try {
+      const outcome = rt.app.schedule.runDue();
+      logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, late: true });
+    } catch (error) {
+      logger.error("scheduled tracking failed", { error: String(error) });
+    }
+  }
+  // load() has logged it and told onLoadFailure; nothing is waiting on this promise.
+  const fail = () => {};
 
   if (options.lazy) {
     // Looked at just after start, so the first requests are not kept waiting by it.

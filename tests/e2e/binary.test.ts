@@ -104,3 +104,10 @@ test("with nothing asked of it, the server still runs its scheduler: a due brand
   second.proc.kill("SIGTERM");
   expect(await second.proc.exited).toBe(0);
 });
+
+test("a runtime that cannot load ends the process with exit code 1 and says why", async () => {
+  const bin = await startBinary({ JWT_SIGNING_KEY: JSON.stringify({ kty: "EC", crv: "P-256", d: "AAAA", x: "AAAA", y: "AAAA" }) });
+  await fetch(`${bin.url}/auth/v1/health`).catch(() => undefined);
+  expect(await bin.proc.exited).toBe(1);
+  expect(bin.output()).toContain('"msg":"runtime failed to load"');
+});
