@@ -277,8 +277,10 @@ export function createDispatcher(options: DispatcherOptions) {
       stopped = true;
       clearInterval(heartbeatTimer);
       clearInterval(pollTimer);
-      // Hand the jobs back for the next start to resume at once. A clean stop is not a failed
-      // attempt: only crashes count toward max_attempts.
+      // Answers already received are written while the jobs are still ours; then the jobs are
+      // handed back for the next start to resume at once. A clean stop is not a failed attempt:
+      // only crashes count toward max_attempts.
+      writer.flush();
       for (const job of active.values()) abortJob(job);
       options.sqlite
         .prepare("UPDATE jobs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1) WHERE lease_owner = ?1 AND status = 'active'")

@@ -85,7 +85,13 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     try {
       const outcomes = commit(batch);
       batch.forEach((p, i) => p.resolve(outcomes[i]!));
-    } catch {
+    } catch (batchError) {
+      // A locked, full or failing database fails every unit alike: retrying them one by one
+      // would only wait out the lock again per unit, on the thread that answers HTTP.
+      if (!isConstraintError(batchError)) {
+        for (const p of batch) p.reject(batchError);
+        return;
+      }
       // One unit that cannot be written (its prompt was deleted meanwhile) must not send its
       // neighbours back upstream: each is committed on its own, and only the bad one fails.
       for (const p of batch) {
@@ -114,6 +120,8 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
   }
 
   return {
+    /** Commits what is waiting now (a clean stop keeps the answers already paid for). */
+    flush,
     /** Resolves once the unit's rows are committed. */
     write(task: UnitTask, outcome: Pending["outcome"]): Promise<WriteOutcome> {
       return new Promise((resolve, reject) => {
@@ -128,3 +136,9 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
 }
 
 export type ResultWriter = ReturnType<typeof createResultWriter>;
+
+/** SQLite's constraint failures (foreign key, unique, not null, check): a fault of one row, not of the database. */
+export function isConstraintError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+}

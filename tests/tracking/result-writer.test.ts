@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE, openDatabase } from "../../src/db/open";
@@ -75,6 +76,36 @@ describe("result writer", () => {
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 2 });
     expect(store.counts(jobId)).toMatchObject({ done: 2 });
+  });
+
+  test("flush() commits what is waiting at once (a clean stop keeps answers already received)", async () => {
+    const { sqlite, jobId, task } = setUp();
+    const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 64 });
+    const pending = writer.write(task(0), answered([]));
+    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 0 });
+    writer.flush();
+    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 1 });
+    expect(await pending).toBe("written");
+  });
+
+  test("a locked database fails the batch once, without retrying unit by unit on the serving thread", async () => {
+    const { sqlite, jobId, task } = setUp(20);
+    sqlite.run("PRAGMA busy_timeout = 100");
+    const other = new Database(sqlite.filename);
+    other.run("BEGIN IMMEDIATE");
+    try {
+      const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 20 });
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, seq) => writer.write(task(seq), answered([]))));
+      const blockedMs = performance.now() - started;
+      expect(outcomes.every((o) => o.status === "rejected")).toBe(true);
+      // One busy_timeout (100 ms), not one per unit (~2 s).
+      expect(blockedMs).toBeLessThan(1000);
+    } finally {
+      other.run("ROLLBACK");
+      other.close();
+    }
+    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 0 });
   });
 
   test("results are committed together: a full batch at once, the rest once results stop arriving", async () => {
