@@ -2,10 +2,17 @@
 // entry point): owns one SQLite connection and inserts each batch it is sent in one transaction.
 // Commits (and their fsync) happen here, off the thread that answers HTTP.
 //
-// Messages in:  {type:"open", file, sql, pragmas}  then  {type:"write", id, rows: JSON of [[…params], …]}
+// Messages in:  {type:"open", file, sql, pragmas}  then  {type:"write", id, sentAt, rows: JSON of [[…params], …]}
 //               …  {type:"close"}
 // Messages out: {type:"written", id, failed:[[index, message], …]}  and  {type:"closed"}
 import { Database } from "bun:sqlite";
+
+// Prefix of a failure that is the database's, not the row's (store.ts tells the two apart).
+const UNAVAILABLE = "database unavailable";
+// When the database last failed a commit (lock wait ran out, disk full…) and why: batches sent
+// before that moment waited behind the same failure and fail with it instead of waiting again.
+let failedAt = 0;
+let lastFailure = "";
 
 let db;
 let openError;
@@ -36,6 +43,16 @@ function drain() {
   const messages = queued;
   queued = [];
   if (!messages.length) return;
+  const stale = messages.filter((message) => message.sentAt < failedAt);
+  if (stale.length) {
+    for (const message of stale) {
+      const rows = JSON.parse(message.rows);
+      postMessage({ type: "written", id: message.id, failed: rows.map((_, i) => [i, `${UNAVAILABLE}: ${lastFailure}`]) });
+    }
+    queued = messages.filter((message) => message.sentAt >= failedAt).concat(queued);
+    if (!queued.length) return;
+    return drain();
+  }
   const batches = messages.map((message) => JSON.parse(message.rows));
   const failures = batches.map(() => []);
   if (openError) {
@@ -44,7 +61,16 @@ function drain() {
     try {
       // IMMEDIATE takes the write lock up front, so a busy database waits (busy_timeout).
       insertAll.immediate(batches);
-    } catch {
+    } catch (error) {
+      // A locked, full or failing database fails every row alike: retrying row by row would
+      // wait out the lock once per row.
+      if (!String(error?.code ?? "").startsWith("SQLITE_CONSTRAINT")) {
+        lastFailure = String(error);
+        failedAt = Date.now();
+        batches.forEach((rows, b) => rows.forEach((_, i) => failures[b].push([i, `${UNAVAILABLE}: ${error}`])));
+        messages.forEach((message, b) => postMessage({ type: "written", id: message.id, failed: failures[b] }));
+        return;
+      }
       // One bad row (e.g. its brand was just deleted) must not fail its neighbours: retry one by one.
       batches.forEach((rows, b) => {
         for (let i = 0; i < rows.length; i++) {

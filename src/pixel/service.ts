@@ -113,7 +113,9 @@ export function createPixelService(deps: PixelServiceDeps) {
       // The brand was deleted between lookup and write: its rows would be gone anyway.
       if (error instanceof RowNotWrittenError && error.message.includes("FOREIGN KEY"))
         throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
-      throw error;
+      // The database could not take the row (locked too long, disk full, writer thread died):
+      // nothing was stored, and the browser may send it again later.
+      throw new AppError(503, "storage_unavailable", "The visit could not be stored now; try again later", { headers: { "retry-after": "5" } });
     }
     return { stored: true };
   }

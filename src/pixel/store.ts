@@ -43,7 +43,6 @@ export function openTrafficStore(dbh: DbHandle) {
   let nextId = 0;
   const waiting = new Map<number, (failed: Map<number, string>) => void>();
   let onClosed: (() => void) | null = null;
-  let dead = false;
   let closed = false;
 
   function failAll(reason: string) {
@@ -66,8 +65,10 @@ export function openTrafficStore(dbh: DbHandle) {
       settle?.(new Map(reply.failed));
     };
     w.onerror = (event) => {
-      dead = true;
+      // The batches in flight are lost (not written); the next batch starts a new thread.
       failAll(`pixel writer failed: ${event.message}`);
+      w.terminate();
+      if (worker === w) worker = null;
     };
     w.postMessage({ type: "open", file, sql: INSERT_SQL, pragmas: PRAGMAS });
     return w;
@@ -83,13 +84,12 @@ export function openTrafficStore(dbh: DbHandle) {
       // A failure of the whole batch (the worker died) is reported for every row.
       waiting.set(id, (failed) => resolve(failed.has(-1) ? new Map(rows.map((_, i) => [i, failed.get(-1)!])) : failed));
       // One JSON string crosses threads far cheaper than a structured clone of many small arrays.
-      worker.postMessage({ type: "write", id, rows: JSON.stringify(rows.map(params)) });
+      worker.postMessage({ type: "write", id, sentAt: Date.now(), rows: JSON.stringify(rows.map(params)) });
       return promise;
     },
     async close(): Promise<void> {
       closed = true;
       if (!worker) return;
-      if (dead) return worker.terminate();
       const acknowledged = new Promise<void>((resolve) => (onClosed = resolve));
       worker.postMessage({ type: "close" });
       await acknowledged;

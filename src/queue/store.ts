@@ -65,6 +65,11 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
       `INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, region) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     // One statement claims: no two claimers can take the same job (DESIGN §6).
+    // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
+    // an idle server polls every second.
+    claimable: sqlite.prepare(
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE (status = 'waiting' AND run_at <= ?1) OR (status = 'active' AND lease_until < ?1)) AS due`,
+    ),
     claim: sqlite.prepare(
       `UPDATE jobs SET status = 'active', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1,
               started_at = coalesce(started_at, ?3), updated_at = ?3
@@ -129,7 +134,9 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
     },
 
     claim(owner: string, leaseMs: number): JobRow | null {
-      return (q.claim.get(owner, iso(leaseMs), iso()) as JobRow | null) ?? null;
+      const at = iso();
+      if ((q.claimable.get(at) as { due: number }).due === 0) return null;
+      return (q.claim.get(owner, iso(leaseMs), at) as JobRow | null) ?? null;
     },
 
     /** False when the lease is gone (cancelled, finished, or taken over): stop working on the job. */

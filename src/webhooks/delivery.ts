@@ -49,6 +49,9 @@ export function createDeliverer(options: DelivererOptions) {
   const running = new Set<Promise<void>>();
 
   const q = {
+    // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
+    // the deliverer polls every second.
+    due: sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?1) AS due`),
     claim: sqlite.prepare(
       `UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at LIMIT ?3)
@@ -127,7 +130,9 @@ export function createDeliverer(options: DelivererOptions) {
     if (room <= 0) return;
     let ids: { id: string }[];
     try {
-      ids = q.claim.all(iso(leaseMs), iso(), room) as { id: string }[];
+      const at = iso();
+      if ((q.due.get(at) as { due: number }).due === 0) return;
+      ids = q.claim.all(iso(leaseMs), at, room) as { id: string }[];
     } catch (error) {
       logger.error("webhook claim failed", { error: String(error) });
       return;

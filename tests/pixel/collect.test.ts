@@ -330,3 +330,33 @@ describe("over the socket (native Bun.serve routes)", () => {
     expect(((await wrongMethod.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 });
+
+describe("a database that cannot take the rows", () => {
+  test("beacons get 503 storage_unavailable after one lock wait, nothing is stored, and the next ones are written", async () => {
+    const other = new Database(server.dbh.sqlite.filename);
+    other.run("BEGIN IMMEDIATE");
+    const before = count();
+    let released = false;
+    try {
+      // The writer waits out its busy_timeout (5 s) once for all of them — not once per row, and
+      // not again for the batch that was sent while the first one waited.
+      const started = Date.now();
+      const first = send({ body: { url: "https://www.acme.com/locked-1" } });
+      await Bun.sleep(100);
+      const results = await Promise.all([first, ...[2, 3].map((i) => send({ body: { url: `https://www.acme.com/locked-${i}` } }))]);
+      expect(results.map((r) => r.status)).toEqual([503, 503, 503]);
+      expect((await results[0]!.json()).error.code).toBe("storage_unavailable");
+      expect(results[0]!.headers.get("retry-after")).toBe("5");
+      // One wait of 5 s; a wait per row or per batch would take 10–15 s.
+      expect(Date.now() - started).toBeLessThan(9_000);
+      other.run("ROLLBACK");
+      released = true;
+      expect(count()).toBe(before);
+      expect((await send({ body: { url: "https://www.acme.com/after-lock" } })).status).toBe(204);
+      expect(count()).toBe(before + 1);
+    } finally {
+      if (!released) other.run("ROLLBACK");
+      other.close();
+    }
+  });
+});
