@@ -17,6 +17,8 @@ import { createDeliverer } from "./webhooks/delivery";
 export interface Runtime {
   app: App;
   dispatcher: Dispatcher;
+  /** Runs the scheduler's job now (`late`: for a run whose time passed before the runtime was up). */
+  runSchedule(late?: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,16 @@ export async function startRuntime(input: {
   });
 
 
+  /** One scheduled run: the same function as POST /cron/daily-tracking, logged. */
+  function runSchedule(late = false): void {
+    try {
+      const outcome = app.schedule.runDue();
+      logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, ...(late ? { late } : {}) });
+    } catch (error) {
+      logger.error("scheduled tracking failed", { error: String(error) });
+    }
+  }
+
   // The internal scheduler runs the same function as POST /cron/daily-tracking. It is set up just
   // after the server listens: nothing is due in the first milliseconds, and start-up stays short.
   let scheduler: { store: { cron: Record<string, { stop(): void }> } } | undefined;
@@ -73,14 +85,7 @@ export async function startRuntime(input: {
       timezone: config.cronTz,
       paused: options.scheduler === false,
       protect: true,
-      run: () => {
-        try {
-          const outcome = app.schedule.runDue();
-          logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length });
-        } catch (error) {
-          logger.error("scheduled tracking failed", { error: String(error) });
-        }
-      },
+      run: () => runSchedule(),
     }),
     ) as never;
   }, 0);
@@ -88,6 +93,7 @@ export async function startRuntime(input: {
   return {
     app,
     dispatcher,
+    runSchedule,
     async stop() {
       clearTimeout(schedulerTimer);
       scheduler?.store.cron["daily-tracking"].stop();

@@ -85,9 +85,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
   };
   /** /healthz before the runtime is loaded: the same answer, and 503 while the runtime cannot load. */
   function shellHealth(request: Request): Response {
-    const response = loadFailed
-      ? Response.json({ status: "error", version: VERSION, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok", runtime: "error" }, { status: 503 })
-      : healthResponse(dbh.sqlite, VERSION, startedAt);
+    const response = healthResponse(dbh.sqlite, VERSION, startedAt, { runtimeFailed: loadFailed });
     response.headers.set("x-request-id", requestIdFor(request));
     return response;
   }
@@ -109,24 +107,22 @@ export async function startServer(config: Config, logger = createLogger(config.l
     return loading;
   }
 
-  function loadRuntime(): Promise<Runtime> {
-    return ((async () => {
-      clearTimeout(scheduleTimer);
-      const began = performance.now();
-      const { startRuntime } = await import("./runtime");
-      const rt = await startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => url, options });
-      // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
-      const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
-      for (const [path, methods] of Object.entries(rt.app.direct)) {
-        routes[path] = {};
-        for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => rt.app.handle(request, srv.requestIP(request)?.address, path);
-      }
-      server.reload({ routes, fetch, error });
-      runtime = rt;
-      loadFailed = false;
-      logger.info("runtime loaded", { duration_ms: Math.round(performance.now() - began) });
-      return rt;
-    })());
+  async function loadRuntime(): Promise<Runtime> {
+    clearTimeout(scheduleTimer);
+    const began = performance.now();
+    const { startRuntime } = await import("./runtime");
+    const rt = await startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => url, options });
+    // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
+    const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
+    for (const [path, methods] of Object.entries(rt.app.direct)) {
+      routes[path] = {};
+      for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => rt.app.handle(request, srv.requestIP(request)?.address, path);
+    }
+    server.reload({ routes, fetch, error });
+    runtime = rt;
+    loadFailed = false;
+    logger.info("runtime loaded", { duration_ms: Math.round(performance.now() - began) });
+    return rt;
   }
 
   /** Loads the runtime shortly before the scheduler's next run (the scheduler lives in the runtime). */
@@ -143,13 +139,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
    * the second finds nothing due.
    */
   function catchUp(rt: Runtime, next: Date): void {
-    if (Date.now() < next.getTime() - 1000) return;
-    try {
-      const outcome = rt.app.schedule.runDue();
-      logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, late: true });
-    } catch (error) {
-      logger.error("scheduled tracking failed", { error: String(error) });
-    }
+    if (Date.now() >= next.getTime() - 1000) rt.runSchedule(true);
   }
   // load() has logged it and told onLoadFailure; nothing is waiting on this promise.
   const fail = () => {};
