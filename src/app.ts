@@ -5,7 +5,7 @@ import type { Config } from "./config";
 import { drizzleDb } from "./db/drizzle";
 import type { DbHandle } from "./db/open";
 import { applyCors, corsPreflight } from "./http/cors";
-import { AppError, errorResponse, surfaceOf, toAppError } from "./http/errors";
+import { AppError, errorResponse, surfaceOf, toAppError, type Surface } from "./http/errors";
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
 import { apiHealthRoutes } from "./http/api-routes";
@@ -90,6 +90,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now });
   const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now });
 
+  /** Anything a route threw, in its surface's error shape; what is not an AppError is logged as a 5xx. */
+  function thrownResponse(error: unknown, surface: Surface, request: Request, requestId: string): Response {
+    const appError = toAppError(error);
+    if (appError.status >= 500) deps.logger.error("unhandled error", { requestId, error: String((error as Error)?.stack ?? error) });
+    return errorResponse(appError, surface, request);
+  }
+
   const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
@@ -101,9 +108,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }
       if (code === "PARSE") return errorResponse(new AppError(400, "bad_json", "The request body is not valid JSON"), surface, request);
       if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
-      const appError = toAppError(error);
-      if (appError.status >= 500) deps.logger.error("unhandled error", { requestId: meta(request).requestId, error: String((error as Error)?.stack ?? error) });
-      return errorResponse(appError, surface, request);
+      return thrownResponse(error, surface, request, meta(request).requestId);
     })
     .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
@@ -129,9 +134,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     try {
       return await route(request);
     } catch (error) {
-      const appError = toAppError(error);
-      if (appError.status >= 500) deps.logger.error("unhandled error", { requestId, error: String((error as Error)?.stack ?? error) });
-      return errorResponse(appError, "api", request);
+      return thrownResponse(error, "api", request, requestId);
     }
   }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import * as schema from "../../src/db/schema";
 import { startBinary } from "../helpers/binary";
-import { tempDir } from "../helpers/app";
+import { BROKEN_SIGNING_KEY, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 
 const designTables = Object.values(schema)
@@ -106,7 +106,7 @@ test("with nothing asked of it, the server still runs its scheduler: a due brand
 });
 
 test("a runtime that cannot load ends the process with exit code 1 and says why", async () => {
-  const bin = await startBinary({ JWT_SIGNING_KEY: JSON.stringify({ kty: "EC", crv: "P-256", d: "AAAA", x: "AAAA", y: "AAAA" }) });
+  const bin = await startBinary({ JWT_SIGNING_KEY: BROKEN_SIGNING_KEY });
   await fetch(`${bin.url}/auth/v1/health`).catch(() => undefined);
   expect(await bin.proc.exited).toBe(1);
   expect(bin.output()).toContain('"msg":"runtime failed to load"');

@@ -4,11 +4,7 @@ import { expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/http/log";
 import { startServer } from "../../src/server";
-import { testEnv } from "../helpers/app";
-
-// Passes configuration checks (it is JSON with kty/crv/d/x/y) but is no usable key: the runtime,
-// which imports it, cannot start.
-const BROKEN_SIGNING_KEY = JSON.stringify({ kty: "EC", crv: "P-256", d: "AAAA", x: "AAAA", y: "AAAA" });
+import { BROKEN_SIGNING_KEY, testEnv } from "../helpers/app";
 
 test("before the runtime loads, /healthz answers GET with x-request-id and leaves the runtime unloaded", async () => {
   const server = await startServer(loadConfig(testEnv()), createLogger("silent"), { lazy: true, scheduler: false });

@@ -32,6 +32,12 @@ export async function testServer(extra: Env = {}, options: { now?: () => Date; s
   return startServer(loadConfig(testEnv(extra)), createLogger("silent"), { scheduler: false, ...options });
 }
 
+/**
+ * JWT_SIGNING_KEY that passes configuration checks (JSON with kty/crv/d/x/y) but is no usable key:
+ * a runtime that imports it cannot start.
+ */
+export const BROKEN_SIGNING_KEY = JSON.stringify({ kty: "EC", crv: "P-256", d: "AAAA", x: "AAAA", y: "AAAA" });
+
 /** A clock tests can move forward. */
 export function testClock(start = Date.now()) {
   let offset = 0;

@@ -1,6 +1,6 @@
 // The anon and service_role API keys: long-lived HS256 JWTs with a `role` claim and no `sub`,
 // signed with JWT_SECRET, as Supabase issues them (DESIGN §4).
-import { jwtVerify } from "jose";
+import { decodeJwt, jwtVerify, type JWTPayload } from "jose";
 
 export type ApiKeyRole = "anon" | "service_role";
 
@@ -26,24 +26,17 @@ export function secretFingerprint(jwtSecret: string): string {
   return new Bun.CryptoHasher("sha256").update(`answerwatch-api-keys:${jwtSecret}`).digest("hex").slice(0, 16);
 }
 
-/** The unverified payload of a compact JWT, or null when it has none that parses. */
-function peekPayload(token: string): Record<string, unknown> | null {
-  const parts = token.split(".");
-  if (parts.length !== 3) return null;
-  try {
-    const payload = JSON.parse(Buffer.from(parts[1], "base64url").toString());
-    return payload && typeof payload === "object" ? payload : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The role of an API key signed with `jwtSecret`, or null when it is not one. */
 export async function apiKeyRole(jwtSecret: string, token: string): Promise<ApiKeyRole | null> {
   // Every user token passes through here first: one without an API key's claims is answered
   // without verifying (and importing the secret as a key), since the answer is null either way.
-  const claims = peekPayload(token);
-  if (!claims || claims.sub !== undefined || (claims.role !== "anon" && claims.role !== "service_role")) return null;
+  let claims: JWTPayload;
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    return null;
+  }
+  if (claims.sub !== undefined || (claims.role !== "anon" && claims.role !== "service_role")) return null;
   try {
     const { payload } = await jwtVerify(token, secretBytes(jwtSecret), { algorithms: ["HS256"] });
     if (payload.sub !== undefined) return null;
