@@ -2,6 +2,10 @@
 // bare fetch loop doing the same 1,000 requests at the same concurrency (target ≤ 1.5×).
 // (2) At 100 ms upstream latency and concurrency 16, wall time against the ideal ⌈1000/16⌉ × 0.1 s
 // (target ≤ 1.15×). Everything runs on 127.0.0.1; the fake upstream in a process of its own.
+// For context it prints the CPU time each side used (from /proc): on this machine's cores, a run
+// can only be as short as the CPU it needs allows.
+import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { testServer } from "../tests/helpers/app";
 import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
 import { report, ROOT } from "./lib";
@@ -9,12 +13,38 @@ import { report, ROOT } from "./lib";
 const UNITS = Number(Bun.env.UNITS ?? 1000);
 const CONCURRENCY = 16;
 
+/** CPU ms used so far by each thread of a process, keyed by thread name ("bun", "Worker", "JITWorker", …). */
+function threadCpu(pid: number | "self"): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    byName.set(name, (byName.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+  }
+  return byName;
+}
+
+/** CPU ms per thread name used between two threadCpu snapshots (threads that ended are not counted). */
+function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).filter(([, ms]) => ms > 0));
+}
+
+const total = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
+const describeCpu = (cpu: Map<string, number>) => [...cpu].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms}`).join(", ");
+const cpuNotes: string[] = [];
+
 async function startFake(latencyMs: number) {
   const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe" });
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
-  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, stop: () => proc.kill("SIGTERM") };
+  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, pid: proc.pid, stop: () => proc.kill("SIGTERM") };
 }
 
 async function trackingRun(latencyMs: number): Promise<number> {
@@ -30,10 +60,17 @@ async function trackingRun(latencyMs: number): Promise<number> {
     ).json();
     const { brandId } = seedBrand(server.dbh.sqlite, organizationOf(server.dbh.sqlite, signup.user.id), { prompts: UNITS });
     const api = apiClient(server.url, signup.access_token);
+    const ours = threadCpu("self");
+    const upstream = threadCpu(fake.pid);
     const started = performance.now();
     const { body } = await api.start({ brandId, platforms: ["perplexity"] });
     const { job } = await api.waitFor(body.jobId, 600_000, 10);
     const wall = performance.now() - started;
+    if (latencyMs === 0) {
+      const oursCpu = cpuSince(ours, threadCpu("self"));
+      const upstreamCpu = cpuSince(upstream, threadCpu(fake.pid));
+      cpuNotes.push(`tracking run: ${total(oursCpu) + total(upstreamCpu)} ms CPU in ${wall.toFixed(0)} ms — answerwatch and the polling client ${total(oursCpu)} ms (${describeCpu(oursCpu)}), fake upstream ${total(upstreamCpu)} ms`);
+    }
     if (job.status !== "completed" || job.progress.completed !== UNITS) throw new Error(`run ended ${job.status}: ${job.failedReason}`);
     return wall;
   } finally {
@@ -47,6 +84,8 @@ async function bareLoop(): Promise<number> {
   const fake = await startFake(0);
   const sample = fake.env;
   const url = `${sample.PERPLEXITY_BASE_URL}/chat/completions`;
+  const client = threadCpu("self");
+  const upstream = threadCpu(fake.pid);
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -63,6 +102,9 @@ async function bareLoop(): Promise<number> {
     }),
   );
   const elapsed = performance.now() - started;
+  const clientCpu = cpuSince(client, threadCpu("self"));
+  const upstreamCpu = cpuSince(upstream, threadCpu(fake.pid));
+  cpuNotes.push(`bare loop: ${total(clientCpu) + total(upstreamCpu)} ms CPU in ${elapsed.toFixed(0)} ms — client ${total(clientCpu)} ms, fake upstream ${total(upstreamCpu)} ms`);
   fake.stop();
   return elapsed;
 }
@@ -75,4 +117,8 @@ report([
   { name: `${UNITS} units, zero-latency upstream, concurrency ${CONCURRENCY}`, ours: zero, baseline, unit: "ms", target: "≤ 1.5×", ok: zero / baseline <= 1.5 },
   { name: `${UNITS} units, 100 ms upstream, concurrency ${CONCURRENCY}`, ours: slow, baseline: ideal, unit: "ms", target: "≤ 1.15× of ideal", ok: slow / ideal <= 1.15 },
 ]);
+console.log("context: CPU time (ms, from /proc, 10 ms ticks) during the zero-latency measurements:");
+for (const note of cpuNotes) console.log(`  ${note}`);
+const cores = availableParallelism();
+console.log(`  a run of ≤ 1.5× the bare loop's ${baseline.toFixed(0)} ms has at most ${cores} × ${(1.5 * baseline).toFixed(0)} = ${(cores * 1.5 * baseline).toFixed(0)} ms of CPU on this machine's ${cores} cores`);
 process.exit(0);
