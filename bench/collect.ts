@@ -12,13 +12,12 @@
 // too: it is what decides the ratio when the load generator and the server share two cores.
 // ROUNDS, REQUESTS and CONNECTIONS tune it.
 import { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { startBinary } from "../tests/helpers/binary";
 import { CHROME_UA, beaconJson, forwardedFor, seedBrand } from "../tests/pixel/fixtures";
 import { rawRequest, runLoad, type LoadResult } from "../tests/pixel/load";
-import { freePort, median, report, ROOT, tempDir } from "./lib";
+import { freePort, median, processCpu, report, ROOT, tempDir } from "./lib";
 
 const ROUNDS = Math.min(Number(Bun.env.ROUNDS ?? 5), 20);
 const REQUESTS = Math.min(Number(Bun.env.REQUESTS ?? 30_000), 200_000);
@@ -42,16 +41,6 @@ async function startFixture(file: string, env: Record<string, string> = {}): Pro
   const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/${file}`], { env: { ...Bun.env, ...env }, stdout: "pipe", stderr: "inherit" });
   const port = Number(new TextDecoder().decode((await proc.stdout.getReader().read()).value).trim());
   return { url: `http://127.0.0.1:${port}`, pid: proc.pid, stop: () => proc.kill() };
-}
-
-/** CPU seconds a process has used: its serving (main) thread, and all its threads. */
-function cpuSeconds(pid: number): { main: number; all: number } {
-  const fields = (path: string) => {
-    const stat = readFileSync(path, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in clock ticks of 10 ms
-  };
-  return { main: fields(`/proc/${pid}/task/${pid}/stat`), all: fields(`/proc/${pid}/stat`) };
 }
 
 const ours = await startBinary({ LOG_LEVEL: "warn", WORKERS: "1" });
@@ -99,15 +88,15 @@ const targets = {
 };
 
 async function measure(t: Target, total: number): Promise<void> {
-  const before = cpuSeconds(t.pid);
+  const before = processCpu(t.pid);
   const generatorBefore = process.cpuUsage();
   const result = await t.run(total);
-  const after = cpuSeconds(t.pid);
+  const after = processCpu(t.pid);
   const generator = process.cpuUsage(generatorBefore);
   check(result, t.label, t.status);
   t.rps.push(result.perSecond);
-  t.cpu.main.push(((after.main - before.main) * 1e6) / total);
-  t.cpu.all.push(((after.all - before.all) * 1e6) / total);
+  t.cpu.main.push(((after.main - before.main) * 1000) / total);
+  t.cpu.all.push(((after.all - before.all) * 1000) / total);
   t.generator.push((generator.user + generator.system) / total);
 }
 

@@ -4,31 +4,13 @@
 // (target ≤ 1.15×). Everything runs on 127.0.0.1; the fake upstream in a process of its own.
 // For context it prints the CPU time each side used (from /proc): on this machine's cores, a run
 // can only be as short as the CPU it needs allows.
-import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { testServer } from "../tests/helpers/app";
 import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
-import { report, ROOT } from "./lib";
+import { report, ROOT, threadCpu } from "./lib";
 
 const UNITS = Number(Bun.env.UNITS ?? 1000);
 const CONCURRENCY = 16;
-
-/** CPU ms used so far by each thread of a process, keyed by thread name ("bun", "Worker", "JITWorker", …). */
-function threadCpu(pid: number | "self"): Map<string, number> {
-  const byName = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    byName.set(name, (byName.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
-  }
-  return byName;
-}
 
 /** CPU ms per thread name used between two threadCpu snapshots (threads that ended are not counted). */
 function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
