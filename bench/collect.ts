@@ -62,7 +62,7 @@ const requests = Array.from({ length: ADDRESSES }, (_, i) =>
 const load = (url: string, total: number) => runLoad({ url, total, connections: CONNECTIONS, request: (i) => requests[i % ADDRESSES] });
 const etag = (await fetch(`${ours.url}/t.js`)).headers.get("etag")!;
 const revalidate = rawRequest("GET", `${ours.url}/t.js`, { "if-none-match": etag, "user-agent": CHROME_UA });
-const loadFloor = (total: number) => runLoad({ url: ours.url, total, connections: CONNECTIONS, request: () => revalidate });
+const loadRevalidated = (total: number) => runLoad({ url: ours.url, total, connections: CONNECTIONS, request: () => revalidate });
 
 function check(result: LoadResult, label: string, status = 204) {
   const ok = result.statuses[status] ?? 0;
@@ -82,7 +82,7 @@ const target = (label: string, pid: number, run: Target["run"], status = 204): T
 const targets = {
   ours: target("/t/collect", ours.proc.pid, (n) => load(ours.url, n)),
   bare: target("bare 204", bare.pid, (n) => load(bare.url, n)),
-  script: target("/t.js 304", ours.proc.pid, loadFloor, 304),
+  script: target("/t.js 304", ours.proc.pid, loadRevalidated, 304),
   minimal: target("minimal beacon", minimal.pid, (n) => load(minimal.url, n)),
   floor: target("parse+insert floor", floor.pid, (n) => load(floor.url, n)),
 };

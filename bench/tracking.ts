@@ -19,7 +19,18 @@ function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<
 
 const total = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
 const describeCpu = (cpu: Map<string, number>) => [...cpu].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms}`).join(", ");
-const cpuNotes: string[] = [];
+
+/** CPU per thread name of this process (server and client) and of the fake upstream, from now until the returned function is called. */
+function cpuFrom(upstreamPid: number): () => { local: Map<string, number>; upstream: Map<string, number> } {
+  const local = threadCpu("self");
+  const upstream = threadCpu(upstreamPid);
+  return () => ({ local: cpuSince(local, threadCpu("self")), upstream: cpuSince(upstream, threadCpu(upstreamPid)) });
+}
+
+interface Measured {
+  wall: number;
+  cpu: ReturnType<ReturnType<typeof cpuFrom>>;
+}
 
 async function startFake(latencyMs: number) {
   const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe" });
@@ -29,7 +40,7 @@ async function startFake(latencyMs: number) {
   return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, pid: proc.pid, stop: () => proc.kill("SIGTERM") };
 }
 
-async function trackingRun(latencyMs: number): Promise<number> {
+async function trackingRun(latencyMs: number): Promise<Measured> {
   const fake = await startFake(latencyMs);
   const server = await testServer({ ...fake.env, WORKERS: "2", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" });
   try {
@@ -42,19 +53,14 @@ async function trackingRun(latencyMs: number): Promise<number> {
     ).json();
     const { brandId } = seedBrand(server.dbh.sqlite, organizationOf(server.dbh.sqlite, signup.user.id), { prompts: UNITS });
     const api = apiClient(server.url, signup.access_token);
-    const ours = threadCpu("self");
-    const upstream = threadCpu(fake.pid);
+    const cpu = cpuFrom(fake.pid);
     const started = performance.now();
     const { body } = await api.start({ brandId, platforms: ["perplexity"] });
     const { job } = await api.waitFor(body.jobId, 600_000, 10);
     const wall = performance.now() - started;
-    if (latencyMs === 0) {
-      const oursCpu = cpuSince(ours, threadCpu("self"));
-      const upstreamCpu = cpuSince(upstream, threadCpu(fake.pid));
-      cpuNotes.push(`tracking run: ${total(oursCpu) + total(upstreamCpu)} ms CPU in ${wall.toFixed(0)} ms — answerwatch and the polling client ${total(oursCpu)} ms (${describeCpu(oursCpu)}), fake upstream ${total(upstreamCpu)} ms`);
-    }
+    const used = cpu();
     if (job.status !== "completed" || job.progress.completed !== UNITS) throw new Error(`run ended ${job.status}: ${job.failedReason}`);
-    return wall;
+    return { wall, cpu: used };
   } finally {
     await server.stop();
     fake.stop();
@@ -62,12 +68,11 @@ async function trackingRun(latencyMs: number): Promise<number> {
 }
 
 /** The same requests the adapter sends, straight from a fetch loop with CONCURRENCY in flight. */
-async function bareLoop(): Promise<number> {
+async function bareLoop(): Promise<Measured> {
   const fake = await startFake(0);
   const sample = fake.env;
   const url = `${sample.PERPLEXITY_BASE_URL}/chat/completions`;
-  const client = threadCpu("self");
-  const upstream = threadCpu(fake.pid);
+  const cpu = cpuFrom(fake.pid);
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -83,24 +88,27 @@ async function bareLoop(): Promise<number> {
       }
     }),
   );
-  const elapsed = performance.now() - started;
-  const clientCpu = cpuSince(client, threadCpu("self"));
-  const upstreamCpu = cpuSince(upstream, threadCpu(fake.pid));
-  cpuNotes.push(`bare loop: ${total(clientCpu) + total(upstreamCpu)} ms CPU in ${elapsed.toFixed(0)} ms — client ${total(clientCpu)} ms, fake upstream ${total(upstreamCpu)} ms`);
+  const measured = { wall: performance.now() - started, cpu: cpu() };
   fake.stop();
-  return elapsed;
+  return measured;
 }
 
-const baseline = await bareLoop();
-const zero = await trackingRun(0);
+const bare = await bareLoop();
+const zeroRun = await trackingRun(0);
+const baseline = bare.wall;
+const zero = zeroRun.wall;
 const ideal = Math.ceil(UNITS / CONCURRENCY) * 100;
-const slow = await trackingRun(100);
+const slow = (await trackingRun(100)).wall;
 report([
   { name: `${UNITS} units, zero-latency upstream, concurrency ${CONCURRENCY}`, ours: zero, baseline, unit: "ms", target: "≤ 1.5×", ok: zero / baseline <= 1.5 },
   { name: `${UNITS} units, 100 ms upstream, concurrency ${CONCURRENCY}`, ours: slow, baseline: ideal, unit: "ms", target: "≤ 1.15× of ideal", ok: slow / ideal <= 1.15 },
 ]);
+const cpuTotal = (m: Measured) => total(m.cpu.local) + total(m.cpu.upstream);
 console.log("context: CPU time (ms, from /proc, 10 ms ticks) during the zero-latency measurements:");
-for (const note of cpuNotes) console.log(`  ${note}`);
+console.log(`  bare loop: ${cpuTotal(bare)} ms CPU in ${bare.wall.toFixed(0)} ms — client ${total(bare.cpu.local)} ms, fake upstream ${total(bare.cpu.upstream)} ms`);
+console.log(
+  `  tracking run: ${cpuTotal(zeroRun)} ms CPU in ${zero.toFixed(0)} ms — answerwatch and the polling client ${total(zeroRun.cpu.local)} ms (${describeCpu(zeroRun.cpu.local)}), fake upstream ${total(zeroRun.cpu.upstream)} ms`,
+);
 const cores = availableParallelism();
 console.log(`  a run of ≤ 1.5× the bare loop's ${baseline.toFixed(0)} ms has at most ${cores} × ${(1.5 * baseline).toFixed(0)} = ${(cores * 1.5 * baseline).toFixed(0)} ms of CPU on this machine's ${cores} cores`);
 process.exit(0);
