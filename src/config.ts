@@ -19,6 +19,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Memory for cached /rest/v1 GET responses, in bytes (0 = no cache). */
   restCacheBytes: number;
+  /** Reader threads for /rest/v1 reads and RPCs, and how long one read may run. */
+  rest: { readers: number; statementTimeoutMs: number };
   shutdownTimeoutMs: number;
   cronSchedule: string;
   cronTz: string | undefined;
@@ -33,6 +35,8 @@ export interface Config {
     passwordMinLength: number;
     disableSignup: boolean;
     passwordAttemptsPerMinute: number;
+    /** Sign-ups per hour from one client address. */
+    signupsPerHour: number;
   };
   engines: EngineConfig;
   /** Optional model judge for sentiment; absent: the lexicon alone. */
@@ -53,6 +57,8 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "CORS_ORIGINS", default: "*", meaning: "comma-separated origins allowed to call /auth, /rest and /api from a browser" },
   { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
+  { name: "REST_READERS", default: "2", meaning: "threads that run /rest/v1 reads and RPCs, each with its own read-only connection" },
+  { name: "STATEMENT_TIMEOUT_MS", default: "10000", meaning: "a /rest/v1 request whose SQL runs longer is stopped and answers 503 (57014)" },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", meaning: "how long SIGTERM waits for in-flight requests" },
   { name: "JWT_SECRET", default: "(generated)", meaning: "HS256 secret for access tokens and API keys (at least 32 characters)" },
   { name: "ANON_KEY", default: "(generated)", meaning: "the anon API key (a JWT with role anon)" },
@@ -75,7 +81,8 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
   { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
   { name: "AUTH_DISABLE_SIGNUP", default: "false", meaning: "true turns public sign-up off (admin API and CLI still work)" },
-  { name: "AUTH_RATE_LIMIT_PER_MINUTE", default: "10", meaning: "password sign-in attempts per minute per IP and per e-mail" },
+  { name: "AUTH_RATE_LIMIT_PER_MINUTE", default: "10", meaning: "password sign-in attempts per minute per client address and e-mail (five times as many failures per address)" },
+  { name: "AUTH_SIGNUP_RATE_LIMIT_PER_HOUR", default: "10", meaning: "sign-up attempts per hour per client address" },
 ];
 
 export class ConfigError extends Error {
@@ -85,6 +92,27 @@ export class ConfigError extends Error {
   ) {
     super(`${variable} ${problem}`);
   }
+}
+
+/**
+ * A start-up failure the operator fixes outside the program (a DATA_DIR, a port, a file in
+ * DATA_DIR): main.ts prints its message as one line, without a stack, and exits with `exitCode` —
+ * 2 for configuration, 1 for damaged data.
+ */
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 2,
+  ) {
+    // One line, whatever the cause's message held.
+    super(message.replace(/\s*\n\s*/g, " "));
+  }
+}
+
+/** The errno-style code of a system error ("EACCES"), or the error's name. */
+export function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" ? code : ((error as Error)?.name ?? "Error");
 }
 
 function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -180,6 +208,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
+    rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000) },
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,
@@ -196,6 +225,7 @@ export function loadConfig(env: Env): Config {
       passwordMinLength: intVar(env, "PASSWORD_MIN_LENGTH", 6, 1, 128),
       disableSignup: boolVar(env, "AUTH_DISABLE_SIGNUP", false),
       passwordAttemptsPerMinute: intVar(env, "AUTH_RATE_LIMIT_PER_MINUTE", 10, 1, 100_000),
+      signupsPerHour: intVar(env, "AUTH_SIGNUP_RATE_LIMIT_PER_HOUR", 10, 1, 1_000_000),
     },
     engines,
     sentimentJudge: sentimentJudge(env, engines),

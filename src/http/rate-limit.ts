@@ -1,4 +1,4 @@
-// Sliding-window rate limits in memory, one limiter per use (password attempts, pixel beacons):
+// Sliding-window rate limits in memory, one limiter per use (sign-ups, password attempts, pixel beacons):
 // "at most `limit` hits in any `windowMs`", so no burst slips through at a window boundary.
 
 export interface RateLimiter {
@@ -34,4 +34,18 @@ export function createRateLimiter(options: { limit: number; windowMs: number; no
       return recent(key, now()).length < options.limit;
     },
   };
+}
+
+/**
+ * The key an address is limited under: an IPv4 address as it is, an IPv6 address by its /64,
+ * since one subscriber (and so one attacker) is usually handed a whole /64.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(":")) return address;
+  const bare = address.toLowerCase().replace(/%.*$/, "");
+  const [head, tail] = bare.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }

@@ -6,7 +6,8 @@ import { client, signedUpClient, uniqueEmail } from "../helpers/supabase";
 const clock = testClock();
 let server: Awaited<ReturnType<typeof testServer>>;
 beforeAll(async () => {
-  server = await testServer({}, { now: clock.now });
+  // Every test here signs up from 127.0.0.1: more than the default per-address sign-up limit.
+  server = await testServer({ AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "1000" }, { now: clock.now });
 });
 afterAll(() => server.stop());
 

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ANDROID_APPS, UTM_ALIASES, createSourceClassifier, createUserAgentReader } from "../../src/pixel/classify";
 import { aiRobotTokens, assistantEntries } from "../../src/pixel/lists";
-import { clientAddress, hostAllowed, originHost } from "../../src/pixel/origin";
+import { clientAddress } from "../../src/http/client-address";
+import { hostAllowed, originHost } from "../../src/pixel/origin";
 import { testServer } from "../helpers/app";
 import { CHROME_UA, beaconJson, seedBrand, trafficRows } from "./fixtures";
 

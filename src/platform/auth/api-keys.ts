@@ -26,7 +26,7 @@ export function secretFingerprint(jwtSecret: string): string {
   return new Bun.CryptoHasher("sha256").update(`answerwatch-api-keys:${jwtSecret}`).digest("hex").slice(0, 16);
 }
 
-/** The role of an API key signed with `jwtSecret`, or null when it is not one. */
+/** The role of an API key signed with `jwtSecret` and carrying an exp, or null when it is not one. */
 export async function apiKeyRole(jwtSecret: string, token: string): Promise<ApiKeyRole | null> {
   // Every user token passes through here first: one without an API key's claims is answered
   // without verifying (and importing the secret as a key), since the answer is null either way.
@@ -38,7 +38,9 @@ export async function apiKeyRole(jwtSecret: string, token: string): Promise<ApiK
   }
   if (claims.sub !== undefined || (claims.role !== "anon" && claims.role !== "service_role")) return null;
   try {
-    const { payload } = await jwtVerify(token, secretBytes(jwtSecret), { algorithms: ["HS256"] });
+    // exp is required: the configured keys are matched by equality before this (caller.ts), so
+    // what reaches here is a key minted elsewhere with the secret, which must not live forever.
+    const { payload } = await jwtVerify(token, secretBytes(jwtSecret), { algorithms: ["HS256"], requiredClaims: ["exp"] });
     if (payload.sub !== undefined) return null;
     return payload.role === "anon" || payload.role === "service_role" ? payload.role : null;
   } catch {

@@ -1,6 +1,7 @@
 // /auth/v1 — GoTrue's wire format, so @supabase/supabase-js works unchanged (DESIGN §4).
 import { Elysia } from "elysia";
 import { AppError } from "../../http/errors";
+import { clientAddress } from "../../http/client-address";
 import type { RequestMeta } from "../../app";
 import type { Config } from "../../config";
 import type { CallerResolver } from "./caller";
@@ -14,6 +15,21 @@ function objectBody(body: unknown): Body {
   return body as Body;
 }
 
+/**
+ * A pagination parameter as GoTrue reads it (an unsigned whole number, 400 otherwise); absent or 0
+ * is the default. Capped at `max`, so an offset built from it stays a safe SQLite integer.
+ */
+function paginationParam(name: string, raw: unknown, fallback: number, max: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (typeof raw !== "string" || !/^\d+$/.test(raw) || Number(raw) > max)
+    throw new AppError(400, "validation_failed", `Bad Pagination Parameters: ${name} must be a whole number no larger than ${max}`);
+  return Number(raw) || fallback;
+}
+
+const MAX_PER_PAGE = 1000;
+// page × per_page must stay an exact integer (below 2^53) for the OFFSET.
+const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE);
+
 export function authRoutes(deps: {
   auth: AuthService;
   callers: CallerResolver;
@@ -23,6 +39,8 @@ export function authRoutes(deps: {
 }) {
   const { auth, callers } = deps;
   const noContent = () => new Response(null, { status: 204 });
+  // The same client address the pixel uses: the peer, or behind a local proxy its X-Forwarded-For entry.
+  const addressOf = (request: Request) => clientAddress(deps.meta(request).ip, request.headers.get("x-forwarded-for"));
 
   return new Elysia({ prefix: "/auth/v1" })
     .get("/health", () => ({ version: deps.version, name: "answerwatch-auth", description: "Supabase Auth (GoTrue) compatible API" }))
@@ -35,15 +53,15 @@ export function authRoutes(deps: {
       saml_enabled: false,
     }))
     .get("/.well-known/jwks.json", () => auth.tokens.jwks())
-    .post("/signup", async ({ body }) => {
+    .post("/signup", async ({ body, request }) => {
       const b = objectBody(body);
-      return auth.signUp({ email: b.email, password: b.password, data: b.data });
+      return auth.signUp({ email: b.email, password: b.password, data: b.data }, addressOf(request));
     })
     .post("/token", async ({ body, query, request }) => {
       const b = objectBody(body);
       switch (query.grant_type) {
         case "password":
-          return auth.signInWithPassword({ email: b.email, password: b.password }, deps.meta(request).ip);
+          return auth.signInWithPassword({ email: b.email, password: b.password }, addressOf(request));
         case "refresh_token":
           return auth.refresh({ refresh_token: b.refresh_token });
         default:
@@ -70,8 +88,8 @@ export function authRoutes(deps: {
     })
     .get("/admin/users", async ({ request, query }) => {
       await callers.requireServiceRole(request);
-      const page = Math.max(1, Number(query.page) || 1);
-      const perPage = Math.min(1000, Math.max(1, Number(query.per_page) || 50));
+      const perPage = Math.min(MAX_PER_PAGE, paginationParam("per_page", query.per_page, 50, Number.MAX_SAFE_INTEGER));
+      const page = paginationParam("page", query.page, 1, MAX_PAGE);
       return auth.adminListUsers(page, perPage);
     })
     .get("/admin/users/:id", async ({ request, params }) => {

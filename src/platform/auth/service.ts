@@ -1,11 +1,12 @@
 // Auth service: users, organizations on sign-up, sessions and rotated refresh tokens.
 // Routes (routes.ts) only validate and shape; every rule lives here.
-import { and, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Config } from "../../config";
 import type { Db } from "../../db/drizzle";
 import { organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
 import { AppError } from "../../http/errors";
-import { createRateLimiter } from "../../http/rate-limit";
+import { addressKey, createRateLimiter } from "../../http/rate-limit";
+import { canonicalEmail, normalizeEmail, storedSpellings } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
 import { TokenError, type AccessClaims, type TokenService } from "./tokens";
@@ -15,8 +16,6 @@ export const ORG_ROLES: OrgRole[] = ["owner", "admin", "member", "viewer"];
 
 /** GoTrue's refresh-token reuse interval: a token replaced this recently may be used again. */
 export const REFRESH_REUSE_INTERVAL_MS = 10_000;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface AuthServiceDeps {
   db: Db;
@@ -40,13 +39,6 @@ function opaqueToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
 }
 
-export function normalizeEmail(email: unknown): string {
-  if (typeof email !== "string") throw new AppError(400, "validation_failed", "An email address is required");
-  const normalized = email.trim().toLowerCase();
-  if (!EMAIL.test(normalized) || normalized.length > 254) throw new AppError(400, "validation_failed", "Unable to validate email address: invalid format");
-  return normalized;
-}
-
 export function slugify(text: string): string {
   return (
     text
@@ -63,11 +55,15 @@ export function createAuthService(deps: AuthServiceDeps) {
   const { db, tokens } = deps;
   const now = deps.now ?? (() => new Date());
   const passwords = createPasswordChecker();
+  const clock = () => now().getTime();
   const perMinute = deps.config.auth.passwordAttemptsPerMinute;
-  // Per e-mail every attempt counts; per IP only failures, so an office behind one NAT can still sign in.
-  // One IP may hold many users (an agency's office), so it gets five times the per-e-mail budget.
-  const failuresByIp = createRateLimiter({ limit: perMinute * 5, windowMs: 60_000, now: () => now().getTime() });
-  const attemptsByEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: () => now().getTime() });
+  // Limits are per client address, never per e-mail alone: a limit on the e-mail would let anyone
+  // anywhere lock its owner out. Per (address, e-mail) every attempt counts; per address only
+  // failures, with five times the budget, since one address may hold many users (an office's NAT).
+  const attemptsByAddressAndEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: clock });
+  const failuresByAddress = createRateLimiter({ limit: perMinute * 5, windowMs: 60_000, now: clock });
+  const signupsByAddress = createRateLimiter({ limit: deps.config.auth.signupsPerHour, windowMs: 3_600_000, now: clock });
+  const rateLimited = () => new AppError(429, "over_request_rate_limit", "Request rate limit reached");
 
   // The two queries behind every authenticated request, prepared once (Drizzle would otherwise
   // build and prepare the SQL on each call, which cost more than the rest of a cached REST read).
@@ -82,7 +78,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     .where(eq(organizationMembers.userId, sql.placeholder("userId")))
     .prepare();
 
-  const findUserByEmail = (email: string) => db.select().from(users).where(sql`lower(${users.email}) = ${email}`).get();
+  /** The account of a canonical address, also when stored in its pre-NFC spelling (the canonical row first). */
+  const findUserByEmail = (email: string) => {
+    const stored = sql`lower(${users.email})`;
+    return db.select().from(users).where(inArray(stored, storedSpellings(email))).orderBy(desc(sql`${stored} = ${email}`)).get();
+  };
   const findUser = (id: string) => db.select().from(users).where(eq(users.id, id)).get();
 
   function checkPassword(password: unknown) {
@@ -196,21 +196,27 @@ export function createAuthService(deps: AuthServiceDeps) {
   return {
     tokens,
 
-    async signUp(body: { email?: unknown; password?: unknown; data?: unknown }): Promise<SessionJson> {
+    /** `address`: the client's address (routes.ts), which AUTH_SIGNUP_RATE_LIMIT_PER_HOUR counts against. */
+    async signUp(body: { email?: unknown; password?: unknown; data?: unknown }, address: string): Promise<SessionJson> {
       if (deps.config.auth.disableSignup) throw new AppError(422, "signup_disabled", "Signups not allowed for this instance");
+      // Every attempt counts, failed ones too: a 422 user_already_exists tells whether an address has an account.
+      if (!signupsByAddress.hit(addressKey(address))) throw rateLimited();
       const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : {};
       const user = await createUser({ email: body.email, password: body.password, userMetadata: data });
       return startSession(user.id);
     },
 
-    async signInWithPassword(body: { email?: unknown; password?: unknown }, ip: string): Promise<SessionJson> {
-      const email = typeof body.email === "string" ? body.email.trim().toLowerCase() : "";
-      if (!email || typeof body.password !== "string") throw new AppError(400, "validation_failed", "An email address and a password are required");
-      if (!failuresByIp.allows(ip) || !attemptsByEmail.hit(email)) throw new AppError(429, "over_request_rate_limit", "Request rate limit reached");
+    /** `address`: the client's address (routes.ts); attempts are limited per address and per (address, e-mail). */
+    async signInWithPassword(body: { email?: unknown; password?: unknown }, address: string): Promise<SessionJson> {
+      if (typeof body.email !== "string" || !body.email.trim() || typeof body.password !== "string")
+        throw new AppError(400, "validation_failed", "An email address and a password are required");
+      const email = canonicalEmail(body.email);
+      const client = addressKey(address);
+      if (!failuresByAddress.allows(client) || !attemptsByAddressAndEmail.hit(`${client} ${email}`)) throw rateLimited();
       const user = findUserByEmail(email);
       const ok = await passwords.check(body.password, user?.passwordHash);
       if (!user || !ok) {
-        failuresByIp.hit(ip);
+        failuresByAddress.hit(client);
         throw new AppError(400, "invalid_credentials", "Invalid login credentials");
       }
       return startSession(user.id);

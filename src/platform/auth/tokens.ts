@@ -1,6 +1,6 @@
 // Access tokens (DESIGN §4): HS256 with JWT_SECRET by default, ES256 with a kid when
-// JWT_SIGNING_KEY is set. Verification pins the algorithms, checks exp and aud, and so rejects
-// alg:none, other keys and malformed tokens.
+// JWT_SIGNING_KEY is set. Verification pins the algorithms, requires and checks exp, checks aud,
+// and so rejects alg:none, other keys, malformed tokens and tokens that would never expire.
 import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import { secretBytes } from "./api-keys";
 
@@ -19,6 +19,10 @@ export interface AccessClaims extends JWTPayload {
 }
 
 export type TokenProblem = "expired" | "invalid";
+
+// Every token this server signs has exp; one without it would never expire. jose checks exp only
+// when present, so it is required explicitly.
+const REQUIRED_CLAIMS = ["exp"];
 
 export class TokenError extends Error {
   constructor(readonly problem: TokenProblem, message: string) {
@@ -93,19 +97,18 @@ export async function createTokenService(options: {
       try {
         const { payload } =
           es && alg === "ES256"
-            ? await jwtVerify(token, es.publicKey, { algorithms: ["ES256"], audience: "authenticated" })
-            : await jwtVerify(token, hmac, { algorithms: ["HS256"], audience: "authenticated" });
+            ? await jwtVerify(token, es.publicKey, { algorithms: ["ES256"], audience: "authenticated", requiredClaims: REQUIRED_CLAIMS })
+            : await jwtVerify(token, hmac, { algorithms: ["HS256"], audience: "authenticated", requiredClaims: REQUIRED_CLAIMS });
         if (typeof payload.sub !== "string" || typeof payload.session_id !== "string") {
           throw new TokenError("invalid", "invalid JWT: missing sub or session_id claim");
         }
-        if (typeof payload.exp === "number") {
-          if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
-          verified.set(token, payload as AccessClaims);
-        }
+        if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+        verified.set(token, payload as AccessClaims);
         return payload as AccessClaims;
       } catch (error) {
         if (error instanceof TokenError) throw error;
         if (error instanceof joseErrors.JWTExpired) throw new TokenError("expired", "invalid JWT: token is expired");
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "exp") throw new TokenError("invalid", "invalid JWT: token has no valid exp claim");
         throw new TokenError("invalid", "invalid JWT: unable to parse or verify signature");
       }
     },
