@@ -3,7 +3,7 @@
 // A process killed between attempts picks them up again when it restarts.
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../http/log";
-import { checkDestinationUrl, checkResolvedHost, DestinationError } from "./destination";
+import { checkDestinationUrl, DestinationError, pinnedRequest, resolveDestination, systemResolver, type PinnedDestination, type Resolver } from "./destination";
 import { eventPayload } from "./events";
 import { signatureHeaders } from "./signing";
 
@@ -16,6 +16,8 @@ export interface DelivererOptions {
   timeoutMs: number;
   now?: () => Date;
   fetch?: typeof fetch;
+  /** Host name → addresses; the system resolver by default (tests pass a stub). */
+  resolve?: Resolver;
   pollMs?: number;
   concurrency?: number;
 }
@@ -35,10 +37,36 @@ interface Claimed {
   event_created_at: string;
 }
 
+/** The promise, or the signal's reason once it fires (a resolver that hangs must not hold a delivery past its time-out). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+// Connection errors after which nothing was sent, so the next checked address can be tried without a double delivery.
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ConnectionRefused"]);
+
+/** Sends to the pinned addresses in order, moving on only when a connection could not be made. */
+async function sendPinned(target: PinnedDestination, send: (request: ReturnType<typeof pinnedRequest>) => Promise<Response>): Promise<Response> {
+  for (const [i, address] of target.addresses.entries()) {
+    try {
+      return await send(pinnedRequest(target.url, address));
+    } catch (error) {
+      if (i === target.addresses.length - 1 || !NOT_CONNECTED.has(String((error as { code?: unknown })?.code))) throw error;
+    }
+  }
+  throw new Error("no address to send to");
+}
+
 export function createDeliverer(options: DelivererOptions) {
   const { sqlite, logger } = options;
   const now = options.now ?? (() => new Date());
   const doFetch = options.fetch ?? fetch;
+  const resolve = options.resolve ?? systemResolver;
   const concurrency = options.concurrency ?? 8;
   const leaseMs = options.timeoutMs + 30_000;
   const iso = (offsetMs = 0) => new Date(now().getTime() + offsetMs).toISOString();
@@ -78,17 +106,25 @@ export function createDeliverer(options: DelivererOptions) {
     let outcome: "delivered" | "retry" | "failed" | "gone" = "retry";
     try {
       if (!d.is_active) throw new DestinationError("the endpoint is disabled");
+      const signal = AbortSignal.timeout(options.timeoutMs);
       const url = checkDestinationUrl(d.url, options.allowPrivate);
-      await checkResolvedHost(url, options.allowPrivate);
+      // One lookup, checked, then the socket goes to an address that was checked: fetch never
+      // resolves the name again, so DNS cannot answer differently (rebinding) between check and send.
+      const target = await untilAborted(resolveDestination(url, { allowPrivate: options.allowPrivate, resolve }), signal);
       const body = JSON.stringify(eventPayload({ id: d.event_id, type: d.type, created_at: d.event_created_at, organization_id: d.organization_id, brand_id: d.brand_id, data: JSON.parse(d.payload) }));
-      const response = await doFetch(url, {
-        method: "POST",
-        // Redirects are not followed: a 3xx is an answer, and following it could reach a private address.
-        redirect: "manual",
-        signal: AbortSignal.timeout(options.timeoutMs),
-        headers: { "content-type": "application/json", "user-agent": "answerwatch-webhooks/1", ...signatureHeaders(d.secret, d.event_id, Math.floor(now().getTime() / 1000), body) },
-        body,
-      });
+      const headers = { "content-type": "application/json", "user-agent": "answerwatch-webhooks/1", ...signatureHeaders(d.secret, d.event_id, Math.floor(now().getTime() / 1000), body) };
+      const response = await sendPinned(target, (request) =>
+        doFetch(request.url, {
+          method: "POST",
+          // Redirects are not followed: a 3xx is an answer, and following it could reach a private address.
+          redirect: "manual",
+          signal,
+          // The receiver sees its own name in Host, SNI and the certificate check, not the address.
+          ...(request.tls ? { tls: request.tls } : {}),
+          headers: { host: request.host, ...headers },
+          body,
+        }),
+      );
       status = response.status;
       await response.arrayBuffer().catch(() => undefined);
       if (status >= 200 && status < 300) outcome = "delivered";

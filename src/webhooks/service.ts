@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import type { ApiUser } from "../platform/auth/caller";
 import { requireUuid } from "../http/validate";
-import { checkDestinationUrl, DestinationError } from "./destination";
+import { checkDestination, DestinationError, type Resolver } from "./destination";
 import { EVENT_TYPES, recordEvent } from "./events";
 import { newSecret } from "./signing";
 
@@ -36,14 +36,21 @@ function endpointJson(row: EndpointRow) {
   };
 }
 
-export function createWebhookService(deps: { sqlite: Database; allowPrivate: boolean; wake: () => void; now?: () => Date }) {
+export function createWebhookService(deps: {
+  sqlite: Database;
+  allowPrivate: boolean;
+  wake: () => void;
+  now?: () => Date;
+  /** When given, a host name is resolved at creation too and refused if it points somewhere private (delivery checks again anyway). */
+  resolve?: Resolver;
+}) {
   const { sqlite } = deps;
   const now = deps.now ?? (() => new Date());
   const columns = "id, organization_id, brand_id, url, description, events, is_active, created_at, updated_at";
 
-  function validUrl(raw: unknown): string {
+  async function validUrl(raw: unknown): Promise<string> {
     try {
-      return checkDestinationUrl(raw, deps.allowPrivate).toString();
+      return (await checkDestination(raw, { allowPrivate: deps.allowPrivate, resolve: deps.resolve })).toString();
     } catch (error) {
       if (error instanceof DestinationError) throw new AppError(400, "invalid_url", error.message);
       throw error;
@@ -86,10 +93,10 @@ export function createWebhookService(deps: { sqlite: Database; allowPrivate: boo
   }
 
   return {
-    create(user: ApiUser, body: Record<string, unknown>) {
+    async create(user: ApiUser, body: Record<string, unknown>) {
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
       const organizationId = targetOrganization(user, body.organization_id);
-      const url = validUrl(body.url);
+      const url = await validUrl(body.url);
       const events = validEvents(body.events);
       const description = optionalText(body.description, "description");
       let brandId: string | null = null;
@@ -120,10 +127,13 @@ export function createWebhookService(deps: { sqlite: Database; allowPrivate: boo
 
     get: (user: ApiUser, id: unknown) => ({ success: true, endpoint: endpointJson(managed(user, id)) }),
 
-    update(user: ApiUser, id: unknown, body: Record<string, unknown>) {
-      const row = managed(user, id);
+    async update(user: ApiUser, id: unknown, body: Record<string, unknown>) {
+      managed(user, id);
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
-      const url = body.url === undefined ? row.url : validUrl(body.url);
+      const newUrl = body.url === undefined ? undefined : await validUrl(body.url);
+      // Read after the URL check, which may have waited on DNS, so the other fields are current.
+      const row = managed(user, id);
+      const url = newUrl ?? row.url;
       const events = body.events === undefined ? row.events : JSON.stringify(validEvents(body.events));
       const description = body.description === undefined ? row.description : optionalText(body.description, "description");
       if (body.is_active !== undefined && typeof body.is_active !== "boolean") throw new AppError(400, "validation_failed", "is_active must be a boolean");

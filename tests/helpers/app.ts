@@ -27,9 +27,18 @@ export async function testApp(extra: Env = {}) {
   return { app, config, secrets, dbh, request };
 }
 
-export async function testServer(extra: Env = {}, options: { now?: () => Date; scheduler?: boolean } = {}) {
+/**
+ * Tests never ask a real DNS server: `*.localhost.test` names are 127.0.0.1, anything else does not
+ * resolve (a webhook to such a name is accepted at creation and fails at delivery).
+ */
+export const testResolver = async (hostname: string): Promise<string[]> => {
+  if (hostname.endsWith(".localhost.test")) return ["127.0.0.1"];
+  throw Object.assign(new Error(`${hostname}: not resolved in tests`), { code: "ENOTFOUND" });
+};
+
+export async function testServer(extra: Env = {}, options: { now?: () => Date; scheduler?: boolean; resolveHost?: (hostname: string) => Promise<string[]> } = {}) {
   // The internal scheduler stays paused in tests unless a test asks for it.
-  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), { scheduler: false, ...options });
+  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), { scheduler: false, resolveHost: testResolver, ...options });
 }
 
 /**
