@@ -1,9 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { ConfigError, loadConfig, type Config, type Env } from "./config";
-import { DB_FILE, openDatabase } from "./db/open";
+import { ConfigError, loadConfig, StartupError, type Env } from "./config";
+import { describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir } from "./db/open";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -28,16 +26,24 @@ Configuration comes from the environment; see .env.example.`;
 
 type Command = (args: string[], env: Env) => Promise<number>;
 
-function configOrExit(env: Env): Config {
-  try {
-    return loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`answerwatch: invalid configuration: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+/**
+ * A command that failed: one line on stderr and its exit code — 2 for configuration (a variable,
+ * DATA_DIR, the port), 1 for anything else. No stack: it would show the operator bundled source,
+ * not the cause; LOG_LEVEL=debug adds it for an unexpected failure.
+ */
+function reportFailure(error: unknown, env: Env): number {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`answerwatch: invalid configuration: ${error.message}\n`);
+    return 2;
   }
+  if (error instanceof StartupError) {
+    process.stderr.write(`answerwatch: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(`answerwatch: failed: ${detail.replace(/\s*\n\s*/g, " ")}\n`);
+  if (env.LOG_LEVEL?.trim().toLowerCase() === "debug" && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return 1;
 }
 
 const commands: Record<string, Command> = {
@@ -46,7 +52,7 @@ const commands: Record<string, Command> = {
   ask: async (args, env) => (await import("./engines/cli")).runAskCommand(args, env),
   demo: async (_args, env) => (await import("./demo/run")).runDemo(env),
   async serve(_args, env) {
-    const config = configOrExit(env);
+    const config = loadConfig(env);
     // Signals are taken from the first moment, so a stop during start-up is graceful too.
     let server: Awaited<ReturnType<typeof startServer>> | undefined;
     let stopRequested: string | undefined;
@@ -79,21 +85,35 @@ const commands: Record<string, Command> = {
     return new Promise<number>(() => {});
   },
   async migrate(_args, env) {
-    const config = configOrExit(env);
-    mkdirSync(config.dataDir, { recursive: true });
-    const dbh = openDatabase(join(config.dataDir, DB_FILE), { migrate: false });
-    const { applyMigrations } = await import("./db/migrations");
-    const { embeddedMigrations } = await import("./db/migrations.generated");
-    const applied = applyMigrations(dbh.sqlite, embeddedMigrations);
-    dbh.close();
-    process.stdout.write(`${applied} migration(s) applied\n`);
-    return 0;
+    const config = loadConfig(env);
+    prepareDataDir(config.dataDir);
+    // Not under a running server: another binary's migrations would change the schema beneath it.
+    const lock = lockDataDir(config.dataDir);
+    try {
+      const dbh = openDataDirDatabase(config.dataDir, { migrate: false });
+      const { applyMigrations } = await import("./db/migrations");
+      const { embeddedMigrations } = await import("./db/migrations.generated");
+      let applied: number;
+      try {
+        applied = applyMigrations(dbh.sqlite, embeddedMigrations);
+      } catch (error) {
+        throw describeDatabaseFailure(dbh.sqlite.filename, error) ?? error;
+      } finally {
+        dbh.close();
+      }
+      process.stdout.write(`${applied} migration(s) applied\n`);
+      return 0;
+    } finally {
+      lock.release();
+    }
   },
+  // user add and keys take no lock: adding a user while the server runs is how it is meant to be
+  // used, and SQLite keeps the two processes' writes apart.
   async user(args, env) {
-    const config = configOrExit(env);
-    mkdirSync(config.dataDir, { recursive: true });
+    const config = loadConfig(env);
+    prepareDataDir(config.dataDir);
     const secrets = await ensureSecrets(config);
-    const dbh = openDatabase(join(config.dataDir, DB_FILE));
+    const dbh = openDataDirDatabase(config.dataDir);
     try {
       const { runUserCommand } = await import("./platform/auth/cli");
       return await runUserCommand(args, { config, secrets, dbh });
@@ -102,8 +122,8 @@ const commands: Record<string, Command> = {
     }
   },
   async keys(_args, env) {
-    const config = configOrExit(env);
-    mkdirSync(config.dataDir, { recursive: true });
+    const config = loadConfig(env);
+    prepareDataDir(config.dataDir);
     const secrets = await ensureSecrets(config);
     process.stdout.write(`ANON_KEY=${secrets.anonKey}\nSERVICE_ROLE_KEY=${secrets.serviceRoleKey}\n`);
     return 0;
@@ -129,4 +149,7 @@ async function main(argv: string[]): Promise<number> {
   return command(first === undefined || first.startsWith("-") ? argv : rest, Bun.env);
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => process.exit(reportFailure(error, Bun.env)),
+);

@@ -1,9 +1,9 @@
 // Secrets bootstrap: JWT_SECRET, CRON_SECRET and the anon / service_role keys are generated on
 // first start and kept in DATA_DIR/secrets.json (mode 0600); the environment wins when it sets them.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { secretFingerprint, signApiKey, type ApiKeyRole } from "./platform/auth/api-keys";
-import type { Config } from "./config";
+import { errorCode, StartupError, type Config } from "./config";
 
 export interface Secrets {
   jwtSecret: string;
@@ -27,9 +27,51 @@ function randomSecret(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 }
 
+// The same floors as the variables that override them (config.ts): a stored value below one is
+// not a secret this program wrote.
+const STORED_FIELDS = { jwt_secret: 32, anon_key: 20, service_role_key: 20, cron_secret: 16, keys_signed_with: 1 } as const;
+
+/** secrets.json as stored, or undefined when there is none yet; a damaged file stops the start (exit 2). */
+function readStoredSecrets(file: string): StoredSecrets | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw new StartupError(`DATA_DIR/${SECRETS_FILE} cannot be read (${errorCode(error)}): ${file}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // The parser quotes the token it stopped at, which may be a piece of a secret: left out.
+    const reason = (error as Error).message.replace(/^JSON Parse error: /, "").replace(/"[^"]*"|'[^']*'/g, "…");
+    throw new StartupError(`DATA_DIR/${SECRETS_FILE} is not valid JSON: ${reason} (${file})`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new StartupError(`DATA_DIR/${SECRETS_FILE} must hold a JSON object (${file})`);
+  for (const [field, minLength] of Object.entries(STORED_FIELDS)) {
+    const value = (parsed as Record<string, unknown>)[field];
+    if (value !== undefined && (typeof value !== "string" || value.length < minLength))
+      throw new StartupError(`DATA_DIR/${SECRETS_FILE}: "${field}" must be a string of at least ${minLength} characters (${file})`);
+  }
+  return parsed as StoredSecrets;
+}
+
+/** Writes `secrets` when given (else only keeps the mode): 0600, as the file holds every secret. */
+function writeStoredSecrets(file: string, secrets: StoredSecrets | undefined): void {
+  try {
+    if (secrets) writeFileSync(file, JSON.stringify(secrets, null, 2) + "\n", { mode: 0o600 });
+    chmodSync(file, 0o600);
+  } catch (error) {
+    throw new StartupError(`DATA_DIR/${SECRETS_FILE} cannot be written (${errorCode(error)}): ${file}`);
+  }
+}
+
 export async function ensureSecrets(config: Pick<Config, "dataDir" | "secrets">): Promise<Secrets> {
   const file = join(config.dataDir, SECRETS_FILE);
-  const stored: StoredSecrets = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  const found = readStoredSecrets(file);
+  const stored: StoredSecrets = found ?? {};
   const next: StoredSecrets = { ...stored };
 
   const jwtSecret = config.secrets.jwtSecret ?? (next.jwt_secret ??= randomSecret(48));
@@ -46,9 +88,7 @@ export async function ensureSecrets(config: Pick<Config, "dataDir" | "secrets">)
   const cronSecret = config.secrets.cronSecret ?? (next.cron_secret ??= randomSecret(32));
   if (next.anon_key || next.service_role_key) next.keys_signed_with = fingerprint;
 
-  if (JSON.stringify(next) !== JSON.stringify(stored) || !existsSync(file)) {
-    writeFileSync(file, JSON.stringify(next, null, 2) + "\n", { mode: 0o600 });
-  }
-  chmodSync(file, 0o600);
+  const changed = !found || JSON.stringify(next) !== JSON.stringify(stored);
+  writeStoredSecrets(file, changed ? next : undefined);
   return { jwtSecret, anonKey, serviceRoleKey, cronSecret };
 }

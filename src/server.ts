@@ -4,14 +4,14 @@
 // database by a previous run (waiting jobs, pending webhook deliveries), or the next scheduled run.
 // Until then /healthz answers from the database alone and the process holds only this shell.
 // The returned handle stops everything in order, which both SIGTERM and tests use.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { Cron } from "croner";
 import type { App } from "./app";
-import type { Config } from "./config";
-import { DB_FILE, openDatabase, type DbHandle } from "./db/open";
+import { errorCode, StartupError, type Config } from "./config";
+import { DB_FILE, lockDataDir, openDataDirDatabase, prepareDataDir, type DataDirLock, type DbHandle } from "./db/open";
 import { healthResponse } from "./http/health";
+import type { Resolver } from "./webhooks/destination";
 import { requestIdFor } from "./http/request-id";
 import { createLogger, type Logger } from "./http/log";
 import type { Runtime } from "./runtime";
@@ -38,6 +38,8 @@ export interface RunningServer {
 export interface StartOptions {
   now?: () => Date;
   scheduler?: boolean;
+  /** Host name → addresses for webhook destinations (the system resolver by default; tests stub it). */
+  resolveHost?: Resolver;
   /** Load the runtime on first use instead of before returning. */
   lazy?: boolean;
   /**
@@ -58,11 +60,47 @@ const SCHEDULE_LEAD_MS = 5_000;
 // time-zone data for ~8 ms, which would otherwise delay the first answers.
 const SCHEDULE_ARM_DELAY_MS = 250;
 
+/**
+ * DATA_DIR made ready and held by this server, its secrets read and its database open. A failure
+ * is a StartupError (one line, an exit code) and leaves nothing held.
+ */
+async function openDataDir(config: Config): Promise<{ lock: DataDirLock; secrets: Secrets; dbh: DbHandle }> {
+  prepareDataDir(config.dataDir);
+  const lock = lockDataDir(config.dataDir);
+  try {
+    const secrets = await ensureSecrets(config);
+    return { lock, secrets, dbh: openDataDirDatabase(config.dataDir) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Bun.serve, with a port or address that cannot be had said in one line naming PORT / HOST (exit 2). */
+function listen(
+  config: Config,
+  fetch: (request: Request, srv: Server<undefined>) => Promise<Response>,
+  error: (error: Error) => Response,
+): Server<undefined> {
+  try {
+    return Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes, fetch, error });
+  } catch (error) {
+    throw new StartupError(listenProblem(config, errorCode(error)));
+  }
+}
+
+function listenProblem({ host, port }: Config, code: string): string {
+  if (code === "EADDRINUSE") return `PORT=${port} is already in use on HOST=${host}`;
+  if (code === "EACCES") return `PORT=${port} on HOST=${host} needs privileges this process lacks (EACCES)`;
+  if (code === "EADDRNOTAVAIL") return `HOST=${host} is not an address of this machine (EADDRNOTAVAIL)`;
+  // Bun says ENOENT when the name does not resolve.
+  if (code === "ENOENT" || code.startsWith("EAI_")) return `HOST=${host} does not resolve to an address of this machine (${code})`;
+  return `cannot listen on HOST=${host} PORT=${port} (${code})`;
+}
+
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
-  mkdirSync(config.dataDir, { recursive: true });
-  const secrets = await ensureSecrets(config);
+  const { lock, secrets, dbh } = await openDataDir(config);
   const dbPath = join(config.dataDir, DB_FILE);
-  const dbh = openDatabase(dbPath);
   const startedAt = Date.now();
   let runtime: Runtime | undefined;
   let loading: Promise<Runtime> | undefined;
@@ -93,7 +131,14 @@ export async function startServer(config: Config, logger = createLogger(config.l
     logger.error("server error", { error: String(error?.stack ?? error) });
     return Response.json({ success: false, error: { code: "internal_error", message: "Internal server error" } }, { status: 500 });
   };
-  const server = Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes, fetch, error });
+  let server: Server<undefined>;
+  try {
+    server = listen(config, fetch, error);
+  } catch (err) {
+    dbh.close();
+    lock.release();
+    throw err;
+  }
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
 
   function load(): Promise<Runtime> {
@@ -157,6 +202,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
     } catch (err) {
       server.stop(true);
       dbh.close();
+      lock.release();
       throw err;
     }
   }
@@ -175,7 +221,12 @@ export async function startServer(config: Config, logger = createLogger(config.l
       // A runtime still loading is let finish, so its parts can be stopped in order.
       const rt = runtime ?? (loading ? await loading.catch(() => undefined) : undefined);
       await rt?.stop();
-      dbh.close();
+      try {
+        dbh.close();
+      } finally {
+        // Last: DATA_DIR is free for the next server only once nothing here writes to it.
+        lock.release();
+      }
     })());
 
   const loaded = (): Runtime => {
