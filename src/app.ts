@@ -9,9 +9,11 @@ import { AppError, errorResponse, surfaceOf, toAppError, type Surface } from "./
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
 import { apiHealthRoutes } from "./http/api-routes";
-import { healthResponse } from "./http/health";
+import { createStorageHealth, healthResponse, type StorageHealth } from "./http/health";
+import type { Resolver } from "./webhooks/destination";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
+import type { ReaderPool } from "./platform/rest/readers";
 import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
@@ -40,6 +42,12 @@ export interface AppDeps {
   selfUrl?: () => string;
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
   tracking?: { store?: QueueStore; notifier?: TrackingNotifier };
+  /** Threads for /rest/v1 reads and writes (absent in request-only tests: they run in-process). */
+  rest?: { readers: Pick<ReaderPool, "run">; writer: Pick<ReaderPool, "run"> };
+  /** Failed writes for /healthz (one per process: the REST threads report into it too). */
+  storage?: StorageHealth;
+  /** Resolves webhook host names when an endpoint is created or changed (absent: checked at delivery only). */
+  resolveHost?: Resolver;
 }
 
 export interface RequestMeta {
@@ -87,13 +95,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
-  const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now });
-  const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now });
+  const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
+  const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now, logger: deps.logger });
+
+  const storage = deps.storage ?? createStorageHealth();
 
   /** Anything a route threw, in its surface's error shape; what is not an AppError is logged as a 5xx. */
   function thrownResponse(error: unknown, surface: Surface, request: Request, requestId: string): Response {
+    storage.record(error);
     const appError = toAppError(error);
-    if (appError.status >= 500) deps.logger.error("unhandled error", { requestId, error: String((error as Error)?.stack ?? error) });
+    if (appError.status === 500) deps.logger.error("unhandled error", { requestId, error: String((error as Error)?.stack ?? error) });
+    else if (appError.status > 500 && !(error instanceof AppError)) deps.logger.warn(appError.message, { requestId, error: String(error) });
     return errorResponse(appError, surface, request);
   }
 
@@ -110,10 +122,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
       return thrownResponse(error, surface, request, meta(request).requestId);
     })
-    .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt))
+    .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
+    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))

@@ -7,12 +7,15 @@ import { createApp, type App } from "./app";
 import type { Config } from "./config";
 import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
+import { createStorageHealth } from "./http/health";
+import { createReaderPool } from "./platform/rest/readers";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
 import type { Secrets } from "./secrets";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
+import { systemResolver, type Resolver } from "./webhooks/destination";
 
 export interface Runtime {
   app: App;
@@ -30,7 +33,7 @@ export async function startRuntime(input: {
   logger: Logger;
   startedAt: number;
   selfUrl: () => string;
-  options: { now?: () => Date; scheduler?: boolean };
+  options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
   const { config, secrets, dbh, dbPath, logger, options } = input;
   const store = createQueueStore(dbh.sqlite, options.now);
@@ -38,12 +41,29 @@ export async function startRuntime(input: {
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
   const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
-  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, ...config.webhooks });
+  // /rest/v1 threads: readers with a statement timeout, one writer (readers.ts).
+  const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/reader-worker.ts" : new URL("./platform/rest/reader-worker.ts", import.meta.url);
+  const storage = createStorageHealth();
+  const restPool = (size: number, writable: boolean) =>
+    createReaderPool({
+      size,
+      dbPath,
+      workerUrl: restUrl,
+      writable,
+      statementTimeoutMs: config.rest.statementTimeoutMs,
+      onInternalError: (error) => logger.error("unhandled error in /rest/v1", { error }),
+      onSqliteError: (error) => storage.record(error),
+    });
+  const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
+  const resolveHost = options.resolveHost ?? systemResolver;
+  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
   const stopWorkers = async () => {
     await dispatcher.stop();
     await deliverer.stop();
     await pool.stop();
+    await rest.readers.stop();
+    await rest.writer.stop();
   };
   // The dispatcher and the deliverer start working as soon as they exist: a failing app must not
   // leave them claiming jobs behind a server that cannot answer.
@@ -58,6 +78,9 @@ export async function startRuntime(input: {
     tracking: { store, notifier: dispatcher },
     webhooks: deliverer,
     selfUrl: input.selfUrl,
+    rest,
+    storage,
+    resolveHost,
   }).catch(async (error) => {
     await stopWorkers();
     throw error;

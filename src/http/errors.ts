@@ -19,6 +19,8 @@ export class AppError extends Error {
       headers?: Record<string, string>;
       /** A body used as-is, for answers whose shape is neither of the above (the apikey gate). */
       rawBody?: Record<string, unknown>;
+      /** The code on another surface than the default one (a SQLSTATE under /rest, a word elsewhere). */
+      surfaceCodes?: Partial<Record<Surface, string>>;
     } = {},
   ) {
     super(message);
@@ -31,9 +33,11 @@ export function surfaceOf(pathname: string): Surface {
   return "api";
 }
 
-export function errorBody(err: AppError, surface: Surface, request?: Request): { body: Record<string, unknown>; headers: Record<string, string> } {
-  const headers: Record<string, string> = { ...err.extra.headers };
-  if (err.extra.rawBody) return { body: err.extra.rawBody, headers };
+export function errorBody(error: AppError, surface: Surface, request?: Request): { body: Record<string, unknown>; headers: Record<string, string> } {
+  const headers: Record<string, string> = { ...error.extra.headers };
+  if (error.extra.rawBody) return { body: error.extra.rawBody, headers };
+  const code = error.extra.surfaceCodes?.[surface];
+  const err = code ? { status: error.status, code, message: error.message, extra: error.extra } : error;
   switch (surface) {
     case "auth": {
       const apiVersion = request?.headers.get("x-supabase-api-version");
@@ -62,8 +66,42 @@ export function errorResponse(err: AppError, surface: Surface, request?: Request
   return Response.json(body, { status: err.status, headers });
 }
 
+/** SQLite's result code of an error thrown by bun:sqlite ("SQLITE_FULL", …), if it is one. */
+export function sqliteCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/** The database could not be written: the disk (or the file system's quota) is full. */
+export function isStorageFull(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code === "SQLITE_FULL" || code === "SQLITE_IOERR_WRITE" || code === "SQLITE_IOERR_FSYNC";
+}
+
+/**
+ * SQLite failures that are the caller's or the machine's condition, not a bug: a full disk and a
+ * lock held too long are 503s (PostgREST answers class 53 with 503), a statement too large for
+ * SQLite's limits is the request's fault (Postgres' class 54, a 400).
+ */
+function fromSqlite(error: unknown): AppError | null {
+  const code = sqliteCode(error);
+  if (!code) return null;
+  if (isStorageFull(error))
+    return new AppError(503, "53100", "The database cannot be written: the disk is full", {
+      headers: { "retry-after": "60" },
+      surfaceCodes: { auth: "storage_full", api: "storage_full" },
+      hint: "Free disk space on the server; reads keep working.",
+    });
+  if (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"))
+    return new AppError(503, "55P03", "The database is busy; try again", { headers: { "retry-after": "1" }, surfaceCodes: { auth: "storage_busy", api: "storage_busy" } });
+  const message = (error as Error).message ?? "";
+  if (code === "SQLITE_TOOBIG" || /too many (terms|SQL variables|columns|arguments)|Expression tree is too large|too many FROM clause terms/i.test(message))
+    return new AppError(400, "54001", "The request is too complex", { details: message.slice(0, 200), surfaceCodes: { auth: "validation_failed", api: "request_too_complex" } });
+  return null;
+}
+
 /** Maps anything thrown to an AppError; unknown errors become a 500 whose message hides internals. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  return new AppError(500, "internal_error", "Internal server error");
+  return fromSqlite(error) ?? new AppError(500, "internal_error", "Internal server error");
 }

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import type { TrackingService } from "../tracking/service";
+import type { Logger } from "../http/log";
 import { isDue, type PlatformSchedule } from "./due";
 
 export interface ScheduleOutcome {
@@ -11,7 +12,7 @@ export interface ScheduleOutcome {
   skipped: { brandId: string; reason: string }[];
 }
 
-export function createScheduleService(deps: { sqlite: Database; tracking: TrackingService; now?: () => Date }) {
+export function createScheduleService(deps: { sqlite: Database; tracking: TrackingService; now?: () => Date; logger?: Logger }) {
   const now = deps.now ?? (() => new Date());
   const q = {
     platforms: deps.sqlite.prepare(
@@ -32,31 +33,35 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
       }
       const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
       for (const [brandId, platforms] of dueByBrand) {
-        if (!platforms.length) {
-          outcome.skipped.push({ brandId, reason: "no platform is due" });
-          continue;
-        }
-        const open = q.openJob.get(brandId) as { id: string } | null;
-        if (open) {
-          outcome.skipped.push({ brandId, reason: `a tracking run is already waiting or active (${open.id})` });
-          continue;
-        }
-        const configured = platforms.filter((p) => deps.tracking.registry.isConfigured(p as never));
-        if (!configured.length) {
-          outcome.skipped.push({ brandId, reason: `no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})` });
-          continue;
-        }
+        // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
         try {
-          const run = deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
-          outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
+          scheduleBrand(brandId, platforms, outcome);
         } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          outcome.skipped.push({ brandId, reason: error.message });
+          deps.logger?.error("scheduling a brand failed", { brand_id: brandId, error: String((error as Error)?.stack ?? error) });
+          outcome.skipped.push({ brandId, reason: "internal error while scheduling this brand (see the server log)" });
         }
       }
       return outcome;
     },
   };
+
+  /** The outcome for one brand: enqueued, or skipped with the reason. */
+  function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): void {
+    const skip = (reason: string) => void outcome.skipped.push({ brandId, reason });
+    if (!platforms.length) return skip("no platform is due");
+    const open = q.openJob.get(brandId) as { id: string } | null;
+    if (open) return skip(`a tracking run is already waiting or active (${open.id})`);
+    const configured = platforms.filter((p) => deps.tracking.registry.isConfigured(p as never));
+    if (!configured.length)
+      return skip(`no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})`);
+    try {
+      const run = deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
+      outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      skip(error.message);
+    }
+  }
 }
 
 export type ScheduleService = ReturnType<typeof createScheduleService>;

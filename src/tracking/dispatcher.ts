@@ -107,8 +107,21 @@ export function createDispatcher(options: DispatcherOptions) {
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
     } catch (error) {
       logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });
+      failJob(job.id, `could not finalize the run: ${String(error)}`);
     }
     wake();
+  }
+
+  /**
+   * A job that cannot be started or finalized is failed with the reason, so it neither blocks the
+   * jobs queued behind it nor comes back on every lease expiry.
+   */
+  function failJob(jobId: string, reason: string) {
+    try {
+      store.finish(jobId, owner, "failed", null, reason, { phase: "failed" });
+    } catch (error) {
+      logger.error("tracking job could not be marked failed", { job_id: jobId, error: String(error) });
+    }
   }
 
   /**
@@ -232,7 +245,15 @@ export function createDispatcher(options: DispatcherOptions) {
         while (!stopped && active.size < maxActiveJobs) {
           const row = store.claim(owner, leaseMs);
           if (!row) break;
-          startJob(row);
+          try {
+            startJob(row);
+          } catch (error) {
+            // One job's bad data must not stop the others from being claimed.
+            logger.error("tracking job could not start", { job_id: row.id, error: String(error) });
+            const job = active.get(row.id);
+            if (job) abortJob(job);
+            failJob(row.id, `could not start the run: ${String(error)}`);
+          }
         }
       } while (pumpAgain && !stopped);
     } catch (error) {

@@ -30,6 +30,19 @@ function stringList(value: unknown, field: string): string[] | undefined {
   return [...new Set(value.map((v: string) => v.trim()))];
 }
 
+/**
+ * A stored JSON list of strings; anything else (rows written before lists were checked) reads as
+ * an empty list rather than failing the run.
+ */
+function storedStringList(json: string | null): string[] {
+  try {
+    const value: unknown = JSON.parse(json || "[]");
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 export function createTrackingService(deps: { sqlite: Database; store: QueueStore; engines: EngineConfig; notifier?: TrackingNotifier }) {
   const { sqlite, store } = deps;
   const registry = createEngineRegistry(deps.engines);
@@ -124,8 +137,8 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
 
     const units: NewUnit[] = [];
     for (const prompt of prompts) {
-      const onlyPlatforms = JSON.parse(prompt.platforms || "[]") as string[];
-      const regions = JSON.parse(prompt.regions || "[]") as string[];
+      const onlyPlatforms = storedStringList(prompt.platforms);
+      const regions = storedStringList(prompt.regions);
       for (const [platform, models] of targets) {
         if (onlyPlatforms.length && !onlyPlatforms.includes(platform)) continue;
         for (const model of models) for (const region of regions.length ? regions : [brand.region ?? ""]) units.push({ promptId: prompt.id, platform, model, region });

@@ -164,7 +164,7 @@ const foreignValue = (v: unknown): boolean =>
   typeof v === "string" ? v.includes(SECRET) || foreignIds.some((id) => v.includes(id)) : Array.isArray(v) ? v.some(foreignValue) : v !== null && typeof v === "object" ? Object.values(v).some(foreignValue) : false;
 
 const ALIAS = /^[tl][0-9]+$/;
-const OWN_LITERALS = new Set(["'true'", "'false'", "'{}'", "'['", "']'", "','", "'\\'", "'array'", "'object'"]);
+const OWN_LITERALS = new Set(["'true'", "'false'", "'{}'", "'{'", "'}'", "''", "'['", "']'", "','", "'\\'", "'array'", "'object'"]);
 
 /** What the SQL text of a statement may contain: schema identifiers, aliases, the layer's own literals. */
 function checkStatement(sql: string): string | null {

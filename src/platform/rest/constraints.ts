@@ -34,10 +34,59 @@ const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
   competitors: { domain: hostRule },
 };
 
-/** The value as stored: domains reduced to their host, slugs checked. */
-export function applyColumnRule(table: string, column: string, value: SqlValue): SqlValue {
-  const rule: ColumnRule | undefined = COLUMN_RULES[table]?.[column];
-  return rule !== undefined && typeof value === "string" ? rule(table, column, value) : value;
+// ---- JSON columns: their declared element types, and how much one row may hold ---------------
+
+/** Longest list a JSON array column takes, and longest string inside one (bounded work per row). */
+export const MAX_JSON_ITEMS = 100;
+export const MAX_JSON_STRING = 500;
+/** Largest value of a JSON column with a declared shape, serialized. */
+export const MAX_JSON_BYTES = 16_384;
+
+function invalidJson(table: string, column: string, expected: string, value: string): AppError {
+  return new AppError(400, "22P02", `invalid input value for column "${column}" of relation "${table}": expected ${expected}`, {
+    details: `Got ${value.length > 80 ? `${value.slice(0, 80)}…` : value}`,
+  });
+}
+
+type JsonShape = (value: unknown) => boolean;
+
+const boundedString = (v: unknown): v is string => typeof v === "string" && v.length <= MAX_JSON_STRING;
+const listOf = (item: JsonShape): JsonShape => (v) => Array.isArray(v) && v.length <= MAX_JSON_ITEMS && v.every(item);
+const alias: JsonShape = (v) =>
+  boundedString(v) ||
+  (!!v && typeof v === "object" && !Array.isArray(v) && boundedString((v as Record<string, unknown>).text) &&
+    Object.keys(v).every((k) => k === "text" || (k === "caseSensitive" && typeof (v as Record<string, unknown>).caseSensitive === "boolean")));
+const object: JsonShape = (v) => !!v && typeof v === "object" && !Array.isArray(v);
+
+const JSON_SHAPES: Record<string, Record<string, { shape: JsonShape; expected: string }>> = {
+  brands: { aliases: { shape: listOf(alias), expected: `an array of at most ${MAX_JSON_ITEMS} names (strings or {"text", "caseSensitive"})` } },
+  competitors: { aliases: { shape: listOf(alias), expected: `an array of at most ${MAX_JSON_ITEMS} names (strings or {"text", "caseSensitive"})` } },
+  prompts: {
+    platforms: { shape: listOf(boundedString), expected: `an array of at most ${MAX_JSON_ITEMS} strings` },
+    models: { shape: listOf(boundedString), expected: `an array of at most ${MAX_JSON_ITEMS} strings` },
+    regions: { shape: listOf(boundedString), expected: `an array of at most ${MAX_JSON_ITEMS} strings` },
+  },
+  webhook_endpoints: { events: { shape: listOf(boundedString), expected: `an array of at most ${MAX_JSON_ITEMS} strings` } },
+  suggestions: { evidence: { shape: object, expected: "a JSON object" } },
+};
+
+/** A JSON column's value must have its declared shape and stay within the size bounds. */
+function checkJsonShape(table: string, column: string, json: string): void {
+  const rule = JSON_SHAPES[table]?.[column];
+  if (!rule) return;
+  if (json.length > MAX_JSON_BYTES) throw new AppError(400, "22001", `value too long for column "${column}" of relation "${table}" (at most ${MAX_JSON_BYTES} bytes of JSON)`);
+  if (!rule.shape(JSON.parse(json))) throw invalidJson(table, column, rule.expected, json);
+}
+
+/** The value as stored: domains reduced to their host, slugs checked, JSON checked against its shape. */
+export function applyColumnRule(table: string, column: ColumnInfo, value: SqlValue): SqlValue {
+  if (typeof value !== "string") return value;
+  if (column.type === "json") {
+    checkJsonShape(table, column.name, value);
+    return value;
+  }
+  const rule: ColumnRule | undefined = COLUMN_RULES[table]?.[column.name];
+  return rule !== undefined ? rule(table, column.name, value) : value;
 }
 
 /** `column` of `table` must equal the same column of the row its foreign key `via` points to. */
@@ -89,15 +138,16 @@ interface SqliteLikeError {
 export function constraintError(
   table: TableInfo,
   error: unknown,
-  describe: { uniqueValues(columns: string[]): SqlValue[] | null; missingReference(): { fk: { name: string; column: string; refTable: string }; value: SqlValue } | null },
+  describe: { uniqueValues(columns: string[]): SqlValue[] | "hidden" | null; missingReference(): { fk: { name: string; column: string; refTable: string }; value: SqlValue } | null },
 ): AppError | null {
   const { code = "", message = "" } = (error ?? {}) as SqliteLikeError;
   if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
     const columns = (/constraint failed: (.*)$/.exec(message)?.[1] ?? "").split(", ").map((c) => c.slice(c.indexOf(".") + 1));
     const key = table.uniqueKeys.find((k) => k.columns.length === columns.length && k.columns.every((c) => columns.includes(c)));
     const values = describe.uniqueValues(key?.columns ?? columns);
+    const names = (key?.columns ?? columns).join(", ");
     return new AppError(409, "23505", `duplicate key value violates unique constraint "${key?.name ?? `${table.name}_key`}"`, {
-      details: values ? `Key (${(key?.columns ?? columns).join(", ")})=(${values.map(String).join(", ")}) already exists.` : null,
+      details: values === "hidden" ? `Key (${names}) already exists.` : values ? `Key (${names})=(${values.map(String).join(", ")}) already exists.` : null,
     });
   }
   if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {

@@ -470,6 +470,8 @@ export function parseQuery(search: URLSearchParams): QueryParams {
   const limits = new Map<string, number>();
   const offsets = new Map<string, number>();
   for (const [key, value] of search) {
+    // Postgres text cannot hold NUL; it would reach SQLite's JSON paths and LIKE as a truncation.
+    if (key.includes("\u0000") || value.includes("\u0000")) throw new AppError(400, "22021", 'invalid byte sequence for encoding "UTF8": 0x00');
     if (key === "select") query.select = parseSelect(value);
     else if (key === "columns") query.columns = columnList(value, "columns parameter");
     else if (key === "on_conflict") query.onConflict = columnList(value, "on_conflict parameter");
@@ -509,9 +511,10 @@ function headerRange(header: string | null): Range | null {
   if (!header) return null;
   const m = /^(?:items=)?([0-9]+)-([0-9]*)$/.exec(header.trim());
   if (!m) return null;
-  const offset = Number(m[1]);
+  // Beyond 2^53 a number is no longer exact (and SQLite would get a float): clamp, which keeps the meaning.
+  const offset = Math.min(Number(m[1]), Number.MAX_SAFE_INTEGER);
   if (m[2] === "") return { offset };
-  const upper = Number(m[2]);
+  const upper = Math.min(Number(m[2]), Number.MAX_SAFE_INTEGER);
   if (upper < offset) throw rangeError("The lower boundary must be lower than or equal to the upper boundary in the Range header.");
   return { offset, limit: upper - offset + 1 };
 }

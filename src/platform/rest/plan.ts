@@ -6,6 +6,7 @@ import { exposedPolicy, type Policies, type TablePolicy } from "./policies";
 import { applyColumnRule } from "./constraints";
 import type { EmbedPath, Field, Filter, LogicTree, OrderTerm, Preferences, QueryParams, Range, SelectItem } from "./parse";
 import { closestName, PG_TYPE_NAMES, type ColumnInfo, type ColumnType, type Relationship, type SchemaCache, type TableInfo } from "./schema-cache";
+import { limitExceeded, REST_LIMITS } from "./limits";
 import { checkEnum, fromJson, fromText, pgArrayLiteral, type SqlValue } from "./values";
 
 export interface ColumnRef {
@@ -134,21 +135,36 @@ function typedValue(table: TableInfo, ref: ColumnRef, text: string): SqlValue {
   return ref.json.length || ref.cast ? value : checkEnum(table.name, ref.column, value);
 }
 
+function checkOperandSize(count: number): void {
+  if (count > REST_LIMITS.operandItems) throw limitExceeded("54023", `too many elements in one operand (${count})`, REST_LIMITS.operandItems);
+}
+
 /** cs/cd/ov operands: JSON, or a Postgres array literal `{a,b}` read as an array of strings. */
 function jsonOperand(text: string): string {
+  let value: unknown;
   try {
-    return JSON.stringify(JSON.parse(text));
+    value = JSON.parse(text);
   } catch {
     const list = pgArrayLiteral(text);
-    if (list) return JSON.stringify(list);
-    throw new AppError(400, "22P02", "invalid input syntax for type json", { details: `Token "${text.slice(0, 40)}" is invalid.` });
+    if (!list) throw new AppError(400, "22P02", "invalid input syntax for type json", { details: `Token "${text.slice(0, 40)}" is invalid.` });
+    value = list;
   }
+  checkOperandSize(value && typeof value === "object" ? Object.keys(value).length : 1);
+  return JSON.stringify(value);
 }
 
 function quantifiedItems(text: string): string[] {
   const list = pgArrayLiteral(text);
   if (!list) throw new AppError(400, "22P02", `malformed array literal: ${JSON.stringify(text)}`, { details: 'Array value must start with "{" or dimension information.' });
+  checkOperandSize(list.length);
   return list.map((v) => v ?? "");
+}
+
+function checkPattern(pattern: string): string {
+  const wildcards = pattern.match(/[*%]+/g)?.length ?? 0;
+  if (pattern.length > REST_LIMITS.patternLength) throw limitExceeded("54001", `like pattern longer than ${REST_LIMITS.patternLength} characters`, REST_LIMITS.patternLength);
+  if (wildcards > REST_LIMITS.patternWildcards) throw limitExceeded("54001", `like pattern with ${wildcards} wildcards`, REST_LIMITS.patternWildcards);
+  return pattern;
 }
 
 function planFilter(node: ReadPlan, filter: Filter): Condition {
@@ -164,6 +180,7 @@ function planFilter(node: ReadPlan, filter: Filter): Condition {
   const test = ((): Test => {
     switch (op.kind) {
       case "in":
+        if (op.values.length > REST_LIMITS.inValues) throw limitExceeded("54023", `too many values in one in-list (${op.values.length})`, REST_LIMITS.inValues);
         return { kind: "in", values: op.values.map((v) => typedValue(node.table, ref, v)) };
       case "is":
         if (op.value === "null" || (op.value === "unknown" && ref.type === "boolean")) return { kind: "is", value: "null" };
@@ -180,7 +197,7 @@ function planFilter(node: ReadPlan, filter: Filter): Condition {
         return { kind: "compare", op: COMPARISONS[op.op], values: items.map((v) => typedValue(node.table, ref, v)), quantifier: op.quantifier };
       case "like": case "ilike":
         if (ref.type !== "text") throw operatorMissing(ref.type, op.op === "like" ? "~~" : "~~*");
-        return { kind: "like", patterns: items, caseInsensitive: op.op === "ilike", quantifier: op.quantifier };
+        return { kind: "like", patterns: items.map(checkPattern), caseInsensitive: op.op === "ilike", quantifier: op.quantifier };
       case "isdistinct":
         return { kind: "distinct", value: typedValue(node.table, ref, op.value) };
       case "cs": case "cd": case "ov":
@@ -231,7 +248,8 @@ function outputKey(item: Extract<SelectItem, { kind: "field" }>): string {
   return last && !last.index ? last.key : item.field.name;
 }
 
-function planSelect(p: Planner, node: ReadPlan, items: SelectItem[], nextAlias: () => string): void {
+function planSelect(p: Planner, node: ReadPlan, items: SelectItem[], nextAlias: () => string, depth = 0): void {
+  if (depth > REST_LIMITS.embedDepth) throw limitExceeded("54001", `embeds nested deeper than ${REST_LIMITS.embedDepth} levels`, REST_LIMITS.embedDepth);
   for (const item of items) {
     if (item.kind === "star") {
       for (const column of readableColumns(node.table, node.policy)) node.columns.push({ key: column.name, ref: { column, json: [], type: column.type } });
@@ -244,10 +262,21 @@ function planSelect(p: Planner, node: ReadPlan, items: SelectItem[], nextAlias: 
         throw new AppError(400, "PGRST127", "Feature not implemented", { details: `spreading the to-many relationship '${item.relation}' is not supported` });
       const child = emptyNode(table, policy, nextAlias(), item.alias ?? item.relation);
       Object.assign(child, { rel, inner: item.inner, spread: item.spread });
-      planSelect(p, child, item.items, nextAlias);
+      planSelect(p, child, item.items, nextAlias, depth + 1);
       node.embeds.push(child);
     }
   }
+  if (node.columns.length > REST_LIMITS.columns) throw limitExceeded("54011", `too many columns selected (${node.columns.length})`, REST_LIMITS.columns);
+}
+
+function countConditions(tree: LogicTree): number {
+  return tree.kind === "filter" ? 1 : tree.children.reduce((n, c) => n + countConditions(c), 0);
+}
+
+function checkRequestSize(query: QueryParams, aliases: number): void {
+  const filters = query.filters.length + query.logic.reduce((n, l) => n + countConditions(l.tree), 0);
+  if (filters > REST_LIMITS.filters) throw limitExceeded("54001", `too many filters (${filters})`, REST_LIMITS.filters);
+  if (aliases - 1 > REST_LIMITS.embeds) throw limitExceeded("54001", `too many embedded resources (${aliases - 1})`, REST_LIMITS.embeds);
 }
 
 function emptyNode(table: TableInfo, policy: TablePolicy, alias: string, key: string): ReadPlan {
@@ -280,6 +309,7 @@ export function planRead(p: Planner, tableName: string, query: QueryParams, topR
   const nextAlias = () => `t${aliases++}`;
   const root = emptyNode(table, policy, nextAlias(), "");
   planSelect(p, root, query.select, nextAlias);
+  checkRequestSize(query, aliases);
   for (const { path, filter } of query.filters) {
     const node = nodeAt(root, path);
     node.where.push(planFilter(node, filter));
@@ -320,7 +350,7 @@ function payloadColumns(table: TableInfo, names: string[]): ColumnInfo[] {
 function typedRow(table: TableInfo, columns: ColumnInfo[], row: Record<string, unknown>): Record<string, SqlValue> {
   const typed: Record<string, SqlValue> = {};
   for (const column of columns)
-    if (Object.hasOwn(row, column.name)) typed[column.name] = applyColumnRule(table.name, column.name, fromJson(table.name, column, row[column.name]));
+    if (Object.hasOwn(row, column.name)) typed[column.name] = applyColumnRule(table.name, column, fromJson(table.name, column, row[column.name]));
   return typed;
 }
 

@@ -5,6 +5,7 @@ import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
 import type { SchemaCache } from "./schema-cache";
+import { membershipGuard } from "./membership";
 import { ident, sql, type Sql } from "./sql";
 
 export type WriteAction = "insert" | "update" | "delete";
@@ -31,6 +32,16 @@ export interface TablePolicy {
   unreadableColumns?: readonly string[];
   /** false keeps the table out of /rest/v1 altogether (PGRST205), for every role. */
   exposed?: boolean;
+  /** Rules a trigger would enforce, run inside the write's transaction. */
+  guard?: WriteGuard;
+}
+
+/**
+ * A trigger-like rule on writes: `begin` sees the rows an update or delete targets (none for an
+ * insert) before the statement, `after` the rows as written, both inside the transaction.
+ */
+export interface WriteGuard {
+  begin(run: { values(query: Sql): unknown[][] }, caller: Caller, action: WriteAction, targets: number[]): { after(written: number[]): void };
 }
 
 /**
@@ -40,7 +51,7 @@ export interface TablePolicy {
 export const REST_POLICIES: Record<string, TablePolicy> = {
   // Organizations are created at sign-up; owners and admins rename them, only owners delete them.
   organizations: { scope: "id", write: { update: MANAGERS, delete: ["owner"] } },
-  organization_members: { scope: "organization_id", write: allWrites(MANAGERS) },
+  organization_members: { scope: "organization_id", write: allWrites(MANAGERS), guard: membershipGuard },
   brands: { scope: "organization_id", write: allWrites(WRITERS) },
   brand_domains: { scope: "brand_id", write: allWrites(WRITERS) },
   competitors: { scope: "brand_id", write: allWrites(WRITERS) },
@@ -113,4 +124,18 @@ function orgPredicate(cache: SchemaCache, policies: Policies, table: string, col
   if (!fk || !parent) throw new Error(`policy scope ${table}.${column} does not lead to an organization`);
   const inner = orgPredicate(cache, policies, fk.refTable, parent.scope, ident(parent.scope), orgIds);
   return sql`${expr} IN (SELECT ${ident(fk.refColumn)} FROM ${ident(fk.refTable)} WHERE ${inner})`;
+}
+
+/**
+ * The organization id of the row aliased `alias` of `table`, as an SQL expression: its scope column,
+ * or the organization of the row that column refers to (brand_id → brands.organization_id).
+ */
+export function organizationOf(cache: SchemaCache, policies: Policies, table: string, alias: string, depth = 0): Sql {
+  const scope = policies[table].scope;
+  const fk = cache.tables.get(table)?.foreignKeys.find((f) => f.column === scope);
+  const here = sql`${ident(alias)}.${ident(scope)}`;
+  if (table === "organizations" || fk?.refTable === "organizations") return here;
+  if (!fk || !policies[fk.refTable]) throw new Error(`policy scope ${table}.${scope} does not lead to an organization`);
+  const parentAlias = `o${depth}`;
+  return sql`(SELECT ${organizationOf(cache, policies, fk.refTable, parentAlias, depth + 1)} FROM ${ident(fk.refTable)} AS ${ident(parentAlias)} WHERE ${ident(parentAlias)}.${ident(fk.refColumn)} = ${here})`;
 }

@@ -4,17 +4,20 @@
 // reveals a duplicate key there.
 import type { Database, Statement } from "bun:sqlite";
 import { AppError } from "../../http/errors";
-import { checkNotNull, constraintError, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
+import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
 import type { InsertPlan, ReadPlan } from "./plan";
-import { assertGranted, rlsViolation, type Action } from "./policies";
+import { assertGranted, rlsViolation, type Action, type TablePolicy, type WriteAction } from "./policies";
 import {
   childQuery,
   countQuery,
+  crossOwnerReferenceQuery,
   deleteQuery,
+  finalRowCheckQuery,
   inheritedCheckQuery,
   inheritedLookupQuery,
+  inheritedPropagateQuery,
   insertQuery,
-  keyExistsQuery,
+  keyRowQuery,
   maxRowidQuery,
   missingReferenceQuery,
   rootQuery,
@@ -138,6 +141,50 @@ function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Actio
   if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
 }
 
+/**
+ * The rows as written — every column, derived ones included — must still be the caller's to write
+ * (WITH CHECK on the final row), and their references must stay inside their brand/organization.
+ */
+function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy: TablePolicy, action: Action, rowids: number[]): void {
+  if (!rowids.length) return;
+  const check = finalRowCheckQuery(ctx, table, policy.scope, action, rowids);
+  if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
+  for (const fk of table.foreignKeys) {
+    if (fk.column === policy.scope || !ctx.policies[fk.refTable]) continue;
+    if (run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids)).length)
+      throw new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${table.name}_${fk.column}_same_owner"`, {
+        details: `${fk.column} must refer to a ${fk.refTable} row of the same ${table.columns.has("brand_id") && ctx.cache.tables.get(fk.refTable)!.columns.has("brand_id") ? "brand" : "organization"}`,
+      });
+  }
+}
+
+/** Rowids of existing rows holding the key (conflict columns) of any of `rows`. */
+function existingRowids(run: Runner, table: TableInfo, columns: string[], rows: Record<string, SqlValue>[]): number[] {
+  const found = new Set<number>();
+  for (const row of rows) {
+    if (!columns.every((c) => Object.hasOwn(row, c))) continue;
+    for (const [rowid] of run.values(keyRowQuery(table, columns, columns.map((c) => row[c]!)))) found.add(rowid as number);
+  }
+  return [...found];
+}
+
+/** The table's trigger-like guard, started on the rows a write targets. */
+function startGuard(run: Runner, ctx: SqlContext, policy: TablePolicy, action: WriteAction, targets: number[]) {
+  return policy.guard?.begin(run, ctx.caller, action, targets);
+}
+
+/**
+ * ON UPDATE CASCADE for inherited columns: when a parent row's column changes (a prompt set moved to
+ * another brand), its children's copy follows, so a prompt never sits in another brand than its set.
+ */
+function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo, rowids: number[], touched: (column: string) => boolean): void {
+  for (const rule of INHERITED_COLUMNS) {
+    const child = ctx.cache.tables.get(rule.table)!;
+    const fk = child.foreignKeys.find((f) => f.column === rule.via)!;
+    if (fk.refTable === table.name && touched(rule.column) && rowids.length) run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids));
+  }
+}
+
 function checkInherited(run: Runner, table: TableInfo, rowids: number[], touched: (column: string) => boolean): void {
   for (const rule of inheritedColumnsOf(table.name))
     if ((touched(rule.column) || touched(rule.via)) && run.values(inheritedCheckQuery(table, rule.column, rule.via, rowids)).length) throw inheritanceViolation(rule);
@@ -147,20 +194,30 @@ function singularityError(count: number): AppError {
   return new AppError(406, "PGRST116", "Cannot coerce the result to a single JSON object", { details: `The result contains ${count} rows` });
 }
 
+/** Whether the caller may read a row with this scope value (the read policy, USING). */
+function readable(run: Runner, ctx: SqlContext, table: TableInfo, scopeValue: SqlValue): boolean {
+  const failing = withCheckQuery(ctx, table, "read", [scopeValue]);
+  return !failing || run.values(failing).length === 0;
+}
+
 /** Runs a write statement, re-wording constraint failures as the Postgres errors PostgREST relays. */
-function runWrite(run: Runner, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): number[] {
+function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): number[] {
   try {
     return run.values(statement).map((r) => r[0] as number);
   } catch (error) {
     const mapped = constraintError(table, error, {
       uniqueValues(columns) {
         const keyOf = (row: Record<string, SqlValue>) => (columns.every((c) => Object.hasOwn(row, c)) ? columns.map((c) => row[c]) : null);
+        const scope = ctx.policies[table.name]?.scope;
         const seen = new Set<string>();
         for (const row of rows) {
           const key = keyOf(row);
           if (!key) continue;
           const text = JSON.stringify(key);
-          if (seen.has(text) || run.values(keyExistsQuery(table, columns, key)).length) return key;
+          if (seen.has(text)) return key;
+          const existing = run.values(keyRowQuery(table, columns, key, scope))[0];
+          // A key held by a row the caller cannot read is not repeated back (no echo of others' data).
+          if (existing) return scope && !readable(run, ctx, table, existing[0] as SqlValue) ? "hidden" : key;
           seen.add(text);
         }
         return null;
@@ -208,13 +265,21 @@ export function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, re
     checkNotNull(table, columns, rows, plan.missingDefault);
 
     const before = plan.onConflict ? Number(run.values(maxRowidQuery(table))[0][0]) : 0;
+    // The rows an upsert would overwrite are the guard's targets, as an update's are.
+    const overwritten = merge && policy.guard ? existingRowids(run, table, plan.onConflict!.columns, rows) : [];
+    const guard = startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
     const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
-    const rowids = runWrite(run, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict }), rows);
+    const rowids = runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict }), rows);
     // An upsert that would overwrite a row the caller may not update: Postgres refuses it (USING).
     if (merge && rowids.length < rows.length) throw rlsViolation(ctx.caller, table.name);
     checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
+    if (merge) propagateInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
     // New rows get rowids above the previous maximum; upserted rows keep theirs.
-    const inserted = plan.onConflict ? rowids.filter((id) => id > before).length : rowids.length;
+    const created = plan.onConflict ? rowids.filter((id) => id > before) : rowids;
+    checkWrittenRows(run, ctx, table, policy, "insert", created);
+    checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before));
+    guard?.after(rowids);
+    const inserted = created.length;
     return finish(run, ctx, read, rowids, inserted, options);
   });
 }
@@ -238,8 +303,12 @@ export function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan, set:
     const updatedAt = table.columns.get("updated_at");
     if (updatedAt && value("updated_at") === undefined) assignments.push([updatedAt, now]);
     const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
-    const rowids = runWrite(run, table, updateQuery(ctx, read, assignments), [row]);
+    const guard = policy.guard && startGuard(run, ctx, policy, "update", run.values(targetQuery(ctx, read, "update")).map((r) => r[0] as number));
+    const rowids = runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row]);
     checkInherited(run, table, rowids, (c) => value(c) !== undefined);
+    propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
+    checkWrittenRows(run, ctx, table, policy, "update", rowids);
+    guard?.after(rowids);
     return finish(run, ctx, read, rowids, 0, options);
   });
 }
@@ -248,9 +317,11 @@ export function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan, opti
   assertGranted(ctx.caller, read.policy, read.table.name, "delete");
   return run.transaction(() => {
     const rowids = run.values(targetQuery(ctx, read, "delete")).map((r) => r[0] as number);
+    const guard = startGuard(run, ctx, read.policy, "delete", rowids);
     // The representation is read before the rows are gone.
     const outcome = finish(run, ctx, read, rowids, 0, options);
     if (rowids.length) run.values(deleteQuery(read.table, rowids));
+    guard?.after([]);
     return outcome;
   });
 }

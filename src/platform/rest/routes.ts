@@ -13,10 +13,13 @@ export interface RestDeps {
   /** Observes the SQL text of every statement /rest/v1 runs (tests count statements per request). */
   onStatement?: RestServiceDeps["onStatement"];
   responseCache?: RestServiceDeps["responseCache"];
+  readers?: RestServiceDeps["readers"];
+  writer?: RestServiceDeps["writer"];
+  statementTimeoutMs?: number;
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache });
+  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs });
   return new Elysia().all(
     "/rest/v1/*",
     async ({ request }) => {

@@ -4,12 +4,14 @@ import type { Database } from "bun:sqlite";
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import * as schema from "../../db/schema";
-import { parseRequest } from "./parse";
+import { statementDeadline } from "./deadline";
+import { parseRequest, type ApiRequest } from "./parse";
 import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
 import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
 import { planRpc } from "./rpc";
+import type { ReaderPool } from "./readers";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import { buildSchemaCache } from "./schema-cache";
 
@@ -21,6 +23,11 @@ export interface RestServiceDeps {
   policies?: Policies;
   /** GET responses kept until the database changes; `false` turns the cache off. */
   responseCache?: ResponseCacheOptions | false;
+  /** Longest a request's SQL may run (STATEMENT_TIMEOUT_MS); past it the request answers 57014. */
+  statementTimeoutMs?: number;
+  /** Threads for reads and for writes; without them requests run on the calling thread. */
+  readers?: Pick<ReaderPool, "run">;
+  writer?: Pick<ReaderPool, "run">;
 }
 
 const PREFIX = "/rest/v1";
@@ -30,15 +37,22 @@ export function createRestService(deps: RestServiceDeps) {
   const run = createRunner(deps.sqlite, deps.onStatement);
   const now = deps.now ?? (() => new Date());
   const responses = deps.responseCache === false ? null : createResponseCache(deps.sqlite, deps.responseCache);
+  const deadline = statementDeadline(deps.sqlite);
+  const timeoutMs = deps.statementTimeoutMs ?? 10_000;
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
+    const isRpc = request.url.includes("/rest/v1/rpc/");
+    const isTableRead = (request.method === "GET" || request.method === "HEAD") && !isRpc;
+    const isWrite = !isRpc && (request.method === "POST" || request.method === "PATCH" || request.method === "DELETE");
+    const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? deps.readers : isWrite ? deps.writer : undefined;
+    const respond = pool ? pool.run : compute;
     // Table reads only: RPC functions may one day depend on more than the data.
-    if (responses && (request.method === "GET" || request.method === "HEAD") && !request.url.includes("/rest/v1/rpc/")) {
+    if (responses && isTableRead) {
       const cached = responses.lookup(request, caller);
       if ("hit" in cached) return cached.hit;
-      return cached.store(await compute(request, caller));
+      return cached.store(await respond(request, caller));
     }
-    return compute(request, caller);
+    return respond(request, caller);
   }
 
   async function compute(request: Request, caller: Caller): Promise<Response> {
@@ -49,6 +63,11 @@ export function createRestService(deps: RestServiceDeps) {
       return new Response(null, { status: 200, headers: { allow } });
     }
     const req = await parseRequest(request, path);
+    // Everything from here on is synchronous SQL: the deadline covers exactly this request.
+    return deadline.within(timeoutMs, () => execute(req, caller));
+  }
+
+  function execute(req: ApiRequest, caller: Caller): Response {
     const ctx = { cache: planner.cache, policies: planner.policies, caller };
     const { name } = req.resource;
     const count = req.preferences.count !== undefined;

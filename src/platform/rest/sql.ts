@@ -3,10 +3,11 @@
 // A read costs one statement per embed level: children are fetched for all parents at once
 // (`fk IN (SELECT value FROM json_each(?))`) and their JSON is built by SQLite itself.
 import type { Caller } from "../auth/caller";
+import { DEADLINE_FUNCTION } from "./deadline";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
-import { scopePredicate, type Action, type Policies } from "./policies";
-import type { ColumnInfo, SchemaCache, TableInfo } from "./schema-cache";
+import { organizationOf, scopePredicate, type Action, type Policies } from "./policies";
+import type { ColumnInfo, ForeignKey, SchemaCache, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
 
 export class Sql {
@@ -112,7 +113,11 @@ function jsonObject(ctx: SqlContext, node: ReadPlan): Sql {
     const pairs = node.columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${c.key}, ${outputExpr(ctx, node.alias, c.ref)}`);
     chunks.push(sql`json_object(${joinSql(pairs, ", ")})`);
   }
-  return chunks.reduce((acc, chunk) => sql`(substr(${acc}, 1, length(${acc}) - 1) || ',' || substr(${chunk}, 2))`);
+  if (chunks.length === 1) return chunks[0];
+  // Each chunk's members without its braces, joined once: the expression grows linearly with the
+  // number of columns (nesting one chunk inside the next doubled it at every step).
+  const members = chunks.map((chunk) => sql`substr(${chunk}, 2, length(${chunk}) - 2)`);
+  return sql`('{' || ${joinSql(members, " || ',' || ")} || '}')`;
 }
 
 /** Postgres LIKE pattern (with PostgREST's `*` for `%`) → case-sensitive GLOB pattern. */
@@ -136,13 +141,17 @@ function jsonTest(e: Sql, op: "contains" | "containedBy" | "overlaps", value: st
   const kind = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? "object" : "array";
   // A scalar operand is a one-element array, as jsonb's `array @> scalar`.
   const rhs = kind === "array" && !Array.isArray(parsed) ? JSON.stringify([parsed]) : value;
-  const same = kind === "object" ? raw("l.key = r.key AND l.type = r.type AND l.value IS r.value") : raw("l.type = r.type AND l.value IS r.value");
+  // Elements compare by type and value (and key, in objects). The operand's keys form an
+  // uncorrelated IN list, which SQLite builds into an index once per statement: a row costs
+  // O(n log m), not the O(n × m) of comparing every pair.
+  const keyOf = (a: string) => raw(kind === "object" ? `(${a}.key || char(0) || ${a}.type || char(0) || coalesce(${a}.value, ''))` : `(${a}.type || char(0) || coalesce(${a}.value, ''))`);
+  const operandKeys = sql`(SELECT ${keyOf("r")} FROM json_each(${rhs}) AS r)`;
   const body =
     op === "overlaps"
-      ? sql`EXISTS (SELECT 1 FROM json_each(${e}) l, json_each(${rhs}) r WHERE ${same})`
+      ? sql`EXISTS (SELECT 1 FROM json_each(${e}) AS l WHERE ${keyOf("l")} IN ${operandKeys})`
       : op === "contains"
-        ? sql`NOT EXISTS (SELECT 1 FROM json_each(${rhs}) r WHERE NOT EXISTS (SELECT 1 FROM json_each(${e}) l WHERE ${same}))`
-        : sql`NOT EXISTS (SELECT 1 FROM json_each(${e}) l WHERE NOT EXISTS (SELECT 1 FROM json_each(${rhs}) r WHERE ${same}))`;
+        ? sql`(SELECT count(DISTINCT ${keyOf("l")}) FROM json_each(${e}) AS l WHERE ${keyOf("l")} IN ${operandKeys}) = (SELECT count(DISTINCT ${keyOf("r")}) FROM json_each(${rhs}) AS r)`
+        : sql`NOT EXISTS (SELECT 1 FROM json_each(${e}) AS l WHERE ${keyOf("l")} NOT IN ${operandKeys})`;
   // CASE evaluates lazily, so text that is not JSON never reaches json_each (which would throw).
   return sql`(CASE WHEN json_valid(${e}) AND json_type(${e}) = ${kind} THEN ${body} ELSE 0 END)`;
 }
@@ -201,12 +210,15 @@ function policyImpliedByParent(ctx: SqlContext, node: ReadPlan): boolean {
   return (node.policy.read ?? null) === (parent?.read ?? null);
 }
 
-/** Everything a row of this level must satisfy: RLS, its filters, and its !inner embeds. */
+/**
+ * Everything a row of this level must satisfy: RLS, its filters, and its !inner embeds — and the
+ * request's deadline, checked on every row looked at (deadline.ts).
+ */
 function levelConditions(ctx: SqlContext, node: ReadPlan, action: Action = "read"): Sql[] {
   const conditions = node.where.map((c) => conditionSql(ctx, node, c));
   for (const embed of node.embeds) if (embed.inner) conditions.push(existsSql(ctx, embed, node.alias));
   const policy = policyImpliedByParent(ctx, node) ? null : rls(ctx, node, action);
-  return policy ? [policy, ...conditions] : conditions;
+  return [raw(`${DEADLINE_FUNCTION}()`), ...(policy ? [policy] : []), ...conditions];
 }
 
 function existsSql(ctx: SqlContext, child: ReadPlan, parentAlias: string): Sql {
@@ -349,6 +361,31 @@ export function withCheckQuery(ctx: SqlContext, table: TableInfo, action: Action
   return sql`SELECT v.value FROM json_each(${JSON.stringify(scopeValues)}) AS v WHERE NOT coalesce(${predicate}, 0) LIMIT 1`;
 }
 
+const rowidList = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
+
+/**
+ * The WITH CHECK of a write on the rows as written (Postgres checks the final row, columns a
+ * trigger derived from another row included): the first of `rowids` outside the caller's rights.
+ */
+export function finalRowCheckQuery(ctx: SqlContext, table: TableInfo, scope: string, action: Action, rowids: number[]): Sql | null {
+  const predicate = scopePredicate(ctx.cache, ctx.policies, ctx.caller, table.name, action, col(table.name, scope));
+  if (!predicate) return null;
+  return sql`SELECT 1 FROM ${ident(table.name)} WHERE ${rowidList(rowids)} AND NOT coalesce(${predicate}, 0) LIMIT 1`;
+}
+
+/**
+ * The first of `rowids` whose foreign key points at a row of another brand (when both tables carry
+ * brand_id) or another organization: a reference never crosses the owner of the row holding it.
+ */
+export function crossOwnerReferenceQuery(ctx: SqlContext, table: TableInfo, fk: ForeignKey, rowids: number[]): Sql {
+  const parent = ctx.cache.tables.get(fk.refTable)!;
+  const sameBrand = table.columns.has("brand_id") && parent.columns.has("brand_id");
+  const differs = sameBrand
+    ? sql`p."brand_id" IS NOT c."brand_id"`
+    : sql`${organizationOf(ctx.cache, ctx.policies, parent.name, "p")} IS NOT ${organizationOf(ctx.cache, ctx.policies, table.name, "c")}`;
+  return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(rowids)} AND ${differs} LIMIT 1`;
+}
+
 /** Guard of an upsert's DO UPDATE: the existing row must be one the caller may update. */
 export function upsertGuard(ctx: SqlContext, table: TableInfo, scope: string): Sql | null {
   return scopePredicate(ctx.cache, ctx.policies, ctx.caller, table.name, "update", col(table.name, scope));
@@ -370,12 +407,20 @@ export function inheritedCheckQuery(table: TableInfo, column: string, via: strin
   return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(via)} WHERE c.rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)})) AND c.${ident(column)} IS NOT p.${ident(column)} LIMIT 1`;
 }
 
+/** Children of the parent rows `rowids` take the parent's (new) value of an inherited column. */
+export function inheritedPropagateQuery(child: TableInfo, column: string, via: string, parent: TableInfo, rowids: number[]): Sql {
+  const fk = child.foreignKeys.find((f) => f.column === via)!;
+  const parentValue = sql`(SELECT p.${ident(column)} FROM ${ident(parent.name)} AS p WHERE p.${ident(fk.refColumn)} = ${ident(child.name)}.${ident(via)})`;
+  const parents = sql`SELECT ${ident(fk.refColumn)} FROM ${ident(parent.name)} WHERE ${rowidList(rowids)}`;
+  return sql`UPDATE ${ident(child.name)} SET ${ident(column)} = ${parentValue} WHERE ${ident(via)} IN (${parents}) AND ${ident(column)} IS NOT ${parentValue}`;
+}
+
 /** The first of `values` with no row in the referenced table (to word a 23503). */
 export function missingReferenceQuery(fk: { refTable: string; refColumn: string }, values: SqlValue[]): Sql {
   return sql`SELECT value FROM json_each(${JSON.stringify(values)}) WHERE value NOT IN (SELECT ${ident(fk.refColumn)} FROM ${ident(fk.refTable)}) LIMIT 1`;
 }
 
-/** Whether a row with these key values exists (to word a 23505). */
-export function keyExistsQuery(table: TableInfo, columns: string[], values: SqlValue[]): Sql {
-  return sql`SELECT 1 FROM ${ident(table.name)} WHERE ${balanced(columns.map((c, i) => sql`${ident(c)} IS ${values[i]}`), "AND")} LIMIT 1`;
+/** The row holding these key values, if one exists: its `column` (its rowid by default). */
+export function keyRowQuery(table: TableInfo, columns: string[], values: SqlValue[], column?: string): Sql {
+  return sql`SELECT ${column ? ident(column) : raw("rowid")} FROM ${ident(table.name)} WHERE ${balanced(columns.map((c, i) => sql`${ident(c)} IS ${values[i]}`), "AND")} LIMIT 1`;
 }

@@ -1,0 +1,60 @@
+// What Postgres would enforce with a trigger on organization_members: only owners grant or take
+// away the owner and admin roles (admins manage members and viewers), and an organization always
+// keeps at least one owner. Runs inside the write's transaction, before and after the statement.
+import { AppError } from "../../http/errors";
+import type { Caller } from "../auth/caller";
+import type { WriteAction, WriteGuard } from "./policies";
+import { sql, type Sql } from "./sql";
+
+const PRIVILEGED = ["owner", "admin"];
+
+interface Runner {
+  values(query: Sql): unknown[][];
+}
+
+const rowsOf = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
+
+function ownedOrgs(caller: Caller): string {
+  return JSON.stringify([...caller.orgRoles].filter(([, role]) => role === "owner").map(([id]) => id));
+}
+
+/** Rows among `rowids` holding a privileged role in an organization the caller does not own. */
+function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[]): boolean {
+  const query = sql`SELECT 1 FROM organization_members WHERE ${rowsOf(rowids)} AND role IN (SELECT value FROM json_each(${JSON.stringify(PRIVILEGED)}))
+    AND organization_id NOT IN (SELECT value FROM json_each(${ownedOrgs(caller)})) LIMIT 1`;
+  return run.values(query).length > 0;
+}
+
+function organizationsOf(run: Runner, rowids: number[]): string[] {
+  return run.values(sql`SELECT DISTINCT organization_id FROM organization_members WHERE ${rowsOf(rowids)}`).map((r) => r[0] as string);
+}
+
+function assertEachKeepsAnOwner(run: Runner, orgIds: string[]): void {
+  if (!orgIds.length) return;
+  const ownerless = run.values(
+    sql`SELECT o.id FROM organizations o WHERE o.id IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))
+      AND NOT EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = o.id AND m.role = ${"owner"}) LIMIT 1`,
+  );
+  if (ownerless.length)
+    throw new AppError(400, "P0001", "An organization must keep at least one owner", {
+      hint: "Make another member owner first, or delete the organization.",
+    });
+}
+
+// 42501 as policies.ts words it (not imported from there: policies.ts imports this module).
+const ownersOnly = (caller: Caller) =>
+  new AppError(caller.role === "authenticated" ? 403 : 401, "42501", "Only owners can grant, change or remove the owner and admin roles");
+
+export const membershipGuard: WriteGuard = {
+  begin(run: Runner, caller: Caller, action: WriteAction, targets: number[]) {
+    const restricted = caller.role !== "service_role";
+    if (restricted && targets.length && privilegedOutsideOwnership(run, caller, targets)) throw ownersOnly(caller);
+    const before = organizationsOf(run, targets);
+    return {
+      after(written: number[]) {
+        if (restricted && action !== "delete" && written.length && privilegedOutsideOwnership(run, caller, written)) throw ownersOnly(caller);
+        if (action !== "insert") assertEachKeepsAnOwner(run, before);
+      },
+    };
+  },
+};
