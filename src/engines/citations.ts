@@ -1,4 +1,4 @@
-import type { Citation } from './types';
+import type { Citation, Source } from './types';
 
 /** A place in the text that cites a source. */
 export interface CitedSpan {
@@ -10,7 +10,7 @@ export interface CitedSpan {
   end?: number;
 }
 
-/** A source the upstream lists for the answer, cited in the text or not. */
+/** A source the upstream retrieved for the answer (searched, read, listed), cited in the text or not. */
 export interface ListedSource {
   url: string;
   title?: string;
@@ -42,10 +42,12 @@ export function withoutUtmKeys(url: string): string {
 }
 
 /**
- * Builds the `Answer.citations` list: the cited spans in the order given, then the listed sources that
- * no span cites. Positions are the upstream's numbers when given, else the order of first appearance.
+ * The answer's `citations` (the cited spans, in the order given) and `sources` (every source, one
+ * per URL: the listed ones in the upstream's order, then any cited source the list lacks; each
+ * marked cited or not). Positions are the upstream's numbers when given, else the order of first
+ * appearance.
  */
-export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []): Citation[] {
+export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []): { citations: Citation[]; sources: Source[] } {
   const titles = new Map<string, string>();
   for (const s of [...listed, ...cited]) {
     const url = stripTracking(s.url);
@@ -63,7 +65,7 @@ export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []):
     return r;
   };
 
-  const out: Citation[] = [];
+  const citations: Citation[] = [];
   const citedUrls = new Set<string>();
   for (const s of cited) {
     const url = stripTracking(s.url);
@@ -73,15 +75,18 @@ export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []):
       c.start = s.start;
       c.end = s.end;
     }
-    out.push(c);
+    citations.push(c);
   }
-  for (const s of listed) {
-    const url = stripTracking(s.url);
-    if (citedUrls.has(url)) continue;
-    citedUrls.add(url);
-    out.push({ url, title: s.title || titles.get(url) || '', position: rank(url, s.position) });
-  }
-  return out;
+  const sources: Source[] = [];
+  const seen = new Set<string>();
+  const add = (url: string, position: number) => {
+    if (seen.has(url)) return;
+    seen.add(url);
+    sources.push({ url, title: titles.get(url) ?? '', position, cited: citedUrls.has(url) });
+  };
+  for (const s of listed) add(stripTracking(s.url), rank(stripTracking(s.url), s.position));
+  for (const c of citations) add(c.url, c.position);
+  return { citations, sources };
 }
 
 /** One entry per URL (its first), for consumers that count sources rather than citations. */

@@ -22,9 +22,9 @@ export function isPlatformId(value: string): value is PlatformId {
  *
  * There is one entry per place the upstream ties a source to the text (an OpenAI annotation, a Claude
  * text block's citation, a Perplexity `[n]` marker, a Gemini grounding support, a SERP block's
- * reference), in the order the upstream gives them, then one entry without `start`/`end` for each
- * listed source that no place cites. A source cited twice therefore appears twice, with the same
- * `position`; `uniqueSources()` folds the list to one entry per URL.
+ * reference), in the order the upstream gives them. A source cited twice appears twice, with the
+ * same `position`; `uniqueSources()` folds the list to one entry per URL. Sources the engine
+ * retrieved but the text does not cite are in `Answer.sources` only.
  */
 export interface Citation {
   /** The source URL, tracking parameters (utm_*, …) removed. */
@@ -36,6 +36,19 @@ export interface Citation {
   /** UTF-16 offsets (JavaScript string indices) into `Answer.text` of the cited span or marker. */
   start?: number;
   end?: number;
+}
+
+/**
+ * One source the engine retrieved for the answer (searched, read, listed), one entry per URL in the
+ * upstream's order: `cited` when the text cites it, false for a source consulted but not cited.
+ * `Answer.sources` ⊇ the URLs of `Answer.citations`.
+ */
+export interface Source {
+  url: string;
+  title: string;
+  /** 1-based: the upstream's own number when it has one, else the order it was retrieved in. */
+  position: number;
+  cited: boolean;
 }
 
 export interface Usage {
@@ -59,6 +72,8 @@ export interface Answer {
   model: string;
   text: string;
   citations: Citation[];
+  /** Everything the engine retrieved, cited or not (see Source). */
+  sources: Source[];
   /** Queries the engine searched the web with (fan-out), in order, without duplicates. */
   searchQueries: string[];
   usage: Usage;

@@ -1,4 +1,4 @@
-import { addQueries, buildCitations, type CitedSpan } from '../citations';
+import { addQueries, buildCitations, type CitedSpan, type ListedSource } from '../citations';
 import { malformed, truncated } from '../errors';
 import { callJson } from '../http';
 import { approximateLocation, languageInstruction } from '../locale';
@@ -49,6 +49,8 @@ export const anthropicMessages: Adapter = async (req, ctx, cfg) => {
 
   const builder = new TextBuilder();
   const cited: CitedSpan[] = [];
+  // Every result of every search: the text's citations are a subset of these.
+  const retrieved: ListedSource[] = [];
   const searchQueries: string[] = [];
   let afterTool = false;
   for (const block of blocks) {
@@ -58,6 +60,12 @@ export const anthropicMessages: Adapter = async (req, ctx, cfg) => {
       continue;
     }
     if (block.type !== 'text') {
+      if (block.type === 'web_search_tool_result')
+        for (const r of arr(block.content)) {
+          const result = obj(r);
+          const url = str(result?.url);
+          if (result?.type === 'web_search_result' && url) retrieved.push({ url, title: str(result.title) });
+        }
       afterTool = afterTool || block.type === 'web_search_tool_result';
       continue;
     }
@@ -81,7 +89,7 @@ export const anthropicMessages: Adapter = async (req, ctx, cfg) => {
   return answer(ctx.platform, 'api', {
     model: str(last?.model) ?? req.model,
     text: builder.text,
-    citations: buildCitations(cited),
+    ...buildCitations(cited, retrieved),
     searchQueries,
     usage: { inputTokens: input, outputTokens: output, totalTokens: input + output, searchRequests: searches },
     finishReason,

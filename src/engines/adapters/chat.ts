@@ -1,7 +1,7 @@
 import { buildCitations, findLinks, findMarkers, stripThinking, type CitedSpan, type ListedSource } from '../citations';
 import { malformed, truncated } from '../errors';
 import { callJson, type CallContext } from '../http';
-import { languageInstruction } from '../locale';
+import { languageInstruction, perplexityCountry, perplexityLanguage } from '../locale';
 import type { PlatformConfig } from '../config';
 import { answer, arr, num, obj, str, type Adapter, type AdapterRequest, type Json } from './shared';
 
@@ -12,14 +12,18 @@ interface ChatReply {
   finishReason: 'stop' | 'content_filter' | 'other';
 }
 
-/** One chat-completions call, shared by Perplexity Sonar and every OpenAI-compatible server. */
+/**
+ * One chat-completions call, shared by Perplexity Sonar and every OpenAI-compatible server. The
+ * language goes as a system line unless `languageLine` is false (the language went in a field).
+ */
 async function chatCompletion(
   req: AdapterRequest,
   ctx: CallContext,
   cfg: PlatformConfig,
   extra: Record<string, unknown>,
+  languageLine = true,
 ): Promise<ChatReply> {
-  const line = languageInstruction(req.language);
+  const line = languageLine ? languageInstruction(req.language) : undefined;
   const messages = [...(line ? [{ role: 'system', content: line }] : []), { role: 'user', content: req.prompt }];
   const raw = await callJson(ctx, {
     url: `${cfg.baseUrl}/chat/completions`,
@@ -49,12 +53,29 @@ function chatUsage(body: Json) {
 }
 
 /**
+ * Perplexity's request fields for region and language: web_search_options.user_location.country
+ * (ISO 3166-1 alpha-2), search_language_filter and language_preference (ISO 639-1). A language with
+ * no ISO 639-1 code goes as the instruction line instead; a region that is no ISO country is left out.
+ */
+function perplexityLocale(req: AdapterRequest): { extra: Record<string, unknown>; languageLine: boolean } {
+  const country = perplexityCountry(req.region);
+  const language = perplexityLanguage(req.language);
+  return {
+    extra: {
+      ...(language ? { search_language_filter: [language], language_preference: language } : {}),
+      ...(country ? { web_search_options: { user_location: { country } } } : {}),
+    },
+    languageLine: !language,
+  };
+}
+
+/**
  * Perplexity numbers its sources: `[n]` in the text is search_results[n-1] (title, url, date), or
- * citations[n-1] (a bare URL) on older responses. Region goes to web_search_options.user_location.
+ * citations[n-1] (a bare URL) on older responses.
  */
 export const perplexityChat: Adapter = async (req, ctx, cfg) => {
-  const extra = req.region ? { web_search_options: { user_location: { country: req.region.toUpperCase() } } } : {};
-  const reply = await chatCompletion(req, ctx, cfg, extra);
+  const { extra, languageLine } = perplexityLocale(req);
+  const reply = await chatCompletion(req, ctx, cfg, extra, languageLine);
   const results = arr(reply.body.search_results).map(obj);
   const sources: ListedSource[] =
     results.length > 0
@@ -68,7 +89,7 @@ export const perplexityChat: Adapter = async (req, ctx, cfg) => {
   return answer(ctx.platform, 'api', {
     model: str(reply.body.model) ?? req.model,
     text: reply.text,
-    citations: buildCitations(cited, sources),
+    ...buildCitations(cited, sources),
     searchQueries: [],
     usage: chatUsage(reply.body),
     finishReason: reply.finishReason,
@@ -92,7 +113,7 @@ export const openaiCompatibleChat: Adapter = async (req, ctx, cfg) => {
   return answer(ctx.platform, 'api', {
     model: str(reply.body.model) ?? req.model,
     text: reply.text,
-    citations: buildCitations(annotations.length > 0 ? annotations : findLinks(reply.text)),
+    ...buildCitations(annotations.length > 0 ? annotations : findLinks(reply.text)),
     searchQueries: [],
     usage: chatUsage(reply.body),
     finishReason: reply.finishReason,

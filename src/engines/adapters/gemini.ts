@@ -84,7 +84,7 @@ export const geminiGenerate: Adapter = async (req, ctx, cfg) => {
   return answer(ctx.platform, 'api', {
     model,
     text,
-    citations: buildCitations(cited, sources),
+    ...buildCitations(cited, sources),
     searchQueries,
     usage: { ...usage, searchRequests: searchQueries.length },
     finishReason,

@@ -1,27 +1,39 @@
-import { addQueries, buildCitations, codePointOffsetToIndex, type CitedSpan } from '../citations';
+import { addQueries, buildCitations, codePointOffsetToIndex, type CitedSpan, type ListedSource } from '../citations';
 import { EngineError, malformed, truncated } from '../errors';
 import { callJson } from '../http';
-import { approximateLocation, languageInstruction } from '../locale';
+import { approximateLocation, languageInstruction, regionInstruction } from '../locale';
 import type { FinishReason } from '../types';
 import { answer, arr, num, obj, str, TextBuilder, type Adapter, type AdapterRequest } from './shared';
 
 /**
- * OpenAI and xAI both speak the Responses API with a `web_search` tool; only the tool options differ:
- * OpenAI takes an approximate user location, xAI takes none (its region cannot be passed).
+ * OpenAI and xAI both speak the Responses API with a `web_search` tool taking an approximate user
+ * location ({type: "approximate", country}; xAI's WebSearchUserLocation since 2026-01). Neither has
+ * a language field, so the language goes as one system line.
  */
-function requestBody(req: AdapterRequest, withLocation: boolean): Record<string, unknown> {
-  const line = languageInstruction(req.language);
-  const userLocation = withLocation ? approximateLocation(req.region) : undefined;
+function requestBody(req: AdapterRequest, include: readonly string[], regionAsLine = false): Record<string, unknown> {
+  const lines = [languageInstruction(req.language), regionAsLine ? regionInstruction(req.region) : undefined].filter(Boolean).join(' ');
+  const userLocation = regionAsLine ? undefined : approximateLocation(req.region);
   return {
     model: req.model,
-    input: line
+    input: lines
       ? [
-          { role: 'system', content: line },
+          { role: 'system', content: lines },
           { role: 'user', content: req.prompt },
         ]
       : req.prompt,
     tools: [{ type: 'web_search', ...(userLocation ? { user_location: userLocation } : {}) }],
+    ...(include.length ? { include } : {}),
   };
+}
+
+/**
+ * xAI's REST reference has also described the tool's user_location as "for OpenAI compatibility
+ * only, rejected if set" while its gRPC API takes it: should the upstream refuse the field, the
+ * call is made once more with the country as an instruction line instead, so a regional run never
+ * fails on it.
+ */
+function refusedUserLocation(error: unknown): boolean {
+  return error instanceof EngineError && error.kind === 'rejected' && /user_location/i.test(`${error.message} ${error.excerpt ?? ''}`);
 }
 
 /** The queries of one web_search_call: OpenAI's action.query(ies), or xAI's JSON `arguments`. */
@@ -42,13 +54,18 @@ function isSearch(item: Record<string, unknown>): boolean {
   return action ? str(action.type) === 'search' : true;
 }
 
-function responsesAdapter(withLocation: boolean): Adapter {
+/** `include`: OpenAI returns the sources each search retrieved only when asked for them. */
+function responsesAdapter(options: { include: readonly string[]; locationMayBeRefused: boolean }): Adapter {
   return async (req, ctx, cfg) => {
-    const body = await callJson(ctx, {
-      url: `${cfg.baseUrl}/responses`,
-      headers: { authorization: `Bearer ${cfg.apiKey}` },
-      body: requestBody(req, withLocation),
-    });
+    const call = (regionAsLine: boolean) =>
+      callJson(ctx, { url: `${cfg.baseUrl}/responses`, headers: { authorization: `Bearer ${cfg.apiKey}` }, body: requestBody(req, options.include, regionAsLine) });
+    let body: unknown;
+    try {
+      body = await call(false);
+    } catch (error) {
+      if (!(options.locationMayBeRefused && req.region && refusedUserLocation(error))) throw error;
+      body = await call(true);
+    }
     const res = obj(body);
     const output = arr(res?.output);
     if (!res || !Array.isArray(res.output)) throw malformed(ctx.platform, 'no output', body);
@@ -66,6 +83,9 @@ function responsesAdapter(withLocation: boolean): Adapter {
 
     const builder = new TextBuilder();
     const cited: CitedSpan[] = [];
+    // What the searches returned (OpenAI: action.sources with include web_search_call.action.sources)
+    // and the pages the model opened: the text's citations are a subset of these.
+    const retrieved: ListedSource[] = [];
     const searchQueries: string[] = [];
     let searches = 0;
     let refused = false;
@@ -75,6 +95,9 @@ function responsesAdapter(withLocation: boolean): Adapter {
       if (item.type === 'web_search_call') {
         addQueries(searchQueries, ...callQueries(item));
         if (isSearch(item)) searches++;
+        const action = obj(item.action);
+        for (const source of arr(action?.sources)) if (str(obj(source)?.url)) retrieved.push({ url: str(obj(source)!.url)! });
+        if (str(action?.url)) retrieved.push({ url: str(action!.url)! });
         continue;
       }
       if (item.type !== 'message') continue;
@@ -109,7 +132,8 @@ function responsesAdapter(withLocation: boolean): Adapter {
     return answer(ctx.platform, 'api', {
       model: str(res.model) ?? req.model,
       text: builder.text,
-      citations: buildCitations(cited),
+      // xAI lists every source it used in a top-level citations array.
+      ...buildCitations(cited, [...retrieved, ...arr(res.citations).flatMap((u) => (str(u) ? [{ url: str(u)! }] : []))]),
       searchQueries,
       usage: {
         inputTokens: num(u?.input_tokens),
@@ -122,5 +146,5 @@ function responsesAdapter(withLocation: boolean): Adapter {
   };
 }
 
-export const openaiResponses: Adapter = responsesAdapter(true);
-export const xaiResponses: Adapter = responsesAdapter(false);
+export const openaiResponses: Adapter = responsesAdapter({ include: ['web_search_call.action.sources'], locationMayBeRefused: false });
+export const xaiResponses: Adapter = responsesAdapter({ include: [], locationMayBeRefused: true });

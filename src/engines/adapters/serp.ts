@@ -2,7 +2,7 @@ import { buildCitations, type CitedSpan, type ListedSource } from '../citations'
 import type { PlatformConfig } from '../config';
 import { EngineError, malformed } from '../errors';
 import { callJson, type CallContext } from '../http';
-import { countryName, googleCountry, googleLanguage, languageInstruction } from '../locale';
+import { dataForSeoLanguage, dataForSeoLocation, languageInstruction, serpApiLanguage, serpApiRegion } from '../locale';
 import type { AskResult, NoSurface, PlatformId } from '../types';
 import { answer, arr, num, obj, str, TextBuilder, type Adapter, type AdapterRequest, type Json } from './shared';
 
@@ -30,7 +30,7 @@ class SerpText {
     return answer(platform, 'serp', {
       model,
       text: this.builder.text,
-      citations: buildCitations(this.cited, [...this.refs.values()]),
+      ...buildCitations(this.cited, [...this.refs.values()]),
       searchQueries: [],
     });
   }
@@ -95,11 +95,18 @@ function serpApiEmpty(ctx: CallContext, body: Json): boolean {
   throw new EngineError({ kind: 'transient', platform: ctx.platform, message: `${ctx.platform}: SerpApi error: ${error}` });
 }
 
+/**
+ * SerpApi's locale: `location` (Google's canonical name of the country, e.g. "Hong Kong"), `gl` (its
+ * Google countries list) and `hl` (its Google languages list, e.g. "pt-br", "zh-tw"), each only when
+ * the shipped tables know the value; the query itself stays as typed (no instruction line in a search).
+ */
 function googleParams(req: AdapterRequest): Record<string, string | undefined> {
+  const region = serpApiRegion(req.region);
   return {
     q: req.prompt,
-    gl: req.region ? googleCountry(req.region) : undefined,
-    hl: req.language ? googleLanguage(req.language) : undefined,
+    location: region?.location,
+    gl: region?.gl,
+    hl: serpApiLanguage(req.language),
   };
 }
 
@@ -154,15 +161,28 @@ export function dataForSeoError(ctx: CallContext, code: number, message: string)
   return new EngineError({ ...base, kind: 'rejected' });
 }
 
+/**
+ * DataForSEO requires a location and a language: location_code (the Google Ads geo target id of the
+ * country) and its language_code, US English when the request names none. A region or language the
+ * tables do not know is refused here, before any call: guessing would track another market.
+ */
+function dataForSeoTask(req: AdapterRequest, ctx: CallContext, extra: Json): Json {
+  const locationCode = dataForSeoLocation(req.region ?? 'US');
+  const languageCode = dataForSeoLanguage(req.language ?? 'en');
+  const unknown = locationCode === undefined ? `region "${req.region}"` : languageCode === undefined ? `language "${req.language}"` : undefined;
+  if (unknown) {
+    throw new EngineError({
+      kind: 'rejected',
+      platform: ctx.platform,
+      message: `${ctx.platform}: DataForSEO has no ${locationCode === undefined ? 'location_code' : 'language_code'} for ${unknown} (see src/engines/data/locales)`,
+    });
+  }
+  return { keyword: req.prompt, location_code: locationCode, language_code: languageCode, ...extra };
+}
+
 function dataForSeoAdapter(path: string, extra: Json): Adapter {
   return async (req, ctx, cfg) => {
-    const task: Json = {
-      keyword: req.prompt,
-      // DataForSEO requires a location and a language; a US English search is its usual default.
-      location_name: countryName(req.region ?? 'US'),
-      language_code: req.language ?? 'en',
-      ...extra,
-    };
+    const task = dataForSeoTask(req, ctx, extra);
     const raw = await callJson(ctx, {
       url: `${cfg.baseUrl}${path}`,
       headers: { authorization: `Basic ${btoa(`${cfg.login}:${cfg.password}`)}` },
@@ -238,5 +258,6 @@ export const searchApiCopilot: Adapter = async (req, ctx, cfg) => {
     const url = str(ref?.link) ?? str(ref?.url);
     return url ? [{ url, title: str(ref?.title), position: num(ref?.index) ?? i + 1 }] : [];
   });
-  return answer(ctx.platform, 'serp', { model: req.model, text, citations: buildCitations([], listed), searchQueries: [] });
+  // Copilot's reference links are the sources its answer cites (its footnotes), not a wider search.
+  return answer(ctx.platform, 'serp', { model: req.model, text, ...buildCitations(listed), searchQueries: [] });
 };

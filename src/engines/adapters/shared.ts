@@ -1,6 +1,7 @@
 import type { PlatformConfig } from '../config';
 import type { CallContext } from '../http';
-import type { Answer, AskResult, FinishReason, PlatformId, Usage } from '../types';
+import { uniqueSources } from '../citations';
+import type { Answer, AskResult, FinishReason, PlatformId, Source, Usage } from '../types';
 
 /** The request an adapter sees: model resolved, signal carried by the CallContext. */
 export interface AdapterRequest {
@@ -39,7 +40,7 @@ export function usage(u: Usage): Usage {
 export function answer(
   platform: PlatformId,
   surface: 'api' | 'serp',
-  fields: Omit<Answer, 'platform' | 'surface' | 'finishReason' | 'usage'> & { finishReason?: FinishReason; usage?: Usage },
+  fields: Omit<Answer, 'platform' | 'surface' | 'finishReason' | 'usage' | 'sources'> & { finishReason?: FinishReason; usage?: Usage; sources?: Source[] },
 ): Answer {
   return {
     platform,
@@ -47,6 +48,8 @@ export function answer(
     model: fields.model,
     text: fields.text,
     citations: fields.citations,
+    // An upstream that reports only what it cites retrieved exactly that.
+    sources: fields.sources ?? uniqueSources(fields.citations).map((c) => ({ url: c.url, title: c.title, position: c.position, cited: true })),
     searchQueries: fields.searchQueries,
     usage: usage(fields.usage ?? {}),
     finishReason: fields.finishReason ?? 'stop',
