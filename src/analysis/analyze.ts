@@ -1,5 +1,5 @@
 /** analyzeAnswer: everything stored per prompt_results row, from one answer's text and citations. */
-import { buildCitations, citationsFromLinks, type Citation, type CitationInput } from "./citations";
+import { buildCitations, buildSources, citationsFromLinks, type AnalyzedSource, type Citation, type CitationInput, type SourceInput } from "./citations";
 import { compileEntities, findMentions, type CompiledEntities, type Entity, type Mention } from "./entities";
 import { scanLinks } from "./links";
 import { scorePassages, type SentimentLabel } from "./sentiment";
@@ -10,6 +10,8 @@ export interface AnalyzeAnswerInput {
   text: string;
   /** Citations as the engine returned them; when empty, links in the text are used. */
   citations?: readonly CitationInput[] | null;
+  /** Everything the engine retrieved, each marked cited or not (defaults to the citations). */
+  sources?: readonly SourceInput[] | null;
   /** Precompiled entities (preferred for batches); else `brand` and `competitors` are compiled. */
   compiled?: CompiledEntities;
   brand?: Entity;
@@ -55,6 +57,8 @@ export interface AnswerAnalysis {
   citations: Citation[];
   citation_count: number;
   brand_citation_count: number;
+  /** Every source retrieved, canonical and attributed as citations are, with `cited` (a superset of citations). */
+  sources: AnalyzedSource[];
   /** Null when the brand is not named (there is nothing to judge). */
   sentiment: SentimentLabel | null;
   sentiment_score: number | null;
@@ -212,6 +216,7 @@ export function analyzeAnswer(input: AnalyzeAnswerInput): AnswerAnalysis {
     citations,
     citation_count: citations.length,
     brand_citation_count: brandCitationCount,
+    sources: buildSources(compiled, citations, input.sources ?? []),
     sentiment: sentiment?.label ?? null,
     sentiment_score: sentiment?.score ?? null,
     sentiment_passages: sentiment?.passages ?? [],

@@ -64,5 +64,45 @@ export function buildCitations(compiled: CompiledEntities, inputs: readonly Cita
       competitor_id: owner > 0 ? compiled.entities[owner]!.id : null,
     });
   }
-  return [...byUrl.values()];
+  return distinctPositions([...byUrl.values()]);
+}
+
+/**
+ * Two different pages an engine gave the same number keep their order, the later one moving past
+ * the highest position: a result's citations have distinct positions (Ansvisor's key, and the
+ * unique index on citations).
+ */
+function distinctPositions<T extends { position: number }>(citations: T[]): T[] {
+  const taken = new Set<number>();
+  let highest = Math.max(0, ...citations.map((c) => c.position));
+  return citations.map((c) => {
+    if (!taken.has(c.position)) {
+      taken.add(c.position);
+      return c;
+    }
+    taken.add(++highest);
+    return { ...c, position: highest };
+  });
+}
+
+/** A source as the engine retrieved it (cited in the text or not). */
+export interface SourceInput extends CitationInput {
+  cited?: boolean;
+}
+
+export interface AnalyzedSource extends Citation {
+  /** The answer's text cites it (it is among the citations). */
+  cited: boolean;
+}
+
+/**
+ * Every source the engine retrieved, canonical and attributed like citations, one per page: the
+ * retrieved ones in the engine's order, then any citation the engine did not list. `cited` follows
+ * the citations themselves, so the sources are always a superset of them.
+ */
+export function buildSources(compiled: CompiledEntities, citations: readonly Citation[], retrieved: readonly SourceInput[]): AnalyzedSource[] {
+  const cited = new Set(citations.map((c) => c.normalized_url));
+  const listed = buildCitations(compiled, retrieved);
+  const seen = new Set(listed.map((s) => s.normalized_url));
+  return [...listed, ...citations.filter((c) => !seen.has(c.normalized_url))].map((s) => ({ ...s, cited: cited.has(s.normalized_url) }));
 }

@@ -1,10 +1,10 @@
 /**
- * Suggestions from one run's answers: content gaps, citation outreach, owned content and
- * sentiment issues, one item per (type, key) with its evidence and a priority.
+ * Suggestions from one run's answers: content gaps, citation outreach, owned content, cited gaps
+ * and sentiment issues, one item per (type, key) with its evidence and a priority.
  */
 import type { AnswerAnalysis } from "./analyze";
 
-export type SuggestionType = "content_gap" | "citation_outreach" | "owned_content" | "sentiment";
+export type SuggestionType = "content_gap" | "citation_outreach" | "owned_content" | "cited_gap" | "sentiment";
 export type SuggestionPriority = "high" | "medium" | "low";
 
 export interface SuggestionEvidence {
@@ -32,7 +32,8 @@ export interface SuggestionAnswer {
   prompt_id: string;
   prompt_text?: string;
   platform: string;
-  analysis: Pick<AnswerAnalysis, "mentioned" | "competitor_mentions" | "citations" | "brand_citation_count" | "sentiment" | "sentiment_score" | "sentiment_passages">;
+  analysis: Pick<AnswerAnalysis, "mentioned" | "competitor_mentions" | "citations" | "brand_citation_count" | "sentiment" | "sentiment_score" | "sentiment_passages"> &
+    Partial<Pick<AnswerAnalysis, "sources">>;
 }
 
 export interface BuildSuggestionsInput {
@@ -142,6 +143,29 @@ function ownedContent(brand: string, byPrompt: Map<string, SuggestionAnswer[]>):
   return out;
 }
 
+/**
+ * The engines read the brand's own pages for a prompt but cited other sources: the page was found
+ * and judged not worth citing, so it is the page (not its findability) that needs work.
+ */
+function citedGaps(brand: string, byPrompt: Map<string, SuggestionAnswer[]>): Suggestion[] {
+  const out: Suggestion[] = [];
+  for (const [promptId, answers] of byPrompt) {
+    const gaps = answers.filter((a) => a.analysis.brand_citation_count === 0 && (a.analysis.sources ?? []).some((s) => s.is_brand && !s.cited));
+    if (gaps.length === 0) continue;
+    const urls = unique(gaps.flatMap((a) => (a.analysis.sources ?? []).filter((s) => s.is_brand && !s.cited).map((s) => s.normalized_url)));
+    const evidence = { ...baseEvidence(gaps), urls: urls.slice(0, MAX_EXAMPLES) };
+    out.push({
+      type: "cited_gap",
+      key: `prompt:${promptId}`,
+      title: `The engines read ${brand}'s pages for ${promptLabel(answers)} but did not cite them`,
+      detail: `In ${gaps.length} of ${answers.length} answers the engine retrieved ${urls.length} of ${brand}'s own page(s) and cited other sources instead. Make those pages answer the prompt directly — a clear statement, facts and figures near the top — so they are worth citing.`,
+      evidence,
+      priority: gaps.length >= 2 || evidence.platforms.length >= 2 ? "high" : "medium",
+    });
+  }
+  return out;
+}
+
 /** Answers whose tone toward the brand is negative, per prompt. */
 function sentimentIssues(brand: string, byPrompt: Map<string, SuggestionAnswer[]>): Suggestion[] {
   const out: Suggestion[] = [];
@@ -168,6 +192,7 @@ export function buildSuggestions({ brand, answers }: BuildSuggestionsInput): Sug
     ...contentGaps(brand.name, byPrompt),
     ...citationOutreach(brand.name, answers),
     ...ownedContent(brand.name, byPrompt),
+    ...citedGaps(brand.name, byPrompt),
     ...sentimentIssues(brand.name, byPrompt),
   ];
   const deduplicated = [...new Map(all.map((s) => [`${s.type}\u0000${s.key}`, s])).values()];

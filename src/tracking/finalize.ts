@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 // Straight from the modules, not the index: the main thread has no use for the sentiment lexicon.
 import { summarizeResults, type ResultRow } from "../analysis/aggregate";
-import type { Citation } from "../analysis/citations";
+import type { AnalyzedSource, Citation } from "../analysis/citations";
 import type { SentimentLabel } from "../analysis/sentiment";
 import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
@@ -23,6 +23,7 @@ interface StoredResult extends ResultRow {
   prompt_id: string;
   platform: string;
   citations: Citation[];
+  sources: AnalyzedSource[];
   sentiment: SentimentLabel | null;
   sentiment_score: number | null;
   details: { sentiment_passages?: string[] };
@@ -92,14 +93,15 @@ export function finalizeJob(input: {
   const { sqlite, store, jobId } = input;
   const rows = sqlite
     .query(
-      `SELECT id, prompt_id, platform, model, citations, mentioned, mention_count, mention_position, competitor_mentions,
+      `SELECT id, prompt_id, platform, model, citations, sources, mentioned, mention_count, mention_position, competitor_mentions,
               citation_count, brand_citation_count, visibility_score, sentiment, sentiment_score, details, created_at, brand_id
        FROM prompt_results WHERE job_id = ?`,
     )
-    .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "details"> & {
+    .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "sources" | "details"> & {
     competitor_mentions: string;
     mentioned: number;
     citations: string;
+    sources: string;
     details: string;
   })[];
   const results: StoredResult[] = rows.map((r) => ({
@@ -107,6 +109,7 @@ export function finalizeJob(input: {
     mentioned: !!r.mentioned,
     competitor_mentions: parseJson(r.competitor_mentions, []),
     citations: parseJson(r.citations, []),
+    sources: parseJson(r.sources, []),
     details: parseJson(r.details, {}),
   }));
   const failedUnits = (
@@ -136,6 +139,7 @@ export function finalizeJob(input: {
             mentioned: r.mentioned,
             competitor_mentions: r.competitor_mentions as never,
             citations: r.citations,
+            sources: r.sources,
             brand_citation_count: r.brand_citation_count,
             sentiment: r.sentiment,
             sentiment_score: r.sentiment_score,

@@ -36,8 +36,9 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     job: sqlite.prepare("SELECT status FROM jobs WHERE id = ?"),
     insertResult: sqlite.prepare(
       `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
-         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries, details)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sources, source_count, sentiment, sentiment_score,
+         visibility_score, search_queries, details)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
     ),
     insertCitation: sqlite.prepare(
@@ -62,8 +63,8 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     // The requested model keys the row (stable across dated upstream ids); the reported one is in details.
     const inserted = q.insertResult.run(
       resultId, task.jobId, task.brandId, task.promptId, task.platform, task.model, task.region, r.surface, r.response, r.mentioned, r.mention_count,
-      r.mention_position, r.competitor_mentions, r.citations, r.citation_count, r.brand_citation_count, r.sentiment, r.sentiment_score, r.visibility_score,
-      r.search_queries, r.details,
+      r.mention_position, r.competitor_mentions, r.citations, r.citation_count, r.brand_citation_count, r.sources ?? "[]", r.source_count ?? 0, r.sentiment,
+      r.sentiment_score, r.visibility_score, r.search_queries, r.details,
     );
     q.unitDone.run(task.jobId, task.seq, null);
     if (inserted.changes === 0) return "duplicate";

@@ -28,6 +28,8 @@ export interface ResultValues {
   citations: string;
   citation_count: number;
   brand_citation_count: number;
+  sources: string;
+  source_count: number;
   sentiment: string | null;
   sentiment_score: number | null;
   visibility_score: number;
@@ -119,7 +121,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
       if (isNoSurface(answer)) return { kind: "no_surface", reason: answer.reason };
       const lib = await analysisLoaded;
       entities.compiled ??= lib.compileEntities(entities.loaded.brand, entities.loaded.competitors);
-      const analysis = lib.analyzeAnswer({ text: answer.text, citations: answer.citations, compiled: entities.compiled, language });
+      const analysis = lib.analyzeAnswer({ text: answer.text, citations: answer.citations, sources: answer.sources, compiled: entities.compiled, language });
       const sentiment = await judgedSentiment(entities.loaded.brand.name, analysis, lib, signal);
       const result: ResultValues = {
         surface: answer.surface,
@@ -133,6 +135,8 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
         citations: JSON.stringify(analysis.citations),
         citation_count: analysis.citation_count,
         brand_citation_count: analysis.brand_citation_count,
+        sources: JSON.stringify(analysis.sources),
+        source_count: analysis.sources.length,
         sentiment: sentiment.label,
         sentiment_score: sentiment.score,
         visibility_score: analysis.visibility_score,

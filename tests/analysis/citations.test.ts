@@ -67,3 +67,17 @@ describe("attribution", () => {
     expect([fromEngine.citation_count, fromEngine.brand_citation_count]).toEqual([1, 0]);
   });
 });
+
+test("two different pages given the same position keep their order and get distinct positions", () => {
+  const compiled = compileEntities({ id: "b", kind: "brand", name: "Acme", domains: ["acme.com"] }, []);
+  const out = buildCitations(compiled, [
+    { url: "https://a.com/x", position: 1 },
+    { url: "https://b.com/y", position: 1 },
+    { url: "https://c.com/z", position: 2 },
+  ]);
+  expect(out.map((c) => [c.normalized_url, c.position])).toEqual([
+    ["https://a.com/x", 1],
+    ["https://b.com/y", 3],
+    ["https://c.com/z", 2],
+  ]);
+});

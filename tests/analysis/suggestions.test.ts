@@ -73,3 +73,33 @@ test("owned content and sentiment carry their evidence", () => {
 test("no answers, no suggestions", () => {
   expect(buildSuggestions({ brand, answers: [] })).toEqual([]);
 });
+
+test("cited gap: the brand's own pages were retrieved but not cited; a cited own page or none retrieved suggests nothing", () => {
+  const withSources = (prompt_id: string, platform: string, text: string, cited: string[], retrievedOnly: string[]): SuggestionAnswer => ({
+    prompt_id,
+    platform,
+    analysis: analyzeAnswer({
+      text,
+      compiled,
+      citations: cited.map((url) => ({ url })),
+      sources: [...cited.map((url) => ({ url, cited: true })), ...retrievedOnly.map((url) => ({ url, cited: false }))],
+    }),
+  });
+  const gapAnswers = [
+    withSources("q1", "chatgpt", "Globex is the pick.", ["https://g2.com/a"], ["https://www.acme.com/pricing", "https://other.org/x"]),
+    withSources("q1", "claude", "Acme and Globex.", ["https://g2.com/b"], ["https://acme.com/pricing?utm_source=x", "https://acme.com/features"]),
+    // Read and cited: no gap. Retrieved nothing of the brand's: no gap.
+    withSources("q2", "chatgpt", "Acme.", ["https://acme.com/"], ["https://acme.com/blog"]),
+    withSources("q3", "chatgpt", "Globex.", ["https://g2.com/c"], ["https://other.org/y"]),
+  ];
+  const gaps = buildSuggestions({ brand, answers: gapAnswers }).filter((s) => s.type === "cited_gap");
+  expect(gaps.map((s) => [s.key, s.priority])).toEqual([["prompt:q1", "high"]]);
+  expect(gaps[0]!.evidence).toEqual({ prompt_ids: ["q1"], platforms: ["chatgpt", "claude"], answers: 2, urls: ["https://acme.com/pricing", "https://acme.com/features"] });
+  // The analysis marks each source: the cited ones are exactly the citations.
+  const analysis = gapAnswers[0]!.analysis;
+  expect(analysis.sources!.map((s) => [s.normalized_url, s.cited, s.is_brand])).toEqual([
+    ["https://g2.com/a", true, false],
+    ["https://acme.com/pricing", false, true],
+    ["https://other.org/x", false, false],
+  ]);
+});

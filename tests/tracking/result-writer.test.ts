@@ -23,7 +23,7 @@ function setUp(prompts = 3) {
 function answered(citations: unknown[]): { kind: "answered"; result: string } {
   const row: ResultValues = {
     surface: "api", response: "Acme and Globex.", mentioned: 1, mention_count: 1, mention_position: 1, competitor_mentions: "[]",
-    citations: JSON.stringify(citations), citation_count: citations.length, brand_citation_count: 1, sentiment: "neutral", sentiment_score: 0,
+    citations: JSON.stringify(citations), citation_count: citations.length, brand_citation_count: 1, sources: "[]", source_count: 0, sentiment: "neutral", sentiment_score: 0,
     visibility_score: 80, search_queries: "[]", details: "{}",
   };
   return { kind: "answered", result: JSON.stringify(row) };

@@ -89,7 +89,15 @@ describe("a tracking run end to end", () => {
       expect(Array.isArray(r.citations)).toBe(true);
       expect(Array.isArray(r.competitor_mentions)).toBe(true);
       expect(r.citation_count).toBe(r.citations.length);
+      // Retrieved vs cited: every citation is a source marked cited; the rest are retrieved only.
+      expect(r.source_count).toBe(r.sources.length);
+      const cited = new Set(r.citations.map((c: any) => c.normalized_url));
+      for (const url of cited) expect(r.sources.find((s: any) => s.normalized_url === url)?.cited).toBe(true);
+      for (const s of r.sources) expect(s.cited).toBe(cited.has(s.normalized_url));
     }
+    // The recorded ChatGPT and Claude answers read pages they did not cite.
+    const retrievedOnly = (latest.data as any[]).filter((r) => r.platform !== "perplexity" && r.sources.some((s: any) => !s.cited));
+    expect(retrievedOnly.length).toBe(15);
   });
 });
 
