@@ -116,6 +116,15 @@ export const brands = sqliteTable(
       .unique()
       .default(sql`('aw_' || lower(hex(randomblob(12))))`),
     respectDnt: integer("respect_dnt", { mode: "boolean" }).notNull().default(false),
+    // Ansvisor's brand columns (its wizard and settings write them). An inactive brand is never
+    // scheduled or tracked; the integration columns are stored and returned, not acted on.
+    description: text("description"),
+    logoUrl: text("logo_url"),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    state: text("state"),
+    shoppingModeEnabled: integer("shopping_mode_enabled", { mode: "boolean" }).notNull().default(false),
+    gscProperty: text("gsc_property"),
+    gaPropertyId: text("ga_property_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -129,6 +138,7 @@ export const brandDomains = sqliteTable(
     brandId: brandRef(),
     domain: text("domain").notNull(),
     isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+    country: text("country"),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("brand_domains_brand_domain_unique").on(t.brandId, t.domain), index("brand_domains_domain_idx").on(t.domain)],
@@ -154,8 +164,22 @@ export const promptSets = sqliteTable(
     brandId: brandRef(),
     name: text("name").notNull(),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index("prompt_sets_brand_idx").on(t.brandId)],
+);
+
+/** Topics group a brand's prompts; every summary of results can be filtered by them. */
+export const topics = sqliteTable(
+  "topics",
+  {
+    id: id(),
+    brandId: brandRef(),
+    name: text("name").notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index("topics_brand_idx").on(t.brandId)],
 );
 
 export const prompts = sqliteTable(
@@ -172,10 +196,12 @@ export const prompts = sqliteTable(
     platforms: jsonText("platforms", "[]"),
     models: jsonText("models", "[]"),
     regions: jsonText("regions", "[]"),
+    topicId: text("topic_id").references(() => topics.id, { onDelete: "set null" }),
+    workStatus: text("work_status", { enum: ["todo", "in_progress", "done"] }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("prompts_brand_idx").on(t.brandId), index("prompts_set_idx").on(t.promptSetId)],
+  (t) => [index("prompts_brand_idx").on(t.brandId), index("prompts_set_idx").on(t.promptSetId), index("prompts_topic_idx").on(t.topicId)],
 );
 
 export const brandPlatforms = sqliteTable(
@@ -189,8 +215,11 @@ export const brandPlatforms = sqliteTable(
       .notNull()
       .default("daily"),
     model: text("model"),
+    /** Ansvisor's name for `model`: written through to it by /rest/v1, read as the same value. */
+    apiModel: text("api_model").generatedAlwaysAs(sql`model`, { mode: "virtual" }),
     lastCheckedAt: text("last_checked_at"),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex("brand_platforms_brand_platform_unique").on(t.brandId, t.platform)],
 );
@@ -256,6 +285,8 @@ export const promptResults = sqliteTable(
       .references(() => prompts.id, { onDelete: "cascade" }),
     platform: text("platform").notNull(),
     model: text("model").notNull(),
+    /** Ansvisor's name for `model`. */
+    modelUsed: text("model_used").generatedAlwaysAs(sql`model`, { mode: "virtual" }),
     region: text("region").notNull().default(""),
     surface: text("surface", { enum: ["api", "serp"] }).notNull().default("api"),
     response: text("response").notNull().default(""),
@@ -266,6 +297,13 @@ export const promptResults = sqliteTable(
     citations: jsonText("citations", "[]"),
     citationCount: integer("citation_count").notNull().default(0),
     brandCitationCount: integer("brand_citation_count").notNull().default(0),
+    /** Everything the engine retrieved, cited or not: [{position, url, normalized_url, domain, title, is_brand, competitor_id, cited}]. */
+    sources: jsonText("sources", "[]"),
+    sourceCount: integer("source_count").notNull().default(0),
+    // Ansvisor's shopping columns: stored and returned (answerwatch does not read shopping results yet).
+    mentionedEntityCount: integer("mentioned_entity_count"),
+    shoppingCards: jsonText("shopping_cards", "[]"),
+    inlineProducts: jsonText("inline_products", "[]"),
     sentiment: text("sentiment"),
     sentimentScore: real("sentiment_score"),
     visibilityScore: real("visibility_score"),
@@ -287,6 +325,8 @@ export const citations = sqliteTable(
     resultId: text("result_id")
       .notNull()
       .references(() => promptResults.id, { onDelete: "cascade" }),
+    /** Ansvisor's name for `result_id`. */
+    promptResultId: text("prompt_result_id").generatedAlwaysAs(sql`result_id`, { mode: "virtual" }),
     brandId: brandRef(),
     position: integer("position").notNull(),
     url: text("url").notNull(),
@@ -297,7 +337,7 @@ export const citations = sqliteTable(
     competitorId: text("competitor_id").references(() => competitors.id, { onDelete: "set null" }),
     createdAt: createdAt(),
   },
-  (t) => [index("citations_result_idx").on(t.resultId), index("citations_brand_domain_idx").on(t.brandId, t.domain)],
+  (t) => [uniqueIndex("citations_result_position_unique").on(t.resultId, t.position), index("citations_brand_domain_idx").on(t.brandId, t.domain)],
 );
 
 export const suggestions = sqliteTable(
@@ -305,13 +345,25 @@ export const suggestions = sqliteTable(
   {
     id: id(),
     brandId: brandRef(),
-    type: text("type").notNull(),
-    key: text("key").notNull(),
+    // A row a client inserts without type/key is its own suggestion ('manual', keyed by its id).
+    type: text("type").notNull().default("manual"),
+    key: text("key").notNull().default(sql`('manual:' || lower(hex(randomblob(8))))`),
     title: text("title").notNull(),
     detail: text("detail"),
     evidence: jsonText("evidence", "{}"),
     priority: text("priority", { enum: ["high", "medium", "low"] }).notNull().default("medium"),
-    status: text("status", { enum: ["new", "accepted", "dismissed"] }).notNull().default("new"),
+    status: text("status", { enum: ["new", "accepted", "dismissed", "in_progress", "sent", "done", "added"] }).notNull().default("new"),
+    // What Ansvisor's content_opportunities / prompt_suggestions clients send and read.
+    promptId: text("prompt_id").references(() => prompts.id, { onDelete: "set null" }),
+    description: text("description"),
+    impact: text("impact", { enum: ["high", "medium", "low"] }),
+    opportunityScore: real("opportunity_score"),
+    source: text("source"),
+    sourceData: text("source_data", { mode: "json" }),
+    brief: text("brief", { mode: "json" }),
+    suggestedText: text("suggested_text"),
+    topicId: text("topic_id").references(() => topics.id, { onDelete: "set null" }),
+    topicName: text("topic_name"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -16,7 +16,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
   const now = deps.now ?? (() => new Date());
   const q = {
     platforms: deps.sqlite.prepare(
-      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at
+      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, b.is_active AS brand_active
        FROM brand_platforms bp JOIN brands b ON b.id = bp.brand_id
        WHERE (?1 IS NULL OR b.organization_id = ?1) ORDER BY b.created_at, b.id, bp.platform`,
     ),
@@ -27,11 +27,18 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
     runDue(options: { organizationId?: string | null } = {}): ScheduleOutcome {
       const at = now();
       const dueByBrand = new Map<string, string[]>();
-      for (const row of q.platforms.all(options.organizationId ?? null) as (PlatformSchedule & { brand_id: string })[]) {
+      const inactive = new Set<string>();
+      for (const row of q.platforms.all(options.organizationId ?? null) as (PlatformSchedule & { brand_id: string; brand_active: number })[]) {
+        if (!row.brand_active) inactive.add(row.brand_id);
         if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
         if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
       }
       const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
+      // An inactive brand (is_active = false) is never tracked on a schedule.
+      for (const brandId of inactive) {
+        dueByBrand.delete(brandId);
+        outcome.skipped.push({ brandId, reason: "the brand is inactive" });
+      }
       for (const [brandId, platforms] of dueByBrand) {
         // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
         try {

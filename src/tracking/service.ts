@@ -47,7 +47,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   const { sqlite, store } = deps;
   const registry = createEngineRegistry(deps.engines);
   const q = {
-    brand: sqlite.prepare("SELECT id, organization_id, region FROM brands WHERE id = ?"),
+    brand: sqlite.prepare("SELECT id, organization_id, region, is_active FROM brands WHERE id = ?"),
     brandPlatforms: sqlite.prepare("SELECT platform, model FROM brand_platforms WHERE brand_id = ? AND is_enabled = 1 ORDER BY platform"),
     prompts: sqlite.prepare("SELECT id, platforms, models, regions FROM prompts WHERE brand_id = ? AND is_active = 1 ORDER BY created_at, id"),
     openJobs: sqlite.prepare("SELECT id, data FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') ORDER BY created_at"),
@@ -125,8 +125,9 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
 
   /** Turns a validated request into units and one waiting job; shared by the API and the scheduler. */
   function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; createdBy: string | null }) {
-    const brand = q.brand.get(input.brandId) as { id: string; organization_id: string; region: string | null } | null;
+    const brand = q.brand.get(input.brandId) as { id: string; organization_id: string; region: string | null; is_active: number } | null;
     if (!brand) throw new AppError(404, "not_found", "Brand not found");
+    if (!brand.is_active) throw new AppError(409, "brand_inactive", "The brand is inactive (is_active = false): activate it to track it");
     const { brandId, promptIds } = input;
     const targets = selectTargets(brandId, input.platforms, input.models);
     const platforms = [...targets.keys()].sort();

@@ -163,7 +163,7 @@ const request = fc.tuple(fc.constantFrom("GET", "GET", "GET", "GET", "HEAD", "PA
 const foreignValue = (v: unknown): boolean =>
   typeof v === "string" ? v.includes(SECRET) || foreignIds.some((id) => v.includes(id)) : Array.isArray(v) ? v.some(foreignValue) : v !== null && typeof v === "object" ? Object.values(v).some(foreignValue) : false;
 
-const ALIAS = /^[tl][0-9]+$/;
+const ALIAS = /^([tl][0-9]+|[pc]|o[0-9]+)$/; // plan aliases, link columns, and the write checks' parent/child/owner aliases
 const OWN_LITERALS = new Set(["'true'", "'false'", "'{}'", "'{'", "'}'", "''", "'['", "']'", "','", "'\\'", "'array'", "'object'"]);
 
 /** What the SQL text of a statement may contain: schema identifiers, aliases, the layer's own literals. */

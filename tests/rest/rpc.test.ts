@@ -95,7 +95,7 @@ describe("get_latest_prompt_results", () => {
     expectPgrstError(await rest(server, "/rpc/get_latest_prompt_results", { token: a.ownerToken, method: "POST", body: JSON.stringify({ p_brand_id: brand.id, p_date_from: "yesterday" }) }), 400, "22007");
     const unknown = await rest(server, "/rpc/get_latest_prompt_results", { token: a.ownerToken, method: "POST", body: JSON.stringify({ p_brand_id: brand.id, p_limit: 5 }) });
     expectPgrstError(unknown, 404, "PGRST202");
-    expect(unknown.body.hint).toBe("Perhaps you meant to call the function public.get_latest_prompt_results(p_brand_id, p_date_from, p_date_to, p_model, p_platform, p_region)");
+    expect(unknown.body.hint).toBe("Perhaps you meant to call the function public.get_latest_prompt_results(p_brand_id, p_date_from, p_date_to, p_model, p_platform, p_region, p_topic_id)");
     const missing = await a.owner.rpc("get_latest_prompt_results", { p_platform: "chatgpt" });
     expect([missing.status, missing.error?.code, missing.error?.message]).toEqual([404, "PGRST202", "Could not find the function public.get_latest_prompt_results(p_platform) in the schema cache"]);
   });

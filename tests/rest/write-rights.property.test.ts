@@ -24,6 +24,7 @@ const RIGHTS: Record<string, Partial<Record<Verb, Role[]>>> = {
   brands: all(WRITERS),
   brand_domains: all(WRITERS),
   competitors: all(WRITERS),
+  topics: all(WRITERS),
   prompt_sets: all(WRITERS),
   prompts: all(WRITERS),
   brand_platforms: all(WRITERS),
@@ -40,6 +41,7 @@ const PARENTS: Record<string, string[]> = {
   brands: ["organization_id:organizations"],
   brand_domains: ["brand_id:brands"],
   competitors: ["brand_id:brands"],
+  topics: ["brand_id:brands"],
   prompt_sets: ["brand_id:brands"],
   prompts: ["brand_id:brands", "prompt_set_id:prompt_sets"],
   brand_platforms: ["brand_id:brands"],
@@ -81,9 +83,10 @@ function seedOrganization(orgId: string, label: string): void {
     one("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `${label}${i}.example.com`);
     const competitor = one("INSERT INTO competitors (brand_id, name) VALUES (?, ?)", brand, `${label} rival`);
     one("INSERT INTO brand_platforms (brand_id, platform) VALUES (?, 'chatgpt')", brand);
+    const topic = one("INSERT INTO topics (brand_id, name) VALUES (?, ?)", brand, `${label} topic`);
     for (let s = 0; s < 2; s++) {
       const set = one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, `${label} set ${s}`);
-      const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?)", set, brand, `${label} prompt ${s}`);
+      const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt ${s}`, topic);
       const result = one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model) VALUES (?, ?, 'chatgpt', 'gpt')", brand, prompt);
       one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, competitor_id) VALUES (?, ?, 1, 'https://x.com', 'https://x.com/', 'x.com', ?)", result, brand, competitor);
     }
@@ -172,8 +175,10 @@ function violations(before: Snapshot, after: Snapshot, userId: string): string[]
   // Invariants: every organization keeps an owner; a prompt's brand is its set's brand.
   for (const org of after.get("organizations")!.values())
     if (![...after.get("organization_members")!.values()].some((m) => m.organization_id === org.id && m.role === "owner")) found.push(`organization ${org.id} has no owner`);
-  for (const prompt of after.get("prompts")!.values())
+  for (const prompt of after.get("prompts")!.values()) {
     if (after.get("prompt_sets")!.get(prompt.prompt_set_id as string)?.brand_id !== prompt.brand_id) found.push(`prompt ${prompt.id} is in another brand than its set`);
+    if (prompt.topic_id && after.get("topics")!.get(prompt.topic_id as string)?.brand_id !== prompt.brand_id) found.push(`prompt ${prompt.id} has another brand's topic`);
+  }
   return found;
 }
 
@@ -207,8 +212,9 @@ const COLUMNS: Record<string, string[]> = {
   brands: ["id", "organization_id", "name", "slug", "aliases"],
   brand_domains: ["id", "brand_id", "domain", "is_primary"],
   competitors: ["id", "brand_id", "name", "domain"],
+  topics: ["id", "brand_id", "name", "is_active"],
   prompt_sets: ["id", "brand_id", "name"],
-  prompts: ["id", "prompt_set_id", "brand_id", "text", "platforms", "is_active"],
+  prompts: ["id", "prompt_set_id", "brand_id", "text", "platforms", "is_active", "topic_id"],
   brand_platforms: ["id", "brand_id", "platform", "is_enabled", "check_frequency"],
   prompt_results: ["id", "brand_id", "prompt_id", "platform", "model"],
   citations: ["id", "result_id", "brand_id", "position", "url", "normalized_url", "domain"],
@@ -222,6 +228,7 @@ const REFERENCES: Record<string, string> = {
   prompt_set_id: "prompt_sets",
   prompt_id: "prompts",
   result_id: "prompt_results",
+  topic_id: "topics",
 };
 
 function resolve(table: string, pick: Pick, snap: Snapshot): unknown {

@@ -14,12 +14,21 @@ function checkViolation(table: string, constraint: string, details: string): App
 const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const SLUG = /^[a-z0-9-]+$/;
 
-type ColumnRule = (table: string, column: string, value: string) => string;
+type ColumnRule = (table: string, column: string, value: string) => string | null;
 
 const hostRule: ColumnRule = (table, column, value) => {
+  // Ansvisor's settings page sends '' for "no domain": a competitor's domain is then simply absent
+  // (NOT NULL columns such as brand_domains.domain still refuse the null with 23502).
+  if (value.trim() === "") return null;
   const host = normalizeDomain(value);
   if (!HOSTNAME.test(host)) throw checkViolation(table, `${table}_${column}_hostname`, `${column} must be a hostname such as example.com, got ${JSON.stringify(value)}`);
   return host;
+};
+
+// Ansvisor keeps a US state (two capital letters) for US brands.
+const stateRule: ColumnRule = (table, column, value) => {
+  if (!/^[A-Z]{2}$/.test(value)) throw checkViolation(table, `${table}_${column}_format`, `${column} must be two capital letters such as CA, got ${JSON.stringify(value)}`);
+  return value;
 };
 
 const slugRule: ColumnRule = (table, column, value) => {
@@ -29,7 +38,7 @@ const slugRule: ColumnRule = (table, column, value) => {
 
 const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
   organizations: { slug: slugRule },
-  brands: { slug: slugRule },
+  brands: { slug: slugRule, state: stateRule },
   brand_domains: { domain: hostRule },
   competitors: { domain: hostRule },
 };
@@ -87,6 +96,21 @@ export function applyColumnRule(table: string, column: ColumnInfo, value: SqlVal
   }
   const rule: ColumnRule | undefined = COLUMN_RULES[table]?.[column.name];
   return rule !== undefined ? rule(table, column.name, value) : value;
+}
+
+/**
+ * Ansvisor's names for answerwatch columns (generated columns in the schema, so reads and filters
+ * see them): a write to the alias is a write to the column it names.
+ */
+export const COLUMN_ALIASES: Record<string, Record<string, string>> = {
+  brand_platforms: { api_model: "model" },
+  prompt_results: { model_used: "model" },
+  citations: { prompt_result_id: "result_id" },
+};
+
+/** The column a written name means: an alias's base column, else the name itself. */
+export function writtenColumn(table: string, name: string): string {
+  return COLUMN_ALIASES[table]?.[name] ?? name;
 }
 
 /** `column` of `table` must equal the same column of the row its foreign key `via` points to. */

@@ -3,7 +3,7 @@
 // values (22P02, 22007). Nothing after this step sees a name the schema cache did not vouch for.
 import { AppError } from "../../http/errors";
 import { exposedPolicy, type Policies, type TablePolicy } from "./policies";
-import { applyColumnRule } from "./constraints";
+import { applyColumnRule, COLUMN_ALIASES, writtenColumn } from "./constraints";
 import type { EmbedPath, Field, Filter, LogicTree, OrderTerm, Preferences, QueryParams, Range, SelectItem } from "./parse";
 import { closestName, PG_TYPE_NAMES, type ColumnInfo, type ColumnType, type Relationship, type SchemaCache, type TableInfo } from "./schema-cache";
 import { limitExceeded, REST_LIMITS } from "./limits";
@@ -354,6 +354,23 @@ function typedRow(table: TableInfo, columns: ColumnInfo[], row: Record<string, u
   return typed;
 }
 
+/**
+ * A payload in answerwatch's own column names: an alias (api_model) becomes the column it names
+ * (model); giving both with different values is refused.
+ */
+function unaliased(table: TableInfo, row: Record<string, unknown>): Record<string, unknown> {
+  const aliases = COLUMN_ALIASES[table.name];
+  if (!aliases || !Object.keys(row).some((k) => Object.hasOwn(aliases, k))) return row;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const name = writtenColumn(table.name, key);
+    if (Object.hasOwn(out, name) && JSON.stringify(out[name]) !== JSON.stringify(value))
+      throw new AppError(400, "22023", `${key} and ${name} name the same column of ${table.name} and were given different values`);
+    out[name] = value;
+  }
+  return out;
+}
+
 function payloadObjects(payload: unknown): Record<string, unknown>[] {
   const list = Array.isArray(payload) ? payload : [payload];
   if (list.some((o) => !o || typeof o !== "object" || Array.isArray(o))) throw new AppError(400, "PGRST102", "All object keys must match");
@@ -362,8 +379,8 @@ function payloadObjects(payload: unknown): Record<string, unknown>[] {
 
 export function planInsert(p: Planner, tableName: string, query: QueryParams, prefs: Preferences, payload: unknown): InsertPlan {
   const { table, policy } = resolveTable(p, tableName);
-  const objects = payloadObjects(payload);
-  const columns = payloadColumns(table, query.columns ?? Object.keys(objects[0] ?? {}));
+  const objects = payloadObjects(payload).map((o) => unaliased(table, o));
+  const columns = payloadColumns(table, (query.columns ?? Object.keys(objects[0] ?? {})).map((c) => writtenColumn(table.name, c)));
   let onConflict: InsertPlan["onConflict"];
   if (prefs.resolution) {
     const names = query.onConflict ?? table.primaryKey;
@@ -378,9 +395,9 @@ export function planInsert(p: Planner, tableName: string, query: QueryParams, pr
 /** PATCH: the columns to set (typed and checked); the rows come from the read plan's filters. */
 export function planUpdate(p: Planner, tableName: string, query: QueryParams, payload: unknown): [ColumnInfo, SqlValue][] {
   const { table } = resolveTable(p, tableName);
-  const objects = payloadObjects(payload);
+  const objects = payloadObjects(payload).map((o) => unaliased(table, o));
   if (objects.length !== 1) throw new AppError(400, "PGRST102", "A PATCH body must be one JSON object");
-  const columns = payloadColumns(table, query.columns ?? Object.keys(objects[0]));
+  const columns = payloadColumns(table, (query.columns ?? Object.keys(objects[0])).map((c) => writtenColumn(table.name, c)));
   const row = typedRow(table, columns, objects[0]);
   return columns.filter((c) => Object.hasOwn(row, c.name)).map((c) => [c, row[c.name]]);
 }

@@ -55,6 +55,7 @@ export const REST_POLICIES: Record<string, TablePolicy> = {
   brands: { scope: "organization_id", write: allWrites(WRITERS) },
   brand_domains: { scope: "brand_id", write: allWrites(WRITERS) },
   competitors: { scope: "brand_id", write: allWrites(WRITERS) },
+  topics: { scope: "brand_id", write: allWrites(WRITERS) },
   prompt_sets: { scope: "brand_id", write: allWrites(WRITERS) },
   prompts: { scope: "brand_id", write: allWrites(WRITERS) },
   brand_platforms: { scope: "brand_id", write: allWrites(WRITERS) },

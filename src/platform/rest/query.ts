@@ -11,6 +11,7 @@ import {
   childQuery,
   countQuery,
   crossOwnerReferenceQuery,
+  crossOwnerReferrerQuery,
   deleteQuery,
   finalRowCheckQuery,
   inheritedCheckQuery,
@@ -149,13 +150,30 @@ function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy
   if (!rowids.length) return;
   const check = finalRowCheckQuery(ctx, table, policy.scope, action, rowids);
   if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
-  for (const fk of table.foreignKeys) {
-    if (fk.column === policy.scope || !ctx.policies[fk.refTable]) continue;
-    if (run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids)).length)
-      throw new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${table.name}_${fk.column}_same_owner"`, {
-        details: `${fk.column} must refer to a ${fk.refTable} row of the same ${table.columns.has("brand_id") && ctx.cache.tables.get(fk.refTable)!.columns.has("brand_id") ? "brand" : "organization"}`,
-      });
+  checkReferences(run, ctx, table, policy.scope, rowids);
+  // Rows elsewhere that point at these (prompts at a topic moved to another brand) must follow too.
+  for (const child of ctx.cache.tables.values()) {
+    if (!ctx.policies[child.name]) continue;
+    for (const fk of child.foreignKeys) {
+      if (fk.refTable !== table.name || fk.column === ctx.policies[child.name]!.scope) continue;
+      if (run.values(crossOwnerReferrerQuery(ctx, child, fk, table, rowids)).length) throw crossOwner(ctx, child.name, fk);
+    }
   }
+}
+
+/** The rows' foreign keys (other than their scope) point at rows of the same brand or organization. */
+function checkReferences(run: Runner, ctx: SqlContext, table: TableInfo, scope: string, rowids: number[]): void {
+  for (const fk of table.foreignKeys) {
+    if (fk.column === scope || !ctx.policies[fk.refTable]) continue;
+    if (run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids)).length) throw crossOwner(ctx, table.name, fk);
+  }
+}
+
+function crossOwner(ctx: SqlContext, table: string, fk: { column: string; refTable: string }): AppError {
+  const sameBrand = ctx.cache.tables.get(table)!.columns.has("brand_id") && ctx.cache.tables.get(fk.refTable)!.columns.has("brand_id");
+  return new AppError(400, "23514", `new row for relation "${table}" violates check constraint "${table}_${fk.column}_same_owner"`, {
+    details: `${table}.${fk.column} must refer to a ${fk.refTable} row of the same ${sameBrand ? "brand" : "organization"}`,
+  });
 }
 
 /** Rowids of existing rows holding the key (conflict columns) of any of `rows`. */
@@ -181,7 +199,10 @@ function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo, rowi
   for (const rule of INHERITED_COLUMNS) {
     const child = ctx.cache.tables.get(rule.table)!;
     const fk = child.foreignKeys.find((f) => f.column === rule.via)!;
-    if (fk.refTable === table.name && touched(rule.column) && rowids.length) run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids));
+    if (fk.refTable !== table.name || !touched(rule.column) || !rowids.length) continue;
+    const moved = run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids)).map((r) => r[0] as number);
+    // The children moved with their parent: their other references must still be theirs (a prompt's topic).
+    if (moved.length) checkReferences(run, ctx, child, ctx.policies[child.name]!.scope, moved);
   }
 }
 

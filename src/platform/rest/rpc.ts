@@ -27,6 +27,7 @@ export const ROUTINES: Record<string, Routine> = {
       param("p_region", "text"),
       param("p_date_from", "timestamp"),
       param("p_date_to", "timestamp"),
+      param("p_topic_id", "uuid"),
     ],
     returns: "prompt_results",
     source: (a) => ({
@@ -37,8 +38,9 @@ export const ROUTINES: Record<string, Routine> = {
         WHERE pr.brand_id = ?
           AND (? IS NULL OR pr.platform = ?) AND (? IS NULL OR pr.model = ?) AND (? IS NULL OR pr.region = ?)
           AND (? IS NULL OR pr.created_at >= ?) AND (? IS NULL OR pr.created_at <= ?)
+          AND (? IS NULL OR pr.prompt_id IN (SELECT id FROM prompts WHERE topic_id = ?))
       ) WHERE latest_rank = 1`,
-      params: [a.p_brand_id, ...["p_platform", "p_model", "p_region", "p_date_from", "p_date_to"].flatMap((k) => [a[k], a[k]])],
+      params: [a.p_brand_id, ...["p_platform", "p_model", "p_region", "p_date_from", "p_date_to", "p_topic_id"].flatMap((k) => [a[k], a[k]])],
     }),
   },
 };

@@ -386,6 +386,18 @@ export function crossOwnerReferenceQuery(ctx: SqlContext, table: TableInfo, fk: 
   return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(rowids)} AND ${differs} LIMIT 1`;
 }
 
+/**
+ * The first row of `child` that refers (through `fk`) to one of the parent rows `rowids` but sits in
+ * another brand or organization: a parent moved away from rows that still point at it.
+ */
+export function crossOwnerReferrerQuery(ctx: SqlContext, child: TableInfo, fk: ForeignKey, parent: TableInfo, rowids: number[]): Sql {
+  const sameBrand = child.columns.has("brand_id") && parent.columns.has("brand_id");
+  const differs = sameBrand
+    ? sql`p."brand_id" IS NOT c."brand_id"`
+    : sql`${organizationOf(ctx.cache, ctx.policies, parent.name, "p")} IS NOT ${organizationOf(ctx.cache, ctx.policies, child.name, "c")}`;
+  return sql`SELECT 1 FROM ${ident(parent.name)} AS p JOIN ${ident(child.name)} AS c ON c.${ident(fk.column)} = p.${ident(fk.refColumn)} WHERE p.${rowidList(rowids)} AND ${differs} LIMIT 1`;
+}
+
 /** Guard of an upsert's DO UPDATE: the existing row must be one the caller may update. */
 export function upsertGuard(ctx: SqlContext, table: TableInfo, scope: string): Sql | null {
   return scopePredicate(ctx.cache, ctx.policies, ctx.caller, table.name, "update", col(table.name, scope));
@@ -412,7 +424,7 @@ export function inheritedPropagateQuery(child: TableInfo, column: string, via: s
   const fk = child.foreignKeys.find((f) => f.column === via)!;
   const parentValue = sql`(SELECT p.${ident(column)} FROM ${ident(parent.name)} AS p WHERE p.${ident(fk.refColumn)} = ${ident(child.name)}.${ident(via)})`;
   const parents = sql`SELECT ${ident(fk.refColumn)} FROM ${ident(parent.name)} WHERE ${rowidList(rowids)}`;
-  return sql`UPDATE ${ident(child.name)} SET ${ident(column)} = ${parentValue} WHERE ${ident(via)} IN (${parents}) AND ${ident(column)} IS NOT ${parentValue}`;
+  return sql`UPDATE ${ident(child.name)} SET ${ident(column)} = ${parentValue} WHERE ${ident(via)} IN (${parents}) AND ${ident(column)} IS NOT ${parentValue} RETURNING rowid`;
 }
 
 /** The first of `values` with no row in the referenced table (to word a 23503). */
