@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 const root = new URL("..", import.meta.url).pathname;
 const outfile = process.argv[2] ?? `${root}dist/answerwatch`;
 // Worker threads must be extra entrypoints so the binary carries them (DESIGN §12).
-const workerEntries = ["src/queue/worker.ts", "src/platform/rest/reader-worker.ts"].filter((f) => existsSync(`${root}${f}`));
+const workerEntries = ["src/queue/worker.ts", "src/platform/rest/thread-worker.ts"].filter((f) => existsSync(`${root}${f}`));
 
 const proc = Bun.spawnSync(
   [

@@ -13,7 +13,7 @@ import { createStorageHealth, healthResponse, type StorageHealth } from "./http/
 import type { Resolver } from "./webhooks/destination";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
-import type { ReaderPool } from "./platform/rest/readers";
+import type { RestThreadPool } from "./platform/rest/thread-pool";
 import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
@@ -43,7 +43,7 @@ export interface AppDeps {
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
   tracking?: { store?: QueueStore; notifier?: TrackingNotifier };
   /** Threads for /rest/v1 reads and writes (absent in request-only tests: they run in-process). */
-  rest?: { readers: Pick<ReaderPool, "run">; writer: Pick<ReaderPool, "run"> };
+  rest?: { readers: Pick<RestThreadPool, "run">; writer: Pick<RestThreadPool, "run"> };
   /** Failed writes for /healthz (one per process: the REST threads report into it too). */
   storage?: StorageHealth;
   /** Resolves webhook host names when an endpoint is created or changed (absent: checked at delivery only). */

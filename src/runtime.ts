@@ -8,7 +8,7 @@ import type { Config } from "./config";
 import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
-import { createReaderPool } from "./platform/rest/readers";
+import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
 import type { Secrets } from "./secrets";
@@ -41,11 +41,11 @@ export async function startRuntime(input: {
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
   const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
-  // /rest/v1 threads: readers with a statement timeout, one writer (readers.ts).
-  const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/reader-worker.ts" : new URL("./platform/rest/reader-worker.ts", import.meta.url);
+  // /rest/v1 threads: readers with a statement timeout, one writer (thread-pool.ts).
+  const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
   const restPool = (size: number, writable: boolean) =>
-    createReaderPool({
+    createRestThreadPool({
       size,
       dbPath,
       workerUrl: restUrl,

@@ -11,7 +11,7 @@ import { REST_POLICIES, type Policies } from "./policies";
 import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
 import { planRpc } from "./rpc";
-import type { ReaderPool } from "./readers";
+import type { RestThreadPool } from "./thread-pool";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import { buildSchemaCache } from "./schema-cache";
 
@@ -26,8 +26,8 @@ export interface RestServiceDeps {
   /** Longest a request's SQL may run (STATEMENT_TIMEOUT_MS); past it the request answers 57014. */
   statementTimeoutMs?: number;
   /** Threads for reads and for writes; without them requests run on the calling thread. */
-  readers?: Pick<ReaderPool, "run">;
-  writer?: Pick<ReaderPool, "run">;
+  readers?: Pick<RestThreadPool, "run">;
+  writer?: Pick<RestThreadPool, "run">;
 }
 
 const PREFIX = "/rest/v1";

@@ -1,18 +1,18 @@
-// Entry of a /rest/v1 thread (readers.ts): a read-only connection (a reader) or a read-write one
+// Entry of a /rest/v1 thread (thread-pool.ts): a read-only connection (a reader) or a read-write one
 // (the writer) and the REST service over it. Each request arrives as plain data with its caller
 // resolved on the serving thread, and goes back as bytes.
 import { Database } from "bun:sqlite";
 import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
-import type { ReaderCommand, ReaderReply } from "./readers";
+import type { ThreadCommand, ThreadReply } from "./thread-pool";
 import { createRestService, type RestService } from "./service";
 
 declare const self: Worker;
 
 let rest: RestService | undefined;
 
-async function answer(command: Extract<ReaderCommand, { type: "read" }>): Promise<ReaderReply> {
+async function answer(command: Extract<ThreadCommand, { type: "request" }>): Promise<ThreadReply> {
   const caller: Caller = { role: command.caller.role, user: command.caller.user, orgRoles: new Map(command.caller.orgRoles as [string, OrgRole][]) };
   const request = new Request(command.url, { method: command.method, headers: command.headers, body: command.body });
   let response: Response;
@@ -30,14 +30,14 @@ async function answer(command: Extract<ReaderCommand, { type: "read" }>): Promis
   return { type: "done", id: command.id, status: response.status, headers: [...response.headers], body: await response.arrayBuffer(), internalError, sqliteError };
 }
 
-self.onmessage = async (event: MessageEvent<ReaderCommand>) => {
+self.onmessage = async (event: MessageEvent<ThreadCommand>) => {
   const command = event.data;
   if (command.type === "init") {
     const sqlite = new Database(command.dbPath, { readonly: !command.writable, strict: true });
     sqlite.run("PRAGMA busy_timeout = 5000");
     if (command.writable) sqlite.run("PRAGMA foreign_keys = ON");
     rest = createRestService({ sqlite, responseCache: false, statementTimeoutMs: command.statementTimeoutMs });
-    self.postMessage({ type: "ready" } satisfies ReaderReply);
+    self.postMessage({ type: "ready" } satisfies ThreadReply);
   } else {
     const reply = await answer(command);
     self.postMessage(reply, reply.type === "done" ? [reply.body] : []);

@@ -1,6 +1,6 @@
 // /rest/v1 runs on threads of its own, so that the serving thread only routes, authenticates and
 // streams the answer: one heavy query cannot stall /healthz, the pixel or anyone else's request
-// (DESIGN §13). Reads (table GET/HEAD and RPCs) go to reader threads, each with its own read-only
+// (DESIGN §13). Reads (table GET/HEAD and RPCs) go to thread threads, each with its own read-only
 // SQLite connection (WAL lets them read beside the writer); writes go to one writer thread with a
 // read-write connection, one at a time as SQLite writes anyway. The statement timeout is kept
 // inside each thread's SQL (deadline.ts), never by ending a thread: a connection that dies in a
@@ -8,8 +8,8 @@
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 
-/** What crosses to a reader thread: the request as plain data and the caller already resolved. */
-export interface ReadTask {
+/** What crosses to a thread thread: the request as plain data and the caller already resolved. */
+export interface ThreadTask {
   method: string;
   url: string;
   headers: [string, string][];
@@ -17,13 +17,13 @@ export interface ReadTask {
   caller: { role: Caller["role"]; user?: Caller["user"]; orgRoles: [string, string][] };
 }
 
-export type ReaderCommand = { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number } | ({ type: "read"; id: number } & ReadTask);
+export type ThreadCommand = { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number } | ({ type: "request"; id: number } & ThreadTask);
 
-export type ReaderReply =
+export type ThreadReply =
   | { type: "ready" }
   | { type: "done"; id: number; status: number; headers: [string, string][]; body: ArrayBuffer; internalError?: string; sqliteError?: unknown };
 
-export interface ReaderPoolOptions {
+export interface RestThreadPoolOptions {
   size: number;
   dbPath: string;
   workerUrl: URL | string;
@@ -39,60 +39,60 @@ export interface ReaderPoolOptions {
 
 interface Pending {
   id: number;
-  task: ReadTask;
+  task: ThreadTask;
   resolve(response: Response): void;
   reject(error: unknown): void;
 }
 
-interface Reader {
+interface PoolThread {
   worker: Worker;
   ready: boolean;
   busy?: Pending;
 }
 
-export function createReaderPool(options: ReaderPoolOptions) {
+export function createRestThreadPool(options: RestThreadPoolOptions) {
   const maxQueued = options.maxQueued ?? 256;
-  const readers: Reader[] = [];
+  const threads: PoolThread[] = [];
   const queue: Pending[] = [];
   let nextId = 1;
   let stopped = false;
 
   function spawn(index: number): void {
     const worker = new Worker(options.workerUrl);
-    const reader: Reader = { worker, ready: false };
-    readers[index] = reader;
-    worker.onmessage = (event: MessageEvent<ReaderReply>) => {
+    const thread: PoolThread = { worker, ready: false };
+    threads[index] = thread;
+    worker.onmessage = (event: MessageEvent<ThreadReply>) => {
       const message = event.data;
       if (message.type === "ready") {
-        reader.ready = true;
+        thread.ready = true;
         return dispatch();
       }
-      const busy = reader.busy;
+      const busy = thread.busy;
       if (!busy || busy.id !== message.id) return;
-      reader.busy = undefined;
+      thread.busy = undefined;
       if (message.internalError) options.onInternalError?.(message.internalError);
       if (message.sqliteError) options.onSqliteError?.(message.sqliteError);
       busy.resolve(new Response(message.status === 204 || message.status === 304 ? null : message.body, { status: message.status, headers: message.headers }));
       dispatch();
     };
     const onDeath = () => {
-      if (readers[index] !== reader) return;
+      if (threads[index] !== thread) return;
       // A thread that died mid-request fails that request; the next one gets a fresh thread.
-      reader.busy?.reject(new AppError(503, "reader_failed", "The request could not be completed; try again"));
-      if (!stopped) setTimeout(() => !stopped && readers[index] === reader && spawn(index), 50);
+      thread.busy?.reject(new AppError(503, "thread_failed", "The request could not be completed; try again"));
+      if (!stopped) setTimeout(() => !stopped && threads[index] === thread && spawn(index), 50);
     };
     worker.addEventListener("error", onDeath);
     worker.addEventListener("close", onDeath);
-    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs } satisfies ReaderCommand);
+    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs } satisfies ThreadCommand);
   }
 
   function dispatch(): void {
-    for (let index = 0; index < readers.length && queue.length; index++) {
-      const reader = readers[index]!;
-      if (!reader.ready || reader.busy) continue;
+    for (let index = 0; index < threads.length && queue.length; index++) {
+      const thread = threads[index]!;
+      if (!thread.ready || thread.busy) continue;
       const pending = queue.shift()!;
-      reader.busy = pending;
-      reader.worker.postMessage({ type: "read", id: pending.id, ...pending.task } satisfies ReaderCommand);
+      thread.busy = pending;
+      thread.worker.postMessage({ type: "request", id: pending.id, ...pending.task } satisfies ThreadCommand);
     }
   }
 
@@ -102,9 +102,9 @@ export function createReaderPool(options: ReaderPoolOptions) {
       if (stopped) throw new AppError(503, "shutting_down", "The server is shutting down");
       if (queue.length >= maxQueued) throw new AppError(503, "53300", "Too many requests are waiting for the database; try again", { headers: { "retry-after": "1" } });
       // Threads start with the first request: an idle server keeps neither their memory nor their start-up.
-      if (!readers.length) for (let i = 0; i < options.size; i++) spawn(i);
+      if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
       const body = request.method === "GET" || request.method === "HEAD" ? null : await request.text();
-      const task: ReadTask = {
+      const task: ThreadTask = {
         method: request.method,
         url: request.url,
         headers: [...request.headers],
@@ -121,10 +121,10 @@ export function createReaderPool(options: ReaderPoolOptions) {
       for (const pending of queue.splice(0)) pending.reject(new AppError(503, "shutting_down", "The server is shutting down"));
       // A request still running gets its answer first: ending a thread inside a statement would
       // leave that connection's locks held.
-      for (let i = 0; i < 100 && readers.some((r) => r.busy); i++) await Bun.sleep(20);
-      for (const reader of readers) reader.worker.terminate();
+      for (let i = 0; i < 100 && threads.some((r) => r.busy); i++) await Bun.sleep(20);
+      for (const thread of threads) thread.worker.terminate();
     },
   };
 }
 
-export type ReaderPool = ReturnType<typeof createReaderPool>;
+export type RestThreadPool = ReturnType<typeof createRestThreadPool>;
