@@ -146,12 +146,14 @@ function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Actio
  * The rows as written — every column, derived ones included — must still be the caller's to write
  * (WITH CHECK on the final row), and their references must stay inside their brand/organization.
  */
-function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy: TablePolicy, action: Action, rowids: number[]): void {
+function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy: TablePolicy, action: Action, rowids: number[], ownerChanged: boolean): void {
   if (!rowids.length) return;
   const check = finalRowCheckQuery(ctx, table, policy.scope, action, rowids);
   if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
   checkReferences(run, ctx, table, policy.scope, rowids);
-  // Rows elsewhere that point at these (prompts at a topic moved to another brand) must follow too.
+  // Rows elsewhere that point at these (prompts at a topic moved to another brand) must follow too;
+  // only a row whose owner changed can have left them behind.
+  if (!ownerChanged) return;
   for (const child of ctx.cache.tables.values()) {
     if (!ctx.policies[child.name]) continue;
     for (const fk of child.foreignKeys) {
@@ -297,8 +299,9 @@ export function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, re
     if (merge) propagateInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
     // New rows get rowids above the previous maximum; upserted rows keep theirs.
     const created = plan.onConflict ? rowids.filter((id) => id > before) : rowids;
-    checkWrittenRows(run, ctx, table, policy, "insert", created);
-    checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before));
+    const ownerWritten = columns.some((c) => c.name === policy.scope);
+    checkWrittenRows(run, ctx, table, policy, "insert", created, false);
+    checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before), ownerWritten);
     guard?.after(rowids);
     const inserted = created.length;
     return finish(run, ctx, read, rowids, inserted, options);
@@ -328,7 +331,7 @@ export function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan, set:
     const rowids = runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row]);
     checkInherited(run, table, rowids, (c) => value(c) !== undefined);
     propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
-    checkWrittenRows(run, ctx, table, policy, "update", rowids);
+    checkWrittenRows(run, ctx, table, policy, "update", rowids, value(policy.scope) !== undefined);
     guard?.after(rowids);
     return finish(run, ctx, read, rowids, 0, options);
   });
