@@ -19,6 +19,8 @@ Commands:
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"
+  models           List the model catalogue: defaults, retired models and their replacements (--json)
+  doctor           Check each configured AI platform's key and model with the provider (exit 1 if one fails)
   --help, -h       Show this help
   --version, -v    Show the version
 
@@ -50,6 +52,8 @@ const commands: Record<string, Command> = {
   // Commands other than serve are loaded when used, so the server starts without their modules
   // (the demo alone brings supabase-js, the CLIs node:util).
   ask: async (args, env) => (await import("./engines/cli")).runAskCommand(args, env),
+  models: async (args, env) => (await import("./engines/cli")).runModelsCommand(args, env),
+  doctor: async (args, env) => (await import("./engines/cli")).runDoctorCommand(args, env),
   demo: async (_args, env) => (await import("./demo/run")).runDemo(env),
   async serve(_args, env) {
     const config = loadConfig(env);

@@ -32,6 +32,8 @@ export async function startRecordedUpstream(options: { latencyMs?: number } = {}
       ANTHROPIC_API_KEY: "demo",
       ANTHROPIC_BASE_URL: `${base}/anthropic`,
       PERPLEXITY_API_KEY: "demo",
+      // The demo's Perplexity answers are Sonar recordings.
+      PERPLEXITY_API: "sonar",
       PERPLEXITY_BASE_URL: `${base}/perplexity`,
       XAI_API_KEY: "demo",
       XAI_BASE_URL: `${base}/xai`,

@@ -8,6 +8,9 @@ import type { PlatformId } from './types';
  * - truncated: the answer stopped at the output-token limit.
  * - aborted: the caller's AbortSignal fired.
  * - rejected: the upstream refused the request itself (unknown model, bad parameter: 400/404/422).
+ *   `code` says more when known: `model_not_found` (the upstream does not know the model) or
+ *   `model_retired` (the catalogue says it is retired, so the call was not made); both carry `model`
+ *   and, when the catalogue knows one, `replacement`.
  * - config: our own configuration is missing or invalid (names the variable).
  */
 export type EngineErrorKind =
@@ -19,6 +22,9 @@ export type EngineErrorKind =
   | 'aborted'
   | 'rejected'
   | 'config';
+
+/** A finer reason within a kind, for callers that act on it (tracking names the replacement). */
+export type EngineErrorCode = 'model_not_found' | 'model_retired';
 
 /** Kinds worth retrying later with the same request. */
 const RETRYABLE: ReadonlySet<EngineErrorKind> = new Set(['rate_limit', 'transient', 'aborted']);
@@ -33,6 +39,11 @@ export interface EngineErrorInit {
   status?: number;
   /** A short excerpt of the offending body (malformed and truncated answers). */
   excerpt?: string;
+  code?: EngineErrorCode;
+  /** The model the error is about (model_not_found, model_retired). */
+  model?: string;
+  /** The model to use instead, from the catalogue. */
+  replacement?: string;
   cause?: unknown;
 }
 
@@ -45,6 +56,9 @@ export class EngineError extends Error {
   readonly retryAfterMs?: number;
   readonly status?: number;
   readonly excerpt?: string;
+  readonly code?: EngineErrorCode;
+  readonly model?: string;
+  readonly replacement?: string;
 
   constructor(init: EngineErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -56,6 +70,9 @@ export class EngineError extends Error {
     this.retryAfterMs = init.retryAfterMs;
     this.status = init.status;
     this.excerpt = init.excerpt;
+    this.code = init.code;
+    this.model = init.model;
+    this.replacement = init.replacement;
   }
 
   toJSON(): Record<string, unknown> {
@@ -68,6 +85,9 @@ export class EngineError extends Error {
       retryAfterMs: this.retryAfterMs,
       status: this.status,
       excerpt: this.excerpt,
+      code: this.code,
+      model: this.model,
+      replacement: this.replacement,
     };
   }
 }

@@ -11,6 +11,10 @@ export interface CallContext {
   /** The variable to name when the upstream refuses the credentials. */
   authVariable: string;
   signal?: AbortSignal;
+  /** The model the call asks for, named when the upstream does not know it. */
+  model?: string;
+  /** What to do instead of an unknown model (from the catalogue): advice, and the replacement when known. */
+  modelAdvice?: (model: string) => { advice: string; replacement?: string };
 }
 
 export interface JsonRequest {
@@ -72,6 +76,26 @@ function bodyMentions(body: unknown, text: string, ...needles: string[]): boolea
   return needles.some((n) => hay.includes(n));
 }
 
+/** Words of an upstream saying it has no such model (OpenAI, xAI, Ollama and other chat servers). */
+const NO_SUCH_MODEL =
+  /\bmodel\b.{0,160}?(?:not found|does not exist|do(?:es)? not exist|is not available|no longer available|has been (?:retired|deprecated|discontinued))|\b(?:invalid|unknown|unsupported) model\b/i;
+
+/**
+ * Each provider's own "no such model" answer: OpenAI 404 (or 400) `code: model_not_found`, Anthropic
+ * 404 `not_found_error`, Gemini 404 `NOT_FOUND` for models/…, xAI 404/400 "The model … does not
+ * exist", Perplexity 400 `invalid_model` ("Invalid model '…'"), Ollama 404 'model "…" not found'.
+ */
+function isModelNotFound(status: number, body: unknown, text: string, detail: string): boolean {
+  if (status !== 400 && status !== 404) return false;
+  const b = body as { error?: unknown; type?: unknown; code?: unknown } | undefined;
+  const e = (typeof b?.error === 'object' && b?.error !== null ? b.error : {}) as { code?: unknown; type?: unknown; status?: unknown; message?: unknown };
+  if (e.code === 'model_not_found' || b?.code === 'model_not_found' || e.type === 'invalid_model') return true;
+  if (status === 404 && e.type === 'not_found_error') return true;
+  if (status === 404 && e.status === 'NOT_FOUND' && /models\//.test(String(e.message ?? ''))) return true;
+  const words = typeof b?.error === 'string' ? b.error : detail;
+  return NO_SUCH_MODEL.test(words) || (body === undefined && NO_SUCH_MODEL.test(text));
+}
+
 /**
  * One status → error mapping for every HTTP upstream. Provider quirks that show through the body
  * (Gemini's 400 for a bad key, OpenAI's 429 for an empty balance) are recognised here so that every
@@ -112,6 +136,18 @@ export function httpError(ctx: CallContext, status: number, headers: Headers, te
       kind: 'transient',
       retryAfterMs: retryAfterMs(headers, body),
       message: `${ctx.platform}: upstream error (HTTP ${status}): ${detail}`,
+    });
+  }
+  if (isModelNotFound(status, body, text, detail)) {
+    const model = ctx.model ?? 'the requested model';
+    const hint = ctx.modelAdvice?.(model) ?? { advice: 'run `answerwatch models` to see the known models' };
+    return new EngineError({
+      ...base,
+      kind: 'rejected',
+      code: 'model_not_found',
+      model: ctx.model,
+      replacement: hint.replacement,
+      message: `${ctx.platform}: the upstream does not know the model "${model}" (HTTP ${status}): ${detail}; ${hint.advice}`,
     });
   }
   return new EngineError({ ...base, kind: 'rejected', message: `${ctx.platform}: request refused (HTTP ${status}): ${detail}` });

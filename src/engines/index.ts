@@ -3,18 +3,35 @@
  * without an AI answer). See README.md in this folder for the platforms and variables.
  */
 export * from './types';
-export { EngineError, isEngineError, retryAfterMs, type EngineErrorKind, type EngineErrorInit } from './errors';
+export { EngineError, isEngineError, retryAfterMs, type EngineErrorCode, type EngineErrorKind, type EngineErrorInit } from './errors';
 export {
   loadEngineConfig,
   engineVariables,
+  defaultModelOf,
   DEFAULT_MODELS,
   DEFAULTS,
+  PERPLEXITY_APIS,
   PROVIDERS,
   SERP_PLATFORMS,
   type EngineConfig,
+  type LoadEngineConfigOptions,
+  type PerplexityApi,
   type PlatformConfig,
   type ProviderId,
 } from './config';
+export {
+  CATALOGUED_PLATFORMS,
+  CatalogueError,
+  loadCatalogue,
+  modelStatus,
+  shippedModels,
+  type Catalogue,
+  type CataloguedPlatform,
+  type CatalogueModel,
+  type FactSource,
+  type ModelStatus,
+  type ModelStatusName,
+} from './catalogue';
 export {
   createEngineRegistry,
   KNOWN_MODELS,

@@ -100,6 +100,10 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
     for (const model of modelsIn ?? []) {
       const platform = registry.platformOfModel(model);
       if (!platform) throw new AppError(400, "invalid_model", `Unknown model "${model}"`, { details: { allowed: allowedModels } });
+      // A model the provider has retired is refused before anything is queued, naming its replacement.
+      const known = registry.modelStatus(model);
+      if (known.status === "retired")
+        throw new AppError(400, "model_retired", known.message!, { details: { model, platform, replacement: known.replacement, retiredOn: known.retiresOn, source: known.source?.url } });
       if (platformsIn && !platformsIn.includes(platform))
         throw new AppError(400, "invalid_model", `Model "${model}" belongs to ${platform}, which was not asked for (platforms: ${platformsIn.join(", ")})`, {
           details: { allowed: Object.fromEntries(platformsIn.map((p) => [p, allowedModels[p]])) },

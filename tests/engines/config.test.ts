@@ -34,7 +34,7 @@ describe('loadEngineConfig', () => {
     expect(platforms.chatgpt).toMatchObject({
       provider: 'openai',
       baseUrl: 'https://api.openai.com/v1',
-      model: 'gpt-5-mini',
+      model: 'gpt-6.1-terra',
       timeoutMs: 120_000,
       concurrency: 4,
       rpm: 60,
@@ -49,16 +49,16 @@ describe('loadEngineConfig', () => {
     const { platforms } = loadEngineConfig({
       ANTHROPIC_API_KEY: 'a',
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999/v1/',
-      ANTHROPIC_MODEL: 'claude-opus-4-1',
+      ANTHROPIC_MODEL: 'claude-opus-5-5',
       ANTHROPIC_TIMEOUT_MS: '5000',
       ANTHROPIC_CONCURRENCY: '2',
       ANTHROPIC_RPM: '0',
       XAI_API_KEY: '',
       XAI_MODEL: '  ',
     });
-    expect(platforms.claude).toMatchObject({ baseUrl: 'http://127.0.0.1:9999/v1', model: 'claude-opus-4-1', timeoutMs: 5000, concurrency: 2, rpm: 0 });
+    expect(platforms.claude).toMatchObject({ baseUrl: 'http://127.0.0.1:9999/v1', model: 'claude-opus-5-5', timeoutMs: 5000, concurrency: 2, rpm: 0 });
     expect(platforms.grok.missing).toBe('XAI_API_KEY');
-    expect(platforms.grok.model).toBe('grok-4-fast-reasoning');
+    expect(platforms.grok.model).toBe('grok-4.3');
   });
 
   test('invalid values are one error naming every offending variable', () => {
@@ -91,6 +91,23 @@ describe('loadEngineConfig', () => {
     expect(platforms['openai-compatible'].missing).toBeUndefined();
   });
 
+  test('a retired <P>_MODEL is refused naming the variable and the replacement (XAI_MODEL=grok-3 → grok-4.3)', () => {
+    const e = configError({ XAI_API_KEY: 'k', XAI_MODEL: 'grok-3' });
+    expect([e.kind, e.permanent, e.variable]).toEqual(['config', true, 'XAI_MODEL']);
+    expect(e.message).toStartWith('invalid engine configuration: XAI_MODEL: grok-3 was retired by xAI on 2026-05-15; use grok-4.3 instead');
+    expect(e.message).toContain('set XAI_MODEL=grok-4.3');
+    // The old defaults of issue #15 are refused the same way.
+    for (const [variable, model, replacement] of [
+      ['XAI_MODEL', 'grok-4-fast-reasoning', 'grok-4.3'],
+      ['GEMINI_MODEL', 'gemini-2.0-flash', 'gemini-3.5-flash'],
+      ['ANTHROPIC_MODEL', 'claude-opus-4-1', 'claude-opus-5-5'],
+    ]) {
+      const err = configError({ [variable!]: model! });
+      expect(err.variable).toBe(variable);
+      expect(err.message).toContain(replacement!);
+    }
+  });
+
   test('engineVariables lists every variable the loader reads', () => {
     const names = engineVariables().map((v) => v.name);
     for (const suffix of ['API_KEY', 'BASE_URL', 'TIMEOUT_MS', 'CONCURRENCY', 'RPM']) {
@@ -98,7 +115,11 @@ describe('loadEngineConfig', () => {
         expect(names).toContain(`${prefix}_${suffix}`);
       }
     }
-    expect(names).toEqual(expect.arrayContaining(['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD', 'DATAFORSEO_BASE_URL', 'GOOGLE_SERP_PROVIDER', 'OPENAI_MODEL', 'OPENAI_COMPATIBLE_MODEL']));
+    expect(names).toEqual(
+      expect.arrayContaining(['DATAFORSEO_LOGIN', 'DATAFORSEO_PASSWORD', 'DATAFORSEO_BASE_URL', 'GOOGLE_SERP_PROVIDER', 'OPENAI_MODEL', 'OPENAI_COMPATIBLE_MODEL', 'MODELS_FILE', 'PERPLEXITY_API']),
+    );
+    // The defaults shown come from the catalogue.
+    expect(engineVariables().find((v) => v.name === 'XAI_MODEL')?.default).toBe('grok-4.3');
   });
 
   test('the README lists every variable', async () => {
@@ -108,12 +129,12 @@ describe('loadEngineConfig', () => {
 });
 
 describe('registry', () => {
-  const registry = createEngineRegistry(loadEngineConfig({ OPENAI_API_KEY: 'k', OPENAI_COMPATIBLE_MODEL: 'mistral-nemo', ANTHROPIC_MODEL: 'claude-opus-4-1' }));
+  const registry = createEngineRegistry(loadEngineConfig({ OPENAI_API_KEY: 'k', OPENAI_COMPATIBLE_MODEL: 'mistral-nemo', ANTHROPIC_MODEL: 'claude-opus-5-5' }));
 
   test('platform ids, default models and known models', () => {
     expect(registry.platforms).toEqual(PLATFORM_IDS);
     expect(registry.defaultModel('perplexity')).toBe('sonar');
-    expect(registry.defaultModel('claude')).toBe('claude-opus-4-1');
+    expect(registry.defaultModel('claude')).toBe('claude-opus-5-5');
     expect(registry.knownModels('perplexity')).toContain('sonar-pro');
     expect(registry.knownModels('openai-compatible')).toEqual(['mistral-nemo']);
     expect(registry.knownModels('google-ai-mode')).toEqual(['google-ai-mode']);
@@ -156,6 +177,6 @@ describe('registry', () => {
 
   test('engine() of a configured platform says its surface and default model', () => {
     const e = registry.engine('chatgpt');
-    expect([e.platform, e.surface, e.defaultModel]).toEqual(['chatgpt', 'api', 'gpt-5-mini']);
+    expect([e.platform, e.surface, e.defaultModel]).toEqual(['chatgpt', 'api', 'gpt-6.1-terra']);
   });
 });

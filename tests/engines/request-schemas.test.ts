@@ -126,7 +126,7 @@ for (const l of LOCALES) {
       const r = await ask('chatgpt', l.request);
       await expectValid('openai-create-response.schema.json', r.body);
       expect(r.body).toEqual({
-        model: 'gpt-5-mini',
+        model: 'gpt-6.1-terra',
         input: l.line ? systemThenUser(l) : PROMPT,
         tools: [{ type: 'web_search', ...location(l) }],
         include: ['web_search_call.action.sources'],
@@ -136,14 +136,14 @@ for (const l of LOCALES) {
     test('grok (xAI ModelRequest, web_search user_location)', async () => {
       const r = await ask('grok', l.request);
       await expectValid('xai-create-response.schema.json', r.body);
-      expect(r.body).toEqual({ model: 'grok-4-fast-reasoning', input: l.line ? systemThenUser(l) : PROMPT, tools: [{ type: 'web_search', ...location(l) }] });
+      expect(r.body).toEqual({ model: 'grok-4.3', input: l.line ? systemThenUser(l) : PROMPT, tools: [{ type: 'web_search', ...location(l) }] });
     });
 
     test('claude (Anthropic MessageCreateParams, web_search_20250305 user_location)', async () => {
       const r = await ask('claude', l.request);
       await expectValid('anthropic-messages.schema.json', r.body);
       expect(r.body).toEqual({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-5-5',
         max_tokens: 4096,
         ...(l.line ? { system: l.line } : {}),
         messages: [{ role: 'user', content: PROMPT }],
@@ -153,7 +153,7 @@ for (const l of LOCALES) {
 
     test('gemini (generateContent; no region field, language as system instruction)', async () => {
       const r = await ask('gemini', l.request);
-      expect(r.path).toBe('/models/gemini-2.5-flash:generateContent');
+      expect(r.path).toBe('/models/gemini-3.8-flash:generateContent');
       await expectValid('gemini-generate-content.schema.json', r.body);
       expect(r.body).toEqual({
         contents: [{ role: 'user', parts: [{ text: PROMPT }] }],

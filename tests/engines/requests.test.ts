@@ -22,7 +22,7 @@ describe('API platforms', () => {
     expect([r.method, r.fullPath]).toEqual(['POST', '/openai/v1/responses']);
     expect(r.headers.authorization).toBe(`Bearer ${FAKE_KEYS.openai}`);
     expect(r.body).toEqual({
-      model: 'gpt-5-mini',
+      model: 'gpt-6.1-terra',
       input: [
         { role: 'system', content: 'Answer in German.' },
         { role: 'user', content: PROMPT },
@@ -62,7 +62,7 @@ describe('API platforms', () => {
     expect(r.fullPath).toBe('/xai/v1/responses');
     expect(r.headers.authorization).toBe(`Bearer ${FAKE_KEYS.xai}`);
     expect(r.body).toEqual({
-      model: 'grok-4-fast-reasoning',
+      model: 'grok-4.3',
       input: [
         { role: 'system', content: 'Answer in English.' },
         { role: 'user', content: PROMPT },
@@ -77,7 +77,7 @@ describe('API platforms', () => {
     expect(r.headers['x-api-key']).toBe(FAKE_KEYS.anthropic);
     expect(r.headers['anthropic-version']).toBe('2023-06-01');
     expect(r.body).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       max_tokens: 4096,
       system: 'Answer in French.',
       messages: [{ role: 'user', content: PROMPT }],

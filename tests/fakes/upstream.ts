@@ -6,6 +6,7 @@
  * platform to be slow, fail, hang, or answer garbage.
  */
 import { join } from 'node:path';
+import { CATALOGUED_PLATFORMS, dayOf, modelStatus, shippedModels, type CataloguedPlatform } from '../../src/engines/catalogue';
 import type { PlatformId } from '../../src/engines/types';
 
 export const RECORDED_FIXTURES = join(import.meta.dir, '../../../shared/fixtures/engines');
@@ -95,11 +96,19 @@ export interface Behavior {
   stallBody?: boolean;
   /** Full control: build the response yourself. */
   respond?: (req: RecordedRequest) => Response | Promise<Response>;
+  /**
+   * Answer a generation call with the provider's own "no such model" error (status and body as
+   * the provider sends them): always (`true`), or only for a model the fake's models list lacks
+   * (`'unlisted'`).
+   */
+  modelNotFound?: boolean | 'unlisted';
 }
 
 export interface FakeUpstreamOptions {
   /** Initial behaviours per platform; '*' applies to every platform without its own. */
   behaviors?: Partial<Record<PlatformId | '*', Behavior>>;
+  /** The models each provider lists (GET /models and friends); defaults to the catalogue's usable models. */
+  models?: Partial<Record<FakeProvider, string[]>>;
 }
 
 export interface FakeUpstream {
@@ -112,8 +121,13 @@ export interface FakeUpstream {
   inFlight(platform?: PlatformId): number;
   /** Most requests ever in flight at once (for one platform, or all). */
   highWater(platform?: PlatformId): number;
-  /** Engine variables pointing every platform at this fake. */
-  env(opts?: { googleSerp?: 'serpapi' | 'dataforseo' }): Record<string, string>;
+  /** Set the models a provider lists (its models endpoint, and `modelNotFound: 'unlisted'`). */
+  setModels(provider: FakeProvider, ids: string[]): void;
+  /**
+   * Engine variables pointing every platform at this fake. Perplexity is asked through Sonar
+   * (PERPLEXITY_API=sonar, the recorded fixtures); pass `perplexityApi: 'agent'` for the Agent API.
+   */
+  env(opts?: { googleSerp?: 'serpapi' | 'dataforseo'; perplexityApi?: 'sonar' | 'agent' }): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -146,7 +160,42 @@ export function dataForSeoTaskError(code: number, message: string): unknown {
   };
 }
 
-function classify(provider: FakeProvider, path: string, query: URLSearchParams): PlatformId | undefined {
+/** Routes that describe the account or its models rather than answer a prompt (the doctor's). */
+function metaRoute(provider: FakeProvider, path: string, method: string): boolean {
+  if (method !== 'GET') return false;
+  switch (provider) {
+    case 'openai':
+    case 'xai':
+    case 'compat':
+      return path === '/models' || path.startsWith('/models/') || path === '/language-models';
+    case 'anthropic':
+    case 'gemini':
+      return path === '/models' || /^\/models\/[^/:]+$/.test(path);
+    case 'perplexity':
+      return path === '/v1/models' || path.startsWith('/v1/responses/');
+    case 'serpapi':
+      return path === '/account.json';
+    case 'dataforseo':
+      return path === '/v3/appendix/user_data';
+    case 'searchapi':
+      return path === '/me';
+  }
+}
+
+const META_PLATFORM: Record<FakeProvider, PlatformId> = {
+  openai: 'chatgpt',
+  xai: 'grok',
+  anthropic: 'claude',
+  gemini: 'gemini',
+  perplexity: 'perplexity',
+  compat: 'openai-compatible',
+  serpapi: 'google-ai-overview',
+  dataforseo: 'google-ai-overview',
+  searchapi: 'copilot',
+};
+
+function classify(provider: FakeProvider, path: string, query: URLSearchParams, method = 'POST'): PlatformId | undefined {
+  if (metaRoute(provider, path, method)) return META_PLATFORM[provider];
   switch (provider) {
     case 'openai':
       return path === '/responses' ? 'chatgpt' : undefined;
@@ -157,7 +206,7 @@ function classify(provider: FakeProvider, path: string, query: URLSearchParams):
     case 'gemini':
       return /^\/models\/[^/]+:generateContent$/.test(path) ? 'gemini' : undefined;
     case 'perplexity':
-      return path === '/chat/completions' ? 'perplexity' : undefined;
+      return path === '/chat/completions' || path === '/v1/agent' || path === '/v1/responses' ? 'perplexity' : undefined;
     case 'compat':
       return path === '/chat/completions' ? 'openai-compatible' : undefined;
     case 'serpapi': {
@@ -174,6 +223,57 @@ function classify(provider: FakeProvider, path: string, query: URLSearchParams):
     case 'searchapi':
       return path === '/search' && query.get('engine') === 'bing_copilot' ? 'copilot' : undefined;
   }
+}
+
+const isAgent = (req: RecordedRequest) => req.provider === 'perplexity' && (req.path === '/v1/agent' || req.path === '/v1/responses');
+
+/**
+ * A Perplexity Agent API answer in the documented shape (the `search_results` output item, `[n]` =
+ * result id n, usage with tool_calls_details), modelled on the live capture Vercel's AI SDK
+ * publishes (packages/perplexity/src/__fixtures__/agent-web-search.json, 2026-09-25), shortened.
+ */
+export function perplexityAgentAnswer(model = 'perplexity/sonar'): Record<string, unknown> {
+  return {
+    id: 'resp_8762b9bb-2d06-44a4-b68c-412dc85b24db',
+    object: 'response',
+    created_at: 1790374547,
+    completed_at: 1790374549,
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    model,
+    output: [
+      {
+        type: 'search_results',
+        queries: ['best project management tool 2026'],
+        results: [
+          { id: 1, url: 'https://www.example-reviews.com/pm-tools?utm_source=perplexity', title: 'The 10 best project management tools', snippet: 'Asana, Linear and Jira lead…', date: '2026-09-01', last_updated: '2026-09-20', source: 'web' },
+          { id: 2, url: 'https://acme.com/blog/planning', title: 'Acme: planning for teams', snippet: 'Acme plans…', last_updated: '2026-09-18', source: 'web' },
+          { id: 3, url: 'https://globex.com/compare', title: 'Globex vs the rest', snippet: 'A comparison…', last_updated: '2026-09-11', source: 'web' },
+        ],
+      },
+      {
+        type: 'message',
+        id: 'msg_944a7d76-2a88-40fa-9c78-213a372e8d24',
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          {
+            type: 'output_text',
+            annotations: [],
+            text: 'The most recommended tools are Acme and Globex.[1] Acme suits small teams best.[2][1]',
+          },
+        ],
+      },
+    ],
+    usage: {
+      input_tokens: 3007,
+      output_tokens: 36,
+      total_tokens: 3043,
+      tool_calls_details: { search_web: { invocation: 1, cost_usd: 0.001 } },
+      cost: { currency: 'USD', input_cost: 0, output_cost: 0.00002, tool_calls_cost: 0.001, total_cost: 0.00119 },
+    },
+  };
 }
 
 /** The answer each route gives when nothing else is asked for. */
@@ -238,10 +338,108 @@ function errorBody(req: RecordedRequest, status: number, b: Behavior): unknown {
   }
 }
 
+/** The model a generation request names (Gemini puts it in the path). */
+function requestedModel(req: RecordedRequest): string | undefined {
+  if (req.provider === 'gemini') return decodeURIComponent(/^\/models\/([^/:]+)/.exec(req.path)?.[1] ?? '') || undefined;
+  const body = req.body as { model?: unknown; preset?: unknown } | undefined;
+  return typeof body?.model === 'string' ? body.model : undefined;
+}
+
+/** Each provider's own "no such model" answer: status and body as the provider sends them. */
+export function modelNotFoundResponse(provider: FakeProvider, model: string): Response {
+  switch (provider) {
+    case 'openai':
+      return jsonResponse({ error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } }, 404);
+    case 'anthropic':
+      return jsonResponse({ type: 'error', error: { type: 'not_found_error', message: `model: ${model}` }, request_id: 'req_011CbzRugheav4hCSLt618Z7' }, 404);
+    case 'gemini':
+      return jsonResponse(
+        { error: { code: 404, message: `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`, status: 'NOT_FOUND' } },
+        404,
+      );
+    case 'xai':
+      return jsonResponse(
+        {
+          code: 'Some requested entity was not found',
+          error: `The model ${model} does not exist or your team 0f4c1e7a-2c55-4a39-9e2e-7d1c9b6f1a20 does not have access to it. Please ensure you're using the correct API key. If you believe this is a mistake, please contact support and quote your team ID and the model name.`,
+        },
+        404,
+      );
+    case 'perplexity':
+      return jsonResponse({ error: { message: `Invalid model '${model}'. Permitted models can be found in the documentation at https://docs.perplexity.ai/docs/getting-started/models.`, type: 'invalid_model', code: 400 } }, 400);
+    case 'compat':
+      return jsonResponse({ error: { message: `model "${model}" not found, try pulling it first`, type: 'api_error', param: null, code: null } }, 404);
+    default:
+      return jsonResponse({ error: `no model ${model}` }, 404);
+  }
+}
+
+const PROVIDER_OF_PLATFORM: Record<CataloguedPlatform, FakeProvider> = { chatgpt: 'openai', perplexity: 'perplexity', gemini: 'gemini', claude: 'anthropic', grok: 'xai' };
+
+/** What each provider lists by default: the shipped catalogue's models (ids and aliases) that are not retired today. */
+function defaultModels(): Record<FakeProvider, string[]> {
+  const catalogue = shippedModels();
+  const today = dayOf(new Date());
+  const lists: Record<FakeProvider, string[]> = { openai: [], xai: [], anthropic: [], gemini: [], perplexity: [], serpapi: [], dataforseo: [], searchapi: [], compat: [COMPAT_MODEL] };
+  for (const p of CATALOGUED_PLATFORMS) {
+    for (const m of catalogue.platforms[p].models) {
+      if (modelStatus(catalogue, m.id, today).status !== 'retired') lists[PROVIDER_OF_PLATFORM[p]].push(m.id, ...m.aliases);
+    }
+  }
+  // Perplexity's list is the Agent API's provider-prefixed slugs.
+  lists.perplexity = ['perplexity/sonar', 'openai/gpt-6.1-terra', 'anthropic/claude-sonnet-5-5', 'google/gemini-3.8-flash'];
+  return lists;
+}
+
+/** The account and model endpoints, each provider's own shape. */
+function metaAnswer(req: RecordedRequest, models: Record<FakeProvider, string[]>): Response {
+  const list = models[req.provider];
+  const one = /^\/models\/([^/:]+)$/.exec(req.path)?.[1];
+  switch (req.provider) {
+    case 'openai':
+    case 'xai':
+    case 'compat':
+      if (one) return list.includes(decodeURIComponent(one)) ? jsonResponse({ id: decodeURIComponent(one), object: 'model', created: 1760000000, owned_by: req.provider }) : modelNotFoundResponse(req.provider, decodeURIComponent(one));
+      return jsonResponse({ object: 'list', data: list.map((id) => ({ id, object: 'model', created: 1760000000, owned_by: req.provider })) });
+    case 'anthropic':
+      if (one) {
+        const id = decodeURIComponent(one);
+        return list.includes(id) ? jsonResponse({ type: 'model', id, display_name: id, created_at: '2026-09-29T00:00:00Z' }) : modelNotFoundResponse('anthropic', id);
+      }
+      return jsonResponse({ data: list.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-09-29T00:00:00Z' })), has_more: false, first_id: list[0] ?? null, last_id: list.at(-1) ?? null });
+    case 'gemini':
+      if (one) {
+        const id = decodeURIComponent(one);
+        return list.includes(id)
+          ? jsonResponse({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent', 'countTokens'] })
+          : jsonResponse({ error: { code: 404, message: `models/${id} is not found for API version v1beta, or is not supported for generateContent.`, status: 'NOT_FOUND' } }, 404);
+      }
+      return jsonResponse({ models: list.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] })) });
+    case 'perplexity':
+      if (req.path.startsWith('/v1/responses/')) return jsonResponse({ error: { message: 'response not found', type: 'not_found', code: 404 } }, 404);
+      return jsonResponse({ object: 'list', data: list.map((id) => ({ id, object: 'model', owned_by: id.split('/')[0] })) });
+    case 'serpapi':
+      return jsonResponse({ account_id: '5ac54d6adefb2f1dba1663f5', account_status: 'Active', plan_id: 'bigdata', plan_name: 'Big Data Plan', searches_per_month: 30000, plan_searches_left: 5958, extra_credits: 0, total_searches_left: 5958, this_month_usage: 24042 });
+    case 'dataforseo':
+      return jsonResponse({
+        version: '0.1.20250526',
+        status_code: 20000,
+        status_message: 'Ok.',
+        time: '0.01 sec.',
+        cost: 0,
+        tasks_count: 1,
+        tasks_error: 0,
+        tasks: [{ id: '11231757-1535-0216-0000-1b5b1b4b7c4d', status_code: 20000, status_message: 'Ok.', cost: 0, result_count: 1, result: [{ login: FAKE_KEYS.dataforseoLogin, money: { total: 100, balance: 42.5 } }] }],
+      });
+    case 'searchapi':
+      return jsonResponse({ account: { current_month_usage: 1200, monthly_allowance: 10000, remaining_credits: 8800 } });
+  }
+}
+
 /** Marks an answer as cut off by the output-token limit, each provider its own way. */
-function truncate(provider: FakeProvider, json: Record<string, any>): unknown {
+function truncate(provider: FakeProvider, json: Record<string, any>, agent = false): unknown {
   const copy = structuredClone(json);
-  if (provider === 'openai' || provider === 'xai') {
+  if (provider === 'openai' || provider === 'xai' || agent) {
     copy.status = 'incomplete';
     copy.incomplete_details = { reason: 'max_output_tokens' };
   } else if (provider === 'anthropic') copy.stop_reason = 'max_tokens';
@@ -259,6 +457,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const behaviors = new Map<PlatformId | '*', Behavior>(Object.entries(options.behaviors ?? {}) as Array<[PlatformId | '*', Behavior]>);
+  const initialModels = () => ({ ...defaultModels(), ...options.models });
+  let models: Record<FakeProvider, string[]> = initialModels();
   const requests: RecordedRequest[] = [];
   const inFlight = new Map<string, number>();
   const highWater = new Map<string, number>();
@@ -275,6 +475,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return new Response(null, { status: 499 });
     }
     if (b.respond) return b.respond(req);
+    const meta = metaRoute(req.provider, req.path, req.method);
+    if (!meta && b.modelNotFound) {
+      const model = requestedModel(req) ?? '';
+      if (b.modelNotFound === true || !models[req.provider].includes(model)) return modelNotFoundResponse(req.provider, model);
+    }
     if (b.stallBody) {
       const stream = new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"id": "resp_stalled",')) });
       return new Response(stream, { headers: { 'content-type': 'application/json' } });
@@ -283,8 +488,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (b.status && b.status >= 400) return jsonResponse(b.body ?? errorBody(req, b.status, b), b.status, headers);
     if (b.malformed) return jsonResponse('{"id": "resp_partial", "output": [{"type": "message", "content": [', 200, headers);
     if (b.body !== undefined) return jsonResponse(b.body, b.status ?? 200, headers);
+    if (meta) return metaAnswer(req, models);
+    if (isAgent(req) && !b.fixture) {
+      const body = perplexityAgentAnswer();
+      return jsonResponse(b.truncated ? truncate(req.provider, body, true) : body, 200, headers);
+    }
     const text = await readFixture(b.fixture ?? defaultFixture(req));
-    return jsonResponse(b.truncated ? truncate(req.provider, JSON.parse(text)) : text, 200, headers);
+    return jsonResponse(b.truncated ? truncate(req.provider, JSON.parse(text), isAgent(req)) : text, 200, headers);
   }
 
   const server = Bun.serve({
@@ -298,7 +508,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         ([, prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`),
       );
       const path = match ? url.pathname.slice(match[1].length) : url.pathname;
-      const platform = match ? classify(match[0], path, url.searchParams) : undefined;
+      const platform = match ? classify(match[0], path, url.searchParams, request.method) : undefined;
       if (!match || !platform) return jsonResponse({ error: `no fake route for ${request.method} ${url.pathname}` }, 404);
 
       const raw = await request.text();
@@ -340,8 +550,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (behavior) behaviors.set(platform, behavior);
       else behaviors.delete(platform);
     },
+    setModels(provider, ids) {
+      models[provider] = [...ids];
+    },
     reset() {
       behaviors.clear();
+      models = initialModels();
       requests.length = 0;
       inFlight.clear();
       highWater.clear();
@@ -354,6 +568,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         DATAFORSEO_PASSWORD: FAKE_KEYS.dataforseoPassword,
         GOOGLE_SERP_PROVIDER: opts.googleSerp ?? 'serpapi',
         OPENAI_COMPATIBLE_MODEL: COMPAT_MODEL,
+        PERPLEXITY_API: opts.perplexityApi ?? 'sonar',
       };
       for (const [provider, prefix] of Object.entries(ENV_PREFIXES) as Array<[FakeProvider, string]>) {
         env[`${prefix}_BASE_URL`] = base + PREFIXES[provider];

@@ -38,7 +38,7 @@ describe("a tracking run end to end", () => {
       .select("id");
     expect(prompts.error).toBeNull();
     const promptIds = prompts.data!.map((p) => p.id as string);
-    const started = await api.start({ brandId, platforms: ["chatgpt", "perplexity", "claude"], models: ["gpt-5-mini", "gpt-4o"] });
+    const started = await api.start({ brandId, platforms: ["chatgpt", "perplexity", "claude"], models: ["gpt-6.1-terra", "gpt-6.1-sol"] });
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ success: true, units: 20 });
 
@@ -56,7 +56,7 @@ describe("a tracking run end to end", () => {
     const keys = new Set(rows.map((r) => `${r.prompt_id}|${r.platform}|${r.model}`));
     expect(keys.size).toBe(20);
     for (const p of promptIds) {
-      for (const [platform, model] of [["chatgpt", "gpt-5-mini"], ["chatgpt", "gpt-4o"], ["perplexity", "sonar"], ["claude", "claude-sonnet-4-5"]])
+      for (const [platform, model] of [["chatgpt", "gpt-6.1-terra"], ["chatgpt", "gpt-6.1-sol"], ["perplexity", "sonar"], ["claude", "claude-sonnet-5-5"]])
         expect(keys.has(`${p}|${platform}|${model}`)).toBe(true);
     }
     for (const r of rows) {
@@ -120,7 +120,13 @@ describe("start validation", () => {
     expect(unknownModel.status).toBe(400);
     expect(unknownModel.body.error.code).toBe("invalid_model");
 
-    const wrongPlatform = await api.start({ brandId, platforms: ["perplexity"], models: ["gpt-5-mini"] });
+    const retired = await api.start({ brandId, models: ["grok-3"] });
+    expect(retired.status).toBe(400);
+    expect(retired.body.error.code).toBe("model_retired");
+    expect(retired.body.error.message).toContain("grok-4.3");
+    expect(retired.body.error.details.replacement).toBe("grok-4.3");
+
+    const wrongPlatform = await api.start({ brandId, platforms: ["perplexity"], models: ["gpt-6.1-terra"] });
     expect(wrongPlatform.status).toBe(400);
     expect(wrongPlatform.body.error.message).toContain("chatgpt");
 
