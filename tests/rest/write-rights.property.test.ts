@@ -86,7 +86,8 @@ function seedOrganization(orgId: string, label: string): void {
     const topic = one("INSERT INTO topics (brand_id, name) VALUES (?, ?)", brand, `${label} topic`);
     for (let s = 0; s < 2; s++) {
       const set = one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, `${label} set ${s}`);
-      const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt ${s}`, topic);
+      // One prompt of each brand has no topic: its moves are guarded by the row checks alone.
+      const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt ${s}`, s === 0 ? topic : null);
       const result = one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model) VALUES (?, ?, 'chatgpt', 'gpt')", brand, prompt);
       one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, competitor_id) VALUES (?, ?, 1, 'https://x.com', 'https://x.com/', 'x.com', ?)", result, brand, competitor);
     }
@@ -269,7 +270,8 @@ const writeRequest = fc.constantFrom(...TABLES).chain((table) =>
   fc.record({
     table: fc.constant(table),
     caller: fc.nat({ max: 3 }),
-    verb: fc.constantFrom("insert", "bulk", "upsert-merge", "upsert-ignore", "patch", "delete"),
+    // Moves (a row given a parent elsewhere) are where derived columns could slip a check: weighted up.
+    verb: fc.oneof(fc.constantFrom("insert", "bulk", "upsert-merge", "upsert-ignore", "patch", "delete"), fc.constant("move")),
     body: fc.uniqueArray(pick(table), { minLength: 1, maxLength: 4, selector: (p) => p.column }),
     second: fc.uniqueArray(pick(table), { minLength: 1, maxLength: 4, selector: (p) => p.column }),
     filter: fc.option(pick(table), { freq: 4 }),
@@ -294,6 +296,7 @@ function toRequest(r: WriteRequest, snap: Snapshot): { path: string; init: Reque
   let query = "";
   let method = "POST";
   let body: unknown;
+  let target: string | undefined;
   switch (r.verb) {
     case "insert":
       body = object(r.body);
@@ -314,11 +317,27 @@ function toRequest(r: WriteRequest, snap: Snapshot): { path: string; init: Reque
       method = "PATCH";
       body = object(r.body.filter((p) => p.column !== "id"));
       break;
+    case "move": {
+      // A row the caller may update, given a parent in an organization where it may not write, and
+      // nothing else: the derived columns (prompts.brand_id from its set) are the server's to fill
+      // in, which is where a write could escape its check.
+      method = "PATCH";
+      const userId = callers[r.caller]!.userId;
+      const mayUpdate = (t: string, row: Row) => may(t, "update", roleIn(snap, userId, orgOf(snap, t, row)));
+      const own = [...snap.get(r.table)!.values()].filter((row) => mayUpdate(r.table, row));
+      const parents = COLUMNS[r.table]!.filter((c) => c !== "id" && REFERENCES[c]);
+      const column = parents[r.body[0]!.choice % Math.max(1, parents.length)];
+      const foreign = column ? [...snap.get(REFERENCES[column]!)!.values()].filter((row) => !mayUpdate(r.table, { ...row, organization_id: orgOf(snap, REFERENCES[column]!, row) })) : [];
+      target = own[r.second[0]!.choice % Math.max(1, own.length)]?.id as string | undefined;
+      body = column && foreign.length ? { [column]: foreign[r.body[0]!.kind % foreign.length]!.id } : object(r.body);
+      break;
+    }
     case "delete":
       method = "DELETE";
       break;
   }
-  if ((r.verb === "patch" || r.verb === "delete") && r.filter) query = `${r.filter.column}=eq.${encodeURIComponent(String(resolve(r.table, r.filter, snap)))}`;
+  if (r.verb === "move") query = `id=eq.${target ?? "00000000-0000-4000-8000-000000000000"}`;
+  else if ((r.verb === "patch" || r.verb === "delete") && r.filter) query = `${r.filter.column}=eq.${encodeURIComponent(String(resolve(r.table, r.filter, snap)))}`;
   headers.prefer = prefer.join(", ");
   return { path: `/rest/v1/${r.table}${query ? `?${query}` : ""}`, init: { method, headers, body: body === undefined ? undefined : JSON.stringify(body) } };
 }
