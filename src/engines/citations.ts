@@ -138,6 +138,28 @@ export function codePointOffsetToIndex(text: string, codePoints: number): number
   return i;
 }
 
+/**
+ * The `url_citation` annotations of one Responses-format output_text part (OpenAI, xAI, Perplexity's
+ * Agent API), with their code-point offsets turned into UTF-16 offsets in the whole answer, whose
+ * text the part starts at `partStart`.
+ */
+export function urlCitations(annotations: unknown, partText: string, partStart: number): CitedSpan[] {
+  const out: CitedSpan[] = [];
+  for (const raw of Array.isArray(annotations) ? annotations : []) {
+    const ann = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : undefined;
+    const url = typeof ann?.url === 'string' ? ann.url : undefined;
+    if (!ann || ann.type !== 'url_citation' || !url) continue;
+    const s = typeof ann.start_index === 'number' ? ann.start_index : undefined;
+    const e = typeof ann.end_index === 'number' ? ann.end_index : undefined;
+    out.push({
+      url,
+      title: typeof ann.title === 'string' ? ann.title : undefined,
+      ...(s !== undefined && e !== undefined ? { start: partStart + codePointOffsetToIndex(partText, s), end: partStart + codePointOffsetToIndex(partText, e) } : {}),
+    });
+  }
+  return out;
+}
+
 /** Reasoning models served over chat completions (sonar-reasoning, DeepSeek-R1) prefix their thoughts. */
 export function stripThinking(text: string): string {
   return text.replace(/^\s*<think>[\s\S]*?<\/think>\s*/, '');

@@ -1,4 +1,4 @@
-import { addQueries, buildCitations, codePointOffsetToIndex, findMarkers, type CitedSpan, type ListedSource } from '../citations';
+import { addQueries, buildCitations, findMarkers, urlCitations, type CitedSpan, type ListedSource } from '../citations';
 import { EngineError, malformed, truncated } from '../errors';
 import { callJson } from '../http';
 import { languageInstruction, perplexityCountry, perplexityLanguage } from '../locale';
@@ -106,19 +106,7 @@ export const perplexityAgent: Adapter = async (req, ctx, cfg) => {
         const text = str(part?.text);
         if (!part || text === undefined || (part.type !== undefined && part.type !== 'output_text')) continue;
         const span = builder.add(text, '\n\n');
-        for (const a of arr(part.annotations).map(obj)) {
-          const url = str(a?.url);
-          if (!a || a.type !== 'url_citation' || !url) continue;
-          const s = num(a.start_index);
-          const e = num(a.end_index);
-          annotated.push({
-            url,
-            title: str(a.title),
-            ...(s !== undefined && e !== undefined
-              ? { start: span.start + codePointOffsetToIndex(text, s), end: span.start + codePointOffsetToIndex(text, e) }
-              : {}),
-          });
-        }
+        annotated.push(...urlCitations(part.annotations, text, span.start));
       }
     }
   }

@@ -1,4 +1,4 @@
-import { addQueries, buildCitations, codePointOffsetToIndex, type CitedSpan, type ListedSource } from '../citations';
+import { addQueries, buildCitations, urlCitations, type CitedSpan, type ListedSource } from '../citations';
 import { EngineError, malformed, truncated } from '../errors';
 import { callJson } from '../http';
 import { approximateLocation, languageInstruction, regionInstruction } from '../locale';
@@ -107,20 +107,7 @@ function responsesAdapter(options: { include: readonly string[]; locationMayBeRe
         if (!part || partText === undefined) continue;
         if (part.type === 'refusal') refused = true;
         const span = builder.add(partText, '\n\n');
-        for (const rawAnn of arr(part.annotations)) {
-          const ann = obj(rawAnn);
-          const url = str(ann?.url);
-          if (!ann || ann.type !== 'url_citation' || !url) continue;
-          const s = num(ann.start_index);
-          const e = num(ann.end_index);
-          cited.push({
-            url,
-            title: str(ann.title),
-            ...(s !== undefined && e !== undefined
-              ? { start: span.start + codePointOffsetToIndex(partText, s), end: span.start + codePointOffsetToIndex(partText, e) }
-              : {}),
-          });
-        }
+        cited.push(...urlCitations(part.annotations, partText, span.start));
       }
     }
 
