@@ -3,9 +3,10 @@
 // Bun.serve returning the same bytes. Both servers run as their own processes on loopback; the same
 // bounded load generator (fixed concurrency, fixed duration) drives each, alternating, in one run.
 // Target: ≥ 0.25×. answerwatch runs with its defaults, so a repeated read is answered from the
-// response cache (exact: dropped on any database write); for context a second answerwatch on the
-// same database with REST_CACHE_MB=0 shows what each request costs when computed from SQLite.
-import { writeFileSync } from "node:fs";
+// response cache (exact: dropped on any database write); for context a second answerwatch on a
+// copy of the database with REST_CACHE_MB=0 shows what each request costs when computed from SQLite.
+import { Database } from "bun:sqlite";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { ensureSecrets } from "../src/secrets";
@@ -83,10 +84,16 @@ const bytes = new Uint8Array(await sample.arrayBuffer());
 const listed = JSON.parse(new TextDecoder().decode(bytes));
 if (listed.length !== 50 || listed[0].brand_domains.length !== 3 || listed[0].competitors.length !== 5) throw new Error("unexpected list response");
 
-// ---- the same server without its response cache, on the same database (context) ----
+// ---- the same server without its response cache, on a copy of the database (context) ----
+// A DATA_DIR is held by one server at a time: the second one gets a snapshot of the same data and secrets.
+const uncachedDir = tempDir("aw-bench-rest-uncached-");
+const snapshot = new Database(join(dataDir, "answerwatch.db"), { readonly: true });
+snapshot.run(`VACUUM INTO '${join(uncachedDir, "answerwatch.db").replaceAll("'", "''")}'`);
+snapshot.close();
+copyFileSync(join(dataDir, "secrets.json"), join(uncachedDir, "secrets.json"));
 const uncachedPort = String(freePort());
 const uncached = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
-  env: { ...Bun.env, ...env, PORT: uncachedPort, REST_CACHE_MB: "0" },
+  env: { ...Bun.env, ...env, DATA_DIR: uncachedDir, PORT: uncachedPort, REST_CACHE_MB: "0" },
   stdout: "ignore",
   stderr: "inherit",
 });
