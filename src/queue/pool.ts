@@ -28,6 +28,9 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
   let stopped = false;
   const slots: Slot[] = [];
   const owner = new Map<number, Slot>();
+  /** Tasks handed to their thread, and tasks aborted before they could be. */
+  const posted = new Set<number>();
+  const aborted = new Set<number>();
 
   // A thread that dies at once (a bad build, a broken install) would otherwise be respawned in a
   // tight loop: each consecutive death doubles the wait before the next thread, up to 5 s.
@@ -54,6 +57,7 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
         if (message.type === "answered") return pending.onAnswered?.();
         inFlight.delete(message.id);
         owner.delete(message.id);
+        posted.delete(message.id);
         if (message.ok) pending.resolve(message.value);
         else pending.reject(message.error);
       };
@@ -61,6 +65,8 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
         if (slots[index] !== slot) return;
         for (const [id, pending] of inFlight) {
           owner.delete(id);
+          posted.delete(id);
+          aborted.delete(id);
           pending.reject({ message: `worker thread ${reason}`, kind: "internal", permanent: false });
         }
         inFlight.clear();
@@ -90,11 +96,25 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
         slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)), onAnswered });
       });
       owner.set(id, slot);
-      void slot.ready.then(() => slot.worker!.postMessage({ type: "run", id, task } satisfies WorkerCommand));
+      void slot.ready.then(() => {
+        // Aborted while its thread was starting: the task is never handed over (an abort posted
+        // before the run would reach the thread first and be ignored).
+        if (aborted.delete(id)) {
+          slot.inFlight.get(id)?.reject({ message: "aborted", kind: "internal", permanent: true });
+          slot.inFlight.delete(id);
+          owner.delete(id);
+          return;
+        }
+        slot.worker!.postMessage({ type: "run", id, task } satisfies WorkerCommand);
+        posted.add(id);
+      });
       return { id, task, promise };
     },
     abort(id) {
-      owner.get(id)?.worker?.postMessage({ type: "abort", id } satisfies WorkerCommand);
+      const slot = owner.get(id);
+      if (!slot) return;
+      if (posted.has(id)) slot.worker?.postMessage({ type: "abort", id } satisfies WorkerCommand);
+      else aborted.add(id);
     },
     async stop() {
       stopped = true;
