@@ -3,7 +3,7 @@
 // citations and its status go in one transaction; the unique key (job, prompt, platform, model,
 // region) makes a unit repeated after a crash a no-op.
 import type { Database } from "bun:sqlite";
-import type { Citation } from "../analysis/citations";
+import { createResultStore } from "../results/store";
 import type { ResultValues, UnitOutcome, UnitTask } from "./unit-runner";
 
 export type WriteOutcome = "written" | "duplicate" | "no_surface" | "job_inactive";
@@ -32,18 +32,9 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
   const idleMs = options.idleMs ?? 2;
   const maxWaitMs = options.maxWaitMs ?? 10;
   const maxBatch = options.maxBatch ?? 64;
+  const results = createResultStore(sqlite);
   const q = {
     job: sqlite.prepare("SELECT status FROM jobs WHERE id = ?"),
-    insertResult: sqlite.prepare(
-      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
-         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sources, source_count, sentiment, sentiment_score,
-         visibility_score, search_queries, details)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
-    ),
-    insertCitation: sqlite.prepare(
-      `INSERT INTO citations (id, result_id, brand_id, position, url, normalized_url, domain, title, is_brand, competitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
     unitDone: sqlite.prepare("UPDATE job_units SET status = 'done', attempts = attempts + 1, error = ?3 WHERE job_id = ?1 AND seq = ?2 AND status = 'pending'"),
   };
   let queue: Pending[] = [];
@@ -59,21 +50,10 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     }
     const r = JSON.parse(outcome.result) as ResultValues;
     // Time-ordered ids append to the primary-key indexes instead of touching a random page each.
-    const resultId = Bun.randomUUIDv7();
     // The requested model keys the row (stable across dated upstream ids); the reported one is in details.
-    const inserted = q.insertResult.run(
-      resultId, task.jobId, task.brandId, task.promptId, task.platform, task.model, task.region, r.surface, r.response, r.mentioned, r.mention_count,
-      r.mention_position, r.competitor_mentions, r.citations, r.citation_count, r.brand_citation_count, r.sources ?? "[]", r.source_count ?? 0, r.sentiment,
-      r.sentiment_score, r.visibility_score, r.search_queries, r.details,
-    );
+    const written = results.insert({ id: Bun.randomUUIDv7(), jobId: task.jobId, brandId: task.brandId, promptId: task.promptId, platform: task.platform, model: task.model, region: task.region }, r);
     q.unitDone.run(task.jobId, task.seq, null);
-    if (inserted.changes === 0) return "duplicate";
-    // The citation rows are the row's own citations column, one row each: parsing it here spares
-    // the worker sending them twice.
-    for (const c of JSON.parse(r.citations) as Citation[]) {
-      q.insertCitation.run(Bun.randomUUIDv7(), resultId, task.brandId, c.position, c.url, c.normalized_url, c.domain ?? c.host ?? "", c.title, c.is_brand ? 1 : 0, c.competitor_id);
-    }
-    return "written";
+    return written ? "written" : "duplicate";
   }
 
   function flush() {

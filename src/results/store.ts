@@ -1,0 +1,58 @@
+// The one way result rows enter the database: a prompt_results row and its citation rows, written
+// together. The tracking writer and bulk imports (bench/scale.ts) go through it, so the storage
+// layout (compressed answers, the citation URL table) is decided here once.
+import type { Database } from "bun:sqlite";
+import type { Citation } from "../analysis/citations";
+import type { ResultValues } from "../tracking/unit-runner";
+
+export interface ResultKey {
+  id: string;
+  jobId: string | null;
+  brandId: string;
+  promptId: string;
+  platform: string;
+  model: string;
+  region: string;
+  /** ISO-8601 UTC; the database's clock when absent. */
+  createdAt?: string;
+}
+
+export function createResultStore(sqlite: Database) {
+  const q = {
+    insertResult: sqlite.prepare(
+      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
+         mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sources, source_count, sentiment, sentiment_score,
+         visibility_score, search_queries, details, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+       ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
+    ),
+    insertCitation: sqlite.prepare(
+      `INSERT INTO citations (id, result_id, brand_id, position, url, normalized_url, domain, title, is_brand, competitor_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`,
+    ),
+  };
+
+  return {
+    /**
+     * Inserts one result and one citation row per entry of its `citations` column. False when the
+     * unit already has its row (a repeated unit is a no-op). Call inside a transaction.
+     */
+    insert(key: ResultKey, r: ResultValues): boolean {
+      const inserted = q.insertResult.run(
+        key.id, key.jobId, key.brandId, key.promptId, key.platform, key.model, key.region, r.surface, r.response, r.mentioned, r.mention_count,
+        r.mention_position, r.competitor_mentions, r.citations, r.citation_count, r.brand_citation_count, r.sources ?? "[]", r.source_count ?? 0,
+        r.sentiment, r.sentiment_score, r.visibility_score, r.search_queries, r.details, key.createdAt ?? null,
+      );
+      if (inserted.changes === 0) return false;
+      for (const c of JSON.parse(r.citations) as Citation[]) {
+        q.insertCitation.run(
+          Bun.randomUUIDv7(), key.id, key.brandId, c.position, c.url, c.normalized_url, c.domain ?? c.host ?? "", c.title, c.is_brand ? 1 : 0,
+          c.competitor_id, key.createdAt ?? null,
+        );
+      }
+      return true;
+    },
+  };
+}
+
+export type ResultStore = ReturnType<typeof createResultStore>;
