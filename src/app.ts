@@ -43,7 +43,7 @@ export interface AppDeps {
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */
   tracking?: { store?: QueueStore; notifier?: TrackingNotifier };
   /** Threads for /rest/v1 reads and writes (absent in request-only tests: they run in-process). */
-  rest?: { readers: Pick<RestThreadPool, "run">; writer: Pick<RestThreadPool, "run"> };
+  rest?: { readers: Pick<RestThreadPool, "run" | "report">; writer: Pick<RestThreadPool, "run"> };
   /** Failed writes for /healthz (one per process: the REST threads report into it too). */
   storage?: StorageHealth;
   /** Resolves webhook host names when an endpoint is created or changed (absent: checked at delivery only). */
@@ -109,7 +109,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return errorResponse(appError, surface, request);
   }
 
-  const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, reports: deps.rest?.readers.report, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {

@@ -21,6 +21,8 @@ export interface Config {
   restCacheBytes: number;
   /** Reader threads for /rest/v1 reads and RPCs, and how long one read may run. */
   rest: { readers: number; statementTimeoutMs: number };
+  /** Days an answer keeps its text; 0 keeps it for good. */
+  retentionDaysRawAnswers: number;
   shutdownTimeoutMs: number;
   cronSchedule: string;
   cronTz: string | undefined;
@@ -59,6 +61,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
   { name: "REST_READERS", default: "2", meaning: "threads that run /rest/v1 reads and RPCs, each with its own read-only connection" },
   { name: "STATEMENT_TIMEOUT_MS", default: "10000", meaning: "a /rest/v1 request whose SQL runs longer is stopped and answers 503 (57014)" },
+  { name: "RETENTION_DAYS_RAW_ANSWERS", default: "0", meaning: "answers older than this many days lose their text (analysed fields and rollups stay); 0 keeps every answer" },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", meaning: "how long SIGTERM waits for in-flight requests" },
   { name: "JWT_SECRET", default: "(generated)", meaning: "HS256 secret for access tokens and API keys (at least 32 characters)" },
   { name: "ANON_KEY", default: "(generated)", meaning: "the anon API key (a JWT with role anon)" },
@@ -209,6 +212,7 @@ export function loadConfig(env: Env): Config {
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000) },
+    retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,

@@ -19,6 +19,10 @@ Commands:
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"
+  rollups rebuild  Recompute every rollup table from raw rows (they are kept current on every write;
+                   this is for repair, or after restoring raw rows by other means)
+  vacuum           Apply RETENTION_DAYS_RAW_ANSWERS, compress answers stored as plain text and give
+                   freed space back to the file system (--full rewrites the file: server stopped)
   models           List the model catalogue: defaults, retired models and their replacements (--json)
   doctor           Check each configured AI platform's key and model with the provider (exit 1 if one fails)
   --help, -h       Show this help
@@ -100,6 +104,7 @@ const commands: Record<string, Command> = {
       let applied: number;
       try {
         applied = applyMigrations(dbh.sqlite, embeddedMigrations);
+        (await import("./rollups/triggers")).ensureRollups(dbh.sqlite);
       } catch (error) {
         throw describeDatabaseFailure(dbh.sqlite.filename, error) ?? error;
       } finally {
@@ -109,6 +114,54 @@ const commands: Record<string, Command> = {
       return 0;
     } finally {
       lock.release();
+    }
+  },
+  async rollups(args, env) {
+    if (args[0] !== "rebuild") {
+      process.stderr.write(`answerwatch: usage: answerwatch rollups rebuild\n`);
+      return 2;
+    }
+    const config = loadConfig(env);
+    prepareDataDir(config.dataDir);
+    const dbh = openDataDirDatabase(config.dataDir);
+    try {
+      const { rebuildRollups } = await import("./rollups/triggers");
+      for (const r of rebuildRollups(dbh.sqlite)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
+      return 0;
+    } finally {
+      dbh.close();
+    }
+  },
+  async vacuum(args, env) {
+    const full = args.includes("--full");
+    const unknown = args.filter((a) => a !== "--full");
+    if (unknown.length) {
+      process.stderr.write(`answerwatch: unknown option ${unknown[0]} (answerwatch vacuum [--full])\n`);
+      return 2;
+    }
+    const config = loadConfig(env);
+    prepareDataDir(config.dataDir);
+    // A full VACUUM rewrites the file: only with no server on it.
+    const lock = full ? lockDataDir(config.dataDir) : undefined;
+    try {
+      const dbh = openDataDirDatabase(config.dataDir);
+      try {
+        const { runMaintenance } = await import("./storage/maintenance");
+        const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
+        process.stdout.write(`answers emptied by retention: ${report.answersDropped}\nrows compressed: ${report.rowsCompressed}\npages freed: ${report.pagesFreed}\n`);
+        if (full) {
+          const before = Bun.file(dbh.sqlite.filename).size;
+          // Incremental auto-vacuum from now on (a database made before it can only switch during a VACUUM).
+          dbh.sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
+          dbh.sqlite.run("VACUUM");
+          process.stdout.write(`file: ${before} -> ${Bun.file(dbh.sqlite.filename).size} bytes\n`);
+        }
+      } finally {
+        dbh.close();
+      }
+      return 0;
+    } finally {
+      lock?.release();
     }
   },
   // user add and keys take no lock: adding a user while the server runs is how it is meant to be

@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
+import { runMaintenance } from "./storage/maintenance";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
@@ -113,11 +114,31 @@ export async function startRuntime(input: {
     ) as never;
   }, 0);
 
+  // Storage upkeep (src/storage/maintenance.ts) a minute after start and hourly: retention,
+  // compression of rows written plain, returning freed pages. One batch at a time on this thread.
+  let maintaining = false;
+  const maintain = async () => {
+    if (maintaining) return;
+    maintaining = true;
+    try {
+      const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1) });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed) logger.info("storage maintenance", { ...report });
+    } catch (error) {
+      logger.error("storage maintenance failed", { error: String(error) });
+    } finally {
+      maintaining = false;
+    }
+  };
+  const maintenanceStart = setTimeout(maintain, 60_000);
+  const maintenanceTimer = setInterval(maintain, 3_600_000);
+
   return {
     app,
     dispatcher,
     runSchedule,
     async stop() {
+      clearTimeout(maintenanceStart);
+      clearInterval(maintenanceTimer);
       clearTimeout(schedulerTimer);
       scheduler?.store.cron["daily-tracking"].stop();
       await app.close();

@@ -6,8 +6,10 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode, StartupError } from "../config";
+import { ensureRollups } from "../rollups/triggers";
 import { applyMigrations } from "./migrations";
 import { embeddedMigrations } from "./migrations.generated";
+import { registerTextFunctions } from "./text-codec";
 
 export interface DbHandle {
   sqlite: Database;
@@ -22,11 +24,18 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
   try {
     // busy_timeout first: switching to WAL needs a lock that another process may hold.
     sqlite.run("PRAGMA busy_timeout = 5000");
+    // A new file frees pages as it goes (answerwatch vacuum / retention); set before the first table.
+    if (options.migrate !== false && (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count === 0) sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
     sqlite.run("PRAGMA journal_mode = WAL");
     // NORMAL is durable against process crashes in WAL mode (only an OS crash can lose the last commits).
     sqlite.run("PRAGMA synchronous = NORMAL");
     sqlite.run("PRAGMA foreign_keys = ON");
-    if (options.migrate !== false) applyMigrations(sqlite, embeddedMigrations);
+    registerTextFunctions(sqlite);
+    if (options.migrate !== false) {
+      applyMigrations(sqlite, embeddedMigrations);
+      // Rollup triggers are generated from their definitions; a changed definition rebuilds its table.
+      ensureRollups(sqlite);
+    }
   } catch (error) {
     sqlite.close();
     throw error;

@@ -10,6 +10,7 @@ import type { CallerResolver } from "../platform/auth/caller";
 import { MAX_BEACON_BYTES } from "./beacon";
 import { originHost } from "./origin";
 import { createScriptAsset } from "./script";
+import type { ReportRunner } from "../reports/registry";
 import { createPixelService, type PixelOptions } from "./service";
 
 export interface PixelRoutesDeps {
@@ -18,6 +19,7 @@ export interface PixelRoutesDeps {
   meta: (request: Request) => RequestMeta;
   now?: () => Date;
   options?: Partial<PixelOptions>;
+  reports?: ReportRunner;
   /** Registers work for shutdown: the batch writer flushes there. */
   onClose: (close: () => Promise<void>) => void;
 }
@@ -37,7 +39,7 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
 }
 
 export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {
-  const service = createPixelService({ dbh: deps.dbh, now: deps.now, options: deps.options });
+  const service = createPixelService({ dbh: deps.dbh, now: deps.now, options: deps.options, reports: deps.reports });
   deps.onClose(() => service.close());
   const script = createScriptAsset();
   const serveScript = (request: Request) => script.respond(request);
@@ -77,7 +79,7 @@ export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elys
   const elysia = new Elysia().get("/api/brands/:brandId/traffic", async ({ request, params }) => {
     const caller = await deps.callers.apiUser(request);
     const query = Object.fromEntries(new URL(request.url).searchParams);
-    return { success: true, ...service.traffic(caller, params.brandId, query) };
+    return { success: true, ...(await service.traffic(caller, params.brandId, query)) };
   });
   return { direct, elysia };
 }

@@ -10,7 +10,8 @@ import { createSourceClassifier, createUserAgentReader } from "./classify";
 import { clientAddress } from "../http/client-address";
 import { hostAllowed, originHost } from "./origin";
 import { openTrafficStore, type TrafficRow } from "./store";
-import { parseTrafficQuery, trafficReport, type TrafficReport } from "./traffic";
+import { inProcessReports, type ReportRunner } from "../reports/registry";
+import { parseTrafficQuery, type TrafficReport } from "./traffic";
 import { createVisitorHasher } from "./visitor";
 import { RowNotWrittenError, WriterBusyError, WriterClosedError, createBatchWriter } from "./writer";
 
@@ -36,6 +37,8 @@ export const DEFAULT_PIXEL_OPTIONS: PixelOptions = {
 
 export interface PixelServiceDeps {
   dbh: DbHandle;
+  /** Where the traffic report runs (a reader thread); in-process on dbh without it. */
+  reports?: ReportRunner;
   now?: () => Date;
   options?: Partial<PixelOptions>;
 }
@@ -121,11 +124,14 @@ export function createPixelService(deps: PixelServiceDeps) {
     return { stored: true };
   }
 
-  function traffic(caller: ApiUser, brandId: string, query: Record<string, string | undefined>): TrafficReport {
+  const reports = deps.reports ?? inProcessReports(deps.dbh.sqlite);
+
+  async function traffic(caller: ApiUser, brandId: string, query: Record<string, string | undefined>): Promise<TrafficReport> {
     const brand = brandOrg.get(brandId);
     // Someone else's brand reads as missing, so ids of other organizations' brands leak nothing.
     if (!brand || !caller.orgRoles.has(brand.organization_id)) throw new AppError(404, "brand_not_found", "No such brand");
-    return trafficReport(deps.dbh.sqlite, brandId, parseTrafficQuery(query, now()));
+    const q = parseTrafficQuery(query, now());
+    return reports("traffic", { brandId, from: q.from.toISOString(), to: q.to.toISOString(), interval: q.interval });
   }
 
   return {

@@ -65,66 +65,100 @@ export function parseTrafficQuery(query: Record<string, string | undefined>, now
   return { from, to, interval };
 }
 
-function tally(rows: { key: string; platform: string; visits: number }[]): Map<string, { visits: number; byPlatform: Record<string, number> }> {
-  const out = new Map<string, { visits: number; byPlatform: Record<string, number> }>();
-  for (const row of rows) {
-    const entry = out.get(row.key) ?? { visits: 0, byPlatform: {} };
-    entry.visits += row.visits;
-    entry.byPlatform[row.platform] = row.visits;
-    out.set(row.key, entry);
-  }
-  return out;
+const dayKey = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+/** The window split by what can answer it: whole months, whole days, and the partial days at its ends (raw rows). */
+function splitWindow(q: TrafficQuery) {
+  const from = q.from.getTime();
+  const to = q.to.getTime();
+  const firstWholeDay = Math.ceil(from / DAY_MS) * DAY_MS;
+  const endWholeDays = Math.floor(to / DAY_MS) * DAY_MS;
+  if (firstWholeDay >= endWholeDays) return { days: null, months: null, raw: [[from, to]] as [number, number][] };
+  const raw = ([[from, firstWholeDay], [endWholeDays, to]] as [number, number][]).filter(([a, b]) => a < b);
+  // Whole months inside the whole days; the days around them are read day by day.
+  const firstOfMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
+  const nextMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1);
+  const monthsFrom = firstOfMonth(firstWholeDay) === firstWholeDay ? firstWholeDay : nextMonth(firstWholeDay);
+  const monthsTo = firstOfMonth(endWholeDays);
+  const months = monthsFrom < monthsTo ? { from: dayKey(monthsFrom).slice(0, 7), to: dayKey(monthsTo).slice(0, 7), fromDay: dayKey(monthsFrom), toDay: dayKey(monthsTo) } : null;
+  return { days: { from: dayKey(firstWholeDay), to: dayKey(endWholeDays) }, months, raw };
 }
 
+/**
+ * Whole UTC days are read from the daily rollups (src/rollups; visitor hashes change every UTC
+ * day, so a day's distinct visitors add up across days), landing pages of whole months from the
+ * monthly one, and only the partial days at the window's ends from raw visits: a year costs
+ * about what a month does.
+ */
 export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery): TrafficReport {
-  type Range = [brandId: string, from: string, to: string];
-  const range: Range = [brandId, q.from.toISOString(), q.to.toISOString()];
-  const where = "brand_id = ? AND created_at >= ? AND created_at < ?";
-  const totals = sqlite
-    .query<{ pageViews: number; visits: number; visitors: number }, Range>(
-      `SELECT count(*) AS pageViews, count(source_platform) AS visits,
-              count(DISTINCT CASE WHEN source_platform IS NOT NULL THEN visitor_hash END) AS visitors
-         FROM ai_traffic_logs WHERE ${where}`,
+  const { days, months, raw } = splitWindow(q);
+  const rawRanges = raw.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()]);
+  const rawWhere = rawRanges.length ? `(${rawRanges.map(() => "(created_at >= ? AND created_at < ?)").join(" OR ")})` : "0";
+  const rawParams = rawRanges.flat();
+  const dayParams = days ? [days.from, days.to] : ["", ""];
+
+  // Visits and visitors per (day, platform); platform '' is a view no assistant sent, '*' (visitors only) any assistant.
+  type Cell = { day: string; platform: string; visits: number; visitors: number };
+  const cells = sqlite
+    .query<Cell, (string | number)[]>(
+      `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
+          SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND day >= ? AND day < ?
+          UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND day >= ? AND day < ?
+          UNION ALL SELECT substr(created_at, 1, 10), coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
+                 WHERE brand_id = ? AND ${rawWhere} GROUP BY 1, 2
+          UNION ALL SELECT substr(created_at, 1, 10), '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
+                 WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL GROUP BY 1)
+        GROUP BY day, platform`,
     )
-    .get(...range)!;
-  const platforms = sqlite
-    .query<{ platform: string; visits: number; visitors: number }, Range>(
-      `SELECT source_platform AS platform, count(*) AS visits, count(DISTINCT visitor_hash) AS visitors
-         FROM ai_traffic_logs WHERE ${where} AND source_platform IS NOT NULL
-        GROUP BY source_platform ORDER BY visits DESC, platform`,
-    )
-    .all(...range);
-  // SQLite's 'weekday 0' moves to the next Sunday (or stays on one); minus six days is that week's Monday.
-  const periodSql = q.interval === "day" ? "substr(created_at, 1, 10)" : "date(created_at, 'weekday 0', '-6 days')";
-  const byPeriod = tally(
-    sqlite
-      .query<{ key: string; platform: string; visits: number }, Range>(
-        `SELECT ${periodSql} AS key, source_platform AS platform, count(*) AS visits
-           FROM ai_traffic_logs WHERE ${where} AND source_platform IS NOT NULL
-          GROUP BY key, platform`,
-      )
-      .all(...range),
-  );
+    .all(brandId, ...dayParams, brandId, ...dayParams, brandId, ...rawParams, brandId, ...rawParams);
+
+  const totals = { visits: 0, visitors: 0, pageViews: 0 };
+  const byPlatform = new Map<string, { platform: string; visits: number; visitors: number }>();
+  const byPeriod = new Map<string, { visits: number; byPlatform: Record<string, number> }>();
+  for (const cell of cells) {
+    if (cell.platform === "*") {
+      totals.visitors += cell.visitors;
+      continue;
+    }
+    totals.pageViews += cell.visits;
+    if (cell.platform === "") continue;
+    totals.visits += cell.visits;
+    const platform = byPlatform.get(cell.platform) ?? byPlatform.set(cell.platform, { platform: cell.platform, visits: 0, visitors: 0 }).get(cell.platform)!;
+    platform.visits += cell.visits;
+    platform.visitors += cell.visitors;
+    if (!cell.visits) continue;
+    const key = dayKey(periodStart(new Date(`${cell.day}T00:00:00Z`), q.interval).getTime());
+    const period = byPeriod.get(key) ?? byPeriod.set(key, { visits: 0, byPlatform: {} }).get(key)!;
+    period.visits += cell.visits;
+    period.byPlatform[cell.platform] = (period.byPlatform[cell.platform] ?? 0) + cell.visits;
+  }
+  const platforms = [...byPlatform.values()].filter((p) => p.visits > 0).sort((a, b) => b.visits - a.visits || (a.platform < b.platform ? -1 : 1));
   const periods: TrafficReport["periods"] = [];
   const step = (q.interval === "day" ? 1 : 7) * DAY_MS;
   for (let t = periodStart(q.from, q.interval).getTime(); t < q.to.getTime(); t += step) {
-    const key = new Date(t).toISOString().slice(0, 10);
+    const key = dayKey(t);
     periods.push({ period: key, ...(byPeriod.get(key) ?? { visits: 0, byPlatform: {} }) });
   }
-  const pages = tally(
-    sqlite
-      .query<{ key: string; platform: string; visits: number }, [...Range, ...Range]>(
-        `SELECT path AS key, source_platform AS platform, count(*) AS visits
-           FROM ai_traffic_logs
-          WHERE ${where} AND source_platform IS NOT NULL
-            AND path IN (SELECT path FROM ai_traffic_logs WHERE ${where} AND source_platform IS NOT NULL
-                          GROUP BY path ORDER BY count(*) DESC, path LIMIT ${TOP_PAGES})
-          GROUP BY path, source_platform`,
-      )
-      .all(...range, ...range),
-  );
-  const topLandingPages = [...pages]
-    .map(([path, entry]) => ({ path, ...entry }))
-    .sort((a, b) => b.visits - a.visits || (a.path < b.path ? -1 : 1));
+
+  const monthParams = months ? [months.from, months.to] : ["", ""];
+  // Days outside the whole months: before them, after them, or all whole days when there are none.
+  const dayRanges = days ? (months ? [[days.from, months.fromDay], [months.toDay, days.to]] : [[days.from, days.to]]).filter(([a, b]) => a! < b!) : [];
+  const dayWhere = dayRanges.length ? `(${dayRanges.map(() => "(day >= ? AND day < ?)").join(" OR ")})` : "0";
+  const pageCells = sqlite
+    .query<{ path: string; platform: string; visits: number }, string[]>(
+      `SELECT path, platform, sum(visits) AS visits FROM (
+          SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = ? AND month >= ? AND month < ?
+          UNION ALL SELECT path, platform, visits FROM traffic_pages_daily WHERE brand_id = ? AND ${dayWhere}
+          UNION ALL SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL)
+        GROUP BY path, platform`,
+    )
+    .all(brandId, ...monthParams, brandId, ...dayRanges.flat() as string[], brandId, ...rawParams);
+  const pages = new Map<string, { path: string; visits: number; byPlatform: Record<string, number> }>();
+  for (const cell of pageCells) {
+    const page = pages.get(cell.path) ?? pages.set(cell.path, { path: cell.path, visits: 0, byPlatform: {} }).get(cell.path)!;
+    page.visits += cell.visits;
+    page.byPlatform[cell.platform] = cell.visits;
+  }
+  const topLandingPages = [...pages.values()].sort((a, b) => b.visits - a.visits || (a.path < b.path ? -1 : 1)).slice(0, TOP_PAGES);
   return { from: q.from.toISOString(), to: q.to.toISOString(), interval: q.interval, totals, platforms, periods, topLandingPages };
 }

@@ -1,8 +1,9 @@
 // The one way result rows enter the database: a prompt_results row and its citation rows, written
 // together. The tracking writer and bulk imports (bench/scale.ts) go through it, so the storage
-// layout (compressed answers, the citation URL table) is decided here once.
+// layout (compressed answers and their JSON, src/db/text-codec.ts) is decided here once.
 import type { Database } from "bun:sqlite";
 import type { Citation } from "../analysis/citations";
+import { packText } from "../db/text-codec";
 import type { ResultValues } from "../tracking/unit-runner";
 
 export interface ResultKey {
@@ -39,9 +40,9 @@ export function createResultStore(sqlite: Database) {
      */
     insert(key: ResultKey, r: ResultValues): boolean {
       const inserted = q.insertResult.run(
-        key.id, key.jobId, key.brandId, key.promptId, key.platform, key.model, key.region, r.surface, r.response, r.mentioned, r.mention_count,
-        r.mention_position, r.competitor_mentions, r.citations, r.citation_count, r.brand_citation_count, r.sources ?? "[]", r.source_count ?? 0,
-        r.sentiment, r.sentiment_score, r.visibility_score, r.search_queries, r.details, key.createdAt ?? null,
+        key.id, key.jobId, key.brandId, key.promptId, key.platform, key.model, key.region, r.surface, packText(r.response), r.mentioned, r.mention_count,
+        r.mention_position, r.competitor_mentions, packText(r.citations), r.citation_count, r.brand_citation_count, packText(r.sources ?? "[]"),
+        r.source_count ?? 0, r.sentiment, r.sentiment_score, r.visibility_score, r.search_queries, packText(r.details), key.createdAt ?? null,
       );
       if (inserted.changes === 0) return false;
       for (const c of JSON.parse(r.citations) as Citation[]) {

@@ -93,8 +93,8 @@ export function finalizeJob(input: {
   const { sqlite, store, jobId } = input;
   const rows = sqlite
     .query(
-      `SELECT id, prompt_id, platform, model, citations, sources, mentioned, mention_count, mention_position, competitor_mentions,
-              citation_count, brand_citation_count, visibility_score, sentiment, sentiment_score, details, created_at, brand_id
+      `SELECT id, prompt_id, platform, model, aw_text(citations) AS citations, aw_text(sources) AS sources, mentioned, mention_count, mention_position,
+              competitor_mentions, citation_count, brand_citation_count, visibility_score, sentiment, sentiment_score, aw_text(details) AS details, created_at, brand_id
        FROM prompt_results WHERE job_id = ?`,
     )
     .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "sources" | "details"> & {

@@ -31,7 +31,7 @@ async function run(promptCount = 1) {
   const api = apiClient(server.url, session.access_token);
   const { job } = await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId);
   expect(job.status).toBe("completed");
-  return server.dbh.sqlite.query("SELECT sentiment, sentiment_score, details FROM prompt_results WHERE brand_id = ?").all(brandId) as {
+  return server.dbh.sqlite.query("SELECT sentiment, sentiment_score, aw_text(details) AS details FROM prompt_results WHERE brand_id = ?").all(brandId) as {
     sentiment: string;
     sentiment_score: number;
     details: string;

@@ -50,7 +50,7 @@ describe("a tracking run end to end", () => {
     expect(phases.at(-1)).toBe("done");
 
     const rows = server.dbh.sqlite
-      .query("SELECT prompt_id, platform, model, region, response, citation_count, mentioned FROM prompt_results WHERE job_id = ? ORDER BY platform, model, prompt_id")
+      .query("SELECT prompt_id, platform, model, region, aw_text(response) AS response, citation_count, mentioned FROM prompt_results WHERE job_id = ? ORDER BY platform, model, prompt_id")
       .all(started.body.jobId) as { prompt_id: string; platform: string; model: string; response: string; citation_count: number }[];
     expect(rows).toHaveLength(20);
     const keys = new Set(rows.map((r) => `${r.prompt_id}|${r.platform}|${r.model}`));

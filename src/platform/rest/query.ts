@@ -5,10 +5,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import { AppError } from "../../http/errors";
 import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
+import { PLANNED_COUNT_CAP, rollupCountQuery, type CountMode } from "./counts";
 import type { InsertPlan, ReadPlan } from "./plan";
 import { assertGranted, rlsViolation, type Action, type TablePolicy, type WriteAction } from "./policies";
 import {
   childQuery,
+  cappedCountQuery,
   countQuery,
   crossOwnerReferenceQuery,
   crossOwnerReferrerQuery,
@@ -22,6 +24,7 @@ import {
   maxRowidQuery,
   missingReferenceQuery,
   rootQuery,
+  sampledCountQuery,
   targetQuery,
   updateQuery,
   upsertGuard,
@@ -109,10 +112,22 @@ export interface ReadOutcome {
   total?: number;
 }
 
-export function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: boolean, rowids?: number[]): ReadOutcome {
+/** The total for Prefer: count=…: exact, or for planned/estimated exact up to a cap and sampled beyond it. */
+function countRows(run: Runner, ctx: SqlContext, plan: ReadPlan, mode: CountMode): number {
+  const first = (q: Sql) => Number(run.values(q)[0]![0]);
+  const fromRollup = rollupCountQuery(ctx, plan);
+  if (fromRollup) return first(fromRollup);
+  if (mode === "exact" || plan.source) return first(countQuery(ctx, plan));
+  const capped = first(cappedCountQuery(ctx, plan, PLANNED_COUNT_CAP));
+  return capped <= PLANNED_COUNT_CAP ? capped : Math.max(capped, first(sampledCountQuery(ctx, plan, SAMPLE_PROBES)));
+}
+
+const SAMPLE_PROBES = 2000;
+
+export function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: CountMode | undefined, rowids?: number[]): ReadOutcome {
   try {
     const rows = run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
-    const total = count && !rowids ? Number(run.values(countQuery(ctx, plan))[0][0]) : undefined;
+    const total = count && !rowids ? countRows(run, ctx, plan, count) : undefined;
     return { rows: assemble(run, ctx, plan, rows, 0), total };
   } catch (error) {
     // A JSON column holding text that is not JSON: read again with every JSON value guarded.
@@ -260,7 +275,7 @@ function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql
 
 function finish(run: Runner, ctx: SqlContext, read: ReadPlan, rowids: number[], inserted: number, options: WriteOptions): WriteOutcome {
   if (options.singular && rowids.length !== 1) throw singularityError(rowids.length);
-  const rows = options.representation && rowids.length ? executeRead(run, ctx, read, false, rowids).rows : options.representation ? [] : undefined;
+  const rows = options.representation && rowids.length ? executeRead(run, ctx, read, undefined, rowids).rows : options.representation ? [] : undefined;
   return { rows, affected: rowids.length, inserted };
 }
 

@@ -30,18 +30,29 @@ export const ROUTINES: Record<string, Routine> = {
       param("p_topic_id", "uuid"),
     ],
     returns: "prompt_results",
-    source: (a) => ({
-      // Served by prompt_results_latest_idx (brand_id, prompt_id, platform, model, region, created_at).
-      text: `SELECT * FROM (
-        SELECT pr.*, row_number() OVER (PARTITION BY pr.prompt_id, pr.platform, pr.model, pr.region ORDER BY pr.created_at DESC, pr.rowid DESC) AS latest_rank
-        FROM prompt_results AS pr
-        WHERE pr.brand_id = ?
-          AND (? IS NULL OR pr.platform = ?) AND (? IS NULL OR pr.model = ?) AND (? IS NULL OR pr.region = ?)
-          AND (? IS NULL OR pr.created_at >= ?) AND (? IS NULL OR pr.created_at <= ?)
-          AND (? IS NULL OR pr.prompt_id IN (SELECT id FROM prompts WHERE topic_id = ?))
-      ) WHERE latest_rank = 1`,
-      params: [a.p_brand_id, ...["p_platform", "p_model", "p_region", "p_date_from", "p_date_to", "p_topic_id"].flatMap((k) => [a[k], a[k]])],
-    }),
+    source: (a) => {
+      const filters = `(? IS NULL OR l.platform = ?) AND (? IS NULL OR l.model = ?) AND (? IS NULL OR l.region = ?)
+          AND (? IS NULL OR l.prompt_id IN (SELECT id FROM prompts WHERE topic_id = ?))`;
+      const filterParams = ["p_platform", "p_model", "p_region", "p_topic_id"].flatMap((k) => [a[k], a[k]]);
+      // prompt_results_latest holds each group's newest row (kept by triggers): without a window
+      // the answer is a join on it; with one, each group seeks its newest row inside the window on
+      // prompt_results_group_time_idx. Either way the cost follows the groups, not the history.
+      if (a.p_date_from === null && a.p_date_to === null) {
+        return {
+          text: `SELECT pr.* FROM prompt_results_latest AS l JOIN prompt_results AS pr ON pr.id = l.result_id WHERE l.brand_id = ? AND ${filters}`,
+          params: [a.p_brand_id, ...filterParams],
+        };
+      }
+      return {
+        text: `SELECT pr.* FROM prompt_results_latest AS l JOIN prompt_results AS pr ON pr.id = (
+            SELECT w.id FROM prompt_results AS w
+             WHERE w.prompt_id = l.prompt_id AND w.platform = l.platform AND w.model = l.model AND w.region = l.region AND w.brand_id = l.brand_id
+               AND (? IS NULL OR w.created_at >= ?) AND (? IS NULL OR w.created_at <= ?)
+             ORDER BY w.created_at DESC, w.id DESC LIMIT 1)
+          WHERE l.brand_id = ? AND ${filters}`,
+        params: [a.p_date_from, a.p_date_from, a.p_date_to, a.p_date_to, a.p_brand_id, ...filterParams],
+      };
+    },
   },
 };
 

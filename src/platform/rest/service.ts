@@ -70,7 +70,7 @@ export function createRestService(deps: RestServiceDeps) {
   function execute(req: ApiRequest, caller: Caller): Response {
     const ctx = { cache: planner.cache, policies: planner.policies, caller };
     const { name } = req.resource;
-    const count = req.preferences.count !== undefined;
+    const count = req.preferences.count;
 
     if (req.resource.kind === "rpc") {
       const isPost = req.method === "POST";

@@ -3,6 +3,7 @@
 // A read costs one statement per embed level: children are fetched for all parents at once
 // (`fk IN (SELECT value FROM json_each(?))`) and their JSON is built by SQLite itself.
 import type { Caller } from "../auth/caller";
+import { TEXT_FUNCTION } from "../../db/text-codec";
 import { DEADLINE_FUNCTION } from "./deadline";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
@@ -76,7 +77,7 @@ function jsonPathText(step: ColumnRef["json"][number]): string {
 }
 
 function refExpr(alias: string, ref: ColumnRef): Sql {
-  let e = col(alias, ref.column.name);
+  let e = ref.column.packed ? sql`${raw(TEXT_FUNCTION)}(${col(alias, ref.column.name)})` : col(alias, ref.column.name);
   if (ref.json.length) {
     let chain = e;
     for (const step of ref.json) {
@@ -275,6 +276,23 @@ export function rootQuery(ctx: SqlContext, root: ReadPlan, options: RootOptions 
 
 export function countQuery(ctx: SqlContext, root: ReadPlan): Sql {
   return sql`SELECT count(*) FROM ${source(root)} AS ${ident(root.alias)} WHERE ${rootConditions(ctx, root, {})}`;
+}
+
+/** count(*) that stops after `cap` + 1 rows. */
+export function cappedCountQuery(ctx: SqlContext, root: ReadPlan, cap: number): Sql {
+  return sql`SELECT count(*) FROM (SELECT 1 FROM ${source(root)} AS ${ident(root.alias)} WHERE ${rootConditions(ctx, root, {})} LIMIT ${cap + 1})`;
+}
+
+/**
+ * An unbiased estimate of the matching rows of a table: the share of `probes` random rowids in
+ * 1..max(rowid) that hit a matching row, times max(rowid) (probes that land on deleted rows miss,
+ * as they should). Costs `probes` point lookups whatever the table's size.
+ */
+export function sampledCountQuery(ctx: SqlContext, root: ReadPlan, probes: number): Sql {
+  const alias = ident(root.alias);
+  const table = ident(root.table.name);
+  return sql`WITH RECURSIVE probe(n, id) AS (SELECT 0, NULL UNION ALL SELECT n + 1, 1 + abs(random()) % (SELECT max(rowid) FROM ${table}) FROM probe WHERE n < ${probes})
+    SELECT CAST(round((SELECT count(*) FROM probe AS pr JOIN ${table} AS ${alias} ON ${alias}.rowid = pr.id WHERE ${rootConditions(ctx, root, {})}) * 1.0 / ${probes} * coalesce((SELECT max(rowid) FROM ${table}), 0)) AS INTEGER)`;
 }
 
 /** Rowids of the rows a PATCH/DELETE targets (its filters, RLS of the action, order and limit). */

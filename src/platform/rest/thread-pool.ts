@@ -6,6 +6,7 @@
 // inside each thread's SQL (deadline.ts), never by ending a thread: a connection that dies in a
 // statement keeps its locks for the life of the process.
 import { AppError } from "../../http/errors";
+import type { ReportArgs, ReportName, ReportRunner } from "../../reports/registry";
 import type { Caller } from "../auth/caller";
 
 /** What crosses to a thread thread: the request as plain data and the caller already resolved. */
@@ -17,11 +18,15 @@ export interface ThreadTask {
   caller: { role: Caller["role"]; user?: Caller["user"]; orgRoles: [string, string][] };
 }
 
-export type ThreadCommand = { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number } | ({ type: "request"; id: number } & ThreadTask);
+export type ThreadCommand =
+  | { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number }
+  | ({ type: "request"; id: number } & ThreadTask)
+  | { type: "report"; id: number; name: ReportName; args: unknown };
 
 export type ThreadReply =
   | { type: "ready" }
-  | { type: "done"; id: number; status: number; headers: [string, string][]; body: ArrayBuffer; internalError?: string; sqliteError?: unknown };
+  | { type: "done"; id: number; status: number; headers: [string, string][]; body: ArrayBuffer; internalError?: string; sqliteError?: unknown }
+  | { type: "report-done"; id: number; value?: unknown; error?: { status: number; code: string; message: string; stack?: string } };
 
 export interface RestThreadPoolOptions {
   size: number;
@@ -39,8 +44,8 @@ export interface RestThreadPoolOptions {
 
 interface Pending {
   id: number;
-  task: ThreadTask;
-  resolve(response: Response): void;
+  command: Extract<ThreadCommand, { type: "request" | "report" }>;
+  resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 
@@ -70,6 +75,12 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
       const busy = thread.busy;
       if (!busy || busy.id !== message.id) return;
       thread.busy = undefined;
+      if (message.type === "report-done") {
+        if (message.error?.status === 500) options.onInternalError?.(message.error.stack ?? message.error.message);
+        if (message.error) busy.reject(new AppError(message.error.status, message.error.code, message.error.message));
+        else busy.resolve(message.value);
+        return dispatch();
+      }
       if (message.internalError) options.onInternalError?.(message.internalError);
       if (message.sqliteError) options.onSqliteError?.(message.sqliteError);
       busy.resolve(new Response(message.status === 204 || message.status === 304 ? null : message.body, { status: message.status, headers: message.headers }));
@@ -92,17 +103,25 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
       if (!thread.ready || thread.busy) continue;
       const pending = queue.shift()!;
       thread.busy = pending;
-      thread.worker.postMessage({ type: "request", id: pending.id, ...pending.task } satisfies ThreadCommand);
+      thread.worker.postMessage(pending.command);
     }
+  }
+
+  function submit(make: (id: number) => Pending["command"]): Promise<unknown> {
+    if (stopped) throw new AppError(503, "shutting_down", "The server is shutting down");
+    if (queue.length >= maxQueued) throw new AppError(503, "53300", "Too many requests are waiting for the database; try again", { headers: { "retry-after": "1" } });
+    // Threads start with the first request: an idle server keeps neither their memory nor their start-up.
+    if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      queue.push({ id, command: make(id), resolve, reject });
+      dispatch();
+    });
   }
 
   return {
     /** The response of the REST service, computed on one of the pool's threads. */
     async run(request: Request, caller: Caller): Promise<Response> {
-      if (stopped) throw new AppError(503, "shutting_down", "The server is shutting down");
-      if (queue.length >= maxQueued) throw new AppError(503, "53300", "Too many requests are waiting for the database; try again", { headers: { "retry-after": "1" } });
-      // Threads start with the first request: an idle server keeps neither their memory nor their start-up.
-      if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
       const body = request.method === "GET" || request.method === "HEAD" ? null : await request.text();
       const task: ThreadTask = {
         method: request.method,
@@ -111,11 +130,10 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
         body,
         caller: { role: caller.role, user: caller.user, orgRoles: [...caller.orgRoles] },
       };
-      return new Promise<Response>((resolve, reject) => {
-        queue.push({ id: nextId++, task, resolve, reject });
-        dispatch();
-      });
+      return submit((id) => ({ type: "request", id, ...task })) as Promise<Response>;
     },
+    /** A report (src/reports/registry.ts) computed on one of the pool's threads; the caller has checked access. */
+    report: (<N extends ReportName>(name: N, args: ReportArgs<N>) => submit((id) => ({ type: "report", id, name, args }))) as ReportRunner,
     async stop(): Promise<void> {
       stopped = true;
       for (const pending of queue.splice(0)) pending.reject(new AppError(503, "shutting_down", "The server is shutting down"));

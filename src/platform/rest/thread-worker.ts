@@ -2,6 +2,8 @@
 // (the writer) and the REST service over it. Each request arrives as plain data with its caller
 // resolved on the serving thread, and goes back as bytes.
 import { Database } from "bun:sqlite";
+import { registerTextFunctions } from "../../db/text-codec";
+import { REPORTS } from "../../reports/registry";
 import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
@@ -11,6 +13,7 @@ import { createRestService, type RestService } from "./service";
 declare const self: Worker;
 
 let rest: RestService | undefined;
+let connection: Database | undefined;
 
 async function answer(command: Extract<ThreadCommand, { type: "request" }>): Promise<ThreadReply> {
   const caller: Caller = { role: command.caller.role, user: command.caller.user, orgRoles: new Map(command.caller.orgRoles as [string, OrgRole][]) };
@@ -30,14 +33,28 @@ async function answer(command: Extract<ThreadCommand, { type: "request" }>): Pro
   return { type: "done", id: command.id, status: response.status, headers: [...response.headers], body: await response.arrayBuffer(), internalError, sqliteError };
 }
 
+function runReport(command: Extract<ThreadCommand, { type: "report" }>): ThreadReply {
+  try {
+    const report = REPORTS[command.name] as (sqlite: Database, args: unknown) => unknown;
+    return { type: "report-done", id: command.id, value: report(connection!, command.args) };
+  } catch (error) {
+    const appError = toAppError(error);
+    return { type: "report-done", id: command.id, error: { status: appError.status, code: appError.code, message: appError.message, stack: String((error as Error)?.stack ?? error) } };
+  }
+}
+
 self.onmessage = async (event: MessageEvent<ThreadCommand>) => {
   const command = event.data;
   if (command.type === "init") {
     const sqlite = new Database(command.dbPath, { readonly: !command.writable, strict: true });
     sqlite.run("PRAGMA busy_timeout = 5000");
+    registerTextFunctions(sqlite);
     if (command.writable) sqlite.run("PRAGMA foreign_keys = ON");
+    connection = sqlite;
     rest = createRestService({ sqlite, responseCache: false, statementTimeoutMs: command.statementTimeoutMs });
     self.postMessage({ type: "ready" } satisfies ThreadReply);
+  } else if (command.type === "report") {
+    self.postMessage(runReport(command));
   } else {
     const reply = await answer(command);
     self.postMessage(reply, reply.type === "done" ? [reply.body] : []);

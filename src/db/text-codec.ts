@@ -1,0 +1,31 @@
+// Answers and their JSON companions are stored zstd-compressed (Bun ships zstd): a BLOB in a text
+// column is a zstd frame, anything else is plain text, so rows written before compression, or
+// written plain through /rest/v1, read the same. Every connection gets aw_text(), which readers
+// (the REST planner, the finalizer) wrap around these columns.
+import type { Database, SQLFunctionResult } from "bun:sqlite";
+
+export const TEXT_FUNCTION = "aw_text";
+
+/** prompt_results columns that may hold compressed text. */
+export const COMPRESSED_COLUMNS: Record<string, readonly string[]> = {
+  prompt_results: ["response", "citations", "sources", "details"],
+};
+
+// Below this a zstd frame (with its header) saves little and costs a decompression on every read.
+const MIN_BYTES = 200;
+
+/** The value to store: a zstd frame when that is smaller by a tenth, else the text itself. */
+export function packText(text: string): string | Uint8Array {
+  if (text.length < MIN_BYTES) return text;
+  const bytes = Buffer.from(text);
+  const packed = Bun.zstdCompressSync(bytes, { level: 3 });
+  return packed.byteLength < bytes.byteLength * 0.9 ? packed : text;
+}
+
+export function unpackText(value: SQLFunctionResult): SQLFunctionResult {
+  return value instanceof Uint8Array ? Bun.zstdDecompressSync(value).toString("utf8") : value;
+}
+
+export function registerTextFunctions(sqlite: Database): void {
+  sqlite.function(TEXT_FUNCTION, { deterministic: true }, unpackText);
+}

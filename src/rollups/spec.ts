@@ -1,0 +1,131 @@
+// What each rollup table sums, written once: the triggers that keep it in step with its raw rows
+// and the query that rebuilds it from them are both generated from these lines (triggers.ts), so
+// the two cannot disagree. `{r}` stands for the raw row (NEW, OLD, or the table when rebuilding).
+
+export interface RollupSpec {
+  /** The rollup table (src/db/schema.ts). */
+  table: string;
+  /** The table whose rows it sums; its triggers keep the rollup current. */
+  source: string;
+  /** Bucket columns and the expression over the raw row that fills each. */
+  keys: Record<string, string>;
+  /** Summed columns and the expression each raw row adds. */
+  measures: Record<string, string>;
+  /** The measure that counts rows: a bucket whose count falls to 0 is deleted. */
+  countColumn: string;
+  /** A table-valued source joined to the raw row (one raw row adds several bucket rows). */
+  from?: string;
+  /** Only raw rows (or joined rows) matching this add to the rollup. */
+  where?: string;
+  /** Raw columns whose change moves a row between buckets or changes what it adds. */
+  watch: string[];
+}
+
+const day = "substr({r}.created_at, 1, 10)";
+const month = "substr({r}.created_at, 1, 7)";
+const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+/** JSON text a client wrote badly must not fail the write it rides on: it adds nothing. */
+const jsonOrEmpty = (column: string) => `(CASE WHEN json_valid({r}.${column}) THEN {r}.${column} ELSE '[]' END)`;
+
+const resultMeasures: Record<string, string> = {
+  results: "1",
+  mentioned: flag("{r}.mentioned"),
+  mention_sum: "coalesce({r}.mention_count, 0)",
+  position_sum: "coalesce({r}.mention_position, 0)",
+  position_n: flag("{r}.mention_position IS NOT NULL"),
+  cited: flag("{r}.brand_citation_count > 0"),
+  citation_sum: "coalesce({r}.citation_count, 0)",
+  brand_citation_sum: "coalesce({r}.brand_citation_count, 0)",
+  competitor_mention_sum: `(SELECT coalesce(sum(CAST(json_extract(value, '$.mention_count') AS INTEGER)), 0) FROM json_each(${jsonOrEmpty("competitor_mentions")}))`,
+  sentiment_sum: "coalesce({r}.sentiment_score, 0.0)",
+  sentiment_n: flag("{r}.sentiment_score IS NOT NULL"),
+  positive: flag("{r}.sentiment = 'positive'"),
+  neutral: flag("{r}.sentiment = 'neutral'"),
+  negative: flag("{r}.sentiment = 'negative'"),
+  visibility_sum: "coalesce({r}.visibility_score, 0.0)",
+  visibility_n: flag("{r}.visibility_score IS NOT NULL"),
+};
+const resultWatch = ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "mention_count", "mention_position", "brand_citation_count", "citation_count", "competitor_mentions", "sentiment_score", "sentiment", "visibility_score"];
+const trafficPlatform = "coalesce({r}.source_platform, '')";
+
+/** AI-referred visits per landing page and platform, in buckets of a day or a month. */
+function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec {
+  return {
+    table,
+    source: "ai_traffic_logs",
+    where: "{r}.source_platform IS NOT NULL",
+    keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.source_platform", path: "{r}.path" },
+    measures: { visits: "1" },
+    countColumn: "visits",
+    watch: ["brand_id", "created_at", "source_platform", "path"],
+  };
+}
+
+/** In dependency order: a rollup fed by another rollup comes after it. */
+export const ROLLUPS: RollupSpec[] = [
+  {
+    table: "result_rollups_daily",
+    source: "prompt_results",
+    keys: { brand_id: "{r}.brand_id", day, prompt_id: "{r}.prompt_id", platform: "{r}.platform", model: "{r}.model", region: "{r}.region" },
+    measures: resultMeasures,
+    countColumn: "results",
+    watch: resultWatch,
+  },
+  {
+    table: "result_brand_daily",
+    source: "prompt_results",
+    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region" },
+    measures: resultMeasures,
+    countColumn: "results",
+    watch: resultWatch,
+  },
+  {
+    table: "competitor_daily",
+    source: "prompt_results",
+    from: `json_each(${jsonOrEmpty("competitor_mentions")}) AS j`,
+    where: "json_extract(j.value, '$.competitor_id') IS NOT NULL",
+    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", competitor_id: "json_extract(j.value, '$.competitor_id')" },
+    measures: { results: "1", mentions: "coalesce(CAST(json_extract(j.value, '$.mention_count') AS INTEGER), 0)" },
+    countColumn: "results",
+    watch: ["brand_id", "created_at", "platform", "competitor_mentions"],
+  },
+  {
+    table: "citation_domain_daily",
+    source: "citations",
+    keys: { brand_id: "{r}.brand_id", day, domain: "{r}.domain" },
+    measures: { citations: "1", brand_citations: flag("{r}.is_brand"), competitor_citations: flag("{r}.competitor_id IS NOT NULL") },
+    countColumn: "citations",
+    watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
+  },
+  {
+    table: "traffic_platform_daily",
+    source: "ai_traffic_logs",
+    keys: { brand_id: "{r}.brand_id", day, platform: trafficPlatform },
+    measures: { visits: "1" },
+    countColumn: "visits",
+    watch: ["brand_id", "created_at", "source_platform"],
+  },
+  {
+    // Each visit counts under its platform and, when an assistant sent it, under '*' too (a day's
+    // distinct visitors from any assistant: one person may come from two).
+    table: "traffic_visitor_days",
+    source: "ai_traffic_logs",
+    from: `json_each(json_array(${trafficPlatform}, CASE WHEN {r}.source_platform IS NOT NULL THEN '*' END)) AS j`,
+    where: "j.value IS NOT NULL",
+    keys: { brand_id: "{r}.brand_id", day, platform: "j.value", visitor_hash: "{r}.visitor_hash" },
+    measures: { visits: "1" },
+    countColumn: "visits",
+    watch: ["brand_id", "created_at", "source_platform", "visitor_hash"],
+  },
+  {
+    // Counts traffic_visitor_days rows: a visitor's first visit of a day adds one, its last removed takes one.
+    table: "traffic_visitors_daily",
+    source: "traffic_visitor_days",
+    keys: { brand_id: "{r}.brand_id", day: "{r}.day", platform: "{r}.platform" },
+    measures: { visitors: "1" },
+    countColumn: "visitors",
+    watch: ["brand_id", "day", "platform", "visitor_hash"],
+  },
+  pagesRollup("traffic_pages_daily", { day }),
+  pagesRollup("traffic_pages_monthly", { month }),
+];

@@ -1,0 +1,91 @@
+// Rollup tables kept in the transaction of their raw rows by SQLite triggers, whatever path writes
+// those rows (the tracking writer, /rest/v1 with the service key, an import, a brand's cascade
+// delete), and rebuilt from raw rows when their definition changes or on demand
+// (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
+import type { Database } from "bun:sqlite";
+import { ROLLUPS, type RollupSpec } from "./spec";
+
+const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
+
+/** SELECT of the bucket rows that raw row `row` adds (keys and summed measures, named as the rollup's columns). */
+function contribution(spec: RollupSpec, row: string, sourceAlias?: string): string {
+  const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, row)} AS ${column}`);
+  const measures = Object.entries(spec.measures).map(([column, e]) => `sum(${at(e, row)}) AS ${column}`);
+  const from = [sourceAlias ? `${spec.source} AS ${sourceAlias}` : "", spec.from ? at(spec.from, row) : ""].filter(Boolean).join(", ");
+  const groupBy = Object.values(spec.keys).map((e) => at(e, row)).join(", ");
+  return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "1"} GROUP BY ${groupBy}`;
+}
+
+function add(spec: RollupSpec, row: string): string {
+  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+  const sums = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} + excluded.${m}`);
+  // A bucket row is only inserted when the raw row contributes something (GROUP BY over nothing is no row).
+  return `INSERT INTO ${spec.table} (${columns.join(", ")}) SELECT * FROM (${contribution(spec, row)}) WHERE 1
+    ON CONFLICT (${Object.keys(spec.keys).join(", ")}) DO UPDATE SET ${sums.join(", ")};`;
+}
+
+function subtract(spec: RollupSpec, row: string): string {
+  const keys = Object.keys(spec.keys);
+  const match = keys.map((k) => `${spec.table}.${k} = s.${k}`).join(" AND ");
+  const minus = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} - s.${m}`);
+  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${match};
+  DELETE FROM ${spec.table} WHERE ${spec.countColumn} <= 0 AND (${keys.join(", ")}) IN (SELECT ${keys.join(", ")} FROM (${contribution(spec, row)}));`;
+}
+
+export function triggerNames(spec: RollupSpec): string[] {
+  return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
+}
+
+/** The CREATE TRIGGER statements that keep one rollup current. */
+export function triggerSql(spec: RollupSpec): string[] {
+  const [insert, remove, update] = triggerNames(spec);
+  return [
+    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${add(spec, "NEW")}\nEND`,
+    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${subtract(spec, "OLD")}\nEND`,
+    `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${subtract(spec, "OLD")}\n  ${add(spec, "NEW")}\nEND`,
+  ];
+}
+
+/** Recomputes one rollup from its raw rows. */
+export function rebuildSql(spec: RollupSpec): string[] {
+  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${columns.join(", ")}) ${contribution(spec, "r", "r")}`];
+}
+
+function definitionHash(spec: RollupSpec): string {
+  return Bun.hash([...triggerSql(spec), ...rebuildSql(spec)].join("\n")).toString(16);
+}
+
+/** Rebuilds the given rollups (all by default) from raw rows, in dependency order, in one transaction. */
+export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS): { table: string; rows: number; ms: number }[] {
+  return sqlite.transaction(() =>
+    specs.map((spec) => {
+      const started = performance.now();
+      for (const statement of rebuildSql(spec)) sqlite.run(statement);
+      const rows = (sqlite.query(`SELECT count(*) AS n FROM ${spec.table}`).get() as { n: number }).n;
+      return { table: spec.table, rows, ms: Math.round(performance.now() - started) };
+    }),
+  )();
+}
+
+/**
+ * Makes the triggers match spec.ts: a rollup whose definition changed (or is new, as after the
+ * upgrade that introduced it) gets its triggers replaced and its rows rebuilt, all in one
+ * transaction. Called on the server's main connection after migrations.
+ */
+export function ensureRollups(sqlite: Database): string[] {
+  const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
+  const stale = ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec));
+  if (!stale.length) return [];
+  // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change.
+  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
+  sqlite.transaction(() => {
+    for (const spec of rebuild) {
+      for (const name of triggerNames(spec)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
+      for (const statement of triggerSql(spec)) sqlite.run(statement);
+    }
+    rebuildRollups(sqlite, rebuild);
+    for (const spec of rebuild) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
+  })();
+  return rebuild.map((s) => s.table);
+}
