@@ -150,36 +150,4 @@ DROP INDEX `prompt_results_latest_idx`;--> statement-breakpoint
 CREATE INDEX `prompt_results_group_time_idx` ON `prompt_results` (`prompt_id`,`platform`,`model`,`region`,`created_at`);--> statement-breakpoint
 CREATE INDEX `prompt_results_brand_time_idx` ON `prompt_results` (`brand_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `prompt_results_brand_platform_time_idx` ON `prompt_results` (`brand_id`,`platform`,`created_at`);--> statement-breakpoint
-CREATE INDEX `citations_brand_time_idx` ON `citations` (`brand_id`,`created_at`);--> statement-breakpoint
--- The newest result per (prompt, platform, model, region), ties to the greater id: kept on every write, whichever path writes.
-INSERT INTO `prompt_results_latest` (prompt_id, platform, model, region, brand_id, result_id, created_at)
-  SELECT prompt_id, platform, model, region, brand_id, rid, created_at FROM (
-    SELECT prompt_id, platform, model, region, brand_id, id AS rid, created_at,
-           row_number() OVER (PARTITION BY prompt_id, platform, model, region ORDER BY created_at DESC, id DESC) AS rn
-      FROM `prompt_results`) WHERE rn = 1;--> statement-breakpoint
-CREATE TRIGGER `prompt_results_latest_insert` AFTER INSERT ON `prompt_results` BEGIN
-  INSERT INTO `prompt_results_latest` (prompt_id, platform, model, region, brand_id, result_id, created_at)
-    VALUES (NEW.prompt_id, NEW.platform, NEW.model, NEW.region, NEW.brand_id, NEW.id, NEW.created_at)
-    ON CONFLICT (prompt_id, platform, model, region) DO UPDATE SET brand_id = excluded.brand_id, result_id = excluded.result_id, created_at = excluded.created_at
-     WHERE excluded.created_at > prompt_results_latest.created_at
-        OR (excluded.created_at = prompt_results_latest.created_at AND excluded.result_id >= prompt_results_latest.result_id);
-END;--> statement-breakpoint
-CREATE TRIGGER `prompt_results_latest_delete` AFTER DELETE ON `prompt_results` BEGIN
-  DELETE FROM `prompt_results_latest` WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region AND result_id = OLD.id;
-  INSERT INTO `prompt_results_latest` (prompt_id, platform, model, region, brand_id, result_id, created_at)
-    SELECT prompt_id, platform, model, region, brand_id, id, created_at FROM `prompt_results`
-     WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region AND NOT EXISTS (SELECT 1 FROM `prompt_results_latest` WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region)
-     ORDER BY created_at DESC, id DESC LIMIT 1;
-END;--> statement-breakpoint
-CREATE TRIGGER `prompt_results_latest_update` AFTER UPDATE OF prompt_id, platform, model, region, brand_id, created_at ON `prompt_results` BEGIN
-  DELETE FROM `prompt_results_latest` WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region AND result_id = OLD.id;
-  INSERT INTO `prompt_results_latest` (prompt_id, platform, model, region, brand_id, result_id, created_at)
-    SELECT prompt_id, platform, model, region, brand_id, id, created_at FROM `prompt_results`
-     WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region AND NOT EXISTS (SELECT 1 FROM `prompt_results_latest` WHERE prompt_id = OLD.prompt_id AND platform = OLD.platform AND model = OLD.model AND region = OLD.region)
-     ORDER BY created_at DESC, id DESC LIMIT 1;
-  INSERT INTO `prompt_results_latest` (prompt_id, platform, model, region, brand_id, result_id, created_at)
-    VALUES (NEW.prompt_id, NEW.platform, NEW.model, NEW.region, NEW.brand_id, NEW.id, NEW.created_at)
-    ON CONFLICT (prompt_id, platform, model, region) DO UPDATE SET brand_id = excluded.brand_id, result_id = excluded.result_id, created_at = excluded.created_at
-     WHERE excluded.created_at > prompt_results_latest.created_at
-        OR (excluded.created_at = prompt_results_latest.created_at AND excluded.result_id >= prompt_results_latest.result_id);
-END;
+CREATE INDEX `citations_brand_time_idx` ON `citations` (`brand_id`,`created_at`);

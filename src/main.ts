@@ -105,6 +105,7 @@ const commands: Record<string, Command> = {
       try {
         applied = applyMigrations(dbh.sqlite, embeddedMigrations);
         (await import("./rollups/triggers")).ensureRollups(dbh.sqlite);
+        (await import("./results/latest")).ensureLatest(dbh.sqlite);
       } catch (error) {
         throw describeDatabaseFailure(dbh.sqlite.filename, error) ?? error;
       } finally {
@@ -126,7 +127,9 @@ const commands: Record<string, Command> = {
     const dbh = openDataDirDatabase(config.dataDir);
     try {
       const { rebuildRollups } = await import("./rollups/triggers");
+      const { rebuildLatest } = await import("./results/latest");
       for (const r of rebuildRollups(dbh.sqlite)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
+      process.stdout.write(`prompt_results_latest: ${dbh.sqlite.transaction(() => rebuildLatest(dbh.sqlite))()} rows\n`);
       return 0;
     } finally {
       dbh.close();

@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode, StartupError } from "../config";
+import { ensureLatest } from "../results/latest";
 import { ensureRollups } from "../rollups/triggers";
 import { applyMigrations } from "./migrations";
 import { embeddedMigrations } from "./migrations.generated";
@@ -35,6 +36,7 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
       applyMigrations(sqlite, embeddedMigrations);
       // Rollup triggers are generated from their definitions; a changed definition rebuilds its table.
       ensureRollups(sqlite);
+      ensureLatest(sqlite);
     }
   } catch (error) {
     sqlite.close();

@@ -24,8 +24,10 @@ export interface RollupSpec {
 const day = "substr({r}.created_at, 1, 10)";
 const month = "substr({r}.created_at, 1, 7)";
 const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
-/** JSON text a client wrote badly must not fail the write it rides on: it adds nothing. */
-const jsonOrEmpty = (column: string) => `(CASE WHEN json_valid({r}.${column}) THEN {r}.${column} ELSE '[]' END)`;
+/** JSON a client wrote badly (not JSON, not an array) must not fail the write it rides on: it adds nothing. */
+const arrayOrEmpty = (column: string) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`;
+/** A field of a list entry that is an object; NULL for any other entry (a bare name, a number). */
+const entryField = (entry: string, field: string) => `(CASE WHEN ${entry}.type = 'object' THEN json_extract(${entry}.value, '$.${field}') END)`;
 
 const resultMeasures: Record<string, string> = {
   results: "1",
@@ -36,7 +38,7 @@ const resultMeasures: Record<string, string> = {
   cited: flag("{r}.brand_citation_count > 0"),
   citation_sum: "coalesce({r}.citation_count, 0)",
   brand_citation_sum: "coalesce({r}.brand_citation_count, 0)",
-  competitor_mention_sum: `(SELECT coalesce(sum(CAST(json_extract(value, '$.mention_count') AS INTEGER)), 0) FROM json_each(${jsonOrEmpty("competitor_mentions")}))`,
+  competitor_mention_sum: `(SELECT coalesce(sum(CAST(${entryField("e", "mention_count")} AS INTEGER)), 0) FROM json_each(${arrayOrEmpty("competitor_mentions")}) AS e)`,
   sentiment_sum: "coalesce({r}.sentiment_score, 0.0)",
   sentiment_n: flag("{r}.sentiment_score IS NOT NULL"),
   positive: flag("{r}.sentiment = 'positive'"),
@@ -82,10 +84,10 @@ export const ROLLUPS: RollupSpec[] = [
   {
     table: "competitor_daily",
     source: "prompt_results",
-    from: `json_each(${jsonOrEmpty("competitor_mentions")}) AS j`,
-    where: "json_extract(j.value, '$.competitor_id') IS NOT NULL",
-    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", competitor_id: "json_extract(j.value, '$.competitor_id')" },
-    measures: { results: "1", mentions: "coalesce(CAST(json_extract(j.value, '$.mention_count') AS INTEGER), 0)" },
+    from: `json_each(${arrayOrEmpty("competitor_mentions")}) AS j`,
+    where: `${entryField("j", "competitor_id")} IS NOT NULL`,
+    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", competitor_id: entryField("j", "competitor_id") },
+    measures: { results: "1", mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)` },
     countColumn: "results",
     watch: ["brand_id", "created_at", "platform", "competitor_mentions"],
   },

@@ -75,7 +75,9 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
  */
 export function ensureRollups(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
-  const stale = ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec));
+  // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
+  const triggers = new Set((sqlite.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]).map((r) => r.name));
+  const stale = ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec) || triggerNames(spec).some((name) => !triggers.has(name)));
   if (!stale.length) return [];
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change.
   const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));

@@ -1,0 +1,172 @@
+// The rollup tables' expected contents, recomputed in TypeScript from the raw rows (prompt_results,
+// citations, ai_traffic_logs) by what each table's columns mean — never from the rollup tables or
+// from src/rollups — and a row-by-row comparison with what the database holds.
+import type { Database } from "bun:sqlite";
+
+type Row = Record<string, unknown>;
+
+export interface TableDef {
+  keys: string[];
+  measures: string[];
+  /** Measures summed as floats (compared with a tolerance). */
+  floats?: string[];
+}
+
+const RESULT_MEASURES = [
+  "results", "mentioned", "mention_sum", "position_sum", "position_n", "cited", "citation_sum", "brand_citation_sum", "competitor_mention_sum",
+  "sentiment_sum", "sentiment_n", "positive", "neutral", "negative", "visibility_sum", "visibility_n",
+];
+const RESULT_FLOATS = ["sentiment_sum", "visibility_sum"];
+
+export const TABLES: Record<string, TableDef> = {
+  result_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  competitor_daily: { keys: ["brand_id", "day", "platform", "competitor_id"], measures: ["results", "mentions"] },
+  citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
+  traffic_platform_daily: { keys: ["brand_id", "day", "platform"], measures: ["visits"] },
+  traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
+  /** Distinct visitor_hash per (brand, day, coalesce(source_platform, '')), and per (brand, day, "*") over visits an assistant sent. */
+  traffic_visitors_daily: { keys: ["brand_id", "day", "platform"], measures: ["visitors"] },
+  traffic_pages_daily: { keys: ["brand_id", "day", "platform", "path"], measures: ["visits"] },
+  traffic_pages_monthly: { keys: ["brand_id", "month", "platform", "path"], measures: ["visits"] },
+};
+export const ROLLUP_TABLES = Object.keys(TABLES);
+
+const day = (createdAt: unknown) => String(createdAt).slice(0, 10);
+const month = (createdAt: unknown) => String(createdAt).slice(0, 7);
+const keyOf = (values: unknown[]) => JSON.stringify(values);
+const truthy = (v: unknown) => v !== null && v !== undefined && v !== 0 && v !== false && v !== "0";
+
+/** The elements of a JSON array column that are objects; anything else adds nothing. */
+function objectsOf(json: unknown): Row[] {
+  if (typeof json !== "string") return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  return Array.isArray(parsed) ? parsed.filter((e): e is Row => !!e && typeof e === "object" && !Array.isArray(e)) : [];
+}
+const intOf = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : 0);
+
+class Buckets {
+  readonly rows = new Map<string, Row>();
+  constructor(readonly def: TableDef) {}
+  add(keys: Record<string, unknown>, measures: Record<string, number>) {
+    const k = keyOf(this.def.keys.map((c) => keys[c]));
+    let row = this.rows.get(k);
+    if (!row) {
+      row = { ...keys };
+      for (const m of this.def.measures) row[m] = 0;
+      this.rows.set(k, row);
+    }
+    for (const [m, v] of Object.entries(measures)) row[m] = (row[m] as number) + v;
+  }
+}
+
+/** Every rollup table's expected rows, keyed by the JSON of its key columns. */
+export function expectedRollups(sqlite: Database): Record<string, Map<string, Row>> {
+  const b = Object.fromEntries(ROLLUP_TABLES.map((t) => [t, new Buckets(TABLES[t])])) as Record<string, Buckets>;
+
+  for (const r of sqlite.query("SELECT * FROM prompt_results").all() as Row[]) {
+    const competitors = objectsOf(r.competitor_mentions);
+    const measures = {
+      results: 1,
+      mentioned: truthy(r.mentioned) ? 1 : 0,
+      mention_sum: intOf(r.mention_count),
+      position_sum: r.mention_position === null ? 0 : intOf(r.mention_position),
+      position_n: r.mention_position === null ? 0 : 1,
+      cited: (r.brand_citation_count as number) > 0 ? 1 : 0,
+      citation_sum: intOf(r.citation_count),
+      brand_citation_sum: intOf(r.brand_citation_count),
+      competitor_mention_sum: competitors.reduce((s, c) => s + intOf(c.mention_count), 0),
+      sentiment_sum: r.sentiment_score === null ? 0 : (r.sentiment_score as number),
+      sentiment_n: r.sentiment_score === null ? 0 : 1,
+      positive: r.sentiment === "positive" ? 1 : 0,
+      neutral: r.sentiment === "neutral" ? 1 : 0,
+      negative: r.sentiment === "negative" ? 1 : 0,
+      visibility_sum: r.visibility_score === null ? 0 : (r.visibility_score as number),
+      visibility_n: r.visibility_score === null ? 0 : 1,
+    };
+    const keys = { brand_id: r.brand_id, day: day(r.created_at), prompt_id: r.prompt_id, platform: r.platform, model: r.model, region: r.region };
+    b.result_rollups_daily.add(keys, measures);
+    b.result_brand_daily.add(keys, measures);
+    for (const c of competitors) {
+      if (c.competitor_id === null || c.competitor_id === undefined) continue;
+      b.competitor_daily.add({ brand_id: r.brand_id, day: day(r.created_at), platform: r.platform, competitor_id: c.competitor_id }, { results: 1, mentions: intOf(c.mention_count) });
+    }
+  }
+
+  for (const c of sqlite.query("SELECT * FROM citations").all() as Row[])
+    b.citation_domain_daily.add(
+      { brand_id: c.brand_id, day: day(c.created_at), domain: c.domain },
+      { citations: 1, brand_citations: truthy(c.is_brand) ? 1 : 0, competitor_citations: c.competitor_id === null ? 0 : 1 },
+    );
+
+  const visitors = new Map<string, Set<unknown>>();
+  for (const t of sqlite.query("SELECT * FROM ai_traffic_logs").all() as Row[]) {
+    const platform = t.source_platform ?? "";
+    b.traffic_platform_daily.add({ brand_id: t.brand_id, day: day(t.created_at), platform }, { visits: 1 });
+    // A visitor counts under its visit's platform and, when an assistant sent the visit, under '*'
+    // (any assistant) as well.
+    for (const bucket of t.source_platform === null ? [platform] : [platform, "*"]) {
+      b.traffic_visitor_days.add({ brand_id: t.brand_id, day: day(t.created_at), platform: bucket, visitor_hash: t.visitor_hash }, { visits: 1 });
+      const vk = keyOf([t.brand_id, day(t.created_at), bucket]);
+      if (!visitors.has(vk)) visitors.set(vk, new Set());
+      visitors.get(vk)!.add(t.visitor_hash);
+    }
+    if (t.source_platform !== null) {
+      b.traffic_pages_daily.add({ brand_id: t.brand_id, day: day(t.created_at), platform: t.source_platform, path: t.path }, { visits: 1 });
+      b.traffic_pages_monthly.add({ brand_id: t.brand_id, month: month(t.created_at), platform: t.source_platform, path: t.path }, { visits: 1 });
+    }
+  }
+  for (const [vk, set] of visitors) {
+    const [brand_id, d, platform] = JSON.parse(vk) as string[];
+    b.traffic_visitors_daily.add({ brand_id, day: d, platform }, { visitors: set.size });
+  }
+
+  return Object.fromEntries(ROLLUP_TABLES.map((t) => [t, b[t].rows]));
+}
+
+/** What a rollup table holds, keyed like expectedRollups. */
+export function actualRollup(sqlite: Database, table: string): Map<string, Row> {
+  const def = TABLES[table];
+  return new Map((sqlite.query(`SELECT * FROM ${table}`).all() as Row[]).map((r) => [keyOf(def.keys.map((c) => r[c])), r]));
+}
+
+const TOLERANCE = 1e-9;
+
+/** Differences between the rollup tables and the raw rows' aggregates (at most `limit` lines). */
+export function rollupDifferences(sqlite: Database, limit = 20): string[] {
+  const expected = expectedRollups(sqlite);
+  const problems: string[] = [];
+  for (const table of ROLLUP_TABLES) {
+    const def = TABLES[table];
+    const want = expected[table];
+    const got = actualRollup(sqlite, table);
+    const columns = new Set([...def.keys, ...def.measures]);
+    for (const [k, row] of got) {
+      const extra = Object.keys(row).filter((c) => !columns.has(c));
+      if (extra.length) problems.push(`${table}: unexpected columns ${extra.join(", ")}`);
+      const w = want.get(k);
+      if (!w) {
+        problems.push(`${table} ${k}: row present, expected none — got ${JSON.stringify(row)}`);
+        continue;
+      }
+      for (const m of def.measures) {
+        const a = row[m] as number;
+        const e = w[m] as number;
+        const same = def.floats?.includes(m) ? typeof a === "number" && Math.abs(a - e) <= TOLERANCE : a === e;
+        if (!same) problems.push(`${table} ${k}: ${m} expected ${e}, got ${a}`);
+      }
+    }
+    for (const [k, w] of want) if (!got.has(k)) problems.push(`${table} ${k}: row missing — expected ${JSON.stringify(w)}`);
+  }
+  return problems.slice(0, limit);
+}
+
+/** Row counts of every rollup table (to see a check was not vacuous). */
+export function rollupCounts(sqlite: Database): Record<string, number> {
+  return Object.fromEntries(ROLLUP_TABLES.map((t) => [t, (sqlite.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+}
