@@ -6,11 +6,6 @@ import type { Database, SQLFunctionResult } from "bun:sqlite";
 
 export const TEXT_FUNCTION = "aw_text";
 
-/** prompt_results columns that may hold compressed text. */
-export const COMPRESSED_COLUMNS: Record<string, readonly string[]> = {
-  prompt_results: ["response", "citations", "sources", "details"],
-};
-
 // Below this a zstd frame (with its header) saves little and costs a decompression on every read.
 const MIN_BYTES = 200;
 

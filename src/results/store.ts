@@ -1,6 +1,7 @@
 // The one way result rows enter the database: a prompt_results row and its citation rows, written
 // together. The tracking writer and bulk imports (bench/scale.ts) go through it, so the storage
-// layout (compressed answers and their JSON, src/db/text-codec.ts) is decided here once.
+// layout (compressed answers and their JSON, cited URLs once in citation_urls: src/db/stored-columns.ts)
+// is decided here once.
 import type { Database } from "bun:sqlite";
 import type { Citation } from "../analysis/citations";
 import { packText } from "../db/text-codec";
@@ -28,10 +29,15 @@ export function createResultStore(sqlite: Database) {
        ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
     ),
     insertCitation: sqlite.prepare(
-      `INSERT INTO citations (id, result_id, brand_id, position, url, normalized_url, domain, title, is_brand, competitor_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`,
+      `INSERT INTO citations (id, result_id, brand_id, position, url_id, domain, is_brand, competitor_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`,
     ),
+    findUrl: sqlite.prepare("SELECT id FROM citation_urls WHERE url = ? AND normalized_url = ? AND title = ?"),
+    insertUrl: sqlite.prepare("INSERT INTO citation_urls (url, normalized_url, title) VALUES (?, ?, ?) RETURNING id"),
   };
+  // Looked up each time rather than cached: an id cached from a transaction that rolled back would not exist.
+  const urlId = (url: string, normalizedUrl: string, title: string): number =>
+    ((q.findUrl.get(url, normalizedUrl, title) ?? q.insertUrl.get(url, normalizedUrl, title)) as { id: number }).id;
 
   return {
     /**
@@ -47,7 +53,7 @@ export function createResultStore(sqlite: Database) {
       if (inserted.changes === 0) return false;
       for (const c of JSON.parse(r.citations) as Citation[]) {
         q.insertCitation.run(
-          Bun.randomUUIDv7(), key.id, key.brandId, c.position, c.url, c.normalized_url, c.domain ?? c.host ?? "", c.title, c.is_brand ? 1 : 0,
+          Bun.randomUUIDv7(), key.id, key.brandId, c.position, urlId(c.url, c.normalized_url, c.title ?? ""), c.domain ?? c.host ?? "", c.is_brand ? 1 : 0,
           c.competitor_id, key.createdAt ?? null,
         );
       }

@@ -91,10 +91,22 @@ export function finalizeJob(input: {
   visibilityAlertPoints: number;
 }): { status: "completed" | "failed"; failedReason: string | null } {
   const { sqlite, store, jobId } = input;
+  // Only what the summary and the suggestions read, cut down by SQLite from the stored JSON: the
+  // citations' keys, the brand's uncited sources of answers that cite none of its pages, the
+  // passages of negative answers. A run of 10,000 answers would otherwise decompress and parse
+  // tens of megabytes here, on the serving thread.
+  const valid = (column: string) => `(CASE WHEN json_valid(aw_text(${column})) THEN aw_text(${column}) ELSE '[]' END)`;
   const rows = sqlite
     .query(
-      `SELECT id, prompt_id, platform, model, aw_text(citations) AS citations, aw_text(sources) AS sources, mentioned, mention_count, mention_position,
-              competitor_mentions, citation_count, brand_citation_count, visibility_score, sentiment, sentiment_score, aw_text(details) AS details, created_at, brand_id
+      `SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
+              visibility_score, sentiment, sentiment_score, created_at, brand_id,
+              (SELECT json_group_array(json_object('domain', value ->> 'domain', 'normalized_url', value ->> 'normalized_url',
+                        'is_brand', json(CASE WHEN value ->> 'is_brand' THEN 'true' ELSE 'false' END), 'competitor_id', value ->> 'competitor_id'))
+                 FROM json_each(${valid("citations")})) AS citations,
+              CASE WHEN brand_citation_count = 0 THEN
+                (SELECT json_group_array(json_object('normalized_url', value ->> 'normalized_url', 'is_brand', json('true'), 'cited', json('false')))
+                   FROM json_each(${valid("sources")}) WHERE value ->> 'is_brand' AND NOT coalesce(value ->> 'cited', 0)) ELSE '[]' END AS sources,
+              CASE WHEN sentiment = 'negative' THEN json_object('sentiment_passages', json_extract(${valid("details").replace("'[]'", "'{}'")}, '$.sentiment_passages')) ELSE '{}' END AS details
        FROM prompt_results WHERE job_id = ?`,
     )
     .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "sources" | "details"> & {

@@ -11,6 +11,7 @@ import { applyMigrations } from "../../src/db/migrations";
 import { embeddedMigrations } from "../../src/db/migrations.generated";
 import { DB_FILE } from "../../src/db/open";
 import { ensureSecrets } from "../../src/secrets";
+import { shownColumns } from "../helpers/stored";
 import { ROOT, tempDir, testServer } from "../helpers/app";
 
 const PREVIOUS_RELEASE = ["0000_init", "0001_suggestion_priority_text", "0002_prompt_results_details", "0003_prompt_results_sources", "0004_ansvisor_parity_topics"];
@@ -65,22 +66,28 @@ function previousReleaseDatabase() {
       );
   }
   const snapshot = (table: string) => db.query(`SELECT * FROM ${table} ORDER BY id`).all();
+  const citationColumns = (db.query("SELECT name FROM pragma_table_xinfo('citations')").all() as { name: string }[]).map((c) => c.name);
   const tables = ["brands", "prompts", "prompt_results", "citations", "ai_traffic_logs"];
   const before = Object.fromEntries(tables.map((t) => [t, snapshot(t)]));
   db.close();
-  return { brands, before, tables };
+  return { brands, before, tables, citationColumns };
 }
 
 test("the previous release's database: rows kept, latest table and rollups built, answers compressed and read back unchanged", async () => {
-  const { brands, before, tables } = previousReleaseDatabase();
+  const { brands, before, tables, citationColumns } = previousReleaseDatabase();
   const server = await testServer({ DATA_DIR: dataDir });
   stops.push(() => server.stop());
   const secrets = await ensureSecrets(loadConfig({ DATA_DIR: dataDir }));
   const service = { apikey: secrets.serviceRoleKey, authorization: `Bearer ${secrets.serviceRoleKey}`, "content-type": "application/json" };
   const sqlite = server.dbh.sqlite;
 
-  // No row lost or changed.
-  for (const table of tables) expect(sqlite.query(`SELECT * FROM ${table} ORDER BY id`).all()).toEqual(before[table]!);
+  // No row lost or changed (citations as /rest/v1 reads them: their URLs now live in citation_urls).
+  for (const table of tables) {
+    const columns = table === "citations" ? shownColumns("citations", citationColumns) : "*";
+    expect(sqlite.query(`SELECT ${columns} FROM ${table} ORDER BY id`).all()).toEqual(before[table]!);
+  }
+  expect((sqlite.query("SELECT count(*) AS n FROM citations WHERE url IS NULL AND url_id IS NOT NULL").get() as { n: number }).n).toBe((before.citations as unknown[]).length);
+  expect((sqlite.query("SELECT count(*) AS n FROM citation_urls").get() as { n: number }).n).toBe(12);
 
   // The latest table: per (prompt, platform, model, region) the newest row, ties to the greater id.
   type Row = { id: string; brand_id: string; prompt_id: string; platform: string; model: string; region: string; created_at: string; response: string };

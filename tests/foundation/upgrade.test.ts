@@ -3,6 +3,7 @@
 // brand table — citations with a repeated position included — is migrated to the current schema;
 // every row is still there with its values, the new columns have their defaults, and the new rules
 // (unique citation positions, updated_at kept by the database, Ansvisor's aliases) hold.
+import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -53,7 +54,7 @@ test("a database of the previous release is migrated without losing a row", () =
   expect(db.query("SELECT response, model_used, sources, source_count, shopping_cards FROM prompt_results WHERE id = ?").get(result)).toEqual({ response: "Acme is good.", model_used: "gpt-5-mini", sources: "[]", source_count: 0, shopping_cards: "[]" });
   expect(db.query("SELECT type, key, status, priority FROM suggestions WHERE id = ?").get(suggestion)).toEqual({ type: "content_gap", key: "prompt:x", status: "accepted", priority: "high" });
   // The repeated citation positions became distinct; URLs and their order kept.
-  const citations = db.query("SELECT url, position, prompt_result_id FROM citations ORDER BY rowid").all() as { url: string; position: number; prompt_result_id: string }[];
+  const citations = db.query(`SELECT ${shownColumns("citations", ["url", "position", "prompt_result_id"])} FROM citations ORDER BY rowid`).all() as { url: string; position: number; prompt_result_id: string }[];
   expect(citations.map((c) => c.url)).toEqual(["https://a.com/", "https://b.com/", "https://c.com/"]);
   expect(citations.map((c) => c.position)).toEqual([1, 2, 3]);
   expect(citations.every((c) => c.prompt_result_id === result)).toBe(true);

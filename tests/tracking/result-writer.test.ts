@@ -1,3 +1,4 @@
+import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -43,7 +44,7 @@ describe("result writer", () => {
 
     const row = sqlite.query("SELECT id, citation_count FROM prompt_results WHERE job_id = ?").get(jobId) as { id: string; citation_count: number };
     expect(row.id).toMatch(UUID_V7);
-    const stored = sqlite.query("SELECT id, position, url, normalized_url, domain, title, is_brand, competitor_id FROM citations WHERE result_id = ? ORDER BY position").all(row.id) as { id: string }[];
+    const stored = sqlite.query(`SELECT ${shownColumns("citations", ["id", "position", "url", "normalized_url", "domain", "title", "is_brand", "competitor_id"])} FROM citations WHERE result_id = ? ORDER BY position`).all(row.id) as { id: string }[];
     expect(stored.map(({ id, ...rest }) => rest)).toEqual([
       { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", title: "Acme", is_brand: 1, competitor_id: null },
       // A citation without a registrable domain is stored under its host.

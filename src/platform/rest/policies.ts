@@ -61,7 +61,8 @@ export const REST_POLICIES: Record<string, TablePolicy> = {
   brand_platforms: { scope: "brand_id", write: allWrites(WRITERS) },
   // Written by the tracking run and the pixel only.
   prompt_results: { scope: "brand_id", write: {} },
-  citations: { scope: "brand_id", write: {} },
+  // url_id points into citation_urls, shared by every organization: never through /rest/v1.
+  citations: { scope: "brand_id", write: {}, unreadableColumns: ["url_id"] },
   ai_traffic_logs: { scope: "brand_id", write: {} },
   // The analysis writes suggestions; people triage them.
   suggestions: { scope: "brand_id", write: { update: WRITERS }, updatableColumns: ["status"] },

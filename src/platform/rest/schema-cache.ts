@@ -3,7 +3,7 @@
 // layer emits comes from here; which tables are exposed, and to whom, is policies.ts's business.
 import { getTableName, is, SQL } from "drizzle-orm";
 import { getTableConfig, SQLiteSyncDialect, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { COMPRESSED_COLUMNS } from "../../db/text-codec";
+import { STORED_READS } from "../../db/stored-columns";
 
 /** SQLite storage is loose; these are the Postgres types the wire behaviour is modelled on. */
 export type ColumnType = "uuid" | "text" | "timestamp" | "integer" | "real" | "boolean" | "json";
@@ -27,8 +27,8 @@ export interface ColumnInfo {
   /** The default as SQL text plus parameters (used for Prefer: missing=default in bulk inserts). */
   defaultSql?: { sql: string; params: unknown[] };
   enumValues?: readonly string[];
-  /** May hold compressed text (src/db/text-codec.ts): read through aw_text(). */
-  packed?: boolean;
+  /** Stored otherwise than shown (src/db/stored-columns.ts): the SQL that reads it, `{t}` for the row's alias. */
+  readSql?: string;
 }
 
 export interface ForeignKey {
@@ -112,7 +112,7 @@ export function buildSchemaCache(schema: Record<string, unknown>): SchemaCache {
       hasDefault: c.hasDefault,
       defaultSql: defaultSqlOf(c.default, dialect),
       enumValues: c.enumValues,
-      packed: COMPRESSED_COLUMNS[config.name]?.includes(c.name) || undefined,
+      readSql: STORED_READS[config.name]?.[c.name],
     }));
     const uniqueKeys: UniqueKey[] = [
       ...config.columns.filter((c) => c.primary).map((c) => ({ name: `${config.name}_pkey`, columns: [c.name] })),

@@ -3,7 +3,6 @@
 // A read costs one statement per embed level: children are fetched for all parents at once
 // (`fk IN (SELECT value FROM json_each(?))`) and their JSON is built by SQLite itself.
 import type { Caller } from "../auth/caller";
-import { TEXT_FUNCTION } from "../../db/text-codec";
 import { DEADLINE_FUNCTION } from "./deadline";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
@@ -77,7 +76,7 @@ function jsonPathText(step: ColumnRef["json"][number]): string {
 }
 
 function refExpr(alias: string, ref: ColumnRef): Sql {
-  let e = ref.column.packed ? sql`${raw(TEXT_FUNCTION)}(${col(alias, ref.column.name)})` : col(alias, ref.column.name);
+  let e = ref.column.readSql ? raw(ref.column.readSql.replaceAll("{t}", ident(alias).text)) : col(alias, ref.column.name);
   if (ref.json.length) {
     let chain = e;
     for (const step of ref.json) {
