@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import type { AnalyzedSource, Citation } from "../../src/analysis/citations";
-import { buildSuggestions } from "../../src/analysis/suggestions";
+import { buildSuggestions, type SuggestionAnswer } from "../../src/analysis/suggestions";
 import { DB_FILE, openDatabase } from "../../src/db/open";
 import { createQueueStore } from "../../src/queue/store";
 import { createResultStore } from "../../src/results/store";
@@ -31,7 +31,7 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
   expect(claimed.id).toBe(jobId);
 
   const domains = ["acme.com", "globex.com", "news.example", "wiki.example", "blog.example"];
-  const answers: Parameters<typeof buildSuggestions>[0]["answers"] = [];
+  const answers: SuggestionAnswer[] = [];
   const results = createResultStore(db);
   units.forEach((u, seq) => {
     const citations: Citation[] = Array.from({ length: int(5) }, (_, i) => {
@@ -54,7 +54,7 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
       visibility_score: 50, search_queries: "[]", details: JSON.stringify({ sentiment_passages: passages, list_rank: 1, geo: { b: 3 } }),
     });
     db.run("UPDATE job_units SET status = 'done' WHERE job_id = ? AND seq = ?", [jobId, seq]);
-    answers.push({ prompt_id: u.promptId, platform: u.platform, analysis: { mentioned, competitor_mentions, citations, sources, brand_citation_count: brandCitations, sentiment, sentiment_score: sentiment === "negative" ? -0.6 : mentioned ? 0.3 : null, sentiment_passages: passages } });
+    answers.push({ prompt_id: u.promptId, platform: u.platform, analysis: { mentioned, competitor_mentions: competitor_mentions as never, citations, sources, brand_citation_count: brandCitations, sentiment, sentiment_score: sentiment === "negative" ? -0.6 : mentioned ? 0.3 : null, sentiment_passages: passages } });
   });
   const expected = buildSuggestions({ brand: { name: "Acme" }, answers });
   expect(new Set(expected.map((s) => s.type)).size).toBeGreaterThanOrEqual(3);
