@@ -45,6 +45,8 @@ export interface RestThreadPoolOptions {
 interface Pending {
   id: number;
   command: Extract<ThreadCommand, { type: "request" | "report" }>;
+  /** An RPC or a report: work that may read a brand's whole history. */
+  heavy: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -97,24 +99,32 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
     worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs } satisfies ThreadCommand);
   }
 
+  // RPCs and reports may take up all threads but one: a few dashboards looping a year-long report
+  // must not queue everyone's small table reads behind them (bench/scale.ts, target 2). Requests
+  // are otherwise taken in arrival order, so heavy ones are never starved.
+  const heavyLimit = Math.max(1, options.size - 1);
+
   function dispatch(): void {
-    for (let index = 0; index < threads.length && queue.length; index++) {
-      const thread = threads[index]!;
+    for (const thread of threads) {
+      if (!queue.length) return;
       if (!thread.ready || thread.busy) continue;
-      const pending = queue.shift()!;
+      const heavyBusy = threads.filter((t) => t.busy?.heavy).length;
+      const next = heavyBusy < heavyLimit ? 0 : queue.findIndex((p) => !p.heavy);
+      if (next < 0) return;
+      const [pending] = queue.splice(next, 1);
       thread.busy = pending;
-      thread.worker.postMessage(pending.command);
+      thread.worker.postMessage(pending!.command);
     }
   }
 
-  function submit(make: (id: number) => Pending["command"]): Promise<unknown> {
+  function submit(make: (id: number) => Pending["command"], heavy: boolean): Promise<unknown> {
     if (stopped) throw new AppError(503, "shutting_down", "The server is shutting down");
     if (queue.length >= maxQueued) throw new AppError(503, "53300", "Too many requests are waiting for the database; try again", { headers: { "retry-after": "1" } });
     // Threads start with the first request: an idle server keeps neither their memory nor their start-up.
     if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
     return new Promise((resolve, reject) => {
       const id = nextId++;
-      queue.push({ id, command: make(id), resolve, reject });
+      queue.push({ id, command: make(id), heavy, resolve, reject });
       dispatch();
     });
   }
@@ -130,10 +140,10 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
         body,
         caller: { role: caller.role, user: caller.user, orgRoles: [...caller.orgRoles] },
       };
-      return submit((id) => ({ type: "request", id, ...task })) as Promise<Response>;
+      return submit((id) => ({ type: "request", id, ...task }), new URL(request.url).pathname.startsWith("/rest/v1/rpc/")) as Promise<Response>;
     },
     /** A report (src/reports/registry.ts) computed on one of the pool's threads; the caller has checked access. */
-    report: (<N extends ReportName>(name: N, args: ReportArgs<N>) => submit((id) => ({ type: "report", id, name, args }))) as ReportRunner,
+    report: (<N extends ReportName>(name: N, args: ReportArgs<N>) => submit((id) => ({ type: "report", id, name, args }), true)) as ReportRunner,
     async stop(): Promise<void> {
       stopped = true;
       for (const pending of queue.splice(0)) pending.reject(new AppError(503, "shutting_down", "The server is shutting down"));
