@@ -380,7 +380,7 @@ function storage(dir: string, meta: ScaleMeta): { rows: RatioReport[]; lines: st
     const pageSize = (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
     const freelist = (db.query("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count;
     // Counted: the two tables, the tables named like their companions (citation_urls*, *latest*,
-    // zstd_dictionaries*, *rollup*), and every table that triggers on them keep (result rollups).
+    // *rollup*), and every table that triggers on them keep (result rollups).
     const tables = new Set(objects.filter((o) => o.type === "table").map((o) => o.name));
     const kept = new Set(["prompt_results", "citations"]);
     const triggers = db.query("SELECT tbl_name, sql FROM sqlite_schema WHERE type = 'trigger'").all() as { tbl_name: string; sql: string }[];
@@ -395,7 +395,7 @@ function storage(dir: string, meta: ScaleMeta): { rows: RatioReport[]; lines: st
           }
       }
     }
-    const byName = (table: string) => /^citation_urls/.test(table) || /latest/.test(table) || /^zstd_dictionaries/.test(table) || /rollup/.test(table);
+    const byName = (table: string) => /^citation_urls/.test(table) || /latest/.test(table) || /rollup/.test(table);
     const counted = (table: string) => kept.has(table) || byName(table);
     let resultBytes = 0;
     let derivedBytes = 0;

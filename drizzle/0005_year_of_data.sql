@@ -140,12 +140,6 @@ CREATE TABLE `traffic_visitors_daily` (
 	FOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade
 ) WITHOUT ROWID;
 --> statement-breakpoint
-CREATE TABLE `zstd_dictionaries` (
-	`id` integer PRIMARY KEY NOT NULL,
-	`content` blob NOT NULL,
-	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL
-);
---> statement-breakpoint
 DROP INDEX `prompt_results_latest_idx`;--> statement-breakpoint
 CREATE INDEX `prompt_results_group_time_idx` ON `prompt_results` (`prompt_id`,`platform`,`model`,`region`,`created_at`);--> statement-breakpoint
 CREATE INDEX `prompt_results_brand_time_idx` ON `prompt_results` (`brand_id`,`created_at`);--> statement-breakpoint

@@ -8,7 +8,7 @@ import { testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [
-  "prompt_results_latest", "citation_urls", "zstd_dictionaries", "rollup_state", "result_rollups_daily", "result_brand_daily", "competitor_daily",
+  "prompt_results_latest", "citation_urls", "rollup_state", "result_rollups_daily", "result_brand_daily", "competitor_daily",
   "citation_domain_daily", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_pages_daily", "traffic_pages_monthly",
 ];
 
