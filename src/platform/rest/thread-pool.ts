@@ -1,6 +1,6 @@
 // /rest/v1 runs on threads of its own, so that the serving thread only routes, authenticates and
 // streams the answer: one heavy query cannot stall /healthz, the pixel or anyone else's request
-// (DESIGN §13). Reads (table GET/HEAD and RPCs) go to thread threads, each with its own read-only
+// (DESIGN §13). Reads (table GET/HEAD, RPCs, reports) go to reader threads, each with its own read-only
 // SQLite connection (WAL lets them read beside the writer); writes go to one writer thread with a
 // read-write connection, one at a time as SQLite writes anyway. The statement timeout is kept
 // inside each thread's SQL (deadline.ts), never by ending a thread: a connection that dies in a
@@ -9,7 +9,7 @@ import { AppError } from "../../http/errors";
 import type { ReportArgs, ReportName, ReportRunner } from "../../reports/registry";
 import type { Caller } from "../auth/caller";
 
-/** What crosses to a thread thread: the request as plain data and the caller already resolved. */
+/** What crosses to a thread: the request as plain data and the caller already resolved. */
 export interface ThreadTask {
   method: string;
   url: string;
