@@ -66,3 +66,45 @@ export function threadCpu(pid: number | "self"): Map<string, number> {
   }
   return byName;
 }
+
+/** Resolves once `url` answers below 500; throws after 20 s. */
+export async function waitFor(url: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`${url} did not come up`);
+    await Bun.sleep(20);
+  }
+}
+
+/** The JSON body of a 2xx response; anything else throws with the body. */
+export async function responseJson(res: Response): Promise<any> {
+  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** The nearest-rank percentile (p in 0–100). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** The fake AI upstream (bench/fixtures/fake-upstream.ts) as a process of its own, answering after `latencyMs`. */
+export async function startFakeUpstream(latencyMs: number) {
+  const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
+  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, pid: proc.pid, proc, stop: () => proc.kill("SIGTERM") };
+}
+
+/** CPU ms per thread name used between two threadCpu snapshots (threads that ended are not counted). */
+export function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).filter(([, ms]) => ms > 0));
+}
+export const totalCpu = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
+export const describeCpu = (cpu: Map<string, number>) => [...cpu].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms}`).join(", ");

@@ -10,30 +10,12 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { ensureSecrets } from "../src/secrets";
-import { freePort, median, report, ROOT, tempDir } from "./lib";
+import { freePort, median, report, responseJson, ROOT, tempDir, waitFor } from "./lib";
 
 const CONCURRENCY = Number(Bun.env.CONCURRENCY ?? 32);
 const SECONDS = Number(Bun.env.SECONDS ?? 2);
 const ROUNDS = Number(Bun.env.ROUNDS ?? 3);
 const LIST = "/rest/v1/brands?select=*,brand_domains(*),competitors(*)&limit=50";
-
-async function waitFor(url: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(20);
-  }
-}
-
-async function json(res: Response): Promise<any> {
-  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 /** Fixed concurrency for a fixed time; every response is read to the end. Returns requests per second. */
 async function load(url: string, headers: Record<string, string>, expectedBytes: number): Promise<number> {
@@ -61,7 +43,7 @@ const ours = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
 const base = `http://127.0.0.1:${env.PORT}`;
 await waitFor(`${base}/healthz`);
 
-const session = await json(
+const session = await responseJson(
   await fetch(`${base}/auth/v1/signup`, {
     method: "POST",
     headers: { apikey: secrets.anonKey, "content-type": "application/json" },
@@ -70,8 +52,8 @@ const session = await json(
 );
 const auth = { apikey: secrets.anonKey, authorization: `Bearer ${session.access_token}` };
 const post = (table: string, rows: unknown[]) =>
-  fetch(`${base}/rest/v1/${table}?select=id`, { method: "POST", headers: { ...auth, "content-type": "application/json", prefer: "return=representation" }, body: JSON.stringify(rows) }).then(json);
-const [{ id: orgId }] = await json(await fetch(`${base}/rest/v1/organizations?select=id`, { headers: auth }));
+  fetch(`${base}/rest/v1/${table}?select=id`, { method: "POST", headers: { ...auth, "content-type": "application/json", prefer: "return=representation" }, body: JSON.stringify(rows) }).then(responseJson);
+const [{ id: orgId }] = await responseJson(await fetch(`${base}/rest/v1/organizations?select=id`, { headers: auth }));
 const brands: { id: string }[] = await post(
   "brands",
   Array.from({ length: 200 }, (_, i) => ({ organization_id: orgId, name: `Brand ${i}`, slug: `brand-${i}`, industry: "Software", region: "US", language: "en", aliases: [`B${i}`] })),

@@ -13,7 +13,7 @@
 import { loadConfig } from "../src/config";
 import { ensureSecrets } from "../src/secrets";
 import { apiClient, type JobView } from "../tests/helpers/tracking";
-import { freePort, report, ROOT, tempDir, threadCpu } from "./lib";
+import { cpuSince, describeCpu, freePort, percentile, report, responseJson, ROOT, startFakeUpstream, tempDir, threadCpu, totalCpu, waitFor } from "./lib";
 import { join } from "node:path";
 import { readFileSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -30,55 +30,17 @@ const READ = "/rest/v1/brands?select=id,name&limit=10";
 // REST_LOOP=0 leaves the server alone during the run (for the CPU figures of the run by itself; no REST target then).
 const REST_LOOP = Bun.env.REST_LOOP !== "0";
 
-async function waitFor(url: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(20);
-  }
-}
-
-async function json(res: Response): Promise<any> {
-  if (!res.ok) throw new Error(`${res.url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-async function startFake(latencyMs: number) {
-  const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
-  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, proc };
-}
-
-/** A field of /proc/PID/status in MiB ("VmRSS", "VmHWM"). */
 function statusMiB(pid: number, field: string): number {
   const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
   if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 const describeLatencies = (ms: number[]) =>
   `n=${ms.length}, p50 ${percentile(ms, 50).toFixed(2)} ms, p95 ${percentile(ms, 95).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, max ${Math.max(...ms).toFixed(2)} ms`;
 
-function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
-  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).filter(([, ms]) => ms > 0));
-}
-const total = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
-const describeCpu = (cpu: Map<string, number>) => [...cpu].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms}`).join(", ");
-
 // ---- the fake upstream and the server, each a process of its own ----
-const fake = await startFake(LATENCY_MS);
+const fake = await startFakeUpstream(LATENCY_MS);
 
 /** Context: the same calls from a bare fetch loop with CONCURRENCY in flight (what this machine and the fake allow). */
 async function bareLoop(units: number): Promise<number> {
@@ -124,7 +86,7 @@ try {
   await waitFor(`${base}/healthz`);
 
   // ---- a user, an organization and a brand with UNITS prompts, through the REST API ----
-  const session = await json(
+  const session = await responseJson(
     await fetch(`${base}/auth/v1/signup`, {
       method: "POST",
       headers: { apikey: secrets.anonKey, "content-type": "application/json" },
@@ -137,8 +99,8 @@ try {
       method: "POST",
       headers: { ...auth, "content-type": "application/json", prefer: returning ? "return=representation" : "return=minimal" },
       body: JSON.stringify(rows),
-    }).then((res) => (returning ? json(res) : res.ok ? null : res.text().then((t) => Promise.reject(new Error(`${table}: ${res.status} ${t}`)))));
-  const [{ id: orgId }] = await json(await fetch(`${base}/rest/v1/organizations?select=id`, { headers: auth }));
+    }).then((res) => (returning ? responseJson(res) : res.ok ? null : res.text().then((t) => Promise.reject(new Error(`${table}: ${res.status} ${t}`)))));
+  const [{ id: orgId }] = await responseJson(await fetch(`${base}/rest/v1/organizations?select=id`, { headers: auth }));
   const [{ id: brandId }] = await post("brands", [{ organization_id: orgId, name: "Acme", slug: "acme", industry: "software", region: "US", language: "en" }]);
   await post("brand_domains", [{ brand_id: brandId, domain: "acme.com", is_primary: true }]);
   await post("competitors", [
@@ -244,7 +206,7 @@ try {
   const runP95 = percentile(runLatencies, 95);
   // Server-side phases: results are stamped when their batch is committed, the job when it is finalized.
   const stamp = async (order: "asc" | "desc") =>
-    Date.parse((await json(await fetch(`${base}/rest/v1/prompt_results?select=created_at&brand_id=eq.${brandId}&order=created_at.${order}&limit=1`, { headers: auth })))[0].created_at);
+    Date.parse((await responseJson(await fetch(`${base}/rest/v1/prompt_results?select=created_at&brand_id=eq.${brandId}&order=created_at.${order}&limit=1`, { headers: auth })))[0].created_at);
   const [firstWrite, lastWrite] = [await stamp("asc"), await stamp("desc")];
   const created = Date.parse((job as JobView & { createdAt: string }).createdAt);
   const finished = Date.parse((job as JobView & { finishedAt: string }).finishedAt);
@@ -277,9 +239,9 @@ try {
   }
   const seconds = wall / 1000;
   console.log(`context: CPU time (ms, from /proc, 10 ms ticks) during the run of ${seconds.toFixed(1)} s, per thread name:`);
-  console.log(`  server ${total(cpu.server)} ms (${(total(cpu.server) / seconds / 10).toFixed(1)} % of one core): ${describeCpu(cpu.server)}`);
-  console.log(`  fake upstream ${total(cpu.upstream)} ms: ${describeCpu(cpu.upstream)}`);
-  console.log(`  this client (REST loop, polling, RSS sampling) ${total(cpu.client)} ms: ${describeCpu(cpu.client)}`);
+  console.log(`  server ${totalCpu(cpu.server)} ms (${(totalCpu(cpu.server) / seconds / 10).toFixed(1)} % of one core): ${describeCpu(cpu.server)}`);
+  console.log(`  fake upstream ${totalCpu(cpu.upstream)} ms: ${describeCpu(cpu.upstream)}`);
+  console.log(`  this client (REST loop, polling, RSS sampling) ${totalCpu(cpu.client)} ms: ${describeCpu(cpu.client)}`);
 } finally {
   server?.kill("SIGTERM");
   fake.proc.kill("SIGTERM");

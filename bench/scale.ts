@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { DB_FILE } from "../src/db/open";
 import { ensureSecrets } from "../src/secrets";
-import { freePort, median, report, ROOT, type RatioReport } from "./lib";
+import { freePort, median, percentile, report, ROOT, type RatioReport } from "./lib";
 import { generateScale, SCALES, writeMeta, type ScaleMeta } from "./scale/generate";
 import { refresh, signIn, startServer, type RunningServer, type Session } from "./scale/server";
 
@@ -63,11 +63,6 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<T | nu
   } finally {
     clearTimeout(timer);
   }
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** The cache key: a change to the migrations or the result store (the storage layout) regenerates every scale. */

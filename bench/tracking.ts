@@ -7,18 +7,10 @@
 import { availableParallelism } from "node:os";
 import { testServer } from "../tests/helpers/app";
 import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
-import { report, ROOT, threadCpu } from "./lib";
+import { cpuSince, describeCpu, report, ROOT, startFakeUpstream, threadCpu, totalCpu } from "./lib";
 
 const UNITS = Number(Bun.env.UNITS ?? 1000);
 const CONCURRENCY = 16;
-
-/** CPU ms per thread name used between two threadCpu snapshots (threads that ended are not counted). */
-function cpuSince(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
-  return new Map([...after].map(([name, ms]) => [name, ms - (before.get(name) ?? 0)] as [string, number]).filter(([, ms]) => ms > 0));
-}
-
-const total = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
-const describeCpu = (cpu: Map<string, number>) => [...cpu].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms}`).join(", ");
 
 /** CPU per thread name of this process (server and client) and of the fake upstream, from now until the returned function is called. */
 function cpuFrom(upstreamPid: number): () => { local: Map<string, number>; upstream: Map<string, number> } {
@@ -32,16 +24,9 @@ interface Measured {
   cpu: ReturnType<ReturnType<typeof cpuFrom>>;
 }
 
-async function startFake(latencyMs: number) {
-  const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
-  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, pid: proc.pid, stop: () => proc.kill("SIGTERM") };
-}
 
 async function trackingRun(latencyMs: number): Promise<Measured> {
-  const fake = await startFake(latencyMs);
+  const fake = await startFakeUpstream(latencyMs);
   const server = await testServer({ ...fake.env, WORKERS: "2", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" });
   try {
     const signup = await (
@@ -69,7 +54,7 @@ async function trackingRun(latencyMs: number): Promise<Measured> {
 
 /** The same requests the adapter sends, straight from a fetch loop with CONCURRENCY in flight. */
 async function bareLoop(): Promise<Measured> {
-  const fake = await startFake(0);
+  const fake = await startFakeUpstream(0);
   const sample = fake.env;
   const url = `${sample.PERPLEXITY_BASE_URL}/chat/completions`;
   const cpu = cpuFrom(fake.pid);
@@ -103,11 +88,11 @@ report([
   { name: `${UNITS} units, zero-latency upstream, concurrency ${CONCURRENCY}`, ours: zero, baseline, unit: "ms", target: "≤ 1.5×", ok: zero / baseline <= 1.5 },
   { name: `${UNITS} units, 100 ms upstream, concurrency ${CONCURRENCY}`, ours: slow, baseline: ideal, unit: "ms", target: "≤ 1.15× of ideal", ok: slow / ideal <= 1.15 },
 ]);
-const cpuTotal = (m: Measured) => total(m.cpu.local) + total(m.cpu.upstream);
+const cpuTotal = (m: Measured) => totalCpu(m.cpu.local) + totalCpu(m.cpu.upstream);
 console.log("context: CPU time (ms, from /proc, 10 ms ticks) during the zero-latency measurements:");
-console.log(`  bare loop: ${cpuTotal(bare)} ms CPU in ${bare.wall.toFixed(0)} ms — client ${total(bare.cpu.local)} ms, fake upstream ${total(bare.cpu.upstream)} ms`);
+console.log(`  bare loop: ${cpuTotal(bare)} ms CPU in ${bare.wall.toFixed(0)} ms — client ${totalCpu(bare.cpu.local)} ms, fake upstream ${totalCpu(bare.cpu.upstream)} ms`);
 console.log(
-  `  tracking run: ${cpuTotal(zeroRun)} ms CPU in ${zero.toFixed(0)} ms — answerwatch and the polling client ${total(zeroRun.cpu.local)} ms (${describeCpu(zeroRun.cpu.local)}), fake upstream ${total(zeroRun.cpu.upstream)} ms`,
+  `  tracking run: ${cpuTotal(zeroRun)} ms CPU in ${zero.toFixed(0)} ms — answerwatch and the polling client ${totalCpu(zeroRun.cpu.local)} ms (${describeCpu(zeroRun.cpu.local)}), fake upstream ${totalCpu(zeroRun.cpu.upstream)} ms`,
 );
 const cores = availableParallelism();
 console.log(`  a run of ≤ 1.5× the bare loop's ${baseline.toFixed(0)} ms has at most ${cores} × ${(1.5 * baseline).toFixed(0)} = ${(cores * 1.5 * baseline).toFixed(0)} ms of CPU on this machine's ${cores} cores`);
