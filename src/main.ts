@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
 import { ConfigError, loadConfig, StartupError, type Env } from "./config";
-import { describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir } from "./db/open";
+import { describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -99,13 +99,9 @@ const commands: Record<string, Command> = {
     const lock = lockDataDir(config.dataDir);
     try {
       const dbh = openDataDirDatabase(config.dataDir, { migrate: false });
-      const { applyMigrations } = await import("./db/migrations");
-      const { embeddedMigrations } = await import("./db/migrations.generated");
       let applied: number;
       try {
-        applied = applyMigrations(dbh.sqlite, embeddedMigrations);
-        (await import("./rollups/triggers")).ensureRollups(dbh.sqlite);
-        (await import("./results/latest")).ensureLatest(dbh.sqlite);
+        applied = prepareSchema(dbh.sqlite);
       } catch (error) {
         throw describeDatabaseFailure(dbh.sqlite.filename, error) ?? error;
       } finally {

@@ -117,11 +117,12 @@ export async function startRuntime(input: {
   // Storage upkeep (src/storage/maintenance.ts) a minute after start and hourly: retention,
   // compression of rows written plain, returning freed pages. One batch at a time on this thread.
   let maintaining = false;
+  const maintenanceCursor = { compressedThrough: 0 };
   const maintain = async () => {
     if (maintaining) return;
     maintaining = true;
     try {
-      const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1) });
+      const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
       if (report.answersDropped || report.rowsCompressed || report.pagesFreed) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });

@@ -20,6 +20,17 @@ export interface DbHandle {
 export const DB_FILE = "answerwatch.db";
 export const LOCK_FILE = "answerwatch.lock";
 
+/**
+ * The embedded migrations, then the triggers made from code (rollups, latest results): a changed
+ * definition or a missing trigger rebuilds what it keeps. Returns the migrations applied.
+ */
+export function prepareSchema(sqlite: Database): number {
+  const applied = applyMigrations(sqlite, embeddedMigrations);
+  ensureRollups(sqlite);
+  ensureLatest(sqlite);
+  return applied;
+}
+
 export function openDatabase(path: string, options: { migrate?: boolean } = {}): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true });
   try {
@@ -32,12 +43,7 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
     sqlite.run("PRAGMA synchronous = NORMAL");
     sqlite.run("PRAGMA foreign_keys = ON");
     registerTextFunctions(sqlite);
-    if (options.migrate !== false) {
-      applyMigrations(sqlite, embeddedMigrations);
-      // Rollup triggers are generated from their definitions; a changed definition rebuilds its table.
-      ensureRollups(sqlite);
-      ensureLatest(sqlite);
-    }
+    if (options.migrate !== false) prepareSchema(sqlite);
   } catch (error) {
     sqlite.close();
     throw error;

@@ -6,6 +6,9 @@ import type { Database, SQLFunctionResult } from "bun:sqlite";
 
 export const TEXT_FUNCTION = "aw_text";
 
+/** The prompt_results columns stored compressed. */
+export const PACKED_COLUMNS = ["response", "citations", "sources", "details"] as const;
+
 // Below this a zstd frame (with its header) saves little and costs a decompression on every read.
 const MIN_BYTES = 200;
 

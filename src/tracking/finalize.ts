@@ -95,19 +95,26 @@ export function finalizeJob(input: {
   // citations' keys, the brand's uncited sources of answers that cite none of its pages, the
   // passages of negative answers. A run of 10,000 answers would otherwise decompress and parse
   // tens of megabytes here, on the serving thread.
-  const valid = (column: string) => `(CASE WHEN json_valid(aw_text(${column})) THEN aw_text(${column}) ELSE '[]' END)`;
+  // Each column is decompressed once (the CTE is materialized), and sources and details only for
+  // the answers whose suggestions read them.
+  const valid = (column: string, empty: string) => `(CASE WHEN json_valid(r.${column}) THEN r.${column} ELSE '${empty}' END)`;
   const rows = sqlite
     .query(
-      `SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
+      `WITH r AS MATERIALIZED (
+         SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
+                visibility_score, sentiment, sentiment_score, created_at, brand_id, aw_text(citations) AS c,
+                CASE WHEN brand_citation_count = 0 THEN aw_text(sources) END AS s, CASE WHEN sentiment = 'negative' THEN aw_text(details) END AS d
+           FROM prompt_results WHERE job_id = ?)
+       SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
               visibility_score, sentiment, sentiment_score, created_at, brand_id,
               (SELECT json_group_array(json_object('domain', value ->> 'domain', 'normalized_url', value ->> 'normalized_url',
                         'is_brand', json(CASE WHEN value ->> 'is_brand' THEN 'true' ELSE 'false' END), 'competitor_id', value ->> 'competitor_id'))
-                 FROM json_each(${valid("citations")})) AS citations,
+                 FROM json_each(${valid("c", "[]")})) AS citations,
               CASE WHEN brand_citation_count = 0 THEN
                 (SELECT json_group_array(json_object('normalized_url', value ->> 'normalized_url', 'is_brand', json('true'), 'cited', json('false')))
-                   FROM json_each(${valid("sources")}) WHERE value ->> 'is_brand' AND NOT coalesce(value ->> 'cited', 0)) ELSE '[]' END AS sources,
-              CASE WHEN sentiment = 'negative' THEN json_object('sentiment_passages', json_extract(${valid("details").replace("'[]'", "'{}'")}, '$.sentiment_passages')) ELSE '{}' END AS details
-       FROM prompt_results WHERE job_id = ?`,
+                   FROM json_each(${valid("s", "[]")}) WHERE value ->> 'is_brand' AND NOT coalesce(value ->> 'cited', 0)) ELSE '[]' END AS sources,
+              CASE WHEN sentiment = 'negative' THEN json_object('sentiment_passages', json_extract(${valid("d", "{}")}, '$.sentiment_passages')) ELSE '{}' END AS details
+         FROM r`,
     )
     .all(jobId) as (Omit<StoredResult, "competitor_mentions" | "mentioned" | "citations" | "sources" | "details"> & {
     competitor_mentions: string;

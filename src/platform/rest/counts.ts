@@ -3,7 +3,6 @@
 // all equalities on such columns is read from them — a year of a brand's rows counts as fast as a
 // day — and any other count runs count(*) over the filtered rows (exact) or stops at a cap
 // (planned, estimated).
-import type { Caller } from "../auth/caller";
 import type { Condition, ReadPlan } from "./plan";
 import { scopePredicate } from "./policies";
 import { ident, joinSql, sql, type Sql, type SqlContext } from "./sql";
@@ -43,7 +42,7 @@ export function rollupCountQuery(ctx: SqlContext, plan: ReadPlan): Sql | undefin
   if (!choice) return undefined;
   const alias = plan.alias;
   const conditions = [...filters].map(([column, value]) => sql`${ident(alias)}.${ident(choice.keys[column]!)} = ${value}`);
-  const policy = scopePredicate(ctx.cache, ctx.policies, ctx.caller as Caller, plan.table.name, "read", sql`${ident(alias)}.${ident("brand_id")}`);
+  const policy = scopePredicate(ctx.cache, ctx.policies, ctx.caller, plan.table.name, "read", sql`${ident(alias)}.${ident("brand_id")}`);
   if (policy) conditions.push(policy);
   return sql`SELECT coalesce(sum(${ident(alias)}.${ident(choice.measure)}), 0) FROM ${ident(choice.rollup)} AS ${ident(alias)} WHERE ${joinSql(conditions, " AND ")}`;
 }
