@@ -12,6 +12,7 @@
 // too: it is what decides the ratio when the load generator and the server share two cores.
 // ROUNDS, REQUESTS and CONNECTIONS tune it.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../src/db/functions";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { startBinary } from "../tests/helpers/binary";
@@ -48,6 +49,7 @@ const bare = await startBare();
 const floor = await startFixture("insert-floor.ts", { FLOOR_DB: join(tempDir("aw-floor-"), "floor.db") });
 const minimal = await startFixture("minimal-beacon.ts");
 const db = new Database(join(ours.dir, "data", "answerwatch.db"));
+registerSqlFunctions(db);
 const brand = seedBrand(db, { domains: ["acme.com"] });
 
 // One request per forwarded address, built once: both servers get the very same bytes.

@@ -125,7 +125,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
+    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, sourceCategories: deps.config.rest.sourceCategories, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))

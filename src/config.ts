@@ -2,6 +2,8 @@
 // variable, which main.ts turns into one line on stderr and exit code 2.
 // croner is what @elysiajs/cron runs on; asking it directly costs a millisecond, not a plugin's set-up.
 import { Cron } from "croner";
+import { readFileSync } from "node:fs";
+import { SOURCE_CATEGORIES, type CategoryList } from "./analysis/source-categories";
 import { loadEngineConfig, type EngineConfig } from "./engines/config";
 import { isEngineError } from "./engines/errors";
 
@@ -20,7 +22,7 @@ export interface Config {
   /** Memory for cached /rest/v1 GET responses, in bytes (0 = no cache). */
   restCacheBytes: number;
   /** Reader threads for /rest/v1 reads and RPCs, and how long one read may run. */
-  rest: { readers: number; statementTimeoutMs: number };
+  rest: { readers: number; statementTimeoutMs: number; sourceCategories?: CategoryList };
   /** Days an answer keeps its text; 0 keeps it for good. */
   retentionDaysRawAnswers: number;
   shutdownTimeoutMs: number;
@@ -76,7 +78,8 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "TRACKING_MAX_ACTIVE_JOBS", default: "8", meaning: "tracking jobs one server runs at the same time" },
   { name: "SENTIMENT_PLATFORM", default: "", meaning: "optional model judge for sentiment: the platform to ask (e.g. chatgpt); unset: the lexicon alone" },
   { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
-  { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate moves this many points between runs" },
+  { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate over the last 7 days differs significantly from the 7 before and by at least this many points" },
+  { name: "SOURCE_CATEGORIES_FILE", default: "", meaning: "JSON file adding to the shipped source categories: {\"forum\": [\"example-forum.com\"], \"review\": […], …}" },
   { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: "5,30,120,600,3600,21600,86400", meaning: "seconds to wait after each failed delivery attempt; after the last, the delivery fails" },
   { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "how long a webhook receiver has to answer" },
@@ -211,7 +214,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins,
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
-    rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000) },
+    rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
     retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
@@ -247,6 +250,26 @@ export function loadConfig(env: Env): Config {
     },
     env,
   };
+}
+
+/** SOURCE_CATEGORIES_FILE: the user's domains per source category, checked at start. */
+function sourceCategoriesFile(env: Env): CategoryList | undefined {
+  const path = env.SOURCE_CATEGORIES_FILE?.trim();
+  if (!path) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError("SOURCE_CATEGORIES_FILE", `cannot be read as JSON (${(error as Error).message})`);
+  }
+  const named = SOURCE_CATEGORIES.filter((c) => c !== "other");
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("SOURCE_CATEGORIES_FILE", `must hold one JSON object keyed by ${named.join(", ")}`);
+  for (const [key, list] of Object.entries(parsed)) {
+    if (!(named as string[]).includes(key)) throw new ConfigError("SOURCE_CATEGORIES_FILE", `has an unknown category "${key}" (allowed: ${named.join(", ")})`);
+    if (!Array.isArray(list) || list.some((d) => typeof d !== "string" || !/^[a-z0-9.-]+\.[a-z0-9-]+$/i.test(d)))
+      throw new ConfigError("SOURCE_CATEGORIES_FILE", `"${key}" must be a list of domain names`);
+  }
+  return parsed as CategoryList;
 }
 
 function sentimentJudge(env: Env, engines: EngineConfig): Config["sentimentJudge"] {

@@ -52,6 +52,7 @@ export async function startRuntime(input: {
       workerUrl: restUrl,
       writable,
       statementTimeoutMs: config.rest.statementTimeoutMs,
+      sourceCategories: config.rest.sourceCategories,
       onInternalError: (error) => logger.error("unhandled error in /rest/v1", { error }),
       onSqliteError: (error) => storage.record(error),
     });

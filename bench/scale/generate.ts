@@ -533,6 +533,7 @@ export async function generateScale(scale: string, dataDir: string, key: string,
         sentiment_score: sentimentScore,
         visibility_score: visibility,
         search_queries: JSON.stringify(queries),
+        reported_model: MODEL[g.platform],
         details: JSON.stringify({
           reported_model: MODEL[g.platform],
           first_mention_offset: brandFirst >= 0 ? brandFirst : null,

@@ -6,11 +6,12 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode, StartupError } from "../config";
+import { ensureBranded } from "../insights/branded";
 import { ensureLatest } from "../results/latest";
 import { ensureRollups } from "../rollups/triggers";
 import { applyMigrations } from "./migrations";
 import { embeddedMigrations } from "./migrations.generated";
-import { registerTextFunctions } from "./text-codec";
+import { registerSqlFunctions } from "./functions";
 
 export interface DbHandle {
   sqlite: Database;
@@ -21,13 +22,14 @@ export const DB_FILE = "answerwatch.db";
 export const LOCK_FILE = "answerwatch.lock";
 
 /**
- * The embedded migrations, then the triggers made from code (rollups, latest results): a changed
+ * The embedded migrations, then the triggers made from code (rollups, latest results, branded prompts): a changed
  * definition or a missing trigger rebuilds what it keeps. Returns the migrations applied.
  */
 export function prepareSchema(sqlite: Database): number {
   const applied = applyMigrations(sqlite, embeddedMigrations);
   ensureRollups(sqlite);
   ensureLatest(sqlite);
+  ensureBranded(sqlite);
   return applied;
 }
 
@@ -42,7 +44,7 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
     // NORMAL is durable against process crashes in WAL mode (only an OS crash can lose the last commits).
     sqlite.run("PRAGMA synchronous = NORMAL");
     sqlite.run("PRAGMA foreign_keys = ON");
-    registerTextFunctions(sqlite);
+    registerSqlFunctions(sqlite);
     if (options.migrate !== false) prepareSchema(sqlite);
   } catch (error) {
     sqlite.close();

@@ -34,6 +34,7 @@ export interface UnitRow {
   platform: string;
   model: string;
   region: string;
+  sample: number;
   status: "pending" | "done" | "failed";
   attempts: number;
   run_at: string | null;
@@ -45,6 +46,8 @@ export interface NewUnit {
   platform: string;
   model: string;
   region: string;
+  /** Which repeated ask of the same prompt × platform × model × region (0-based; default 0). */
+  sample?: number;
 }
 
 export interface UnitCounts {
@@ -62,7 +65,7 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
        VALUES (?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertUnit: sqlite.prepare(
-      `INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, region) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, region, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // One statement claims: no two claimers can take the same job (DESIGN §6).
     // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
@@ -128,7 +131,7 @@ export function createQueueStore(sqlite: Database, now: () => Date = () => new D
           at,
           at,
         );
-        input.units.forEach((u, seq) => q.insertUnit.run(id, seq, input.brandId, u.promptId, u.platform, u.model, u.region));
+        input.units.forEach((u, seq) => q.insertUnit.run(id, seq, input.brandId, u.promptId, u.platform, u.model, u.region, u.sample ?? 0));
       }).immediate();
       return id;
     },

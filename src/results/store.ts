@@ -15,6 +15,8 @@ export interface ResultKey {
   platform: string;
   model: string;
   region: string;
+  /** Which repeated ask of the unit this answer is (0-based; default 0). */
+  sample?: number;
   /** ISO-8601 UTC; the database's clock when absent. */
   createdAt?: string;
 }
@@ -22,11 +24,11 @@ export interface ResultKey {
 export function createResultStore(sqlite: Database) {
   const q = {
     insertResult: sqlite.prepare(
-      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, surface, response, mentioned, mention_count,
+      `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, sample, reported_model, surface, response, mentioned, mention_count,
          mention_position, competitor_mentions, citations, citation_count, brand_citation_count, sources, source_count, sentiment, sentiment_score,
          visibility_score, search_queries, details, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
-       ON CONFLICT (job_id, prompt_id, platform, model, region) DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+       ON CONFLICT (job_id, prompt_id, platform, model, region, sample) DO NOTHING`,
     ),
     insertCitation: sqlite.prepare(
       `INSERT INTO citations (id, result_id, brand_id, position, url_id, domain, is_brand, competitor_id, created_at)
@@ -46,7 +48,7 @@ export function createResultStore(sqlite: Database) {
      */
     insert(key: ResultKey, r: ResultValues): boolean {
       const inserted = q.insertResult.run(
-        key.id, key.jobId, key.brandId, key.promptId, key.platform, key.model, key.region, r.surface, packText(r.response), r.mentioned, r.mention_count,
+        key.id, key.jobId, key.brandId, key.promptId, key.platform, key.model, key.region, key.sample ?? 0, r.reported_model ?? "", r.surface, packText(r.response), r.mentioned, r.mention_count,
         r.mention_position, r.competitor_mentions, packText(r.citations), r.citation_count, r.brand_citation_count, packText(r.sources ?? "[]"),
         r.source_count ?? 0, r.sentiment, r.sentiment_score, r.visibility_score, r.search_queries, packText(r.details), key.createdAt ?? null,
       );

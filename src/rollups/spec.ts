@@ -11,6 +11,11 @@ export interface RollupSpec {
   keys: Record<string, string>;
   /** Summed columns and the expression each raw row adds. */
   measures: Record<string, string>;
+  /**
+   * How one raw row's joined rows combine into what it adds to a bucket, per measure: `sum` (the
+   * default) or `max` (a flag counted once per raw row, e.g. an answer citing a domain twice).
+   */
+  combine?: Record<string, "max">;
   /** The measure that counts rows: a bucket whose count falls to 0 is deleted. */
   countColumn: string;
   /** A table-valued source joined to the raw row (one raw row adds several bucket rows). */
@@ -23,6 +28,11 @@ export interface RollupSpec {
 
 const day = "substr({r}.created_at, 1, 10)";
 const month = "substr({r}.created_at, 1, 7)";
+/** A rollup kept at two bucket sizes: a window reads whole months and the days at its edges. */
+const DAY_AND_MONTH = [
+  { suffix: "daily", bucket: { day } },
+  { suffix: "monthly", bucket: { month } },
+] as const;
 const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 /** JSON a client wrote badly (not JSON, not an array) must not fail the write it rides on: it adds nothing. */
 const arrayOrEmpty = (column: string) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`;
@@ -47,8 +57,61 @@ const resultMeasures: Record<string, string> = {
   visibility_sum: "coalesce({r}.visibility_score, 0.0)",
   visibility_n: flag("{r}.visibility_score IS NOT NULL"),
 };
-const resultWatch = ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "mention_count", "mention_position", "brand_citation_count", "citation_count", "competitor_mentions", "sentiment_score", "sentiment", "visibility_score"];
+const resultWatch = ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "reported_model", "mentioned", "mention_count", "mention_position", "brand_citation_count", "citation_count", "competitor_mentions", "sentiment_score", "sentiment", "visibility_score"];
 const trafficPlatform = "coalesce({r}.source_platform, '')";
+
+/** The answer's group: what the insights filters select on (topic and branded through the prompt). */
+const answerGroup = { prompt_id: "{r}.prompt_id", platform: "{r}.platform", model: "{r}.model", region: "{r}.region" };
+/** The packed citations column as a JSON array (src/db/text-codec.ts). */
+const citationsArray = `(CASE WHEN json_valid(aw_text({r}.citations)) AND json_type(aw_text({r}.citations)) = 'array' THEN aw_text({r}.citations) ELSE '[]' END)`;
+
+/** Per answer group and day or month: the brand's measures. */
+const resultRollups = DAY_AND_MONTH.map(
+  ({ suffix, bucket }): RollupSpec => ({
+    table: `result_rollups_${suffix}`,
+    source: "prompt_results",
+    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, reported_model: "{r}.reported_model" },
+    measures: resultMeasures,
+    countColumn: "results",
+    watch: resultWatch,
+  }),
+);
+
+/** Per answer group, competitor and day or month: answers naming it, where, and how many also name the brand. */
+const competitorRollups = DAY_AND_MONTH.map(
+  ({ suffix, bucket }): RollupSpec => ({
+    table: `competitor_rollups_${suffix}`,
+    source: "prompt_results",
+    from: `json_each(${arrayOrEmpty("competitor_mentions")}) AS j`,
+    where: `${entryField("j", "competitor_id")} IS NOT NULL`,
+    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, competitor_id: entryField("j", "competitor_id") },
+    measures: {
+      results: "1",
+      mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)`,
+      position_sum: `coalesce(CAST(${entryField("j", "position")} AS INTEGER), 0)`,
+      position_n: flag(`${entryField("j", "position")} IS NOT NULL`),
+      both: flag("{r}.mentioned"),
+    },
+    combine: { results: "max", both: "max" },
+    countColumn: "results",
+    watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "competitor_mentions"],
+  }),
+);
+
+/** Per answer group, cited domain and day or month: citations, answers citing it, and of those the answers naming the brand. */
+const domainRollups = DAY_AND_MONTH.map(
+  ({ suffix, bucket }): RollupSpec => ({
+    table: `domain_rollups_${suffix}`,
+    source: "prompt_results",
+    from: `json_each(${citationsArray}) AS j`,
+    where: `${entryField("j", "domain")} IS NOT NULL`,
+    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, domain: entryField("j", "domain") },
+    measures: { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") },
+    combine: { answers: "max", brand_mentioned: "max" },
+    countColumn: "citations",
+    watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
+  }),
+);
 
 /** AI-referred visits per landing page and platform, in buckets of a day or a month. */
 function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec {
@@ -65,32 +128,17 @@ function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec 
 
 /** In dependency order: a rollup fed by another rollup comes after it. */
 export const ROLLUPS: RollupSpec[] = [
-  {
-    table: "result_rollups_daily",
-    source: "prompt_results",
-    keys: { brand_id: "{r}.brand_id", day, prompt_id: "{r}.prompt_id", platform: "{r}.platform", model: "{r}.model", region: "{r}.region" },
-    measures: resultMeasures,
-    countColumn: "results",
-    watch: resultWatch,
-  },
+  ...resultRollups,
   {
     table: "result_brand_daily",
     source: "prompt_results",
-    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region" },
+    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
     measures: resultMeasures,
     countColumn: "results",
     watch: resultWatch,
   },
-  {
-    table: "competitor_daily",
-    source: "prompt_results",
-    from: `json_each(${arrayOrEmpty("competitor_mentions")}) AS j`,
-    where: `${entryField("j", "competitor_id")} IS NOT NULL`,
-    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", competitor_id: entryField("j", "competitor_id") },
-    measures: { results: "1", mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)` },
-    countColumn: "results",
-    watch: ["brand_id", "created_at", "platform", "competitor_mentions"],
-  },
+  ...competitorRollups,
+  ...domainRollups,
   {
     table: "citation_domain_daily",
     source: "citations",

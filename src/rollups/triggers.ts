@@ -8,11 +8,11 @@ import { ROLLUPS, type RollupSpec } from "./spec";
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
 /** SELECT of the bucket rows that raw row `row` adds (keys and summed measures, named as the rollup's columns). */
-function contribution(spec: RollupSpec, row: string, sourceAlias?: string): string {
+function contribution(spec: RollupSpec, row: string, sourceAlias?: string, perRawRow = false): string {
   const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, row)} AS ${column}`);
-  const measures = Object.entries(spec.measures).map(([column, e]) => `sum(${at(e, row)}) AS ${column}`);
+  const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, row)}) AS ${column}`);
   const from = [sourceAlias ? `${spec.source} AS ${sourceAlias}` : "", spec.from ? at(spec.from, row) : ""].filter(Boolean).join(", ");
-  const groupBy = Object.values(spec.keys).map((e) => at(e, row)).join(", ");
+  const groupBy = [...(perRawRow ? [`${row}.rowid`] : []), ...Object.values(spec.keys).map((e) => at(e, row))].join(", ");
   return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "1"} GROUP BY ${groupBy}`;
 }
 
@@ -49,7 +49,11 @@ export function triggerSql(spec: RollupSpec): string[] {
 /** Recomputes one rollup from its raw rows. */
 export function rebuildSql(spec: RollupSpec): string[] {
   const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
-  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${columns.join(", ")}) ${contribution(spec, "r", "r")}`];
+  // A measure combined per raw row (`combine`) is combined per row first, then summed per bucket.
+  const rows = spec.combine
+    ? `SELECT ${Object.keys(spec.keys).join(", ")}, ${Object.keys(spec.measures).map((m) => `sum(${m})`).join(", ")} FROM (${contribution(spec, "r", "r", true)}) GROUP BY ${Object.keys(spec.keys).join(", ")}`
+    : contribution(spec, "r", "r");
+  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${columns.join(", ")}) ${rows}`];
 }
 
 function definitionHash(spec: RollupSpec): string {
@@ -77,6 +81,9 @@ export function ensureRollups(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
   const triggers = new Set((sqlite.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]).map((r) => r.name));
+  // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every write.
+  const defined = new Set(ROLLUPS.flatMap(triggerNames));
+  for (const name of triggers) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
   const stale = ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec) || triggerNames(spec).some((name) => !triggers.has(name)));
   if (!stale.length) return [];
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change.

@@ -171,7 +171,7 @@ export function createDispatcher(options: DispatcherOptions) {
     try {
       releaseSlot = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
       if (job.abort.signal.aborted) return;
-      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region }, release);
+      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample }, release);
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;

@@ -7,6 +7,7 @@ import type { AnalyzedSource, Citation } from "../analysis/citations";
 import type { SentimentLabel } from "../analysis/sentiment";
 import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
+import { visibilityAlerts } from "../insights/alerts";
 import { recordEvent } from "../webhooks/events";
 
 export interface FailedUnit {
@@ -37,35 +38,6 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
-/**
- * Platforms whose visibility rate moved by at least `points` percentage points since the brand's
- * previous completed run that covered them.
- */
-export function visibilityChanges(
-  sqlite: Database,
-  brandId: string,
-  jobId: string,
-  perPlatform: Record<string, { visibility_rate: { value: number | null; n: number } }>,
-  points: number,
-) {
-  const previous = sqlite
-    .query("SELECT id, result FROM jobs WHERE brand_id = ? AND id != ? AND type = 'tracking' AND status = 'completed' ORDER BY finished_at DESC LIMIT 20")
-    .all(brandId, jobId) as { id: string; result: string | null }[];
-  const changes: { platform: string; previous: number; current: number; change_points: number; previous_job_id: string; n: number }[] = [];
-  for (const [platform, summary] of Object.entries(perPlatform)) {
-    const current = summary.visibility_rate.value;
-    if (current === null) continue;
-    for (const job of previous) {
-      const before = parseJson<{ per_platform?: Record<string, { visibility_rate?: { value: number | null } }> }>(job.result, {}).per_platform?.[platform]?.visibility_rate?.value;
-      if (before === undefined || before === null) continue;
-      const change = Math.round((current - before) * 1000) / 10;
-      if (Math.abs(change) >= points) changes.push({ platform, previous: before, current, change_points: change, previous_job_id: job.id, n: summary.visibility_rate.n });
-      break;
-    }
-  }
-  return changes;
-}
-
 /** One line naming each distinct cause, most frequent first: what a user must fix. */
 export function describeFailures(failed: FailedUnit[]): string | null {
   if (!failed.length) return null;
@@ -87,7 +59,7 @@ export function finalizeJob(input: {
   counts: UnitCounts;
   retries: number;
   now: () => Date;
-  /** visibility.changed fires when a platform's visibility rate moved this many points since the last run. */
+  /** visibility.changed fires on a significant move of at least this many points (src/insights/alerts.ts). */
   visibilityAlertPoints: number;
 }): { status: "completed" | "failed"; failedReason: string | null } {
   const { sqlite, store, jobId } = input;
@@ -201,7 +173,9 @@ export function finalizeJob(input: {
         recordEvent(sqlite, { organizationId: input.organizationId!, brandId: input.brandId, type, data }, at);
       emit(status === "completed" ? "tracking.completed" : "tracking.failed", { job_id: jobId, status, failed_reason: failedReason, result });
       for (const s of created) emit("suggestion.created", { job_id: jobId, suggestion: s });
-      for (const change of visibilityChanges(sqlite, input.brandId, jobId, perPlatform, input.visibilityAlertPoints)) emit("visibility.changed", { job_id: jobId, ...change });
+      // Read inside the transaction: two runs finishing together cannot both alert for the same day.
+      for (const alert of visibilityAlerts(sqlite, { brandId: input.brandId, platforms: [...answeredPlatforms], now: input.now(), points: input.visibilityAlertPoints }))
+        emit("visibility.changed", { job_id: jobId, ...alert });
     }
     const progress = { phase: status === "completed" ? "done" : "failed", completed: input.counts.done + input.counts.failed, total: input.counts.total };
     store.finish(jobId, input.owner, status, result, status === "failed" ? (failedReason ?? "no unit succeeded") : failedReason, progress);

@@ -1,7 +1,7 @@
 // The main thread writes every unit's result: one writer means no lock contention between worker
 // threads, and results arriving together are committed together (group commit). A unit's row, its
 // citations and its status go in one transaction; the unique key (job, prompt, platform, model,
-// region) makes a unit repeated after a crash a no-op.
+// region, sample) makes a unit repeated after a crash a no-op.
 import type { Database } from "bun:sqlite";
 import { createResultStore } from "../results/store";
 import type { ResultValues, UnitOutcome, UnitTask } from "./unit-runner";
@@ -51,7 +51,7 @@ export function createResultWriter(sqlite: Database, options: ResultWriterOption
     const r = JSON.parse(outcome.result) as ResultValues;
     // Time-ordered ids append to the primary-key indexes instead of touching a random page each.
     // The requested model keys the row (stable across dated upstream ids); the reported one is in details.
-    const written = results.insert({ id: Bun.randomUUIDv7(), jobId: task.jobId, brandId: task.brandId, promptId: task.promptId, platform: task.platform, model: task.model, region: task.region }, r);
+    const written = results.insert({ id: Bun.randomUUIDv7(), jobId: task.jobId, brandId: task.brandId, promptId: task.promptId, platform: task.platform, model: task.model, region: task.region, sample: task.sample }, r);
     q.unitDone.run(task.jobId, task.seq, null);
     return written ? "written" : "duplicate";
   }

@@ -21,7 +21,10 @@ export interface StartInput {
   models?: unknown;
   promptIds?: unknown;
   force?: unknown;
+  samples?: unknown;
 }
+
+export const MAX_SAMPLES = 10;
 
 function stringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
@@ -48,7 +51,8 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   const registry = createEngineRegistry(deps.engines);
   const q = {
     brand: sqlite.prepare("SELECT id, organization_id, region, is_active FROM brands WHERE id = ?"),
-    brandPlatforms: sqlite.prepare("SELECT platform, model FROM brand_platforms WHERE brand_id = ? AND is_enabled = 1 ORDER BY platform"),
+    brandPlatforms: sqlite.prepare("SELECT platform, model, samples FROM brand_platforms WHERE brand_id = ? AND is_enabled = 1 ORDER BY platform"),
+    samplesOf: sqlite.prepare("SELECT platform, samples FROM brand_platforms WHERE brand_id = ?"),
     prompts: sqlite.prepare("SELECT id, platforms, models, regions FROM prompts WHERE brand_id = ? AND is_active = 1 ORDER BY created_at, id"),
     openJobs: sqlite.prepare("SELECT id, data FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') ORDER BY created_at"),
   };
@@ -110,7 +114,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
         });
       modelsByPlatform.set(platform, [...(modelsByPlatform.get(platform) ?? []), model]);
     }
-    const enabled = q.brandPlatforms.all(brandId) as { platform: string; model: string | null }[];
+    const enabled = q.brandPlatforms.all(brandId) as { platform: string; model: string | null; samples: number }[];
     let platforms: PlatformId[];
     if (platformsIn) platforms = platformsIn as PlatformId[];
     else if (modelsByPlatform.size) platforms = [...modelsByPlatform.keys()];
@@ -128,7 +132,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   }
 
   /** Turns a validated request into units and one waiting job; shared by the API and the scheduler. */
-  function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; createdBy: string | null }) {
+  function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; samples?: number; createdBy: string | null }) {
     const brand = q.brand.get(input.brandId) as { id: string; organization_id: string; region: string | null; is_active: number } | null;
     if (!brand) throw new AppError(404, "not_found", "Brand not found");
     if (!brand.is_active) throw new AppError(409, "brand_inactive", "The brand is inactive (is_active = false): activate it to track it");
@@ -140,13 +144,18 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
     );
     if (!prompts.length) throw new AppError(409, "no_active_prompts", "The brand has no active prompts to track");
 
+    // Asks per prompt × model × region: the request's `samples`, else the platform's setting (brand_platforms.samples).
+    const platformSamples = new Map((q.samplesOf.all(brandId) as { platform: string; samples: number }[]).map((r) => [r.platform, r.samples]));
+    const samplesFor = (platform: string) => input.samples ?? platformSamples.get(platform) ?? 1;
     const units: NewUnit[] = [];
     for (const prompt of prompts) {
       const onlyPlatforms = storedStringList(prompt.platforms);
       const regions = storedStringList(prompt.regions);
       for (const [platform, models] of targets) {
         if (onlyPlatforms.length && !onlyPlatforms.includes(platform)) continue;
-        for (const model of models) for (const region of regions.length ? regions : [brand.region ?? ""]) units.push({ promptId: prompt.id, platform, model, region });
+        for (const model of models)
+          for (const region of regions.length ? regions : [brand.region ?? ""])
+            for (let sample = 0; sample < samplesFor(platform); sample++) units.push({ promptId: prompt.id, platform, model, region, sample });
       }
     }
     if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
@@ -162,7 +171,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
       type: "tracking",
       brandId,
       organizationId: brand.organization_id,
-      data: { platforms, models: Object.fromEntries(targets), promptIds: promptIds ?? null },
+      data: { platforms, models: Object.fromEntries(targets), promptIds: promptIds ?? null, samples: input.samples ?? null },
       units,
       createdBy: input.createdBy,
     });
@@ -180,9 +189,12 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
       const models = stringList(body.models, "models");
       const promptIds = stringList(body.promptIds, "promptIds")?.map((id) => requireUuid(id, "promptIds[]"));
       if (body.force !== undefined && typeof body.force !== "boolean") throw new AppError(400, "validation_failed", "force must be a boolean");
+      const samples = body.samples ?? undefined;
+      if (samples !== undefined && (typeof samples !== "number" || !Number.isInteger(samples) || samples < 1 || samples > MAX_SAMPLES))
+        throw new AppError(400, "validation_failed", `samples must be a whole number from 1 to ${MAX_SAMPLES}`);
       const { role } = visibleBrand(user, brandId);
       if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot start tracking runs");
-      return enqueueRun({ brandId, platforms, models, promptIds, force: body.force === true, createdBy: user.user.id });
+      return enqueueRun({ brandId, platforms, models, promptIds, force: body.force === true, samples: samples as number | undefined, createdBy: user.user.id });
     },
 
     enqueueRun,

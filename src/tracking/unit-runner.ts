@@ -15,6 +15,8 @@ export interface UnitTask {
   platform: string;
   model: string;
   region: string;
+  /** Which repeated ask of this prompt × platform × model × region in the run (0-based). */
+  sample: number;
 }
 
 /** Column values of one prompt_results row, in ResultWriter's insert order after the key columns. */
@@ -35,6 +37,8 @@ export interface ResultValues {
   visibility_score: number;
   search_queries: string;
   details: string;
+  /** The model the engine said answered; '' when it did not say. */
+  reported_model?: string;
 }
 
 /**
@@ -141,6 +145,7 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
         sentiment_score: sentiment.score,
         visibility_score: analysis.visibility_score,
         search_queries: JSON.stringify(answer.searchQueries ?? []),
+        reported_model: answer.model ?? "",
         details: JSON.stringify({
           reported_model: answer.model,
           first_mention_offset: analysis.first_mention_offset,

@@ -4,6 +4,7 @@
 // refused even when signed with the real secret; an absurd admin page number is a 400.
 // Clients appear at different addresses by binding to different loopback addresses (127.0.0.0/8).
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -164,6 +165,7 @@ describe("e-mail normalization", () => {
     expect(created.status).toBe(200);
     const legacy = `noël.${Date.now().toString(36)}@example.com`.normalize("NFD");
     const db = new Database(join(bin.dir, "data", "answerwatch.db"));
+    registerSqlFunctions(db);
     db.exec("PRAGMA busy_timeout = 5000");
     db.query("UPDATE users SET email = ? WHERE id = ?").run(legacy, created.body.user.id);
     db.close();

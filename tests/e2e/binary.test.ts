@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -85,6 +86,7 @@ test("with nothing asked of it, the server still runs its scheduler: a due brand
   first.proc.kill("SIGTERM");
   expect(await first.proc.exited).toBe(0);
   const db = new Database(join(dir, "data", "answerwatch.db"));
+  registerSqlFunctions(db);
   db.run("PRAGMA busy_timeout = 5000");
   const organizationId = crypto.randomUUID();
   db.run("INSERT INTO organizations (id, name, slug) VALUES (?, 'Cron', 'cron')", [organizationId]);

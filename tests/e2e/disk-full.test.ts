@@ -4,6 +4,7 @@
 // directory is a small tmpfs this test mounts (the tests run as root, as CI does).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { startBinary, type StartedBinary } from "../helpers/binary";
@@ -67,6 +68,7 @@ afterAll(async () => {
 test.skipIf(!mounted)("with the disk full, writes answer 503 in each surface's shape, reads work, /healthz says so; space back, writes work", async () => {
   // The WAL keeps the space it once had: empty it first, so that every new write needs new space.
   const db = new Database(join(mountPoint, "data", "answerwatch.db"));
+  registerSqlFunctions(db);
   db.run("PRAGMA busy_timeout = 5000");
   db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();

@@ -3,6 +3,7 @@
 // before the fix. Two organizations: A (owner, admin, member, viewer) and B, whose owner is also a
 // viewer of A — the caller of the review's first finding.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -151,6 +152,7 @@ describe("finding 3: JSON columns are checked by element type; one brand cannot 
   test("a brand whose rows were poisoned before the check does not stop the cron run for the others", async () => {
     // Rows written before lists were checked (straight into the file, as an old release could have).
     const db = new Database(join(bin.dir, "data", "answerwatch.db"));
+    registerSqlFunctions(db);
     db.run("PRAGMA busy_timeout = 5000");
     db.query("UPDATE prompts SET regions = '{\"length\":1}', platforms = '{\"length\":1}' WHERE id = ?").run(promptB);
     db.query("UPDATE brands SET created_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").run(brandB);

@@ -1,5 +1,6 @@
 // Tracking through the compiled binary: worker threads load from inside it, and a run survives kill -9.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
@@ -32,6 +33,7 @@ test("kill -9 mid-run: after a restart the job completes with exactly one row pe
   const { access_token, user } = await signUp(first.url, anonKey);
 
   const db = new Database(join(dir, "data", "answerwatch.db"));
+  registerSqlFunctions(db);
   db.run("PRAGMA busy_timeout = 5000");
   const { brandId } = seedBrand(db, organizationOf(db, user.id), { prompts: 200 });
   const api = apiClient(first.url, access_token);
@@ -74,6 +76,7 @@ test("with PERPLEXITY_CONCURRENCY=2 and WORKERS=4 the upstream never sees more t
   const anonKey = bin.output().match(/anon key:\s+(\S+)/)![1];
   const { access_token, user } = await signUp(bin.url, anonKey);
   const db = new Database(join(bin.dir, "data", "answerwatch.db"));
+  registerSqlFunctions(db);
   db.run("PRAGMA busy_timeout = 5000");
   const { brandId } = seedBrand(db, organizationOf(db, user.id), { prompts: 24 });
   db.close();

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { ConfigError, loadConfig } from "../../src/config";
 import { ROOT, tempDir } from "../helpers/app";
 
@@ -39,5 +40,34 @@ test("loadConfig rejects a JWT_SECRET that is too short and names it", () => {
     loadConfig({ JWT_SECRET: "short" });
   } catch (e) {
     expect((e as ConfigError).variable).toBe("JWT_SECRET");
+  }
+});
+
+test("SOURCE_CATEGORIES_FILE: read and checked at start; a bad file names the variable and the problem", () => {
+  const dir = tempDir();
+  const write = (name: string, text: string) => {
+    writeFileSync(`${dir}/${name}`, text);
+    return `${dir}/${name}`;
+  };
+  const good = write("good.json", JSON.stringify({ forum: ["forum.example.org"], review: ["reviews.example.net"] }));
+  expect(loadConfig({ SOURCE_CATEGORIES_FILE: good }).rest.sourceCategories).toEqual({ forum: ["forum.example.org"], review: ["reviews.example.net"] });
+  expect(loadConfig({}).rest.sourceCategories).toBeUndefined();
+  const cases: [string, RegExp][] = [
+    [write("broken.json", "{not json"), /cannot be read as JSON/],
+    [write("list.json", "[]"), /one JSON object/],
+    [write("unknown.json", JSON.stringify({ blogs: ["a.com"] })), /unknown category "blogs"/],
+    [write("notdomains.json", JSON.stringify({ forum: ["not a domain"] })), /"forum" must be a list of domain names/],
+    [`${dir}/missing.json`, /cannot be read/],
+  ];
+  for (const [path, message] of cases) {
+    let error: unknown;
+    try {
+      loadConfig({ SOURCE_CATEGORIES_FILE: path });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe("SOURCE_CATEGORIES_FILE");
+    expect((error as Error).message).toMatch(message);
   }
 });

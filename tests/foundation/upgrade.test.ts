@@ -5,6 +5,7 @@
 // (unique citation positions, updated_at kept by the database, Ansvisor's aliases) hold.
 import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { applyMigrations } from "../../src/db/migrations";
@@ -15,6 +16,7 @@ const PREVIOUS_RELEASE = ["0000_init", "0001_suggestion_priority_text", "0002_pr
 
 test("a database of the previous release is migrated without losing a row", () => {
   const db = new Database(join(tempDir(), "old.db"));
+  registerSqlFunctions(db);
   db.run("PRAGMA foreign_keys = ON");
   const previous = embeddedMigrations.filter((m) => PREVIOUS_RELEASE.includes(m.tag));
   expect(previous.map((m) => m.tag)).toEqual(PREVIOUS_RELEASE);

@@ -1,6 +1,7 @@
 // POST /t/collect and GET /t.js through the app (in process, with a peer address and an injected
 // clock): what is accepted, what is refused, what a stored row holds, and what never is stored.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -334,6 +335,7 @@ describe("over the socket (native Bun.serve routes)", () => {
 describe("a database that cannot take the rows", () => {
   test("beacons get 503 storage_unavailable after one lock wait, nothing is stored, and the next ones are written", async () => {
     const other = new Database(server.dbh.sqlite.filename);
+    registerSqlFunctions(other);
     other.run("BEGIN IMMEDIATE");
     const before = count();
     let released = false;

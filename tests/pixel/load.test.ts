@@ -2,6 +2,7 @@
 // loopback load generator are all answered 2xx, and exactly 50,000 rows are there after SIGTERM
 // and a restart; after kill -9 every beacon that got its 2xx is still there.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../helpers/app";
@@ -52,6 +53,7 @@ test(
     const anonKey = first.output().match(/anon key:\s+(\S+)/)![1];
     const owner = await signedUpClient(first.url, anonKey);
     const db = new Database(join(dir, "data", "answerwatch.db"));
+    registerSqlFunctions(db);
     const { organization_id } = db.query("SELECT organization_id FROM organization_members WHERE user_id = ?").get(owner.user.id) as { organization_id: string };
     const brand = seedBrand(db, { organizationId: organization_id, domains: ["acme.com"] });
     db.close();
@@ -90,6 +92,7 @@ test(
     const dir = tempDir("aw-pixel-kill-");
     const first = await start(dir);
     const db = new Database(join(dir, "data", "answerwatch.db"));
+    registerSqlFunctions(db);
     const brand = seedBrand(db, { domains: ["acme.com"] });
     db.close();
 

@@ -1,12 +1,14 @@
 // An idle server's pollers (tracking jobs, webhook deliveries) only read: while another process
 // holds the database's write lock, they must not sit in a lock wait on the thread that answers HTTP.
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 
 test("while another process holds the write lock, an idle server keeps answering", async () => {
   const server = await testServer();
   const other = new Database(server.dbh.sqlite.filename);
+  registerSqlFunctions(other);
   other.run("BEGIN IMMEDIATE");
   try {
     // Long enough for both pollers (every second) to have run at least once under the lock.

@@ -13,7 +13,7 @@ test("a worker that dies as it starts is replaced with growing back-off, and its
   } as typeof Worker;
   try {
     const pool = createWorkerPool({ size: 1, workerUrl: new URL("../fakes/crashing-worker.ts", import.meta.url), init: { dbPath: ":memory:", env: {} } });
-    const task = { jobId: "j", seq: 0, brandId: "b", promptId: "p", platform: "chatgpt", model: "m", region: "" };
+    const task = { jobId: "j", seq: 0, brandId: "b", promptId: "p", platform: "chatgpt", model: "m", region: "", sample: 0 };
     const outcome = await pool.run(task).promise.then(
       () => "resolved",
       (e) => e,

@@ -8,7 +8,8 @@ import { testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [
-  "prompt_results_latest", "citation_urls", "rollup_state", "result_rollups_daily", "result_brand_daily", "competitor_daily",
+  "prompt_results_latest", "citation_urls", "rollup_state", "result_rollups_daily", "result_rollups_monthly", "result_brand_daily",
+  "competitor_rollups_daily", "competitor_rollups_monthly", "domain_rollups_daily", "domain_rollups_monthly",
   "citation_domain_daily", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_pages_daily", "traffic_pages_monthly",
 ];
 

@@ -4,6 +4,7 @@
 // that shape a response.
 import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { createResponseCache } from "../../src/platform/rest/response-cache";
 import { restRoutes } from "../../src/platform/rest/routes";
 import { testApp } from "../helpers/app";
@@ -102,6 +103,8 @@ test("a commit by another connection to the file (a worker thread, another proce
   await get("alpha", LIST);
   expect((await get("alpha", LIST)).statements).toBe(0);
   const other = new Database(t.dbh.sqlite.filename);
+  // As another answerwatch process's connection: with the functions its triggers call.
+  registerSqlFunctions(other);
   other.run("PRAGMA busy_timeout = 5000");
   other.run("UPDATE brands SET name = 'Acme Group' WHERE organization_id = ?", [orgs.alpha]);
   other.close();
@@ -111,6 +114,8 @@ test("a commit by another connection to the file (a worker thread, another proce
 test("losing a membership takes effect on the next read", async () => {
   await get("beta", LIST);
   const other = new Database(t.dbh.sqlite.filename);
+  // As another answerwatch process's connection: with the functions its triggers call.
+  registerSqlFunctions(other);
   other.run("PRAGMA busy_timeout = 5000");
   other.run("DELETE FROM organization_members WHERE organization_id = ?", [orgs.beta]);
   other.close();

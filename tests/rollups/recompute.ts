@@ -17,11 +17,19 @@ const RESULT_MEASURES = [
   "sentiment_sum", "sentiment_n", "positive", "neutral", "negative", "visibility_sum", "visibility_n",
 ];
 const RESULT_FLOATS = ["sentiment_sum", "visibility_sum"];
+const COMPETITOR_MEASURES = ["results", "mentions", "position_sum", "position_n", "both"];
+const DOMAIN_MEASURES = ["citations", "answers", "brand_mentioned"];
 
 export const TABLES: Record<string, TableDef> = {
-  result_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
-  result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
-  competitor_daily: { keys: ["brand_id", "day", "platform", "competitor_id"], measures: ["results", "mentions"] },
+  result_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  result_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  /** Per answer group and competitor: answers naming it, its mentions, positions, and answers naming the brand too. */
+  competitor_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "competitor_id"], measures: COMPETITOR_MEASURES },
+  competitor_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "competitor_id"], measures: COMPETITOR_MEASURES },
+  /** Per answer group and cited domain (from the answer's citations list): citations, answers citing it, of those naming the brand. */
+  domain_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
+  domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
   traffic_platform_daily: { keys: ["brand_id", "day", "platform"], measures: ["visits"] },
   traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
@@ -69,7 +77,7 @@ class Buckets {
 export function expectedRollups(sqlite: Database): Record<string, Map<string, Row>> {
   const b = Object.fromEntries(ROLLUP_TABLES.map((t) => [t, new Buckets(TABLES[t])])) as Record<string, Buckets>;
 
-  for (const r of sqlite.query("SELECT * FROM prompt_results").all() as Row[]) {
+  for (const r of sqlite.query("SELECT *, aw_text(citations) AS citations_text FROM prompt_results").all() as Row[]) {
     const competitors = objectsOf(r.competitor_mentions);
     const measures = {
       results: 1,
@@ -89,12 +97,27 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
       visibility_sum: r.visibility_score === null ? 0 : (r.visibility_score as number),
       visibility_n: r.visibility_score === null ? 0 : 1,
     };
-    const keys = { brand_id: r.brand_id, day: day(r.created_at), prompt_id: r.prompt_id, platform: r.platform, model: r.model, region: r.region };
+    const group = { brand_id: r.brand_id, prompt_id: r.prompt_id, platform: r.platform, model: r.model, region: r.region };
+    const buckets = [{ day: day(r.created_at) }, { month: month(r.created_at) }];
+    const keys = { ...group, ...buckets[0], reported_model: r.reported_model };
     b.result_rollups_daily.add(keys, measures);
+    b.result_rollups_monthly.add({ ...group, ...buckets[1], reported_model: r.reported_model }, measures);
     b.result_brand_daily.add(keys, measures);
+    const mentioned = truthy(r.mentioned) ? 1 : 0;
+    // An answer naming a competitor twice in its list counts once as an answer, twice in mentions.
+    const byCompetitor = new Map<unknown, { mentions: number; position_sum: number; position_n: number }>();
     for (const c of competitors) {
       if (c.competitor_id === null || c.competitor_id === undefined) continue;
-      b.competitor_daily.add({ brand_id: r.brand_id, day: day(r.created_at), platform: r.platform, competitor_id: c.competitor_id }, { results: 1, mentions: intOf(c.mention_count) });
+      const m = byCompetitor.get(c.competitor_id) ?? { mentions: 0, position_sum: 0, position_n: 0 };
+      m.mentions += intOf(c.mention_count);
+      if (c.position !== null && c.position !== undefined) (m.position_sum += intOf(c.position)), (m.position_n += 1);
+      byCompetitor.set(c.competitor_id, m);
+    }
+    const byDomain = new Map<unknown, number>();
+    for (const c of objectsOf(r.citations_text)) if (c.domain !== null && c.domain !== undefined) byDomain.set(c.domain, (byDomain.get(c.domain) ?? 0) + 1);
+    for (const [i, suffix] of (["daily", "monthly"] as const).entries()) {
+      for (const [competitor_id, m] of byCompetitor) b[`competitor_rollups_${suffix}`]!.add({ ...group, ...buckets[i], competitor_id }, { results: 1, ...m, both: mentioned });
+      for (const [domain, citations] of byDomain) b[`domain_rollups_${suffix}`]!.add({ ...group, ...buckets[i], domain }, { citations, answers: 1, brand_mentioned: mentioned });
     }
   }
 

@@ -1,5 +1,6 @@
 import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE, openDatabase } from "../../src/db/open";
@@ -16,7 +17,7 @@ function setUp(prompts = 3) {
   const store = createQueueStore(sqlite);
   const jobId = store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "US" })) });
   store.claim("test-owner", 30_000);
-  const task = (seq: number): UnitTask => ({ jobId, seq, brandId, promptId: promptIds[seq]!, platform: "perplexity", model: "sonar", region: "US" });
+  const task = (seq: number): UnitTask => ({ jobId, seq, brandId, promptId: promptIds[seq]!, platform: "perplexity", model: "sonar", region: "US", sample: 0 });
   return { sqlite, store, jobId, competitorIds, task };
 }
 
@@ -57,6 +58,18 @@ describe("result writer", () => {
     expect(sqlite.query("SELECT count(*) AS n FROM citations").get()).toEqual({ n: 2 });
   });
 
+  test("the samples of one prompt × platform × model × region are rows of their own; a repeated sample adds nothing", async () => {
+    const { sqlite, jobId, task } = setUp();
+    const writer = createResultWriter(sqlite);
+    const sample = (n: number): UnitTask => ({ ...task(0), sample: n });
+    expect(await writer.write(sample(0), answered([]))).toBe("written");
+    expect(await writer.write(sample(1), answered([]))).toBe("written");
+    expect(await writer.write(sample(2), answered([]))).toBe("written");
+    // A unit run again after a crash finds its row by the unit key, sample included.
+    expect(await writer.write(sample(1), answered([]))).toBe("duplicate");
+    expect(sqlite.query("SELECT sample FROM prompt_results WHERE job_id = ? ORDER BY sample").all(jobId)).toEqual([{ sample: 0 }, { sample: 1 }, { sample: 2 }]);
+  });
+
   test("an answer that arrives after its job was cancelled is not kept", async () => {
     const { sqlite, store, jobId, task } = setUp();
     const writer = createResultWriter(sqlite);
@@ -93,6 +106,7 @@ describe("result writer", () => {
     const { sqlite, jobId, task } = setUp(20);
     sqlite.run("PRAGMA busy_timeout = 100");
     const other = new Database(sqlite.filename);
+    registerSqlFunctions(other);
     other.run("BEGIN IMMEDIATE");
     try {
       const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 20 });

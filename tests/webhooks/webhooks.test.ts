@@ -4,6 +4,7 @@ import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
 import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
 import { receiver } from "../helpers/webhooks";
+import { createResultStore } from "../../src/results/store";
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -17,7 +18,7 @@ let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  server = await testServer({ ...fake.env(), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "0.2,0.6,1.5" });
+  server = await testServer({ ...fake.env(), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "0.2,0.6,1.5", AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "100" });
 });
 afterAll(async () => {
   await server.stop();
@@ -165,28 +166,66 @@ describe("isolation and safety", () => {
   });
 });
 
-test("visibility.changed fires when a platform's visibility rate moves by VISIBILITY_ALERT_POINTS or more", async () => {
+/** Answers of earlier days written with the product's bulk path: `mentioned` of `total` per prompt and day. */
+function history(brandId: string, promptIds: string[], daysAgo: number[], mentioned: (day: number, prompt: number) => boolean) {
+  const store = createResultStore(server.dbh.sqlite);
+  server.dbh.sqlite.transaction(() => {
+    for (const day of daysAgo)
+      promptIds.forEach((promptId, i) =>
+        store.insert(
+          { id: crypto.randomUUID(), jobId: null, brandId, promptId, platform: "perplexity", model: "sonar", region: "US", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
+          { surface: "api", response: "earlier answer", mentioned: mentioned(day, i) ? 1 : 0, mention_count: mentioned(day, i) ? 1 : 0, mention_position: mentioned(day, i) ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}", reported_model: "sonar" },
+        ),
+      );
+  })();
+}
+
+test("visibility.changed fires once when a platform's last 7 days differ significantly from the 7 before, and not again that day", async () => {
   const hook = receiver();
   const { api, orgId, secret } = await ownerWithEndpoint(hook.url, ["visibility.changed"]);
   hook.setSecret(secret);
-  const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2, name: "Perplexity" });
-  // The recorded Perplexity answer is about San Francisco: first run, brand "Perplexity" is not named.
-  const run = async () => (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId)).job;
-  const first = await run();
-  expect(first.result.per_platform.perplexity.visibility_rate.value).toBe(0);
-  // Name the brand after a word the answer uses, so the second run sees it in every answer.
-  server.dbh.sqlite.query("UPDATE brands SET name = 'San Francisco' WHERE id = ?").run(brandId);
-  const second = await run();
-  expect(second.result.per_platform.perplexity.visibility_rate.value).toBe(1);
+  const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2, name: "San Francisco" });
+  // The week before last: 14 answers, none naming the brand. The recorded Perplexity answer is
+  // about San Francisco, so today's 6 answers (2 prompts × 3 samples) all name it.
+  history(brandId, promptIds, [7, 8, 9, 10, 11, 12, 13], () => false);
+  const run = async () => (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"], samples: 3 })).body.jobId)).job;
+  await run();
   await waitUntil(() => hook.received.length >= 1);
   await Bun.sleep(300);
   expect(hook.received).toHaveLength(1);
-  expect(hook.received[0]!.body).toMatchObject({ type: "visibility.changed", brand_id: brandId, data: { platform: "perplexity", previous: 0, current: 1, change_points: 100 } });
+  const { data } = hook.received[0]!.body;
+  expect(hook.received[0]!.body).toMatchObject({ type: "visibility.changed", brand_id: brandId, data: { platform: "perplexity", change_points: 100 } });
   expect(hook.received[0]!.verified).toBe(true);
-  // A third run with the same rate fires nothing.
+  expect(data.current).toMatchObject({ value: 1, n: 6 });
+  expect(data.previous).toMatchObject({ value: 0, n: 14 });
+  // Wilson 6/6 and 0/14, then Newcombe's lower bound: computed here from the formulas, not the product.
+  const z = 1.959964;
+  const wilson = (x: number, n: number) => {
+    const p = x / n, c = (p + (z * z) / (2 * n)) / (1 + (z * z) / n), h = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+    return [c - h, c + h] as const;
+  };
+  const [low6] = wilson(6, 6), [, high0] = wilson(0, 14);
+  expect(data.change.verdict).toBe("up");
+  expect(data.change.ci_low).toBeCloseTo(1 - Math.sqrt((1 - low6) ** 2 + high0 ** 2), 9);
+  expect(data.window.to).toBe(new Date().toISOString().slice(0, 10));
+  // A second run the same day, still significant: no second alert for this brand and platform today.
   await run();
   await Bun.sleep(500);
   expect(hook.received).toHaveLength(1);
+  hook.stop();
+});
+
+test("a change within noise fires no visibility.changed", async () => {
+  const hook = receiver();
+  const { api, orgId, secret } = await ownerWithEndpoint(hook.url, ["visibility.changed"]);
+  hook.setSecret(secret);
+  const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId, { prompts: 1, name: "San Francisco" });
+  // 1 of 2 answers the week before, 1 of 1 today: 50 points, far inside the interval at these n.
+  history(brandId, promptIds, [8, 9], (day) => day === 8);
+  const job = (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId)).job;
+  expect(job.result.per_platform.perplexity.visibility_rate.value).toBe(1);
+  await Bun.sleep(600);
+  expect(hook.received).toHaveLength(0);
   hook.stop();
 });
 

@@ -16,10 +16,11 @@ export interface RestDeps {
   readers?: RestServiceDeps["readers"];
   writer?: RestServiceDeps["writer"];
   statementTimeoutMs?: number;
+  sourceCategories?: RestServiceDeps["sourceCategories"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs });
+  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, sourceCategories: deps.sourceCategories });
   return new Elysia().all(
     "/rest/v1/*",
     async ({ request }) => {

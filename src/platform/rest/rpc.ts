@@ -56,13 +56,14 @@ export const ROUTINES: Record<string, Routine> = {
   },
 };
 
-function noFunction(name: string, argNames: string[], jsonBody: boolean): AppError {
+export function noFunction(name: string, argNames: string[], jsonBody: boolean, knownParams?: readonly string[]): AppError {
   const func = `public.${name}`;
   const list = argNames.join(", ");
   const message = `Could not find the function ${func}${argNames.length ? `(${list})` : " without parameters"} in the schema cache`;
   const searched = argNames.length ? ` with parameter${argNames.length > 1 ? "s" : ""} ${list}` : " without parameters";
   const routine = Object.hasOwn(ROUTINES, name) ? ROUTINES[name] : undefined;
-  const near = routine ? `${name}(${routine.params.map((p) => p.name).sort().join(", ")})` : closestName(Object.keys(ROUTINES), name, 0.55);
+  const params = knownParams ?? routine?.params.map((p) => p.name);
+  const near = params ? `${name}(${[...params].sort().join(", ")})` : closestName(Object.keys(ROUTINES), name, 0.55);
   return new AppError(404, "PGRST202", message, {
     details: `Searched for the function ${func}${searched}${jsonBody ? " or with a single unnamed json/jsonb parameter" : ""}, but no matches were found in the schema cache.`,
     hint: near ? `Perhaps you meant to call the function public.${near}` : null,

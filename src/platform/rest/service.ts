@@ -10,7 +10,10 @@ import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
 import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
-import { planRpc } from "./rpc";
+import type { CategoryList } from "../../analysis/source-categories";
+import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
+import { applyQuery } from "./computed-rows";
+import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import { buildSchemaCache } from "./schema-cache";
@@ -28,6 +31,8 @@ export interface RestServiceDeps {
   /** Threads for reads and for writes; without them requests run on the calling thread. */
   readers?: Pick<RestThreadPool, "run">;
   writer?: Pick<RestThreadPool, "run">;
+  /** The user's source categories for the insights RPCs (SOURCE_CATEGORIES_FILE). */
+  sourceCategories?: CategoryList;
 }
 
 const PREFIX = "/rest/v1";
@@ -76,6 +81,7 @@ export function createRestService(deps: RestServiceDeps) {
       const isPost = req.method === "POST";
       const args = isPost ? req.payload : Object.fromEntries(req.query.params);
       if (!args || typeof args !== "object" || Array.isArray(args)) throw new AppError(400, "PGRST102", "The RPC arguments must be one JSON object");
+      if (Object.hasOwn(INSIGHT_RPCS, name)) return insight(req, name, args as Record<string, unknown>, caller, isPost);
       const plan = planRpc(planner, name, args as Record<string, unknown>, isPost, req.query, req.topRange);
       return renderRead(req, executeRead(run, ctx, plan, count));
     }
@@ -96,6 +102,21 @@ export function createRestService(deps: RestServiceDeps) {
       case "DELETE":
         return renderWrite(req, executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), options));
     }
+  }
+
+  /** An insights RPC (src/insights): computed rows, then select/filters/order/range as PostgREST applies them to a function's rows. */
+  function insight(req: ApiRequest, name: string, args: Record<string, unknown>, caller: Caller, jsonBody: boolean): Response {
+    const rpc = INSIGHT_RPCS[name]!;
+    const argNames = Object.keys(args).sort();
+    if (argNames.some((a) => !rpc.params.includes(a)) || !argNames.includes("p_brand_id")) throw noFunction(name, argNames, jsonBody, rpc.params);
+    if (rpc.returns === "object" && req.media.kind === "csv") throw new AppError(406, "PGRST107", "None of these media types are available: text/csv", { details: `${name} returns one object; text/csv is offered by the functions that return rows` });
+    const ctx = insightsContext(deps.sqlite, deps.sourceCategories);
+    // Row-level security as for results: another organization's brand reads as a brand with no rows.
+    const value = rpc.run(ctx, args, now(), (brandId) => mayReadBrand(deps.sqlite, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+    // A function returning json answers the value itself, as PostgREST does for a scalar result.
+    if (rpc.returns === "object") return new Response(req.method === "HEAD" ? null : JSON.stringify(value), { headers: { "content-type": "application/json; charset=utf-8" } });
+    const { rows, total } = applyQuery(value as Record<string, unknown>[], req.query, req.topRange);
+    return renderRead(req, { rows: rows.map((r) => JSON.stringify(r)), total: req.preferences.count ? total : undefined });
   }
 
   return { handle, schemaCache: planner.cache };

@@ -5,6 +5,7 @@
 // read-write connection, one at a time as SQLite writes anyway. The statement timeout is kept
 // inside each thread's SQL (deadline.ts), never by ending a thread: a connection that dies in a
 // statement keeps its locks for the life of the process.
+import type { CategoryList } from "../../analysis/source-categories";
 import { AppError } from "../../http/errors";
 import type { ReportArgs, ReportName, ReportRunner } from "../../reports/registry";
 import type { Caller } from "../auth/caller";
@@ -19,7 +20,7 @@ export interface ThreadTask {
 }
 
 export type ThreadCommand =
-  | { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number }
+  | { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number; sourceCategories?: CategoryList }
   | ({ type: "request"; id: number } & ThreadTask)
   | { type: "report"; id: number; name: ReportName; args: unknown };
 
@@ -35,6 +36,8 @@ export interface RestThreadPoolOptions {
   /** A writer pool: a read-write connection. */
   writable?: boolean;
   statementTimeoutMs: number;
+  /** The user's source categories (SOURCE_CATEGORIES_FILE) for the insights RPCs. */
+  sourceCategories?: CategoryList;
   /** Requests waiting for a thread beyond this many are refused at once (503) instead of queued. */
   maxQueued?: number;
   onInternalError?: (detail: string) => void;
@@ -96,7 +99,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
     };
     worker.addEventListener("error", onDeath);
     worker.addEventListener("close", onDeath);
-    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs } satisfies ThreadCommand);
+    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs, sourceCategories: options.sourceCategories } satisfies ThreadCommand);
   }
 
   // RPCs and reports may take up all threads but one: a few dashboards looping a year-long report

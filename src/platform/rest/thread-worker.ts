@@ -2,7 +2,7 @@
 // (the writer) and the REST service over it. Each request arrives as plain data with its caller
 // resolved on the serving thread, and goes back as bytes.
 import { Database } from "bun:sqlite";
-import { registerTextFunctions } from "../../db/text-codec";
+import { registerSqlFunctions } from "../../db/functions";
 import { REPORTS } from "../../reports/registry";
 import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
@@ -48,10 +48,10 @@ self.onmessage = async (event: MessageEvent<ThreadCommand>) => {
   if (command.type === "init") {
     const sqlite = new Database(command.dbPath, { readonly: !command.writable, strict: true });
     sqlite.run("PRAGMA busy_timeout = 5000");
-    registerTextFunctions(sqlite);
+    registerSqlFunctions(sqlite);
     if (command.writable) sqlite.run("PRAGMA foreign_keys = ON");
     connection = sqlite;
-    rest = createRestService({ sqlite, responseCache: false, statementTimeoutMs: command.statementTimeoutMs });
+    rest = createRestService({ sqlite, responseCache: false, statementTimeoutMs: command.statementTimeoutMs, sourceCategories: command.sourceCategories });
     self.postMessage({ type: "ready" } satisfies ThreadReply);
   } else if (command.type === "report") {
     self.postMessage(runReport(command));

@@ -1,0 +1,70 @@
+// prompts.is_branded: the prompt names the brand, found by the same matcher that finds the brand in
+// answers (src/analysis/entities.ts: name, aliases, domains). Kept by triggers on every write path
+// (REST, the CLI, a rename of the brand, a domain added) through aw_names_brand(), a function every
+// connection registers; made here, not in a migration, like the rollups' triggers.
+import type { Database } from "bun:sqlite";
+import { compileEntities, findMentions, type CompiledEntities, type Entity } from "../analysis/entities";
+
+export const NAMES_BRAND_FUNCTION = "aw_names_brand";
+
+function parseList(json: unknown): Entity["aliases"] {
+  try {
+    const value: unknown = typeof json === "string" ? JSON.parse(json) : [];
+    return Array.isArray(value) ? value.filter((v) => typeof v === "string" || (v && typeof v === "object" && typeof v.text === "string")) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `text` names the brand called `name` (aliases and domains as JSON lists). */
+export function createBrandNamer() {
+  // A brand's prompts are checked together (a rename rechecks them all): compile its names once.
+  const compiled = new Map<string, CompiledEntities>();
+  return (text: unknown, name: unknown, aliases: unknown, domains: unknown): number => {
+    if (typeof text !== "string" || typeof name !== "string" || !name.trim()) return 0;
+    const key = `${name}\u0000${aliases}\u0000${domains}`;
+    let entities = compiled.get(key);
+    if (!entities) {
+      const domainList = (parseList(domains) ?? []).filter((d): d is string => typeof d === "string");
+      entities = compileEntities({ id: "brand", kind: "brand", name, aliases: parseList(aliases), domains: domainList });
+      if (compiled.size >= 64) compiled.delete(compiled.keys().next().value!);
+      compiled.set(key, entities);
+    }
+    return findMentions(entities, text).length > 0 ? 1 : 0;
+  };
+}
+
+export function registerBrandedFunction(sqlite: Database): void {
+  sqlite.function(NAMES_BRAND_FUNCTION, { deterministic: true }, createBrandNamer());
+}
+
+/** is_branded of the prompt row `p` (a table alias, NEW or OLD). */
+const brandedOf = (p: string) =>
+  `coalesce((SELECT ${NAMES_BRAND_FUNCTION}(${p}.text, b.name, b.aliases, (SELECT json_group_array(d.domain) FROM brand_domains AS d WHERE d.brand_id = b.id)) FROM brands AS b WHERE b.id = ${p}.brand_id), 0)`;
+
+const recheckBrand = (brandId: string) => `UPDATE prompts SET is_branded = ${brandedOf("prompts")} WHERE brand_id = ${brandId};`;
+
+export const BRANDED_TRIGGERS: Record<string, string> = {
+  prompts_branded_insert: `AFTER INSERT ON prompts BEGIN\n  UPDATE prompts SET is_branded = ${brandedOf("NEW")} WHERE id = NEW.id;\nEND`,
+  // is_branded is watched too: a client writing it gets it recomputed (recursive triggers are off).
+  prompts_branded_update: `AFTER UPDATE OF text, brand_id, is_branded ON prompts BEGIN\n  UPDATE prompts SET is_branded = ${brandedOf("NEW")} WHERE id = NEW.id;\nEND`,
+  brands_branded_update: `AFTER UPDATE OF name, aliases ON brands BEGIN\n  ${recheckBrand("NEW.id")}\nEND`,
+  brand_domains_branded_insert: `AFTER INSERT ON brand_domains BEGIN\n  ${recheckBrand("NEW.brand_id")}\nEND`,
+  brand_domains_branded_delete: `AFTER DELETE ON brand_domains BEGIN\n  ${recheckBrand("OLD.brand_id")}\nEND`,
+  brand_domains_branded_update: `AFTER UPDATE OF domain, brand_id ON brand_domains BEGIN\n  ${recheckBrand("OLD.brand_id")}\n  ${recheckBrand("NEW.brand_id")}\nEND`,
+};
+
+/** Creates missing triggers (replacing changed ones) and then rechecks every prompt; true when it had to. */
+export function ensureBranded(sqlite: Database): boolean {
+  const present = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
+  const stale = Object.entries(BRANDED_TRIGGERS).filter(([name, body]) => present.get(name) !== `CREATE TRIGGER ${name} ${body}`);
+  if (!stale.length) return false;
+  sqlite.transaction(() => {
+    for (const [name, body] of stale) {
+      sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
+      sqlite.run(`CREATE TRIGGER ${name} ${body}`);
+    }
+    sqlite.run(`UPDATE prompts SET is_branded = ${brandedOf("prompts")}`);
+  })();
+  return true;
+}

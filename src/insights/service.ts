@@ -1,0 +1,485 @@
+// The insights (issue #18, DESIGN §14): computed once here, over the rollups, and served as RPCs
+// (/rest/v1/rpc/insights_*), MCP tools and web-app views. Every rate carries its n and a Wilson
+// interval; a change carries Newcombe's interval over the (prompt, platform) pairs seen in both
+// windows. Functions of a read connection and plain arguments, so they run on reader threads.
+import type { Database } from "bun:sqlite";
+import { ownerOfHost } from "../analysis/citations";
+import { compileEntities, type CompiledEntities } from "../analysis/entities";
+import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
+import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
+import { loadEntities } from "../tracking/entities";
+import type { GroupBy, InsightArgs, InsightFilters } from "./args";
+import { bucketRanges, periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
+
+type Params = (string | number | null)[];
+type Row = Record<string, unknown>;
+
+export interface InsightsContext {
+  sqlite: Database;
+  /** The user's additions to the shipped source-category list (SOURCE_CATEGORIES_FILE). */
+  sourceCategories?: CategoryList;
+}
+
+// ---- reading the rollups ---------------------------------------------------------------------
+
+const RESULT_MEASURES = [
+  "results", "mentioned", "mention_sum", "position_sum", "position_n", "cited", "citation_sum", "brand_citation_sum", "competitor_mention_sum",
+  "sentiment_sum", "sentiment_n", "positive", "neutral", "negative", "visibility_sum", "visibility_n",
+] as const;
+type ResultSums = Record<(typeof RESULT_MEASURES)[number], number>;
+const COMPETITOR_MEASURES = ["results", "mentions", "position_sum", "position_n", "both"] as const;
+const DOMAIN_MEASURES = ["citations", "answers", "brand_mentioned"] as const;
+
+const placeholders = (list: readonly unknown[]) => list.map(() => "?").join(", ");
+
+/** Whether a filter needs the prompt (topic, branded, prompt ids): then only per-prompt rollups can answer. */
+const needsPrompt = (f: InsightFilters) => f.topicIds !== null || f.promptIds !== null || f.branded !== null;
+
+/** WHERE terms over a rollup or result row `a` for the filters (an empty list selects nothing). */
+function filterSql(f: InsightFilters, a: string, brandId: string): { sql: string; params: Params } {
+  const terms: string[] = [];
+  const params: Params = [];
+  for (const [column, list] of [["platform", f.platforms], ["model", f.models], ["region", f.regions]] as const) {
+    if (list === null) continue;
+    terms.push(list.length ? `${a}.${column} IN (${placeholders(list)})` : "0");
+    params.push(...list);
+  }
+  if (needsPrompt(f)) {
+    const inner = ["p.brand_id = ?"];
+    params.push(brandId);
+    if (f.topicIds !== null) (inner.push(f.topicIds.length ? `p.topic_id IN (${placeholders(f.topicIds)})` : "0"), params.push(...f.topicIds));
+    if (f.promptIds !== null) (inner.push(f.promptIds.length ? `p.id IN (${placeholders(f.promptIds)})` : "0"), params.push(...f.promptIds));
+    if (f.branded !== null) (inner.push("p.is_branded = ?"), params.push(f.branded ? 1 : 0));
+    terms.push(`${a}.prompt_id IN (SELECT p.id FROM prompts AS p WHERE ${inner.join(" AND ")})`);
+  }
+  return { sql: terms.length ? ` AND ${terms.join(" AND ")}` : "", params };
+}
+
+/**
+ * The rows of a rollup family (`<base>_daily` / `<base>_monthly`) inside a window, filtered, as one
+ * UNION ALL with the bucket named `bucket`. `daysOnly` reads day buckets throughout (a trend by day
+ * or week needs them); otherwise whole months come from the monthly table.
+ */
+function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, options: { daysOnly?: boolean; dailyTable?: string } = {}) {
+  const ranges = options.daysOnly ? [{ table: "daily" as const, from: window.from, to: window.to }] : bucketRanges(window);
+  const parts: string[] = [];
+  const params: Params = [];
+  for (const range of ranges) {
+    const table = range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : `${base}_monthly`;
+    const bucket = range.table === "daily" ? "day" : "month";
+    const filter = filterSql(args, "r", args.brandId);
+    parts.push(`SELECT r.${bucket} AS bucket, ${columns.map((c) => `r.${c}`).join(", ")} FROM ${table} AS r WHERE r.brand_id = ? AND r.${bucket} BETWEEN ? AND ?${filter.sql}`);
+    params.push(args.brandId, range.from, range.to, ...filter.params);
+  }
+  return { sql: parts.join(" UNION ALL "), params };
+}
+
+/** Sums of the result measures per `groupBy` columns over a window. */
+function resultSums(sqlite: Database, args: InsightArgs, window: DateWindow, groupBy: string[], options: { daysOnly?: boolean } = {}): (Row & ResultSums)[] {
+  // Without a prompt in the grouping or the filters, the brand-level day table is enough (and smaller).
+  const perPrompt = groupBy.includes("prompt_id") || needsPrompt(args);
+  const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
+  const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, { ...options, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
+  const keys = groupBy.length ? groupBy.join(", ") : "";
+  const sql = `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql})${keys ? ` GROUP BY ${keys}` : ""}`;
+  return (sqlite.query(sql).all(...source.params) as (Row & ResultSums)[]).filter((r) => (r.results ?? 0) > 0);
+}
+
+function emptySums(): ResultSums {
+  return Object.fromEntries(RESULT_MEASURES.map((m) => [m, 0])) as ResultSums;
+}
+
+function addSums(into: ResultSums, row: ResultSums): ResultSums {
+  for (const m of RESULT_MEASURES) into[m] += row[m] ?? 0;
+  return into;
+}
+
+const ratio = (x: number, n: number) => (n > 0 ? x / n : null);
+
+// ---- overview ---------------------------------------------------------------------------------
+
+interface PairSums {
+  sums: ResultSums;
+  models: Set<string>;
+}
+
+/** Per (prompt, platform): the sums and the models the engine reported. */
+function byPair(rows: (Row & ResultSums)[]): Map<string, PairSums> {
+  const pairs = new Map<string, PairSums>();
+  for (const row of rows) {
+    const key = `${row.prompt_id}\u0000${row.platform}`;
+    const pair = pairs.get(key) ?? { sums: emptySums(), models: new Set<string>() };
+    addSums(pair.sums, row);
+    pair.models.add(`${row.platform}\u0000${row.reported_model}`);
+    pairs.set(key, pair);
+  }
+  return pairs;
+}
+
+type Proportion = (s: ResultSums) => [x: number, n: number];
+const PROPORTIONS: Record<"visibility_rate" | "citation_share" | "brand_cited_rate", Proportion> = {
+  visibility_rate: (s) => [s.mentioned, s.results],
+  citation_share: (s) => [s.brand_citation_sum, s.citation_sum],
+  brand_cited_rate: (s) => [s.cited, s.results],
+};
+
+const interval = (x: number, n: number): RateInterval => wilson(x, n);
+
+export interface ComparedPairs {
+  current: ResultSums;
+  previous: ResultSums;
+  pairs: number;
+  modelChanged: boolean;
+}
+
+/** Only the (prompt, platform) pairs answered in both windows: adding or removing prompts does not move a change. */
+function comparePairs(current: Map<string, PairSums>, previous: Map<string, PairSums>): ComparedPairs {
+  const out = { current: emptySums(), previous: emptySums(), pairs: 0, modelChanged: false };
+  const modelsNow = new Set<string>();
+  const modelsBefore = new Set<string>();
+  for (const [key, now] of current) {
+    const before = previous.get(key);
+    if (!before) continue;
+    out.pairs++;
+    addSums(out.current, now.sums);
+    addSums(out.previous, before.sums);
+    for (const m of now.models) modelsNow.add(m);
+    for (const m of before.models) modelsBefore.add(m);
+  }
+  out.modelChanged = modelsNow.size !== modelsBefore.size || [...modelsNow].some((m) => !modelsBefore.has(m));
+  return out;
+}
+
+function rateWithChange(total: ResultSums, previousTotal: ResultSums, compared: ComparedPairs, proportion: Proportion) {
+  const [x, n] = proportion(total);
+  const [px, pn] = proportion(previousTotal);
+  const [cx, cn] = proportion(compared.current);
+  const [bx, bn] = proportion(compared.previous);
+  return {
+    ...interval(x, n),
+    previous: interval(px, pn),
+    change: { ...newcombe(cx, cn, bx, bn), n_current: cn, n_previous: bn, model_changed: compared.modelChanged },
+  };
+}
+
+const shareOfVoice = (s: ResultSums) => ({
+  value: ratio(s.mention_sum, s.mention_sum + s.competitor_mention_sum),
+  brand_mentions: s.mention_sum,
+  total_mentions: s.mention_sum + s.competitor_mention_sum,
+  n: s.results,
+});
+const mean = (sum: number, n: number) => ({ value: ratio(sum, n), n });
+const sentimentOf = (s: ResultSums) => ({ ...mean(s.sentiment_sum, s.sentiment_n), positive: s.positive, neutral: s.neutral, negative: s.negative });
+
+export function overview(ctx: InsightsContext, args: InsightArgs) {
+  const previous = previousWindow(args.window);
+  const rowsNow = resultSums(ctx.sqlite, args, args.window, ["prompt_id", "platform", "reported_model"]);
+  const rowsBefore = resultSums(ctx.sqlite, args, previous, ["prompt_id", "platform", "reported_model"]);
+  const total = rowsNow.reduce(addSums, emptySums());
+  const previousTotal = rowsBefore.reduce(addSums, emptySums());
+  const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
+  const sovNow = shareOfVoice(total);
+  const sovBefore = shareOfVoice(previousTotal);
+  return {
+    window: args.window,
+    previous,
+    answers: total.results,
+    visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
+    citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
+    brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
+    share_of_voice: {
+      ...sovNow,
+      previous: sovBefore,
+      change: { delta: sovNow.value !== null && sovBefore.value !== null ? sovNow.value - sovBefore.value : null },
+    },
+    avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
+    avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
+    sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
+  };
+}
+
+/** A platform's visibility change between two windows (the alert's test), over the pairs seen in both. */
+export function visibilityChange(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
+  const rowsNow = resultSums(ctx.sqlite, args, args.window, ["prompt_id", "platform", "reported_model"]);
+  const rowsBefore = resultSums(ctx.sqlite, args, previous, ["prompt_id", "platform", "reported_model"]);
+  const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
+  const [x, n] = PROPORTIONS.visibility_rate(compared.current);
+  const [px, pn] = PROPORTIONS.visibility_rate(compared.previous);
+  return { current: interval(x, n), previous: interval(px, pn), change: { ...newcombe(x, n, px, pn), model_changed: compared.modelChanged } };
+}
+
+// ---- trend ------------------------------------------------------------------------------------
+
+export function trend(ctx: InsightsContext, args: InsightArgs, period: Interval, groupBy: GroupBy) {
+  const groupColumn = groupBy === "none" ? null : groupBy === "topic" ? "prompt_id" : groupBy;
+  const rows = resultSums(ctx.sqlite, args, args.window, ["bucket", ...(groupColumn ? [groupColumn] : [])], { daysOnly: period !== "month" });
+  const topicOf = groupBy === "topic" ? promptTopics(ctx.sqlite, args.brandId) : null;
+  const cells = new Map<string, ResultSums>();
+  const groups = new Set<string | null>(groupBy === "none" ? [null] : []);
+  for (const row of rows) {
+    const group = groupColumn === null ? null : topicOf ? (topicOf.get(String(row.prompt_id)) ?? null) : String(row[groupColumn]);
+    groups.add(group);
+    const key = `${periodOf(String(row.bucket).length === 7 ? `${row.bucket}-01` : String(row.bucket), period)}\u0000${group}`;
+    cells.set(key, addSums(cells.get(key) ?? emptySums(), row));
+  }
+  const sortedGroups = [...groups].sort((a, b) => (a === null ? -1 : b === null ? 1 : a.localeCompare(b)));
+  const out: Row[] = [];
+  for (const p of periodsOf(args.window, period))
+    for (const group of sortedGroups) {
+      const s = cells.get(`${p}\u0000${group}`) ?? emptySums();
+      const visibility = interval(s.mentioned, s.results);
+      out.push({
+        period: p,
+        group,
+        answers: s.results,
+        mentioned: s.mentioned,
+        visibility_rate: visibility.value,
+        ci_low: visibility.ci_low,
+        ci_high: visibility.ci_high,
+        share_of_voice: shareOfVoice(s).value,
+        avg_position: ratio(s.position_sum, s.position_n),
+        citation_share: ratio(s.brand_citation_sum, s.citation_sum),
+        avg_sentiment: ratio(s.sentiment_sum, s.sentiment_n),
+      });
+    }
+  return out;
+}
+
+function promptTopics(sqlite: Database, brandId: string): Map<string, string | null> {
+  return new Map((sqlite.query("SELECT id, topic_id FROM prompts WHERE brand_id = ?").all(brandId) as { id: string; topic_id: string | null }[]).map((p) => [p.id, p.topic_id]));
+}
+
+// ---- competitors ------------------------------------------------------------------------------
+
+function competitorSums(sqlite: Database, args: InsightArgs, groupBy: string[]) {
+  const source = rollupRows("competitor_rollups", ["prompt_id", "platform", "model", "region", "competitor_id", ...COMPETITOR_MEASURES], args, args.window);
+  const sql = `SELECT ${groupBy.join(", ")}, ${COMPETITOR_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql}) GROUP BY ${groupBy.join(", ")}`;
+  return sqlite.query(sql).all(...source.params) as (Row & Record<(typeof COMPETITOR_MEASURES)[number], number>)[];
+}
+
+export function competitors(ctx: InsightsContext, args: InsightArgs) {
+  const brand = ctx.sqlite.query("SELECT id, name FROM brands WHERE id = ?").get(args.brandId) as { id: string; name: string } | null;
+  if (!brand) return [];
+  const total = resultSums(ctx.sqlite, args, args.window, []).reduce(addSums, emptySums());
+  const totalMentions = total.mention_sum + total.competitor_mention_sum;
+  const byCompetitor = new Map(competitorSums(ctx.sqlite, args, ["competitor_id"]).map((r) => [String(r.competitor_id), r]));
+  const rivals = ctx.sqlite.query("SELECT id, name FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(args.brandId) as { id: string; name: string }[];
+  const entity = (id: string, name: string, isBrand: boolean, mentioning: number, mentions: number, positionSum: number, positionN: number, h2h: { both: number | null; only_brand: number | null; only_competitor: number | null }) => {
+    const visibility = interval(mentioning, total.results);
+    return {
+      entity_id: id,
+      name,
+      is_brand: isBrand,
+      answers_mentioning: mentioning,
+      visibility_rate: visibility.value,
+      ci_low: visibility.ci_low,
+      ci_high: visibility.ci_high,
+      n: total.results,
+      mentions,
+      share_of_voice: ratio(mentions, totalMentions),
+      avg_position: ratio(positionSum, positionN),
+      ...h2h,
+    };
+  };
+  const rows = [entity(brand.id, brand.name, true, total.mentioned, total.mention_sum, total.position_sum, total.position_n, { both: null, only_brand: null, only_competitor: null })];
+  for (const rival of rivals) {
+    const s = byCompetitor.get(rival.id);
+    const both = s?.both ?? 0;
+    rows.push(entity(rival.id, rival.name, false, s?.results ?? 0, s?.mentions ?? 0, s?.position_sum ?? 0, s?.position_n ?? 0, { both, only_brand: total.mentioned - both, only_competitor: (s?.results ?? 0) - both }));
+  }
+  return rows;
+}
+
+// ---- sources ----------------------------------------------------------------------------------
+
+type SourceClass = "own" | "competitor" | "third_party";
+
+function sourceClassifier(ctx: InsightsContext, brandId: string) {
+  const loaded = loadEntities(ctx.sqlite, brandId);
+  const compiled: CompiledEntities | null = loaded ? compileEntities(loaded.brand, loaded.competitors) : null;
+  const category = createSourceClassifier(ctx.sourceCategories);
+  return (domain: string): { class: SourceClass; competitor_id: string | null; category: SourceCategory } => {
+    const owner = compiled ? ownerOfHost(compiled, domain) : -1;
+    const entity = owner >= 0 ? compiled!.entities[owner]! : null;
+    return { class: !entity ? "third_party" : entity.kind === "brand" ? "own" : "competitor", competitor_id: entity?.kind === "competitor" ? entity.id : null, category: category(domain) };
+  };
+}
+
+export function citationDomains(ctx: InsightsContext, args: InsightArgs) {
+  const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window);
+  const rows = ctx.sqlite
+    .query(`SELECT domain, sum(citations) AS citations, sum(answers) AS answers, sum(brand_mentioned) AS brand_mentioned, count(DISTINCT prompt_id) AS prompts FROM (${source.sql}) GROUP BY domain`)
+    .all(...source.params) as { domain: string; citations: number; answers: number; brand_mentioned: number; prompts: number }[];
+  const all = rows.reduce((s, r) => s + r.citations, 0);
+  const classify = sourceClassifier(ctx, args.brandId);
+  return rows
+    .map((r) => ({
+      domain: r.domain,
+      ...classify(r.domain),
+      citations: r.citations,
+      answers: r.answers,
+      prompts: r.prompts,
+      share: ratio(r.citations, all),
+      brand_mentioned_rate: ratio(r.brand_mentioned, r.answers),
+    }))
+    .sort((a, b) => b.citations - a.citations || a.domain.localeCompare(b.domain));
+}
+
+/** The window as created_at bounds: [from 00:00, the day after `to`). */
+const timeBounds = (w: DateWindow): [string, string] => [`${w.from}T00:00:00.000Z`, `${nextDay(w.to)}T00:00:00.000Z`];
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** The answers of the window passing the filters, as a SQL subquery of result ids (null: every answer of the brand). */
+function resultFilter(args: InsightArgs, column: string): { sql: string; params: Params } {
+  const f = filterSql(args, "fr", args.brandId);
+  if (!f.sql) return { sql: "", params: [] };
+  return { sql: ` AND ${column} IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ?${f.sql})`, params: [args.brandId, ...f.params] };
+}
+
+export function citationUrls(ctx: InsightsContext, args: InsightArgs) {
+  const [from, to] = timeBounds(args.window);
+  const filter = resultFilter(args, "c.result_id");
+  const rows = ctx.sqlite
+    .query(
+      `SELECT coalesce(u.url, c.url) AS url, c.domain AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, count(*) AS citations,
+              count(DISTINCT c.result_id) AS answers, min(c.created_at) AS first_seen, max(c.created_at) AS last_seen
+         FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id
+        WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?${filter.sql}
+        GROUP BY coalesce(u.normalized_url, c.normalized_url)`,
+    )
+    .all(args.brandId, from, to, ...filter.params) as { url: string; domain: string; title: string | null; citations: number; answers: number; first_seen: string; last_seen: string }[];
+  const classify = sourceClassifier(ctx, args.brandId);
+  return rows
+    .map((r) => {
+      const c = classify(r.domain);
+      return { url: r.url, domain: r.domain, title: r.title, class: c.class, competitor_id: c.competitor_id, category: c.category, citations: r.citations, answers: r.answers, first_seen: r.first_seen, last_seen: r.last_seen };
+    })
+    .sort((a, b) => b.citations - a.citations || a.url.localeCompare(b.url));
+}
+
+// ---- prompts ----------------------------------------------------------------------------------
+
+export type RunState = "new" | "gained" | "lost" | "kept" | "absent";
+
+/** A run mentions the brand when at least half of its answers (samples) do. */
+export function runMentioned(mentioned: number, answers: number): boolean {
+  return answers > 0 && 2 * mentioned >= answers;
+}
+
+export function runState(latest: boolean, previous: boolean | null): RunState {
+  if (previous === null) return "new";
+  return latest ? (previous ? "kept" : "gained") : previous ? "lost" : "absent";
+}
+
+/** Per prompt and platform: the last two runs up to the window's end (answers of one job are one run). */
+function runStates(sqlite: Database, args: InsightArgs) {
+  const [, to] = timeBounds(args.window);
+  const f = filterSql(args, "l", args.brandId);
+  // Each group's newest answers, on the group's time index: two runs of up to ten samples each.
+  const rows = sqlite
+    .query(
+      `SELECT w.prompt_id, w.platform, coalesce(w.job_id, w.id) AS run, w.mentioned, w.created_at
+         FROM prompt_results_latest AS l
+         JOIN prompt_results AS w ON w.rowid IN (
+              SELECT x.rowid FROM prompt_results AS x
+               WHERE x.prompt_id = l.prompt_id AND x.platform = l.platform AND x.model = l.model AND x.region = l.region AND x.created_at < ?
+               ORDER BY x.created_at DESC LIMIT 20)
+        WHERE l.brand_id = ?${f.sql}`,
+    )
+    .all(to, args.brandId, ...f.params) as { prompt_id: string; platform: string; run: string; mentioned: number; created_at: string }[];
+  const runs = new Map<string, Map<string, { at: string; mentioned: number; answers: number }>>();
+  for (const r of rows) {
+    const key = `${r.prompt_id}\u0000${r.platform}`;
+    const byRun = runs.get(key) ?? new Map();
+    const run = byRun.get(r.run) ?? { at: r.created_at, mentioned: 0, answers: 0 };
+    run.at = run.at > r.created_at ? run.at : r.created_at;
+    run.mentioned += r.mentioned ? 1 : 0;
+    run.answers++;
+    byRun.set(r.run, run);
+    runs.set(key, byRun);
+  }
+  const states = new Map<string, { platform: string; latest_mentioned: boolean; previous_mentioned: boolean | null; state: RunState }[]>();
+  for (const [key, byRun] of runs) {
+    const [promptId, platform] = key.split("\u0000") as [string, string];
+    const [latest, previous] = [...byRun.values()].sort((a, b) => (a.at < b.at ? 1 : -1));
+    const latestMentioned = runMentioned(latest!.mentioned, latest!.answers);
+    const previousMentioned = previous ? runMentioned(previous.mentioned, previous.answers) : null;
+    const list = states.get(promptId) ?? [];
+    list.push({ platform, latest_mentioned: latestMentioned, previous_mentioned: previousMentioned, state: runState(latestMentioned, previousMentioned) });
+    states.set(promptId, list);
+  }
+  for (const list of states.values()) list.sort((a, b) => a.platform.localeCompare(b.platform));
+  return states;
+}
+
+export function prompts(ctx: InsightsContext, args: InsightArgs) {
+  const { sqlite } = ctx;
+  const inner = ["brand_id = ?"];
+  const params: Params = [args.brandId];
+  if (args.topicIds !== null) (inner.push(args.topicIds.length ? `topic_id IN (${placeholders(args.topicIds)})` : "0"), params.push(...args.topicIds));
+  if (args.promptIds !== null) (inner.push(args.promptIds.length ? `id IN (${placeholders(args.promptIds)})` : "0"), params.push(...args.promptIds));
+  if (args.branded !== null) (inner.push("is_branded = ?"), params.push(args.branded ? 1 : 0));
+  const list = sqlite.query(`SELECT id, text, topic_id, is_active, is_branded FROM prompts WHERE ${inner.join(" AND ")} ORDER BY created_at, id`).all(...params) as {
+    id: string;
+    text: string;
+    topic_id: string | null;
+    is_active: number;
+    is_branded: number;
+  }[];
+  const sums = new Map(resultSums(sqlite, args, args.window, ["prompt_id"]).map((r) => [String(r.prompt_id), r]));
+  const names = new Map((sqlite.query("SELECT id, name FROM competitors WHERE brand_id = ?").all(args.brandId) as { id: string; name: string }[]).map((c) => [c.id, c.name]));
+  const rivals = new Map<string, { name: string; results: number }[]>();
+  for (const r of competitorSums(sqlite, args, ["prompt_id", "competitor_id"])) {
+    const name = names.get(String(r.competitor_id));
+    if (!name) continue;
+    const entry = rivals.get(String(r.prompt_id)) ?? [];
+    entry.push({ name, results: r.results });
+    rivals.set(String(r.prompt_id), entry);
+  }
+  const f = filterSql({ ...args, topicIds: null, promptIds: null, branded: null }, "l", args.brandId);
+  const lastRun = new Map(
+    (sqlite.query(`SELECT l.prompt_id, max(l.created_at) AS at FROM prompt_results_latest AS l WHERE l.brand_id = ?${f.sql} GROUP BY l.prompt_id`).all(args.brandId, ...f.params) as { prompt_id: string; at: string }[]).map((r) => [r.prompt_id, r.at]),
+  );
+  const states = runStates(sqlite, args);
+  return list
+    .filter((p) => p.is_active || sums.has(p.id))
+    .map((p) => {
+      const s = sums.get(p.id) ?? emptySums();
+      const visibility = interval(s.mentioned, s.results);
+      const top = (rivals.get(p.id) ?? []).sort((a, b) => b.results - a.results || a.name.localeCompare(b.name)).slice(0, 3);
+      return {
+        prompt_id: p.id,
+        text: p.text,
+        topic_id: p.topic_id,
+        is_branded: p.is_branded === 1,
+        answers: s.results,
+        mentioned: s.mentioned,
+        visibility_rate: visibility.value,
+        ci_low: visibility.ci_low,
+        ci_high: visibility.ci_high,
+        avg_position: ratio(s.position_sum, s.position_n),
+        top_competitors: top.map((t) => ({ name: t.name, answers_mentioning: t.results, visibility_rate: ratio(t.results, s.results) })),
+        last_run_at: lastRun.get(p.id) ?? null,
+        runs: states.get(p.id) ?? [],
+      };
+    });
+}
+
+// ---- fan-out queries --------------------------------------------------------------------------
+
+export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
+  const [from, to] = timeBounds(args.window);
+  const f = filterSql(args, "r", args.brandId);
+  const rows = ctx.sqlite
+    .query(
+      `SELECT q.value AS query, count(DISTINCT r.id) AS answers, json_group_array(DISTINCT r.platform) AS platforms
+         FROM prompt_results AS r,
+              json_each(CASE WHEN json_valid(r.search_queries) AND json_type(r.search_queries) = 'array' THEN r.search_queries ELSE '[]' END) AS q
+        WHERE r.brand_id = ? AND r.created_at >= ? AND r.created_at < ? AND q.type = 'text' AND trim(q.value) != ''${f.sql}
+        GROUP BY q.value`,
+    )
+    .all(args.brandId, from, to, ...f.params) as { query: string; answers: number; platforms: string }[];
+  return rows
+    .map((r) => ({ query: r.query, answers: r.answers, platforms: (JSON.parse(r.platforms) as string[]).sort() }))
+    .sort((a, b) => b.answers - a.answers || a.query.localeCompare(b.query));
+}

@@ -1,0 +1,69 @@
+// Date windows of the insights (pure): a window is whole UTC days, `to` inclusive; the previous
+// window is the one of the same length just before. Rollups hold days and months, so a window is
+// read as the days at its edges plus the whole months between them: a year costs about what a
+// month costs (DESIGN §13).
+
+export interface DateWindow {
+  /** YYYY-MM-DD, inclusive. */
+  from: string;
+  /** YYYY-MM-DD, inclusive. */
+  to: string;
+}
+
+const DAY_MS = 86_400_000;
+export const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+const parseDay = (day: string) => new Date(`${day}T00:00:00Z`);
+export const addDays = (day: string, n: number) => isoDay(new Date(parseDay(day).getTime() + n * DAY_MS));
+export const daysBetween = (from: string, to: string) => Math.round((parseDay(to).getTime() - parseDay(from).getTime()) / DAY_MS) + 1;
+
+/** The window of the same length ending the day before `w` starts. */
+export function previousWindow(w: DateWindow): DateWindow {
+  const length = daysBetween(w.from, w.to);
+  return { from: addDays(w.from, -length), to: addDays(w.from, -1) };
+}
+
+/** Where a window's rows are: day buckets at the edges, month buckets for each whole month inside. */
+export interface BucketRange {
+  table: "daily" | "monthly";
+  from: string;
+  to: string;
+}
+
+const monthOf = (day: string) => day.slice(0, 7);
+const firstOfMonth = (day: string) => `${monthOf(day)}-01`;
+function lastOfMonth(day: string): string {
+  const d = parseDay(firstOfMonth(day));
+  return isoDay(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)));
+}
+
+export function bucketRanges(w: DateWindow): BucketRange[] {
+  if (w.from > w.to) return [];
+  // The first whole month starts at `from` when it is a 1st, else the month after.
+  const firstWhole = w.from === firstOfMonth(w.from) ? w.from : addDays(lastOfMonth(w.from), 1);
+  // The last whole month ends at `to` when it is a month's last day, else the month before.
+  const lastWhole = w.to === lastOfMonth(w.to) ? w.to : addDays(firstOfMonth(w.to), -1);
+  if (firstWhole > lastWhole) return [{ table: "daily", from: w.from, to: w.to }];
+  const ranges: BucketRange[] = [];
+  if (w.from < firstWhole) ranges.push({ table: "daily", from: w.from, to: addDays(firstWhole, -1) });
+  ranges.push({ table: "monthly", from: monthOf(firstWhole), to: monthOf(lastWhole) });
+  if (lastWhole < w.to) ranges.push({ table: "daily", from: addDays(lastWhole, 1), to: w.to });
+  return ranges;
+}
+
+export type Interval = "day" | "week" | "month";
+
+/** The period a day falls in: the day, the Monday starting its ISO week, or its month (YYYY-MM). */
+export function periodOf(day: string, interval: Interval): string {
+  if (interval === "day") return day;
+  if (interval === "month") return monthOf(day);
+  const weekday = (parseDay(day).getUTCDay() + 6) % 7;
+  return addDays(day, -weekday);
+}
+
+/** Every period a window touches, in order. */
+export function periodsOf(w: DateWindow, interval: Interval): string[] {
+  const periods: string[] = [];
+  for (let day = w.from; day <= w.to; day = interval === "month" ? addDays(lastOfMonth(day), 1) : interval === "week" ? addDays(periodOf(day, "week"), 7) : addDays(day, 1))
+    periods.push(periodOf(day, interval));
+  return periods;
+}
