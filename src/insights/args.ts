@@ -44,8 +44,9 @@ function date(value: unknown): string | null {
   const m = typeof value === "string" ? DATE.exec(value.trim()) : null;
   if (!m) throw invalid("date", value);
   const day = `${m[1]}-${m[2]}-${m[3]}`;
-  // 2026-02-30 is not a date (Date would roll it over to March).
-  if (isoDay(new Date(`${day}T00:00:00Z`)) !== day || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw invalid("date", value);
+  // 2026-13-01 is no date at all; 2026-02-30 would roll over to March.
+  const parsed = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()) || isoDay(parsed) !== day) throw invalid("date", value);
   return day;
 }
 

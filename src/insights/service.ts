@@ -119,7 +119,8 @@ function byPair(rows: (Row & ResultSums)[]): Map<string, PairSums> {
 type Proportion = (s: ResultSums) => [x: number, n: number];
 const PROPORTIONS: Record<"visibility_rate" | "citation_share" | "brand_cited_rate", Proportion> = {
   visibility_rate: (s) => [s.mentioned, s.results],
-  citation_share: (s) => [s.brand_citation_sum, s.citation_sum],
+  // A row written with more brand citations than citations (a client's, through the service key) cannot make the share exceed 1.
+  citation_share: (s) => [Math.min(s.brand_citation_sum, s.citation_sum), s.citation_sum],
   brand_cited_rate: (s) => [s.cited, s.results],
 };
 
@@ -168,6 +169,12 @@ const shareOfVoice = (s: ResultSums) => ({
   total_mentions: s.mention_sum + s.competitor_mention_sum,
   n: s.results,
 });
+/** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
+function shareOfVoiceChange(compared: ComparedPairs) {
+  const now = shareOfVoice(compared.current).value;
+  const before = shareOfVoice(compared.previous).value;
+  return { delta: now !== null && before !== null ? now - before : null, n_current: compared.current.results, n_previous: compared.previous.results };
+}
 const mean = (sum: number, n: number) => ({ value: ratio(sum, n), n });
 const sentimentOf = (s: ResultSums) => ({ ...mean(s.sentiment_sum, s.sentiment_n), positive: s.positive, neutral: s.neutral, negative: s.negative });
 
@@ -187,11 +194,7 @@ export function overview(ctx: InsightsContext, args: InsightArgs) {
     visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
     citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
     brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
-    share_of_voice: {
-      ...sovNow,
-      previous: sovBefore,
-      change: { delta: sovNow.value !== null && sovBefore.value !== null ? sovNow.value - sovBefore.value : null },
-    },
+    share_of_voice: { ...sovNow, previous: sovBefore, change: shareOfVoiceChange(compared) },
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
@@ -371,7 +374,7 @@ export function runState(latest: boolean, previous: boolean | null): RunState {
   return latest ? (previous ? "kept" : "gained") : previous ? "lost" : "absent";
 }
 
-/** Per prompt and platform: the last two runs up to the window's end (answers of one job are one run). */
+/** Per prompt and platform: the last two runs up to the window's end (answers of one job are one run); per prompt, its last answer then. */
 function runStates(sqlite: Database, args: InsightArgs) {
   const [, to] = timeBounds(args.window);
   const f = filterSql(args, "l", args.brandId);
@@ -399,9 +402,11 @@ function runStates(sqlite: Database, args: InsightArgs) {
     runs.set(key, byRun);
   }
   const states = new Map<string, { platform: string; latest_mentioned: boolean; previous_mentioned: boolean | null; state: RunState }[]>();
+  const lastRunAt = new Map<string, string>();
   for (const [key, byRun] of runs) {
     const [promptId, platform] = key.split("\u0000") as [string, string];
     const [latest, previous] = [...byRun.values()].sort((a, b) => (a.at < b.at ? 1 : -1));
+    if ((lastRunAt.get(promptId) ?? "") < latest!.at) lastRunAt.set(promptId, latest!.at);
     const latestMentioned = runMentioned(latest!.mentioned, latest!.answers);
     const previousMentioned = previous ? runMentioned(previous.mentioned, previous.answers) : null;
     const list = states.get(promptId) ?? [];
@@ -409,7 +414,7 @@ function runStates(sqlite: Database, args: InsightArgs) {
     states.set(promptId, list);
   }
   for (const list of states.values()) list.sort((a, b) => a.platform.localeCompare(b.platform));
-  return states;
+  return { states, lastRunAt };
 }
 
 export function prompts(ctx: InsightsContext, args: InsightArgs) {
@@ -436,11 +441,7 @@ export function prompts(ctx: InsightsContext, args: InsightArgs) {
     entry.push({ name, results: r.results });
     rivals.set(String(r.prompt_id), entry);
   }
-  const f = filterSql({ ...args, topicIds: null, promptIds: null, branded: null }, "l", args.brandId);
-  const lastRun = new Map(
-    (sqlite.query(`SELECT l.prompt_id, max(l.created_at) AS at FROM prompt_results_latest AS l WHERE l.brand_id = ?${f.sql} GROUP BY l.prompt_id`).all(args.brandId, ...f.params) as { prompt_id: string; at: string }[]).map((r) => [r.prompt_id, r.at]),
-  );
-  const states = runStates(sqlite, args);
+  const { states, lastRunAt } = runStates(sqlite, args);
   return list
     .filter((p) => p.is_active || sums.has(p.id))
     .map((p) => {
@@ -459,7 +460,7 @@ export function prompts(ctx: InsightsContext, args: InsightArgs) {
         ci_high: visibility.ci_high,
         avg_position: ratio(s.position_sum, s.position_n),
         top_competitors: top.map((t) => ({ name: t.name, answers_mentioning: t.results, visibility_rate: ratio(t.results, s.results) })),
-        last_run_at: lastRun.get(p.id) ?? null,
+        last_run_at: lastRunAt.get(p.id) ?? null,
         runs: states.get(p.id) ?? [],
       };
     });

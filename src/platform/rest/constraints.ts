@@ -159,6 +159,11 @@ interface SqliteLikeError {
  * SQLite's constraint errors as the Postgres errors PostgREST would relay. `describe` finds the
  * offending key values (SQLite's messages carry none).
  */
+/** What each named CHECK constraint allows, said in its error's details. */
+const CHECK_DETAILS: Record<string, string> = {
+  brand_platforms_samples_range: "samples must be a whole number from 1 to 10",
+};
+
 export function constraintError(
   table: TableInfo,
   error: unknown,
@@ -183,6 +188,11 @@ export function constraintError(
   if (code === "SQLITE_CONSTRAINT_NOTNULL") {
     const column = /constraint failed: [^.]*\.(.*)$/.exec(message)?.[1] ?? "?";
     return notNullViolation(table.name, column, null);
+  }
+  if (code === "SQLITE_CONSTRAINT_CHECK") {
+    // "CHECK constraint failed: brand_platforms_samples_range": Postgres names the constraint too.
+    const name = /CHECK constraint failed: (.*)$/.exec(message)?.[1]?.trim() ?? `${table.name}_check`;
+    return new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${name}"`, { details: CHECK_DETAILS[name] ?? null });
   }
   return null;
 }
