@@ -345,7 +345,8 @@ export const citationUrls = sqliteTable(
     /** '' for none, so the unique key holds. */
     title: text("title").notNull().default(""),
   },
-  (t) => [uniqueIndex("citation_urls_unique").on(t.url, t.normalizedUrl, t.title)],
+  // By normalized URL: the insights show a cited page by it.
+  (t) => [uniqueIndex("citation_urls_unique").on(t.url, t.normalizedUrl, t.title), index("citation_urls_normalized_idx").on(t.normalizedUrl)],
 );
 
 export const citations = sqliteTable(
@@ -498,20 +499,52 @@ export const resultBrandDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform, t.model, t.region, t.reportedModel] })],
 );
 
+/** Citations of a domain, answers citing it, and of those the answers naming the brand. */
+export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
+  citations: count("citations"),
+  answers: count("answers"),
+  brandMentioned: count("brand_mentioned"),
+}));
+
+/**
+ * A running-totals rollup (src/rollups/spec.ts, RollupSpec.running): per key and per day a raw row
+ * was added on, the measures summed over all days up to it; and `<name>_keys`, each key once with
+ * the number of raw rows adding to it.
+ */
+function runningRollup<K extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
+  const keyColumns = (t: Record<string, AnySQLiteColumn>): [AnySQLiteColumn, ...AnySQLiteColumn[]] => [t.brandId!, ...Object.keys(keys()).map((k) => t[k]!)];
+  const totals = sqliteTable(name, { brandId: brandRef(), ...keys(), day: day(), ...measures() }, (t) => {
+    const columns = t as unknown as Record<string, AnySQLiteColumn>;
+    return [primaryKey({ columns: [...keyColumns(columns), columns.day!] })];
+  });
+  const keyList = sqliteTable(`${name}_keys`, { brandId: brandRef(), ...keys(), rows: count("rows") }, (t) => [
+    primaryKey({ columns: keyColumns(t as unknown as Record<string, AnySQLiteColumn>) }),
+  ]);
+  return [totals, keyList] as const;
+}
+
 /** Answers naming a competitor (`results`), its mentions and positions, and how many of them name the brand too (`both`). */
-export const [competitorRollupsDaily, competitorRollupsMonthly] = answerGroupRollups("competitor_rollups", () => ({ competitorId: text("competitor_id").notNull() }), () => ({
+export const [competitorRunning, competitorRunningKeys] = runningRollup("competitor_running", () => ({ ...answerGroup(), competitorId: text("competitor_id").notNull() }), () => ({
   results: count("results"),
   mentions: count("mentions"),
   positionSum: count("position_sum"),
   positionN: count("position_n"),
   both: count("both"),
 }));
-
-/** Citations of a domain, answers citing it, and of those the answers naming the brand. */
-export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
+export const [domainRunning, domainRunningKeys] = runningRollup("domain_running", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
+}));
+export const [domainPromptRunning, domainPromptRunningKeys] = runningRollup("domain_prompt_running", () => ({ domain: text("domain").notNull(), promptId: text("prompt_id").notNull() }), () => ({
+  answers: count("answers"),
+}));
+export const [urlRunning, urlRunningKeys] = runningRollup("url_running", () => ({ normalizedUrl: text("normalized_url").notNull(), domain: text("domain").notNull() }), () => ({
+  citations: count("citations"),
+  answers: count("answers"),
+}));
+export const [queryRunning, queryRunningKeys] = runningRollup("query_running", () => ({ platform: text("platform").notNull(), query: text("query").notNull() }), () => ({
+  answers: count("answers"),
 }));
 
 export const citationDomainDaily = sqliteTable(

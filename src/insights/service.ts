@@ -254,11 +254,51 @@ function promptTopics(sqlite: Database, brandId: string): Map<string, string | n
 
 // ---- competitors ------------------------------------------------------------------------------
 
-function competitorSums(sqlite: Database, args: InsightArgs, groupBy: string[]) {
-  const source = rollupRows("competitor_rollups", ["prompt_id", "platform", "model", "region", "competitor_id", ...COMPETITOR_MEASURES], args, args.window);
-  const sql = `SELECT ${groupBy.join(", ")}, ${COMPETITOR_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql}) GROUP BY ${groupBy.join(", ")}`;
-  return sqlite.query(sql).all(...source.params) as (Row & Record<(typeof COMPETITOR_MEASURES)[number], number>)[];
+/**
+ * Each key's measures inside the window, from a running-totals rollup (src/rollups/spec.ts): the
+ * key's last row on or before the window's end minus its last row before the window's start — two
+ * seeks per key, whatever the window's length. Keys with nothing in the window are left out.
+ * `keyFilter` selects keys (columns of `<table>_keys`, alias k); `lastDay`/`firstDay` are the days of
+ * the key's last and first rows inside the window.
+ */
+function windowTotals<M extends string>(
+  sqlite: Database,
+  table: string,
+  keyColumns: string[],
+  measures: readonly M[],
+  brandId: string,
+  window: DateWindow,
+  keyFilter: { sql: string; params: Params } = { sql: "", params: [] },
+  withFirstDay = false,
+): (Row & Record<M, number> & { last_day: string; first_day?: string })[] {
+  const same = (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+  const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
+  const rows = sqlite
+    .query(
+      `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
+         FROM ${table}_keys AS k
+         JOIN ${table} AS hi ON hi.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2 ORDER BY q.day DESC LIMIT 1)
+         LEFT JOIN ${table} AS lo ON lo.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1 ORDER BY q.day DESC LIMIT 1)
+        WHERE k.brand_id = ?3${keyFilter.sql}`,
+    )
+    .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & Record<M, number> & { last_day: string; first_day?: string })[];
+  return rows.filter((r) => r[measures[0]!] > 0);
 }
+
+function competitorSums(sqlite: Database, args: InsightArgs, groupBy: string[]) {
+  const rows = windowTotals(sqlite, "competitor_running", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, filterSql(args, "k", args.brandId));
+  const groups = new Map<string, Row & Record<(typeof COMPETITOR_MEASURES)[number], number>>();
+  for (const row of rows) {
+    const key = groupBy.map((c) => row[c]).join("\u0000");
+    const group = groups.get(key) ?? (Object.fromEntries([...groupBy.map((c) => [c, row[c]]), ...COMPETITOR_MEASURES.map((m) => [m, 0])]) as Row & Record<(typeof COMPETITOR_MEASURES)[number], number>);
+    for (const m of COMPETITOR_MEASURES) group[m] += row[m];
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+/** No filter at all: the brand-wide running totals can answer. */
+const unfiltered = (f: InsightFilters) => [f.platforms, f.models, f.regions, f.topicIds, f.promptIds, f.branded].every((v) => v === null);
 
 export function competitors(ctx: InsightsContext, args: InsightArgs) {
   const brand = ctx.sqlite.query("SELECT id, name FROM brands WHERE id = ?").get(args.brandId) as { id: string; name: string } | null;
@@ -308,11 +348,29 @@ function sourceClassifier(ctx: InsightsContext, brandId: string) {
   };
 }
 
-export function citationDomains(ctx: InsightsContext, args: InsightArgs) {
+type DomainSums = { domain: string; citations: number; answers: number; brand_mentioned: number; prompts: number };
+
+/** Per cited domain: brand-wide running totals without filters, else the per-prompt day and month rollups. */
+function domainSums(sqlite: Database, args: InsightArgs): DomainSums[] {
+  if (unfiltered(args)) {
+    const prompts = new Map<string, number>();
+    for (const r of windowTotals(sqlite, "domain_prompt_running", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
+    return windowTotals(sqlite, "domain_running", ["domain"], DOMAIN_MEASURES, args.brandId, args.window).map((r) => ({
+      domain: String(r.domain),
+      citations: r.citations,
+      answers: r.answers,
+      brand_mentioned: r.brand_mentioned,
+      prompts: prompts.get(String(r.domain)) ?? 0,
+    }));
+  }
   const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window);
-  const rows = ctx.sqlite
+  return sqlite
     .query(`SELECT domain, sum(citations) AS citations, sum(answers) AS answers, sum(brand_mentioned) AS brand_mentioned, count(DISTINCT prompt_id) AS prompts FROM (${source.sql}) GROUP BY domain`)
-    .all(...source.params) as { domain: string; citations: number; answers: number; brand_mentioned: number; prompts: number }[];
+    .all(...source.params) as DomainSums[];
+}
+
+export function citationDomains(ctx: InsightsContext, args: InsightArgs) {
+  const rows = domainSums(ctx.sqlite, args);
   const all = rows.reduce((s, r) => s + r.citations, 0);
   const classify = sourceClassifier(ctx, args.brandId);
   return rows
@@ -339,18 +397,36 @@ function resultFilter(args: InsightArgs, column: string): { sql: string; params:
   return { sql: ` AND ${column} IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ?${f.sql})`, params: [args.brandId, ...f.params] };
 }
 
-export function citationUrls(ctx: InsightsContext, args: InsightArgs) {
+type UrlSums = { url: string; domain: string; title: string | null; citations: number; answers: number; first_seen: string; last_seen: string };
+
+/**
+ * Per cited page (its normalized URL): without filters from the brand-wide running totals, shown
+ * by the first of its spellings and its longest title in the URL table; with filters from the
+ * window's citations. first_seen and last_seen are days.
+ */
+function urlSums(sqlite: Database, args: InsightArgs): UrlSums[] {
+  if (unfiltered(args)) {
+    const shown = sqlite.prepare("SELECT min(url) AS url, nullif(max(title), '') AS title FROM citation_urls WHERE normalized_url = ?");
+    return windowTotals(sqlite, "url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true).map((r) => {
+      const page = shown.get(String(r.normalized_url)) as { url: string | null; title: string | null };
+      return { url: page.url ?? String(r.normalized_url), domain: String(r.domain), title: page.title, citations: r.citations, answers: r.answers, first_seen: r.first_day!, last_seen: r.last_day };
+    });
+  }
   const [from, to] = timeBounds(args.window);
   const filter = resultFilter(args, "c.result_id");
-  const rows = ctx.sqlite
+  return sqlite
     .query(
-      `SELECT coalesce(u.url, c.url) AS url, c.domain AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, count(*) AS citations,
-              count(DISTINCT c.result_id) AS answers, min(c.created_at) AS first_seen, max(c.created_at) AS last_seen
+      `SELECT min(coalesce(u.url, c.url)) AS url, c.domain AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, count(*) AS citations,
+              count(DISTINCT c.result_id) AS answers, substr(min(c.created_at), 1, 10) AS first_seen, substr(max(c.created_at), 1, 10) AS last_seen
          FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id
         WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?${filter.sql}
         GROUP BY coalesce(u.normalized_url, c.normalized_url)`,
     )
-    .all(args.brandId, from, to, ...filter.params) as { url: string; domain: string; title: string | null; citations: number; answers: number; first_seen: string; last_seen: string }[];
+    .all(args.brandId, from, to, ...filter.params) as UrlSums[];
+}
+
+export function citationUrls(ctx: InsightsContext, args: InsightArgs) {
+  const rows = urlSums(ctx.sqlite, args);
   const classify = sourceClassifier(ctx, args.brandId);
   return rows
     .map((r) => {
@@ -469,6 +545,18 @@ export function prompts(ctx: InsightsContext, args: InsightArgs) {
 // ---- fan-out queries --------------------------------------------------------------------------
 
 export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
+  // Filtered by platform at most: the running totals per query and platform answer.
+  if (unfiltered({ ...args, platforms: null })) {
+    const byQuery = new Map<string, { query: string; answers: number; platforms: string[] }>();
+    const platforms = args.platforms === null ? { sql: "", params: [] } : filterSql({ ...args, models: null, regions: null }, "k", args.brandId);
+    for (const r of windowTotals(ctx.sqlite, "query_running", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
+      const q = byQuery.get(String(r.query)) ?? { query: String(r.query), answers: 0, platforms: [] };
+      q.answers += r.answers;
+      q.platforms.push(String(r.platform));
+      byQuery.set(q.query, q);
+    }
+    return [...byQuery.values()].map((q) => ({ ...q, platforms: q.platforms.sort() })).sort((a, b) => b.answers - a.answers || a.query.localeCompare(b.query));
+  }
   const [from, to] = timeBounds(args.window);
   const f = filterSql(args, "r", args.brandId);
   const rows = ctx.sqlite

@@ -24,6 +24,14 @@ export interface RollupSpec {
   where?: string;
   /** Raw columns whose change moves a row between buckets or changes what it adds. */
   watch: string[];
+  /**
+   * Running totals: the table holds, per key and per day a raw row was added on, the measures summed
+   * over every day up to that one (its `day` column is added to the keys). Any window is then two
+   * seeks per key — the last row on or before its end minus the last row before its start — so a
+   * year costs what a month costs. Its keys are listed once in `<table>_keys` (a plain rollup of all
+   * time, counting `rows`), which the reads walk.
+   */
+  running?: boolean;
 }
 
 const day = "substr({r}.created_at, 1, 10)";
@@ -77,27 +85,6 @@ const resultRollups = DAY_AND_MONTH.map(
   }),
 );
 
-/** Per answer group, competitor and day or month: answers naming it, where, and how many also name the brand. */
-const competitorRollups = DAY_AND_MONTH.map(
-  ({ suffix, bucket }): RollupSpec => ({
-    table: `competitor_rollups_${suffix}`,
-    source: "prompt_results",
-    from: `json_each(${arrayOrEmpty("competitor_mentions")}) AS j`,
-    where: `${entryField("j", "competitor_id")} IS NOT NULL`,
-    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, competitor_id: entryField("j", "competitor_id") },
-    measures: {
-      results: "1",
-      mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)`,
-      position_sum: `coalesce(CAST(${entryField("j", "position")} AS INTEGER), 0)`,
-      position_n: flag(`${entryField("j", "position")} IS NOT NULL`),
-      both: flag("{r}.mentioned"),
-    },
-    combine: { results: "max", both: "max" },
-    countColumn: "results",
-    watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "competitor_mentions"],
-  }),
-);
-
 /** Per answer group, cited domain and day or month: citations, answers citing it, and of those the answers naming the brand. */
 const domainRollups = DAY_AND_MONTH.map(
   ({ suffix, bucket }): RollupSpec => ({
@@ -111,6 +98,49 @@ const domainRollups = DAY_AND_MONTH.map(
     countColumn: "citations",
     watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
   }),
+);
+
+/** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
+function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
+  const running: RollupSpec = { table, source: "prompt_results", from: `json_each(${list}) AS j`, where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true };
+  // Its keys, once each with the raw rows adding to them: what a read walks.
+  return [{ ...running, table: `${table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined }, running];
+}
+
+/** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
+const competitorRunning = runningOverList(
+  "competitor_running",
+  arrayOrEmpty("competitor_mentions"),
+  `${entryField("j", "competitor_id")} IS NOT NULL`,
+  { ...answerGroup, competitor_id: entryField("j", "competitor_id") },
+  {
+    results: "1",
+    mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)`,
+    position_sum: `coalesce(CAST(${entryField("j", "position")} AS INTEGER), 0)`,
+    position_n: flag(`${entryField("j", "position")} IS NOT NULL`),
+    both: flag("{r}.mentioned"),
+  },
+  { results: "max", both: "max" },
+  ["prompt_id", "platform", "model", "region", "mentioned", "competitor_mentions"],
+);
+const citedDomain = entryField("j", "domain");
+const citationWatch = ["mentioned", "citations"];
+/** Per cited domain (all prompts and platforms): citations, answers citing it, of those the answers naming the brand. */
+const domainRunning = runningOverList("domain_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain }, { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") }, { answers: "max", brand_mentioned: "max" }, citationWatch);
+/** Per cited domain and prompt: answers citing it (how many prompts cite a domain in a window). */
+const domainPromptRunning = runningOverList("domain_prompt_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain, prompt_id: "{r}.prompt_id" }, { answers: "1" }, { answers: "max" }, [...citationWatch, "prompt_id"]);
+const citedUrl = entryField("j", "normalized_url");
+/** Per cited URL (normalized; its domain with it): citations and answers citing it. */
+const urlRunning = runningOverList("url_running", citationsArray, `${citedUrl} IS NOT NULL`, { normalized_url: citedUrl, domain: `coalesce(${citedDomain}, '')` }, { citations: "1", answers: "1" }, { answers: "max" }, citationWatch);
+/** Per fan-out query and platform: answers whose engine searched it. */
+const queryRunning = runningOverList(
+  "query_running",
+  arrayOrEmpty("search_queries"),
+  "j.type = 'text' AND trim(j.value) != ''",
+  { platform: "{r}.platform", query: "j.value" },
+  { answers: "1" },
+  { answers: "max" },
+  ["platform", "search_queries"],
 );
 
 /** AI-referred visits per landing page and platform, in buckets of a day or a month. */
@@ -137,8 +167,12 @@ export const ROLLUPS: RollupSpec[] = [
     countColumn: "results",
     watch: resultWatch,
   },
-  ...competitorRollups,
   ...domainRollups,
+  ...competitorRunning,
+  ...domainRunning,
+  ...domainPromptRunning,
+  ...urlRunning,
+  ...queryRunning,
   {
     table: "citation_domain_daily",
     source: "citations",

@@ -32,6 +32,36 @@ function subtract(spec: RollupSpec, row: string): string {
   DELETE FROM ${spec.table} WHERE ${spec.countColumn} <= 0 AND (${keys.join(", ")}) IN (SELECT ${keys.join(", ")} FROM (${contribution(spec, row)}));`;
 }
 
+// Running totals (RollupSpec.running): a raw row added on day d makes sure its key has a row for d
+// (carrying the total of the key's last earlier row), then adds to that row and every later one;
+// removed, it subtracts from the same rows. Rows are never deleted: a key's history stays seekable.
+const DAY = "substr({r}.created_at, 1, 10)";
+const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: DAY } });
+const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
+
+function addRunning(spec: RollupSpec, row: string): string {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const c = contribution(withDay(spec), row);
+  const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c
+      LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day ORDER BY q.day DESC LIMIT 1)`;
+  return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT * FROM (${carried}) WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING;
+  ${shiftRunning(spec, row, "+")}`;
+}
+
+function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
+  const measures = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} ${sign} c.${m}`);
+  return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
+}
+
+function rebuildRunning(spec: RollupSpec): string {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const perDay = `SELECT ${keys.join(", ")}, day, ${measures.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${contribution(withDay(spec), "r", "r", true)}) GROUP BY ${[...keys, "day"].join(", ")}`;
+  const totals = measures.map((m) => `sum(${m}) OVER (PARTITION BY ${keys.join(", ")} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
+  return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT ${keys.join(", ")}, day, ${totals.join(", ")} FROM (${perDay})`;
+}
+
 export function triggerNames(spec: RollupSpec): string[] {
   return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
 }
@@ -39,6 +69,12 @@ export function triggerNames(spec: RollupSpec): string[] {
 /** The CREATE TRIGGER statements that keep one rollup current. */
 export function triggerSql(spec: RollupSpec): string[] {
   const [insert, remove, update] = triggerNames(spec);
+  if (spec.running)
+    return [
+      `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${addRunning(spec, "NEW")}\nEND`,
+      `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${shiftRunning(spec, "OLD", "-")}\nEND`,
+      `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${shiftRunning(spec, "OLD", "-")}\n  ${addRunning(spec, "NEW")}\nEND`,
+    ];
   return [
     `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${add(spec, "NEW")}\nEND`,
     `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${subtract(spec, "OLD")}\nEND`,
@@ -49,6 +85,7 @@ export function triggerSql(spec: RollupSpec): string[] {
 /** Recomputes one rollup from its raw rows. */
 export function rebuildSql(spec: RollupSpec): string[] {
   const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+  if (spec.running) return [`DELETE FROM ${spec.table}`, rebuildRunning(spec)];
   // A measure combined per raw row (`combine`) is combined per row first, then summed per bucket.
   const rows = spec.combine
     ? `SELECT ${Object.keys(spec.keys).join(", ")}, ${Object.keys(spec.measures).map((m) => `sum(${m})`).join(", ")} FROM (${contribution(spec, "r", "r", true)}) GROUP BY ${Object.keys(spec.keys).join(", ")}`

@@ -512,8 +512,9 @@ function expectedUrls(w: World, args: Args, today: string) {
         ...classOf(w, list[0]!.domain),
         citations: list.length,
         answers: new Set(list.map((c) => c.result_id)).size,
-        first_seen: times[0],
-        last_seen: times.at(-1),
+        // Days: the first and last day the page was cited inside the window.
+        first_seen: times[0]!.slice(0, 10),
+        last_seen: times.at(-1)!.slice(0, 10),
       },
     };
   });

@@ -10,6 +10,11 @@ export interface TableDef {
   measures: string[];
   /** Measures summed as floats (compared with a tolerance). */
   floats?: string[];
+  /**
+   * Running totals: one row per key and day a raw row was added on, holding the measures summed
+   * over all days up to it. Rows stay when their raw rows go (their totals must still be right).
+   */
+  running?: boolean;
 }
 
 const RESULT_MEASURES = [
@@ -25,8 +30,17 @@ export const TABLES: Record<string, TableDef> = {
   result_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   /** Per answer group and competitor: answers naming it, its mentions, positions, and answers naming the brand too. */
-  competitor_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "competitor_id"], measures: COMPETITOR_MEASURES },
-  competitor_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "competitor_id"], measures: COMPETITOR_MEASURES },
+  competitor_running: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id", "day"], measures: COMPETITOR_MEASURES, running: true },
+  competitor_running_keys: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id"], measures: ["rows"] },
+  /** Per cited domain over all prompts and platforms; per domain and prompt; per normalized URL; per fan-out query and platform. */
+  domain_running: { keys: ["brand_id", "domain", "day"], measures: DOMAIN_MEASURES, running: true },
+  domain_running_keys: { keys: ["brand_id", "domain"], measures: ["rows"] },
+  domain_prompt_running: { keys: ["brand_id", "domain", "prompt_id", "day"], measures: ["answers"], running: true },
+  domain_prompt_running_keys: { keys: ["brand_id", "domain", "prompt_id"], measures: ["rows"] },
+  url_running: { keys: ["brand_id", "normalized_url", "domain", "day"], measures: ["citations", "answers"], running: true },
+  url_running_keys: { keys: ["brand_id", "normalized_url", "domain"], measures: ["rows"] },
+  query_running: { keys: ["brand_id", "platform", "query", "day"], measures: ["answers"], running: true },
+  query_running_keys: { keys: ["brand_id", "platform", "query"], measures: ["rows"] },
   /** Per answer group and cited domain (from the answer's citations list): citations, answers citing it, of those naming the brand. */
   domain_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
@@ -114,10 +128,43 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
       byCompetitor.set(c.competitor_id, m);
     }
     const byDomain = new Map<unknown, number>();
-    for (const c of objectsOf(r.citations_text)) if (c.domain !== null && c.domain !== undefined) byDomain.set(c.domain, (byDomain.get(c.domain) ?? 0) + 1);
-    for (const [i, suffix] of (["daily", "monthly"] as const).entries()) {
-      for (const [competitor_id, m] of byCompetitor) b[`competitor_rollups_${suffix}`]!.add({ ...group, ...buckets[i], competitor_id }, { results: 1, ...m, both: mentioned });
+    const byUrl = new Map<string, { normalized_url: unknown; domain: unknown; citations: number }>();
+    for (const c of objectsOf(r.citations_text)) {
+      if (c.domain !== null && c.domain !== undefined) byDomain.set(c.domain, (byDomain.get(c.domain) ?? 0) + 1);
+      if (c.normalized_url === null || c.normalized_url === undefined) continue;
+      const key = keyOf([c.normalized_url, c.domain ?? ""]);
+      const u = byUrl.get(key) ?? { normalized_url: c.normalized_url, domain: c.domain ?? "", citations: 0 };
+      u.citations++;
+      byUrl.set(key, u);
+    }
+    for (const [i, suffix] of (["daily", "monthly"] as const).entries())
       for (const [domain, citations] of byDomain) b[`domain_rollups_${suffix}`]!.add({ ...group, ...buckets[i], domain }, { citations, answers: 1, brand_mentioned: mentioned });
+    const d = day(r.created_at);
+    const brand = { brand_id: r.brand_id };
+    for (const [competitor_id, m] of byCompetitor) {
+      b.competitor_running!.add({ ...group, competitor_id, day: d }, { results: 1, ...m, both: mentioned });
+      b.competitor_running_keys!.add({ ...group, competitor_id }, { rows: 1 });
+    }
+    for (const [domain, citations] of byDomain) {
+      b.domain_running!.add({ ...brand, domain, day: d }, { citations, answers: 1, brand_mentioned: mentioned });
+      b.domain_running_keys!.add({ ...brand, domain }, { rows: 1 });
+      b.domain_prompt_running!.add({ ...brand, domain, prompt_id: r.prompt_id, day: d }, { answers: 1 });
+      b.domain_prompt_running_keys!.add({ ...brand, domain, prompt_id: r.prompt_id }, { rows: 1 });
+    }
+    for (const u of byUrl.values()) {
+      b.url_running!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain, day: d }, { citations: u.citations, answers: 1 });
+      b.url_running_keys!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain }, { rows: 1 });
+    }
+    const queries = new Set<string>();
+    try {
+      const parsed: unknown = JSON.parse(String(r.search_queries));
+      if (Array.isArray(parsed)) for (const q of parsed) if (typeof q === "string" && q.replace(/^ +| +$/g, "") !== "") queries.add(q); // SQLite's trim() drops spaces only
+    } catch {
+      // not JSON: adds nothing
+    }
+    for (const query of queries) {
+      b.query_running!.add({ ...brand, platform: r.platform, query, day: d }, { answers: 1 });
+      b.query_running_keys!.add({ ...brand, platform: r.platform, query }, { rows: 1 });
     }
   }
 
@@ -166,13 +213,14 @@ export function rollupDifferences(sqlite: Database, limit = 20): string[] {
   const problems: string[] = [];
   for (const table of ROLLUP_TABLES) {
     const def = TABLES[table];
-    const want = expected[table];
+    const want = def.running ? runningTotals(def, expected[table]) : expected[table];
     const got = actualRollup(sqlite, table);
     const columns = new Set([...def.keys, ...def.measures]);
     for (const [k, row] of got) {
       const extra = Object.keys(row).filter((c) => !columns.has(c));
       if (extra.length) problems.push(`${table}: unexpected columns ${extra.join(", ")}`);
-      const w = want.get(k);
+      // A running table keeps a day whose raw rows were removed: it must hold the total up to that day.
+      const w = want.get(k) ?? (def.running ? totalAsOf(def, want, row) : undefined);
       if (!w) {
         problems.push(`${table} ${k}: row present, expected none — got ${JSON.stringify(row)}`);
         continue;
@@ -187,6 +235,33 @@ export function rollupDifferences(sqlite: Database, limit = 20): string[] {
     for (const [k, w] of want) if (!got.has(k)) problems.push(`${table} ${k}: row missing — expected ${JSON.stringify(w)}`);
   }
   return problems.slice(0, limit);
+}
+
+/** Per key, each day's sums turned into the totals up to that day. */
+function runningTotals(def: TableDef, perDay: Map<string, Row>): Map<string, Row> {
+  const byKey = new Map<string, Row[]>();
+  for (const row of perDay.values()) {
+    const key = keyOf(def.keys.filter((c) => c !== "day").map((c) => row[c]));
+    byKey.set(key, [...(byKey.get(key) ?? []), row]);
+  }
+  const out = new Map<string, Row>();
+  for (const rows of byKey.values()) {
+    const total: Record<string, number> = Object.fromEntries(def.measures.map((m) => [m, 0]));
+    for (const row of rows.sort((a, b) => String(a.day).localeCompare(String(b.day)))) {
+      for (const m of def.measures) total[m]! += row[m] as number;
+      out.set(keyOf(def.keys.map((c) => row[c])), { ...row, ...total });
+    }
+  }
+  return out;
+}
+
+/** The totals of `row`'s key up to `row`'s day, from the expected rows (zeros before the first). */
+function totalAsOf(def: TableDef, want: Map<string, Row>, row: Row): Row {
+  const key = keyOf(def.keys.filter((c) => c !== "day").map((c) => row[c]));
+  let best: Row | undefined;
+  for (const w of want.values())
+    if (keyOf(def.keys.filter((c) => c !== "day").map((c) => w[c])) === key && String(w.day) <= String(row.day) && (!best || String(w.day) > String(best.day))) best = w;
+  return best ?? { ...row, ...Object.fromEntries(def.measures.map((m) => [m, 0])) };
 }
 
 /** Row counts of every rollup table (to see a check was not vacuous). */

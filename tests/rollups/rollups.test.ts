@@ -13,7 +13,7 @@ import { seedBrand } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";
 import { createResultStore } from "../../src/results/store";
 import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers";
-import { ROLLUP_TABLES, rollupCounts, rollupDifferences } from "./recompute";
+import { ROLLUP_TABLES, rollupCounts, rollupDifferences, TABLES } from "./recompute";
 
 const SEED = Number(process.env.ROLLUPS_SEED ?? Math.floor(Math.random() * 2 ** 32));
 
@@ -153,12 +153,19 @@ function storeInserts(n: number) {
           sentiment: m.sentiment,
           sentiment_score: m.sentiment_score,
           visibility_score: m.visibility_score,
-          search_queries: "[]",
+          search_queries: JSON.stringify(queryList()),
           details: "{}",
         },
       );
     }
   })();
+}
+
+/** Fan-out queries: a few from a small set (repeats within an answer included), now and then a non-text entry or a blank. */
+function queryList(): unknown[] {
+  const list: unknown[] = [];
+  for (let i = 0, n = Math.floor(random() * 4); i < n; i++) list.push(pick(["best crm", "crm pricing", "acme reviews", "  ", 42, "best crm"]));
+  return list;
 }
 
 /** A result and its citation rows through /rest/v1 (POST), as an import with the service key would. */
@@ -408,7 +415,12 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     for (const table of ROLLUP_TABLES) db().run(`DELETE FROM ${table}`);
     expect(Object.values(rollupCounts(db())).every((n) => n === 0)).toBe(true);
     const rebuilt = rebuildRollups(db());
-    expect(Object.fromEntries(rebuilt.map((r) => [r.table, r.rows]))).toEqual(expectedCounts);
+    // Running totals keep the days of raw rows since removed; rebuilt, they hold only the days raw rows are on.
+    const running = new Set(ROLLUP_TABLES.filter((t) => TABLES[t]!.running));
+    for (const r of rebuilt) {
+      if (running.has(r.table)) expect(r.rows, r.table).toBeLessThanOrEqual(expectedCounts[r.table]!);
+      else expect({ table: r.table, rows: r.rows }).toEqual({ table: r.table, rows: expectedCounts[r.table]! });
+    }
     check("after rebuildRollups");
     // And the triggers keep the rebuilt tables current.
     await randomRound(10);
