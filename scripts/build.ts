@@ -8,6 +8,10 @@ const outfile = process.argv[2] ?? `${root}dist/answerwatch`;
 // Worker threads must be extra entrypoints so the binary carries them (DESIGN §12).
 const workerEntries = ["src/queue/worker.ts", "src/platform/rest/thread-worker.ts"].filter((f) => existsSync(`${root}${f}`));
 
+// The web app first: its built files are embedded through src/web/assets.generated.ts.
+const web = Bun.spawnSync([process.execPath, `${root}scripts/build-web.ts`], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+if (web.exitCode !== 0) process.exit(web.exitCode ?? 1);
+
 const proc = Bun.spawnSync(
   [
     process.execPath,

@@ -13,6 +13,12 @@ if (!Bun.which("chromium")) {
     process.exit(1);
   }
 }
+// The web app's files as the server serves them, from the sources being tested.
+const web = Bun.spawnSync([process.execPath, new URL("./build-web.ts", import.meta.url).pathname], { stdout: "inherit", stderr: "inherit" });
+if (web.exitCode !== 0) {
+  process.stdout.write("\nthe web app did not build (scripts/build-web.ts)\n0 passed, 1 failed\n");
+  process.exit(1);
+}
 const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args], {
   stdout: "pipe",
   stderr: "pipe",

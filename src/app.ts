@@ -22,6 +22,7 @@ import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
+import { webRoutes } from "./web/routes";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
@@ -129,7 +130,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
-    .use(pixel.elysia);
+    .use(pixel.elysia)
+    .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, engines: deps.config.engines }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {

@@ -14,7 +14,9 @@ Commands:
   serve            Start the server (default)
   migrate          Apply database migrations and exit
   keys             Print the anon and service_role API keys
-  demo             Run a whole tracking run on a temporary directory against recorded AI answers
+  demo             Eight weeks of sample data and a tracking run on a temporary directory, against
+                   sample answers written for the demo (not real engines): demo [--keep] [--port N]
+                   (--keep leaves the server running with its data for the dashboard)
   user add         Create a user: user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
@@ -58,7 +60,7 @@ const commands: Record<string, Command> = {
   ask: async (args, env) => (await import("./engines/cli")).runAskCommand(args, env),
   models: async (args, env) => (await import("./engines/cli")).runModelsCommand(args, env),
   doctor: async (args, env) => (await import("./engines/cli")).runDoctorCommand(args, env),
-  demo: async (_args, env) => (await import("./demo/run")).runDemo(env),
+  demo: async (args, env) => (await import("./demo/run")).runDemoCommand(args, env),
   async serve(_args, env) {
     const config = loadConfig(env);
     // Signals are taken from the first moment, so a stop during start-up is graceful too.

@@ -18,6 +18,7 @@ import type { Runtime } from "./runtime";
 import { ensureSecrets, type Secrets } from "./secrets";
 import type { Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
+import { loadWebAssets, webRoutes } from "./web/assets";
 
 export interface RunningServer {
   url: string;
@@ -141,6 +142,24 @@ export async function startServer(config: Config, logger = createLogger(config.l
   }
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
 
+  // Native routes: the web app's files (they need no feature runtime) and the runtime's direct routes.
+  let pageRoutes: Record<string, Response> = {};
+  let runtimeRoutes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
+  const applyRoutes = () => {
+    try {
+      server.reload({ routes: { ...pageRoutes, ...runtimeRoutes }, fetch, error });
+    } catch {
+      // stopped meanwhile
+    }
+  };
+  loadWebAssets().then(
+    (assets) => {
+      pageRoutes = webRoutes(assets);
+      applyRoutes();
+    },
+    (err) => logger.error("the web app could not be loaded", { error: String((err as Error)?.stack ?? err) }),
+  );
+
   function load(): Promise<Runtime> {
     loading ??= loadRuntime().catch((err) => {
       loading = undefined;
@@ -163,7 +182,8 @@ export async function startServer(config: Config, logger = createLogger(config.l
       routes[path] = {};
       for (const method of Object.keys(methods)) routes[path][method] = (request, srv) => rt.app.handle(request, srv.requestIP(request)?.address, path);
     }
-    server.reload({ routes, fetch, error });
+    runtimeRoutes = routes;
+    applyRoutes();
     runtime = rt;
     loadFailed = false;
     logger.info("runtime loaded", { duration_ms: Math.round(performance.now() - began) });

@@ -1,0 +1,54 @@
+// The frame of every signed-in page: the product name, the brand's pages, the account menu.
+import type { ComponentChildren } from "preact";
+import type { Connection, Session } from "../lib/session";
+import { useLocation } from "../lib/router";
+
+export const BRAND_PAGES: [string, string][] = [
+  ["overview", "Overview"],
+  ["prompts", "Prompts"],
+  ["competitors", "Competitors"],
+  ["sources", "Sources"],
+  ["suggestions", "Suggestions"],
+  ["traffic", "AI traffic"],
+  ["runs", "Runs"],
+  ["settings", "Settings"],
+];
+
+export function Shell({ conn, session, brandId, children }: { conn: Connection; session: Session; brandId: string | null; children: ComponentChildren }) {
+  const loc = useLocation();
+  const page = loc.path.split("/")[3] ?? "overview";
+  // Filters travel with the pages that share them.
+  const search = new URLSearchParams(loc.query);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="logo" href="/">
+          answerwatch
+        </a>
+        {brandId && (
+          <nav aria-label="Brand pages" class="tabs">
+            {BRAND_PAGES.map(([id, label]) => (
+              <a key={id} href={`/b/${brandId}/${id}${search.toString() ? `?${search}` : ""}`} aria-current={page === id ? "page" : undefined}>
+                {label}
+              </a>
+            ))}
+          </nav>
+        )}
+        <div class="account">
+          <a href="/account" title={session.user.email}>
+            Account
+          </a>
+          <button type="button" class="link" onClick={() => conn.sb.auth.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+// Every table: sortable by any column (click or Enter on its header), exportable as the CSV of what
+// it shows.
+import type { ComponentChildren } from "preact";
+import { useMemo, useState } from "preact/hooks";
+import { downloadCsv, toCsv } from "../lib/csv";
+
+export interface Column<T> {
+  key: string;
+  header: string;
+  /** What the column sorts and exports by. */
+  value: (row: T) => string | number | boolean | null | undefined;
+  render?: (row: T) => ComponentChildren;
+  numeric?: boolean;
+  title?: (row: T) => string | undefined;
+}
+
+export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption }: { rows: T[]; columns: Column<T>[]; csvName: string; initialSort?: { key: string; desc: boolean }; rowKey: (row: T) => string; caption?: string }) {
+  const [sort, setSort] = useState(initialSort ?? null);
+  const sorted = useMemo(() => {
+    if (!sort) return rows;
+    const col = columns.find((c) => c.key === sort.key);
+    if (!col) return rows;
+    return [...rows].sort((a, b) => {
+      const x = col.value(a);
+      const y = col.value(b);
+      if (x === y) return 0;
+      if (x === null || x === undefined) return 1;
+      if (y === null || y === undefined) return -1;
+      const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+      return sort.desc ? -c : c;
+    });
+  }, [rows, sort, columns]);
+  const toggle = (key: string) => setSort((s) => (s?.key === key ? { key, desc: !s.desc } : { key, desc: true }));
+  return (
+    <div class="table-wrap">
+      <div class="table-tools">
+        {caption && <span class="table-caption">{caption}</span>}
+        <button type="button" class="link" onClick={() => downloadCsv(csvName, toCsv(sorted, columns.map((c) => ({ header: c.key, value: c.value }))))}>
+          Export CSV
+        </button>
+      </div>
+      <div class="scroll-x">
+        <table>
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th key={c.key} class={c.numeric ? "num" : undefined} aria-sort={sort?.key === c.key ? (sort.desc ? "descending" : "ascending") : "none"}>
+                  <button type="button" class="sort" onClick={() => toggle(c.key)}>
+                    {c.header}
+                    <span aria-hidden="true">{sort?.key === c.key ? (sort.desc ? " ▾" : " ▴") : ""}</span>
+                  </button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((row) => (
+              <tr key={rowKey(row)}>
+                {columns.map((c) => (
+                  <td key={c.key} class={c.numeric ? "num" : undefined} title={c.title?.(row)} data-col={c.key}>
+                    {c.render ? c.render(row) : String(c.value(row) ?? "—")}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

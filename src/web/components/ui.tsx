@@ -1,0 +1,73 @@
+// Small shared pieces: loading, error and empty states, the async-data hook, and a labelled field.
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { errorMessage } from "../lib/session";
+
+export function Loading({ what = "Loading" }: { what?: string }) {
+  return (
+    <p class="state" role="status" aria-live="polite">
+      {what}…
+    </p>
+  );
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  return (
+    <p class="state error" role="alert">
+      {errorMessage(error)}
+    </p>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children}
+    </div>
+  );
+}
+
+export interface Async<T> {
+  data?: T;
+  error?: unknown;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Runs `load` when `deps` change; the newest call wins. */
+export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((t) => t + 1) };
+}
+
+/** A supabase-js answer as data or a thrown error (with the server's message). */
+export function unwrap<T>(result: { data: T | null; error: unknown }): T {
+  if (result.error) throw result.error;
+  return result.data as T;
+}
+
+/** A labelled control; the hint sits outside the label, so the control's name is the label alone. */
+export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label>
+        <span class="field-label">{label}</span>
+        {children}
+      </label>
+      {hint && <span class="field-hint">{hint}</span>}
+    </div>
+  );
+}

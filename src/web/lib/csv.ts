@@ -1,0 +1,26 @@
+// Tables export what they show as CSV, computed in the browser from the rows on screen.
+export interface CsvColumn<T> {
+  header: string;
+  value: (row: T) => unknown;
+}
+
+const field = (v: unknown) => {
+  if (v === null || v === undefined) return "";
+  const text = typeof v === "object" ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+export function toCsv<T>(rows: T[], columns: CsvColumn<T>[]): string {
+  return [columns.map((c) => field(c.header)).join(","), ...rows.map((r) => columns.map((c) => field(c.value(r))).join(","))].join("\n") + "\n";
+}
+
+export function downloadCsv(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,60 @@
+// Competitors: the leaderboard and the head-to-head (answers naming both, only the brand, only the
+// competitor), from insights_competitors for the filters in the URL.
+import { FilterBar } from "../components/filter-bar";
+import { Table } from "../components/table";
+import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { rpcArgs } from "../lib/filters";
+import { int, intervalTitle, num, pct } from "../lib/format";
+import type { BrandContext } from "./brand";
+
+export function Competitors({ ctx }: { ctx: BrandContext }) {
+  const args = rpcArgs(ctx.brand.id, ctx.filters);
+  const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_competitors", args)) as any[], [JSON.stringify(args)]);
+  const rivals = data.data?.filter((r) => !r.is_brand) ?? [];
+  return (
+    <section>
+      <FilterBar filters={ctx.filters} options={ctx.options} />
+      {data.loading && !data.data ? (
+        <Loading what="Loading competitors" />
+      ) : data.error ? (
+        <ErrorBox error={data.error} />
+      ) : !rivals.length ? (
+        <Empty title="No competitors yet">
+          <p>{ctx.canEdit ? <>Add the brands you compete with in <a href={`/b/${ctx.brand.id}/settings`}>Settings</a>.</> : "An editor can add them in Settings."}</p>
+        </Empty>
+      ) : (
+        <>
+          <h2>Leaderboard</h2>
+          <Table
+            rows={data.data!}
+            rowKey={(r) => r.entity_id}
+            csvName={`${ctx.brand.slug}-leaderboard.csv`}
+            initialSort={{ key: "visibility_rate", desc: true }}
+            columns={[
+              { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name} (you)</strong> : r.name) },
+              { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle(r) },
+              { key: "answers_mentioning", header: "Answers naming", numeric: true, value: (r) => r.answers_mentioning, render: (r) => `${int(r.answers_mentioning)} / ${int(r.n)}` },
+              { key: "mentions", header: "Mentions", numeric: true, value: (r) => r.mentions, render: (r) => int(r.mentions) },
+              { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },
+              { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
+            ]}
+          />
+          <h2>Head to head</h2>
+          <p class="muted">Of the answers in the window: how many name both, only {ctx.brand.name}, or only the competitor.</p>
+          <Table
+            rows={rivals}
+            rowKey={(r) => r.entity_id}
+            csvName={`${ctx.brand.slug}-head-to-head.csv`}
+            initialSort={{ key: "only_competitor", desc: true }}
+            columns={[
+              { key: "name", header: "Competitor", value: (r) => r.name },
+              { key: "both", header: "Both", numeric: true, value: (r) => r.both, render: (r) => int(r.both) },
+              { key: "only_brand", header: `Only ${ctx.brand.name}`, numeric: true, value: (r) => r.only_brand, render: (r) => int(r.only_brand) },
+              { key: "only_competitor", header: "Only them", numeric: true, value: (r) => r.only_competitor, render: (r) => int(r.only_competitor) },
+            ]}
+          />
+        </>
+      )}
+    </section>
+  );
+}

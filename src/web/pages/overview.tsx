@@ -1,0 +1,162 @@
+// The overview: KPI cards with their change and verdict, the trend by platform, the competitor
+// leaderboard, the latest run and the next scheduled one — from insights_overview, insights_trend,
+// insights_competitors and /api/tracking/jobs (four requests; the schedule comes with the brand).
+import { LineChart } from "../components/chart";
+import { FilterBar } from "../components/filter-bar";
+import { Table } from "../components/table";
+import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { rpcArgs } from "../lib/filters";
+import { dateTime, int, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
+import type { BrandContext, PlatformRow } from "./brand";
+
+type Rate = { value: number | null; n: number; ci_low: number | null; ci_high: number | null; previous: { value: number | null; n: number; ci_low: number | null; ci_high: number | null }; change: { delta: number | null; verdict: string; ci_low: number | null; ci_high: number | null; n_current: number; n_previous: number; model_changed: boolean } };
+
+const FREQUENCY_MS: Record<string, number> = { hourly: 3_600_000, daily: 86_400_000, weekly: 7 * 86_400_000, monthly: 30 * 86_400_000 };
+
+/** When the scheduler next asks each enabled platform (its last check plus its frequency). */
+export function nextRun(platforms: PlatformRow[]): Date | null {
+  const due = platforms
+    .filter((p) => p.is_enabled && FREQUENCY_MS[p.check_frequency])
+    .map((p) => (p.last_checked_at ? Date.parse(p.last_checked_at) + FREQUENCY_MS[p.check_frequency]! : Date.now()));
+  return due.length ? new Date(Math.max(Date.now(), Math.min(...due))) : null;
+}
+
+export function trendInterval(from: string, to: string): "day" | "week" | "month" {
+  const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+  return days <= 45 ? "day" : days <= 200 ? "week" : "month";
+}
+
+function Kpi({ label, rate, help }: { label: string; rate: Rate; help: string }) {
+  const verdict = rate.change.verdict;
+  return (
+    <div class="kpi" data-kpi={label}>
+      <span class="kpi-label" title={help}>
+        {label}
+      </span>
+      <span class="kpi-value" title={intervalTitle(rate)} tabIndex={0}>
+        {pct(rate.value)}
+      </span>
+      <span class="kpi-n">n = {int(rate.n)}</span>
+      <span class={`verdict ${verdict}`} title={rate.change.delta === null ? "" : `Change over the prompts and platforms answered in both windows: ${points(rate.change.delta)}, 95 % interval ${points(rate.change.ci_low)} to ${points(rate.change.ci_high)} (n ${rate.change.n_current} vs ${rate.change.n_previous})`}>
+        {points(rate.change.delta)} · {VERDICT_TEXT[verdict] ?? verdict}
+      </span>
+      {rate.change.model_changed && (
+        <span class="warning" title="The models the engines reported differ between the two windows">
+          models changed
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function Overview({ ctx }: { ctx: BrandContext }) {
+  const { conn, brand, filters } = ctx;
+  const args = rpcArgs(brand.id, filters);
+  const key = JSON.stringify(args);
+  const interval = trendInterval(filters.from, filters.to);
+  const data = useAsync(async () => {
+    const [overview, trend, competitors, jobs] = await Promise.all([
+      conn.sb.rpc("insights_overview", args),
+      conn.sb.rpc("insights_trend", { ...args, p_interval: interval, p_group_by: "platform" }),
+      conn.sb.rpc("insights_competitors", args),
+      conn.api<{ jobs: { jobId: string; status: string; progress: { completed: number; total: number }; createdAt: string; finishedAt: string | null }[] }>("GET", `/api/tracking/jobs?brandId=${brand.id}&limit=1`),
+    ]);
+    return { overview: unwrap(overview) as any, trend: unwrap(trend) as any[], competitors: unwrap(competitors) as any[], job: jobs.jobs[0] ?? null };
+  }, [key, interval]);
+
+  return (
+    <section>
+      <FilterBar filters={filters} options={ctx.options} />
+      {data.loading && !data.data ? (
+        <Loading what="Loading the overview" />
+      ) : data.error ? (
+        <ErrorBox error={data.error} />
+      ) : (
+        <OverviewBody ctx={ctx} {...data.data!} />
+      )}
+    </section>
+  );
+}
+
+function OverviewBody({ ctx, overview, trend, competitors, job }: { ctx: BrandContext; overview: any; trend: any[]; competitors: any[]; job: any }) {
+  const next = nextRun(ctx.platforms);
+  const schedule = (
+    <p class="muted schedule">
+      Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} answers, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
+    </p>
+  );
+  if (!overview.answers)
+    return (
+      <>
+        <Empty title="No answers in this window">
+          <p>{job ? "Widen the window or clear a filter." : "Start a run to ask the engines your prompts."}</p>
+          {ctx.canEdit && (
+            <a class="button primary" href={`/b/${ctx.brand.id}/runs`}>
+              Go to runs
+            </a>
+          )}
+        </Empty>
+        {schedule}
+      </>
+    );
+  const platforms = [...new Set(trend.map((r) => r.group as string))].filter(Boolean).sort();
+  const periods = [...new Set(trend.map((r) => r.period as string))];
+  const series = platforms.map((p) => ({ label: p, values: periods.map((period) => trend.find((r) => r.period === period && r.group === p)?.visibility_rate ?? null) }));
+  const sov = overview.share_of_voice;
+  return (
+    <>
+      <p class="muted">
+        {overview.window.from} – {overview.window.to}, compared with {overview.previous.from} – {overview.previous.to} · {int(overview.answers)} answers
+      </p>
+      <div class="kpis">
+        <Kpi label="Visibility rate" rate={overview.visibility_rate} help="Answers naming the brand / answers" />
+        <div class="kpi" data-kpi="Share of voice">
+          <span class="kpi-label" title="Brand mentions / mentions of the brand and all competitors">
+            Share of voice
+          </span>
+          <span class="kpi-value" tabIndex={0} title={`${int(sov.brand_mentions)} of ${int(sov.total_mentions)} mentions`}>
+            {pct(sov.value)}
+          </span>
+          <span class="kpi-n">n = {int(sov.n)}</span>
+          <span class="verdict">{points(sov.change.delta)}</span>
+        </div>
+        <div class="kpi" data-kpi="Average position">
+          <span class="kpi-label" title="Mean rank of the brand among the entities an answer names, when named">
+            Average position
+          </span>
+          <span class="kpi-value">{num(overview.avg_position.value)}</span>
+          <span class="kpi-n">n = {int(overview.avg_position.n)}</span>
+          <span class="verdict">previous {num(overview.avg_position.previous.value)}</span>
+        </div>
+        <Kpi label="Citation share" rate={overview.citation_share} help="Citations of the brand's pages / all citations" />
+        <div class="kpi" data-kpi="Sentiment">
+          <span class="kpi-label" title="Mean sentiment of the passages about the brand, −1 to 1">
+            Sentiment
+          </span>
+          <span class="kpi-value">{num(overview.sentiment.value, 2)}</span>
+          <span class="kpi-n">n = {int(overview.sentiment.n)}</span>
+          <span class="verdict">
+            {int(overview.sentiment.positive)} positive · {int(overview.sentiment.neutral)} neutral · {int(overview.sentiment.negative)} negative
+          </span>
+        </div>
+      </div>
+      <h2>Visibility by platform</h2>
+      <LineChart periods={periods} series={series} yLabel="Visibility rate" />
+      <h2>Competitors</h2>
+      <Table
+        rows={competitors}
+        rowKey={(r) => r.entity_id}
+        csvName={`${ctx.brand.slug}-competitors.csv`}
+        initialSort={{ key: "visibility_rate", desc: true }}
+        columns={[
+          { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name}</strong> : r.name) },
+          { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle(r) },
+          { key: "answers_mentioning", header: "Answers", numeric: true, value: (r) => r.answers_mentioning, render: (r) => int(r.answers_mentioning) },
+          { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },
+          { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
+        ]}
+      />
+      {schedule}
+    </>
+  );
+}

@@ -1,0 +1,356 @@
+// Settings: the brand (fields, domains, aliases), competitors, prompts, platforms and schedule,
+// members and roles (owners and admins), webhooks (secret shown once, test, deliveries) and which
+// engines the server has keys for. Viewers see the values without edit controls; a refused write
+// shows the server's message.
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { Table } from "../components/table";
+import { ErrorBox, Field, Loading, unwrap, useAsync } from "../components/ui";
+import { dateTime } from "../lib/format";
+import { errorMessage } from "../lib/session";
+import type { BrandContext } from "./brand";
+
+const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+
+function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="card settings-section" aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** Runs a write and reports the server's answer beside the form. */
+function useWrite(after: () => void) {
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  async function write(call: () => PromiseLike<{ error: unknown }> | Promise<unknown>, ok = "Saved.") {
+    setMessage(null);
+    try {
+      const result = (await call()) as { error?: unknown } | undefined;
+      if (result && typeof result === "object" && "error" in result && result.error) throw result.error;
+      setMessage({ ok: true, text: ok });
+      after();
+    } catch (e) {
+      setMessage({ ok: false, text: errorMessage(e) });
+    }
+  }
+  const note = message && (
+    <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
+      {message.text}
+    </p>
+  );
+  return { write, note };
+}
+
+export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void }) {
+  const { conn, brand, canEdit, canManage } = ctx;
+  const data = useAsync(async () => {
+    const [domains, competitors, prompts, members] = await Promise.all([
+      conn.sb.from("brand_domains").select("id, domain, is_primary").eq("brand_id", brand.id).order("domain"),
+      conn.sb.from("competitors").select("id, name, domain, aliases").eq("brand_id", brand.id).order("name"),
+      conn.sb.from("prompts").select("id, text, is_active, is_branded, prompt_set_id").eq("brand_id", brand.id).order("created_at"),
+      conn.sb.from("organization_members").select("id, user_id, role").eq("organization_id", brand.organization_id),
+    ]);
+    return { domains: unwrap(domains) as any[], competitors: unwrap(competitors) as any[], prompts: unwrap(prompts) as any[], members: unwrap(members) as any[] };
+  }, [brand.id]);
+  const after = () => {
+    data.reload();
+    reload();
+  };
+  const w = useWrite(after);
+  if (data.loading && !data.data) return <Loading what="Loading settings" />;
+  if (data.error) return <ErrorBox error={data.error} />;
+  const d = data.data!;
+  const disabled = !canEdit;
+
+  async function saveBrand(event: Event) {
+    event.preventDefault();
+    const f = new FormData(event.target as HTMLFormElement);
+    await w.write(() =>
+      conn.sb
+        .from("brands")
+        .update({ name: String(f.get("name")), industry: String(f.get("industry")) || null, region: String(f.get("region")) || null, language: String(f.get("language")) || null, description: String(f.get("description")) || null, aliases: lines(String(f.get("aliases"))), is_active: f.get("is_active") === "on" })
+        .eq("id", brand.id),
+    );
+  }
+
+  return (
+    <div class="settings">
+      {!canEdit && <p class="muted">You are a viewer in this organization: settings are read-only for you.</p>}
+      {w.note}
+      <Section title="Brand">
+        <form onSubmit={saveBrand}>
+          <fieldset disabled={disabled}>
+            <div class="row">
+              <Field label="Name">
+                <input name="name" defaultValue={brand.name} required />
+              </Field>
+              <Field label="Industry">
+                <input name="industry" defaultValue={brand.industry ?? ""} />
+              </Field>
+            </div>
+            <div class="row">
+              <Field label="Region">
+                <input name="region" defaultValue={brand.region ?? ""} maxLength={2} />
+              </Field>
+              <Field label="Language">
+                <input name="language" defaultValue={brand.language ?? ""} maxLength={5} />
+              </Field>
+            </div>
+            <Field label="Aliases" hint="Other names answers use for the brand, one per line">
+              <textarea name="aliases" rows={2} defaultValue={(brand.aliases ?? []).map((a: any) => (typeof a === "string" ? a : a.text)).join("\n")} />
+            </Field>
+            <Field label="Description">
+              <textarea name="description" rows={2} defaultValue={brand.description ?? ""} />
+            </Field>
+            <label class="check">
+              <input type="checkbox" name="is_active" defaultChecked={brand.is_active} /> Tracked (runs and schedule)
+            </label>
+            {canEdit && (
+              <button type="submit" class="primary">
+                Save
+              </button>
+            )}
+          </fieldset>
+        </form>
+      </Section>
+
+      <Section title="Domains">
+        <ul class="plain">
+          {d.domains.map((x) => (
+            <li key={x.id}>
+              {x.domain} {x.is_primary && <span class="tag">primary</span>}{" "}
+              {canEdit && !x.is_primary && (
+                <button type="button" class="link" onClick={() => w.write(() => conn.sb.from("brand_domains").delete().eq("id", x.id), "Domain removed.")}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+        {canEdit && (
+          <form
+            class="inline"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const input = (e.target as HTMLFormElement).elements.namedItem("domain") as HTMLInputElement;
+              w.write(() => conn.sb.from("brand_domains").insert({ brand_id: brand.id, domain: input.value.trim() }), "Domain added.").then(() => (input.value = ""));
+            }}
+          >
+            <input name="domain" placeholder="docs.example.com" aria-label="New domain" required />
+            <button type="submit">Add domain</button>
+          </form>
+        )}
+      </Section>
+
+      <Section title="Competitors">
+        <ul class="plain">
+          {d.competitors.map((c) => (
+            <li key={c.id}>
+              <strong>{c.name}</strong> {c.domain && <span class="muted">{c.domain}</span>} {c.aliases?.length ? <span class="muted">aka {c.aliases.map((a: any) => (typeof a === "string" ? a : a.text)).join(", ")}</span> : null}{" "}
+              {canEdit && (
+                <button type="button" class="link" onClick={() => w.write(() => conn.sb.from("competitors").delete().eq("id", c.id), "Competitor removed.")}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+        {canEdit && (
+          <form
+            class="inline"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const form = e.target as HTMLFormElement;
+              const f = new FormData(form);
+              w.write(() => conn.sb.from("competitors").insert({ brand_id: brand.id, name: String(f.get("name")).trim(), domain: String(f.get("domain")).trim() || null, aliases: String(f.get("aliases")).split("|").map((a) => a.trim()).filter(Boolean) }), "Competitor added.").then(() => form.reset());
+            }}
+          >
+            <input name="name" placeholder="Name" aria-label="Competitor name" required />
+            <input name="domain" placeholder="domain.com" aria-label="Competitor domain" />
+            <input name="aliases" placeholder="aliases, separated by |" aria-label="Competitor aliases" />
+            <button type="submit">Add competitor</button>
+          </form>
+        )}
+      </Section>
+
+      <Section title="Prompts">
+        <Table
+          rows={d.prompts}
+          rowKey={(p) => p.id}
+          csvName={`${brand.slug}-prompt-list.csv`}
+          columns={[
+            { key: "text", header: "Prompt", value: (p) => p.text },
+            { key: "is_branded", header: "Branded", value: (p) => (p.is_branded ? "yes" : "no") },
+            {
+              key: "is_active",
+              header: "Active",
+              value: (p) => (p.is_active ? "yes" : "no"),
+              render: (p) =>
+                canEdit ? (
+                  <input type="checkbox" aria-label={`Track “${p.text}”`} checked={p.is_active} onChange={(e) => w.write(() => conn.sb.from("prompts").update({ is_active: (e.target as HTMLInputElement).checked }).eq("id", p.id))} />
+                ) : p.is_active ? (
+                  "yes"
+                ) : (
+                  "no"
+                ),
+            },
+          ]}
+        />
+        {canEdit && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              const form = e.target as HTMLFormElement;
+              const texts = lines(String(new FormData(form).get("prompts")));
+              const setId = d.prompts[0]?.prompt_set_id;
+              w.write(async () => {
+                const set = setId ?? (unwrap(await conn.sb.from("prompt_sets").insert({ brand_id: brand.id, name: "Prompts" }).select("id").single()) as { id: string }).id;
+                return conn.sb.from("prompts").insert(texts.map((text) => ({ prompt_set_id: set, brand_id: brand.id, text })));
+              }, `${texts.length} prompt(s) added.`).then(() => form.reset());
+            }}
+          >
+            <Field label="Add prompts" hint="One per line">
+              <textarea name="prompts" rows={3} required />
+            </Field>
+            <button type="submit">Add</button>
+          </form>
+        )}
+      </Section>
+
+      <Section title="Platforms and schedule">
+        <Table
+          rows={conn.config.platforms}
+          rowKey={(p) => p.id}
+          csvName={`${brand.slug}-platforms.csv`}
+          columns={[
+            { key: "id", header: "Platform", value: (p) => p.id },
+            { key: "configured", header: "Key on the server", value: (p) => (p.configured ? "yes" : "no") },
+            { key: "tracked", header: "Tracked", value: (p) => (ctx.platforms.find((x) => x.platform === p.id)?.is_enabled ? "yes" : "no"), render: (p) => <PlatformControl ctx={ctx} platform={p.id} configured={p.configured} write={w.write} /> },
+            { key: "last", header: "Last checked", value: (p) => ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at ?? null, render: (p) => dateTime(ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at) },
+          ]}
+        />
+      </Section>
+
+      <Section title="Members">
+        <p class="muted">{canManage ? "Owners and admins change roles here; new members join through the admin API or `answerwatch user add`." : "Only owners and admins manage members."}</p>
+        <Table
+          rows={d.members}
+          rowKey={(m) => m.id}
+          csvName={`${brand.slug}-members.csv`}
+          columns={[
+            { key: "user_id", header: "User", value: (m) => (m.user_id === ctx.session.user.id ? `${m.user_id} (you)` : m.user_id) },
+            {
+              key: "role",
+              header: "Role",
+              value: (m) => m.role,
+              render: (m) =>
+                canManage && m.user_id !== ctx.session.user.id ? (
+                  <select aria-label="Role" value={m.role} onChange={(e) => w.write(() => conn.sb.from("organization_members").update({ role: (e.target as HTMLSelectElement).value }).eq("id", m.id), "Role changed.")}>
+                    {["owner", "admin", "member", "viewer"].map((r) => (
+                      <option key={r}>{r}</option>
+                    ))}
+                  </select>
+                ) : (
+                  m.role
+                ),
+            },
+          ]}
+        />
+      </Section>
+
+      {canManage && <Webhooks ctx={ctx} />}
+    </div>
+  );
+}
+
+function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandContext; platform: string; configured: boolean; write: ReturnType<typeof useWrite>["write"] }) {
+  const row = ctx.platforms.find((p) => p.platform === platform);
+  const { conn, brand, canEdit } = ctx;
+  if (!canEdit) return <>{row?.is_enabled ? `${row.check_frequency}, ${row.samples} sample(s)` : "no"}</>;
+  const save = (patch: Record<string, unknown>) =>
+    write(() => (row ? conn.sb.from("brand_platforms").update(patch).eq("brand_id", brand.id).eq("platform", platform) : conn.sb.from("brand_platforms").insert({ brand_id: brand.id, platform, ...patch })));
+  return (
+    <span class="platform-control">
+      <input type="checkbox" aria-label={`Track ${platform}`} disabled={!configured && !row} checked={row?.is_enabled ?? false} onChange={(e) => save({ is_enabled: (e.target as HTMLInputElement).checked })} />
+      {row && (
+        <>
+          <select aria-label={`${platform} check frequency`} value={row.check_frequency} onChange={(e) => save({ check_frequency: (e.target as HTMLSelectElement).value })}>
+            {["hourly", "daily", "weekly", "monthly", "manual"].map((f) => (
+              <option key={f}>{f}</option>
+            ))}
+          </select>
+          <input type="number" min={1} max={10} aria-label={`${platform} samples`} value={row.samples} onChange={(e) => save({ samples: Number((e.target as HTMLInputElement).value) })} />
+        </>
+      )}
+    </span>
+  );
+}
+
+function Webhooks({ ctx }: { ctx: BrandContext }) {
+  const { conn, brand } = ctx;
+  const list = useAsync(async () => (await conn.api<{ endpoints: any[] }>("GET", "/api/webhooks")).endpoints.filter((e) => e.organization_id === brand.organization_id), [brand.id]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [deliveries, setDeliveries] = useState<{ id: string; rows: any[] } | null>(null);
+  const w = useWrite(list.reload);
+  return (
+    <Section title="Webhooks">
+      {w.note}
+      {secret && (
+        <div class="card secret" role="status">
+          <p>
+            <strong>Signing secret — shown this once.</strong> Copy it now; it is never shown again.
+          </p>
+          <pre>{secret}</pre>
+          <button type="button" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {list.loading ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : (
+        <ul class="plain">
+          {list.data!.map((e) => (
+            <li key={e.id}>
+              {e.url} <span class="muted">{e.events?.length ? e.events.join(", ") : "all events"}</span>{" "}
+              <button type="button" class="link" onClick={() => w.write(() => conn.api("POST", `/api/webhooks/${e.id}/test`), "Test event queued.")}>
+                Test
+              </button>{" "}
+              <button type="button" class="link" onClick={async () => setDeliveries({ id: e.id, rows: (await conn.api<{ deliveries: any[] }>("GET", `/api/webhooks/${e.id}/deliveries`)).deliveries })}>
+                Deliveries
+              </button>{" "}
+              <button type="button" class="link" onClick={() => w.write(() => conn.api("DELETE", `/api/webhooks/${e.id}`), "Endpoint removed.")}>
+                Remove
+              </button>
+              {deliveries && deliveries.id === e.id && (
+                <ul>
+                  {deliveries.rows.length ? deliveries.rows.map((dl) => <li key={dl.id}>{`${dateTime(dl.created_at)} ${dl.event_type}: ${dl.status}${dl.last_status ? ` (HTTP ${dl.last_status})` : ""}`}</li>) : <li>No deliveries yet.</li>}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.target as HTMLFormElement;
+          const url = String(new FormData(form).get("url"));
+          w.write(async () => {
+            const created = await conn.api<{ secret: string }>("POST", "/api/webhooks", { url, organization_id: brand.organization_id, brand_id: brand.id });
+            setSecret(created.secret);
+            form.reset();
+          }, "Endpoint created.");
+        }}
+      >
+        <input name="url" type="url" placeholder="https://hooks.example.com/answerwatch" aria-label="Webhook URL" required />
+        <button type="submit">Add endpoint</button>
+      </form>
+    </Section>
+  );
+}

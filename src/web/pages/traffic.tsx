@@ -1,0 +1,75 @@
+// AI traffic: visits sent by assistants over time and the top landing pages (GET
+// /api/brands/:id/traffic), the snippet to install, and when the last beacon arrived.
+import { LineChart } from "../components/chart";
+import { FilterBar } from "../components/filter-bar";
+import { Table } from "../components/table";
+import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { dateTime, int } from "../lib/format";
+import type { BrandContext } from "./brand";
+import { trendInterval } from "./overview";
+
+export function Traffic({ ctx }: { ctx: BrandContext }) {
+  const { from, to } = ctx.filters;
+  // The traffic report has day and week buckets.
+  const interval = trendInterval(from, to) === "day" ? "day" : "week";
+  const data = useAsync(async () => {
+    const [report, last] = await Promise.all([
+      ctx.conn.api<any>("GET", `/api/brands/${ctx.brand.id}/traffic?from=${from}&to=${to}&interval=${interval}`),
+      ctx.conn.sb.from("ai_traffic_logs").select("created_at, source_platform, path").eq("brand_id", ctx.brand.id).order("created_at", { ascending: false }).limit(1),
+    ]);
+    return { report, last: (unwrap(last) as { created_at: string; source_platform: string | null; path: string }[])[0] ?? null };
+  }, [from, to, interval, ctx.brand.id]);
+  const snippet = `<script async src="${location.origin}/t.js" data-brand="${ctx.brand.tracking_code}"></script>`;
+  return (
+    <section>
+      <FilterBar filters={ctx.filters} options={{ ...ctx.options, models: [], regions: [], topics: [] }} />
+      <div class="card">
+        <h2>Install the pixel</h2>
+        <p>Put this tag on every page of your site. It sets no cookie and records only visits that AI assistants sent.</p>
+        <pre class="snippet">{snippet}</pre>
+        <button type="button" onClick={() => navigator.clipboard?.writeText(snippet)}>
+          Copy
+        </button>
+        <p class="muted" role="status">
+          Last beacon received: {data.data?.last ? `${dateTime(data.data.last.created_at)} (${data.data.last.source_platform ?? "not from an assistant"}, ${data.data.last.path})` : "none yet"}
+        </p>
+      </div>
+      {data.loading && !data.data ? (
+        <Loading what="Loading traffic" />
+      ) : data.error ? (
+        <ErrorBox error={data.error} />
+      ) : !data.data!.report.totals.visits ? (
+        <Empty title="No AI-referred visits in this window">
+          <p>Once the pixel is installed, visits from ChatGPT, Perplexity, Gemini and other assistants appear here.</p>
+        </Empty>
+      ) : (
+        <TrafficBody report={data.data!.report} slug={ctx.brand.slug} />
+      )}
+    </section>
+  );
+}
+
+function TrafficBody({ report, slug }: { report: any; slug: string }) {
+  const periods: string[] = report.periods.map((p: any) => String(p.period).slice(0, 10));
+  const platforms = [...new Set(report.periods.flatMap((p: any) => Object.keys(p.byPlatform)))].filter((p) => p !== "") as string[];
+  const series = platforms.map((pl) => ({ label: pl, values: report.periods.map((p: any) => p.byPlatform[pl] ?? 0) }));
+  return (
+    <>
+      <p>
+        {int(report.totals.visits)} visits from AI assistants, {int(report.totals.pageViews)} page views in all
+      </p>
+      {series.length > 0 && <LineChart periods={periods} series={series} yLabel="Visits" percent={false} />}
+      <h2>Top landing pages</h2>
+      <Table
+        rows={report.topLandingPages}
+        rowKey={(r: any) => r.path}
+        csvName={`${slug}-landing-pages.csv`}
+        initialSort={{ key: "visits", desc: true }}
+        columns={[
+          { key: "path", header: "Page", value: (r: any) => r.path },
+          { key: "visits", header: "Visits", numeric: true, value: (r: any) => r.visits, render: (r: any) => int(r.visits) },
+        ]}
+      />
+    </>
+  );
+}

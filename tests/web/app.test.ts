@@ -1,0 +1,282 @@
+// The web app (issue #19) in Debian's Chromium driven by playwright-core, against the compiled
+// binary started from an empty directory, with fake engine upstreams: sign-up → onboarding → a run →
+// every page, its numbers compared with what the insights RPCs return for the same filters (read
+// here through supabase-js as the same user). Screenshots of every page at 1280 and 375 px go to
+// tests/artifacts/ (not committed).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "bun";
+import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
+import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
+import { ROOT } from "../helpers/app";
+import { startBinary, type StartedBinary } from "../helpers/binary";
+
+const ARTIFACTS = join(ROOT, "tests/artifacts/web");
+const EMAIL = `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
+const PASSWORD = "correct-horse-battery";
+const PROMPTS = ["What is the best customer analytics tool for a startup?", "Which analytics platform has the best cohort reports?", "Is Lumenly good for product teams?"];
+
+let fake: FakeUpstream;
+let bin: StartedBinary;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let sb: SupabaseClient;
+let anonKey: string;
+let brandId: string;
+/** Every URL the browser asked for: none may leave the server's origin. */
+const requested: string[] = [];
+
+const answerFor = (prompt: string, i: number) => {
+  const named = i % 3 !== 1;
+  return {
+    text: `${named ? "Lumenly leads for product teams, ahead of Quantia." : "Quantia and Metricsly are the usual picks."} For ${prompt.toLowerCase()} compare pricing and cohort reports. Metricsly is cheaper.`,
+    query: prompt.toLowerCase(),
+    cites: [
+      { url: "https://lumenly.example/pricing", title: "Lumenly pricing" },
+      { url: "https://www.reddit.com/r/analytics/comments/abc/best_tools", title: "Best analytics tools?" },
+      { url: "https://quantia.example/compare", title: "Quantia vs others" },
+    ],
+  };
+};
+
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  let asks = 0;
+  const respond = (build: (a: ReturnType<typeof answerFor>) => unknown) => (req: { body: unknown }) => {
+    const prompt = PROMPTS.find((p) => JSON.stringify(req.body).includes(p)) ?? PROMPTS[0]!;
+    return Response.json(build(answerFor(prompt, asks++)));
+  };
+  fake.setBehavior("chatgpt", { respond: respond(openaiAnswer) });
+  fake.setBehavior("perplexity", { respond: respond(perplexityAnswer) });
+  const env = Object.fromEntries(Object.entries(fake.env()).filter(([k]) => /^(OPENAI|PERPLEXITY)_/.test(k) || k === "PERPLEXITY_API"));
+  bin = await startBinary({ ...env, WEBHOOK_ALLOW_PRIVATE: "true" });
+  anonKey = (await (await fetch(`${bin.url}/api/app-config`)).json()).anonKey;
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  context.on("request", (r) => requested.push(r.url()));
+  page = await context.newPage();
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  bin?.proc.kill("SIGTERM");
+  await fake?.stop();
+});
+
+async function shoot(name: string) {
+  await page.waitForLoadState("networkidle");
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The value `read` gives once it equals `expected`, or its last value after 10 s (the page reloads its data). */
+async function settle(read: () => Promise<string>, expected: string): Promise<string> {
+  let last = "";
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await Bun.sleep(100)) if ((last = await read()) === expected) break;
+  return last;
+}
+
+const pctText = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
+
+test("sign up, onboarding and a first run through the app", async () => {
+  await page.goto(`${bin.url}/`);
+  await page.waitForURL(/\/login/);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.getByLabel("E-mail").fill(EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByLabel("Organization").fill("Lumenly team");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.waitForURL(/\/onboarding/);
+  await shoot("onboarding");
+  await page.getByLabel("Brand name").fill("Lumenly");
+  await page.getByLabel("Website").fill("https://lumenly.example");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Competitors").fill("Quantia, quantia.example\nMetricsly, metricsly.example, Metrics.ly");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Topic").fill("Buying");
+  await page.getByLabel("Prompts").fill(PROMPTS.join("\n"));
+  await page.getByRole("button", { name: "Next" }).click();
+  // Only the two platforms the fake answers for this test.
+  for (const box of await page.getByRole("checkbox").all()) {
+    const value = await box.getAttribute("value");
+    if ((await box.isEnabled()) && (await box.isChecked()) !== (value === "chatgpt" || value === "perplexity")) await box.click();
+  }
+  await page.getByLabel("Samples").fill("2");
+  await page.getByRole("button", { name: "Create the brand" }).click();
+  await page.getByRole("button", { name: "Run now" }).click();
+  await page.getByText(/completed — 12 of 12 answers/).waitFor({ timeout: 60_000 });
+  await page.getByRole("button", { name: "Go to the overview" }).click();
+  await page.waitForURL(/\/b\/[0-9a-f-]+\/overview/);
+  brandId = page.url().match(/\/b\/([0-9a-f-]+)\//)![1]!;
+  sb = createClient(bin.url, anonKey, { auth: { persistSession: false, autoRefreshToken: false } });
+  expect((await sb.auth.signInWithPassword({ email: EMAIL, password: PASSWORD })).error).toBeNull();
+  const { data: results } = await sb.from("prompt_results").select("platform, sample").eq("brand_id", brandId);
+  expect(results).toHaveLength(12);
+}, 120_000);
+
+test("the overview shows the numbers insights_overview and insights_competitors return, and filters change the URL and the numbers", async () => {
+  await page.goto(`${bin.url}/b/${brandId}/overview`);
+  await page.locator(".kpi").first().waitFor();
+  const today = new Date().toISOString().slice(0, 10);
+  const from30 = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today })).data;
+  expect(overview.answers).toBe(12);
+  const kpi = (label: string) => page.locator(`[data-kpi="${label}"] .kpi-value`).innerText();
+  expect(await kpi("Visibility rate")).toBe(pctText(overview.visibility_rate.value));
+  expect(await kpi("Citation share")).toBe(pctText(overview.citation_share.value));
+  expect(await kpi("Share of voice")).toBe(pctText(overview.share_of_voice.value));
+  expect(await page.locator('[data-kpi="Visibility rate"] .kpi-value').getAttribute("title")).toContain(`n = ${overview.visibility_rate.n}`);
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_from: from30, p_to: today })).data as { name: string; visibility_rate: number }[];
+  for (const c of competitors) {
+    const row = page.locator("tr", { has: page.locator(`td[data-col="name"]`, { hasText: c.name }) }).first();
+    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(pctText(c.visibility_rate));
+  }
+  await shoot("overview");
+
+  // Filters: the platform goes into the URL, and the numbers follow.
+  await page.getByLabel("Platform").selectOption("perplexity");
+  await page.waitForURL(/platform=perplexity/);
+  const perplexity = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today, p_platforms: ["perplexity"] })).data;
+  expect(await settle(() => kpi("Visibility rate"), pctText(perplexity.visibility_rate.value))).toBe(pctText(perplexity.visibility_rate.value));
+  expect(perplexity.answers).toBe(6);
+  await page.getByRole("button", { name: "non-branded" }).click();
+  await page.waitForURL(/branded=false/);
+  const nonBranded = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today, p_platforms: ["perplexity"], p_branded: false })).data;
+  expect(await settle(() => kpi("Visibility rate"), pctText(nonBranded.visibility_rate.value))).toBe(pctText(nonBranded.visibility_rate.value));
+  // A shared link opens the same view.
+  const shared = page.url();
+  const other = await context.newPage();
+  await other.goto(shared);
+  await other.locator(".kpi").first().waitFor();
+  expect(await other.locator('[data-kpi="Visibility rate"] .kpi-value').innerText()).toBe(pctText(nonBranded.visibility_rate.value));
+  await other.close();
+}, 60_000);
+
+test("the overview's data arrives in at most 6 requests, and the JavaScript is at most 250 KB gzipped", async () => {
+  const fresh = await context.newPage();
+  const data: string[] = [];
+  fresh.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith("/rest/v1/rpc/insights_") || (u.pathname.startsWith("/api/") && u.pathname !== "/api/app-config")) data.push(u.pathname);
+  });
+  const scripts: string[] = [];
+  fresh.on("response", (r) => {
+    if (r.request().resourceType() === "script") scripts.push(r.url());
+  });
+  await fresh.goto(`${bin.url}/b/${brandId}/overview`);
+  await fresh.locator(".kpi").first().waitFor();
+  await fresh.waitForLoadState("networkidle");
+  expect(data.length).toBeLessThanOrEqual(6);
+  let gz = 0;
+  for (const s of scripts) gz += gzipSync(new Uint8Array(await (await fetch(s)).arrayBuffer())).byteLength;
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(gz).toBeLessThanOrEqual(250 * 1024);
+  await fresh.close();
+});
+
+test("prompts: the table equals insights_prompts, CSV export matches it, and a prompt's page leads with its answers", async () => {
+  await page.goto(`${bin.url}/b/${brandId}/prompts`);
+  await page.locator("table").waitFor();
+  const rows = (await sb.rpc("insights_prompts", { p_brand_id: brandId })).data as { text: string; visibility_rate: number; answers: number; prompt_id: string }[];
+  expect(rows).toHaveLength(3);
+  for (const r of rows) {
+    const row = page.locator("tr", { hasText: r.text });
+    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(pctText(r.visibility_rate));
+    expect(await row.locator('td[data-col="answers"]').innerText()).toBe(String(r.answers));
+  }
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const csv = await Bun.file((await (await download).path())!).text();
+  const [header, ...lines] = csv.trim().split("\n");
+  expect(header!.split(",").slice(0, 3)).toEqual(["text", "is_branded", "visibility_rate"]);
+  expect(lines).toHaveLength(3);
+  for (const r of rows) expect(lines.some((l) => l.startsWith(`${r.text.includes(",") ? `"${r.text}"` : r.text},`) && l.includes(`,${r.visibility_rate},`))).toBe(true);
+  await shoot("prompts");
+  await page.getByRole("link", { name: PROMPTS[0] }).click();
+  await page.locator("article.answer").first().waitFor();
+  expect(await page.locator("article.answer").count()).toBe(2);
+  expect(await page.locator("mark.brand").count()).toBeGreaterThan(0);
+  expect(await page.locator("mark.competitor").count()).toBeGreaterThan(0);
+  expect(await page.locator(".sources .tag.own").count()).toBeGreaterThan(0);
+  await shoot("prompt");
+}, 60_000);
+
+test("competitors, sources, suggestions, traffic and runs render the RPCs' numbers", async () => {
+  await page.goto(`${bin.url}/b/${brandId}/competitors`);
+  await page.locator("table").first().waitFor();
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId })).data as { name: string; is_brand: boolean; both: number; only_competitor: number }[];
+  for (const c of competitors.filter((x) => !x.is_brand)) {
+    const row = page.locator("table").nth(1).locator("tr", { hasText: c.name });
+    expect(await row.locator('td[data-col="both"]').innerText()).toBe(String(c.both));
+    expect(await row.locator('td[data-col="only_competitor"]').innerText()).toBe(String(c.only_competitor));
+  }
+  await shoot("competitors");
+  await page.goto(`${bin.url}/b/${brandId}/sources`);
+  await page.locator("table").waitFor();
+  const domains = (await sb.rpc("insights_citation_domains", { p_brand_id: brandId })).data as { domain: string; citations: number; class: string }[];
+  for (const d of domains) expect(await page.locator("tr", { hasText: d.domain }).first().locator('td[data-col="citations"]').innerText()).toBe(String(d.citations));
+  await page.getByRole("button", { name: domains[0]!.domain }).click();
+  await page.getByText(`Answers citing ${domains[0]!.domain}`).waitFor();
+  await shoot("sources");
+  for (const name of ["suggestions", "traffic", "runs", "settings"]) {
+    await page.goto(`${bin.url}/b/${brandId}/${name}`);
+    await page.locator("main section, main .settings").first().waitFor();
+    await shoot(name);
+  }
+  await page.goto(`${bin.url}/b/${brandId}/runs`);
+  await page.locator("table").waitFor();
+  expect(await page.locator('td[data-col="status"]').first().innerText()).toBe("completed");
+}, 90_000);
+
+test("a webhook's secret is shown once; a viewer sees no edit controls", async () => {
+  await page.goto(`${bin.url}/b/${brandId}/settings`);
+  await page.getByLabel("Webhook URL").fill(`${fake.url}/hook`);
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  const secret = await page.locator(".secret pre").innerText();
+  expect(secret).toMatch(/^whsec_/);
+  await page.getByRole("button", { name: "I have copied it" }).click();
+  await page.reload();
+  await page.locator(".settings").waitFor();
+  expect(await page.content()).not.toContain(secret);
+
+  // A viewer of the same organization.
+  const serviceRoleKey = JSON.parse(await Bun.file(join(bin.dir, "data", "secrets.json")).text()).service_role_key as string;
+  const org = ((await sb.from("organizations").select("id")).data as { id: string }[])[0]!.id;
+  const viewerEmail = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const made = await fetch(`${bin.url}/auth/v1/admin/users`, {
+    method: "POST",
+    headers: { apikey: serviceRoleKey, authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ email: viewerEmail, password: PASSWORD, organization_id: org, role: "viewer" }),
+  });
+  expect(made.status).toBeLessThan(300);
+  const viewer = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  viewer.on("request", (r) => requested.push(r.url()));
+  const vp = await viewer.newPage();
+  await vp.goto(`${bin.url}/login`);
+  await vp.getByLabel("E-mail").fill(viewerEmail);
+  await vp.getByLabel("Password").fill(PASSWORD);
+  await vp.getByRole("button", { name: "Sign in" }).click();
+  await vp.waitForURL(`${bin.url}/`);
+  await vp.goto(`${bin.url}/b/${brandId}/settings`);
+  await vp.locator(".settings").waitFor();
+  expect(await vp.getByRole("button", { name: "Save" }).count()).toBe(0);
+  expect(await vp.getByRole("button", { name: "Add domain" }).count()).toBe(0);
+  expect(await vp.getByText("settings are read-only for you").count()).toBe(1);
+  await vp.goto(`${bin.url}/b/${brandId}/runs`);
+  await vp.locator("table").waitFor();
+  expect(await vp.getByRole("button", { name: "Run now" }).count()).toBe(0);
+  await viewer.close();
+}, 60_000);
+
+test("the app asks nothing of any host but the server's own", () => {
+  const origin = new URL(bin.url).origin;
+  expect(requested.length).toBeGreaterThan(20);
+  expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith("data:") && !u.startsWith("blob:"))).toEqual([]);
+});
