@@ -26,7 +26,7 @@ export function LineChart({ periods, series, yLabel, percent = true, height = 26
         height,
         scales: { x: { time: true }, y: { range: percent ? [0, 1] : undefined } },
         axes: [axis, { ...axis, label: yLabel, values: (_u, ticks) => ticks.map((t) => (percent ? `${Math.round(t * 100)} %` : String(t))) }],
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false, points: { show: periods.length < 60 }, value: (_u: uPlot, v: number | null) => (v === null ? "—" : percent ? `${(v * 100).toFixed(1)} %` : v.toFixed(2)) }))],
+        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: true, points: { show: true, size: 5 }, value: (_u: uPlot, v: number | null) => (v === null ? "—" : percent ? `${(v * 100).toFixed(1)} %` : v.toFixed(2)) }))],
         legend: { live: true },
       },
       [xs, ...series.map((s) => s.values)] as uPlot.AlignedData,
