@@ -70,6 +70,11 @@ function boolean(value: unknown): boolean | null {
   throw invalid("boolean", value);
 }
 
+export function requiredUuid(name: string, value: unknown): string {
+  if (value === null || value === undefined) throw badValue(`${name} is required`);
+  return uuid(value);
+}
+
 export function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === null || value === undefined) return fallback;
   if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;

@@ -3,7 +3,7 @@
 // results' own: a caller reads the insights of the brands of their organizations, nothing else.
 import type { Database } from "bun:sqlite";
 import type { CategoryList } from "../analysis/source-categories";
-import { COMMON_PARAMS, GROUP_BYS, INTERVALS, oneOf, parseInsightArgs } from "./args";
+import { COMMON_PARAMS, GROUP_BYS, INTERVALS, oneOf, parseInsightArgs, requiredUuid } from "./args";
 import * as insights from "./service";
 
 export interface InsightRpc {
@@ -31,6 +31,7 @@ export const INSIGHT_RPCS: Record<string, InsightRpc> = {
   insights_overview: common((ctx, a) => insights.overview(ctx, a), "object"),
   insights_trend: common((ctx, a, raw) => insights.trend(ctx, a, oneOf("p_interval", raw.p_interval, INTERVALS, "day"), oneOf("p_group_by", raw.p_group_by, GROUP_BYS, "none")), "set", ["p_interval", "p_group_by"]),
   insights_competitors: common((ctx, a) => insights.competitors(ctx, a)),
+  insights_head_to_head: common((ctx, a, raw) => insights.headToHead(ctx, a, requiredUuid("p_competitor_id", raw.p_competitor_id)), "set", ["p_competitor_id"]),
   insights_citation_domains: common((ctx, a) => insights.citationDomains(ctx, a)),
   insights_citation_urls: common((ctx, a) => insights.citationUrls(ctx, a)),
   insights_prompts: common((ctx, a) => insights.prompts(ctx, a)),

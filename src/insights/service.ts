@@ -333,6 +333,24 @@ export function competitors(ctx: InsightsContext, args: InsightArgs) {
   return rows;
 }
 
+/**
+ * The prompts behind a head-to-head: per prompt with answers in the window, how many name both the
+ * brand and `competitorId`, only the brand, only the competitor.
+ */
+export function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId: string) {
+  const answers = new Map(resultSums(ctx.sqlite, args, args.window, ["prompt_id"]).map((r) => [String(r.prompt_id), r]));
+  const rival = new Map(competitorSums(ctx.sqlite, args, ["prompt_id", "competitor_id"]).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
+  const texts = new Map((ctx.sqlite.query("SELECT id, text FROM prompts WHERE brand_id = ?").all(args.brandId) as { id: string; text: string }[]).map((p) => [p.id, p.text]));
+  return [...answers.entries()]
+    .filter(([id]) => texts.has(id))
+    .map(([id, s]) => {
+      const r = rival.get(id);
+      const both = r?.both ?? 0;
+      return { prompt_id: id, text: texts.get(id)!, answers: s.results, both, only_brand: s.mentioned - both, only_competitor: (r?.results ?? 0) - both, neither: s.results - s.mentioned - ((r?.results ?? 0) - both) };
+    })
+    .sort((a, b) => b.only_competitor - a.only_competitor || a.text.localeCompare(b.text));
+}
+
 // ---- sources ----------------------------------------------------------------------------------
 
 type SourceClass = "own" | "competitor" | "third_party";

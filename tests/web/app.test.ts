@@ -211,11 +211,22 @@ test("prompts: the table equals insights_prompts, CSV export matches it, and a p
 test("competitors, sources, suggestions, traffic and runs render the RPCs' numbers", async () => {
   await page.goto(`${bin.url}/b/${brandId}/competitors`);
   await page.locator("table").first().waitFor();
-  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId })).data as { name: string; is_brand: boolean; both: number; only_competitor: number }[];
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId })).data as { name: string; entity_id: string; is_brand: boolean; both: number; only_competitor: number }[];
   for (const c of competitors.filter((x) => !x.is_brand)) {
     const row = page.locator("table").nth(1).locator("tr", { hasText: c.name });
     expect(await row.locator('td[data-col="both"]').innerText()).toBe(String(c.both));
     expect(await row.locator('td[data-col="only_competitor"]').innerText()).toBe(String(c.only_competitor));
+  }
+  // The prompts behind the head-to-head of one competitor.
+  const quantia = competitors.find((c) => c.name === "Quantia") as unknown as { entity_id: string };
+  const behind = (await sb.rpc("insights_head_to_head", { p_brand_id: brandId, p_competitor_id: quantia.entity_id })).data as { text: string; both: number; only_competitor: number }[];
+  await page.locator("table").nth(1).getByRole("button", { name: "Quantia" }).click();
+  await page.getByText("Lumenly and Quantia, prompt by prompt").waitFor();
+  expect(behind.length).toBe(3);
+  for (const p of behind) {
+    const row = page.locator(".drill tr", { hasText: p.text });
+    expect(await row.locator('td[data-col="both"]').innerText()).toBe(String(p.both));
+    expect(await row.locator('td[data-col="only_competitor"]').innerText()).toBe(String(p.only_competitor));
   }
   await shoot("competitors");
   await page.goto(`${bin.url}/b/${brandId}/sources`);

@@ -1,5 +1,6 @@
 // Competitors: the leaderboard and the head-to-head (answers naming both, only the brand, only the
 // competitor), from insights_competitors for the filters in the URL.
+import { useState } from "preact/hooks";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
@@ -8,6 +9,7 @@ import { int, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
 
 export function Competitors({ ctx }: { ctx: BrandContext }) {
+  const [open, setOpen] = useState<string | null>(null);
   const args = rpcArgs(ctx.brand.id, ctx.filters);
   const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_competitors", args)) as any[], [JSON.stringify(args)]);
   const rivals = data.data?.filter((r) => !r.is_brand) ?? [];
@@ -47,14 +49,47 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
             csvName={`${ctx.brand.slug}-head-to-head.csv`}
             initialSort={{ key: "only_competitor", desc: true }}
             columns={[
-              { key: "name", header: "Competitor", value: (r) => r.name },
+              { key: "name", header: "Competitor", value: (r) => r.name, render: (r) => <button type="button" class="link" aria-expanded={open === r.entity_id} onClick={() => setOpen(open === r.entity_id ? null : r.entity_id)}>{r.name}</button> },
               { key: "both", header: "Both", numeric: true, value: (r) => r.both, render: (r) => int(r.both) },
               { key: "only_brand", header: `Only ${ctx.brand.name}`, numeric: true, value: (r) => r.only_brand, render: (r) => int(r.only_brand) },
               { key: "only_competitor", header: "Only them", numeric: true, value: (r) => r.only_competitor, render: (r) => int(r.only_competitor) },
             ]}
           />
+          {open && <PromptsBehind ctx={ctx} args={args} competitor={rivals.find((r) => r.entity_id === open)!} />}
         </>
       )}
     </section>
+  );
+}
+
+/** The prompts behind each head-to-head cell (insights_head_to_head). */
+function PromptsBehind({ ctx, args, competitor }: { ctx: BrandContext; args: Record<string, unknown>; competitor: { entity_id: string; name: string } }) {
+  const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_head_to_head", { ...args, p_competitor_id: competitor.entity_id })) as any[], [competitor.entity_id, JSON.stringify(args)]);
+  return (
+    <div class="card drill">
+      <h3>
+        {ctx.brand.name} and {competitor.name}, prompt by prompt
+      </h3>
+      {data.loading ? (
+        <Loading />
+      ) : data.error ? (
+        <ErrorBox error={data.error} />
+      ) : (
+        <Table
+          rows={data.data!}
+          rowKey={(r) => r.prompt_id}
+          csvName={`${ctx.brand.slug}-head-to-head-${competitor.name}.csv`}
+          initialSort={{ key: "only_competitor", desc: true }}
+          columns={[
+            { key: "text", header: "Prompt", value: (r) => r.text, render: (r) => <a href={`/b/${ctx.brand.id}/prompts/${r.prompt_id}${location.search}`}>{r.text}</a> },
+            { key: "answers", header: "Answers", numeric: true, value: (r) => r.answers },
+            { key: "both", header: "Both", numeric: true, value: (r) => r.both },
+            { key: "only_brand", header: `Only ${ctx.brand.name}`, numeric: true, value: (r) => r.only_brand },
+            { key: "only_competitor", header: `Only ${competitor.name}`, numeric: true, value: (r) => r.only_competitor },
+            { key: "neither", header: "Neither", numeric: true, value: (r) => r.neither },
+          ]}
+        />
+      )}
+    </div>
   );
 }
