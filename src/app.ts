@@ -131,7 +131,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
-    .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, engines: deps.config.engines }));
+    .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl: () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl)), engines: deps.config.engines }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import type { EngineConfig } from "../engines/config";
 
-export function webRoutes(deps: { anonKey: string; version: string; engines: EngineConfig }) {
+export function webRoutes(deps: { anonKey: string; version: string; publicUrl: () => string; engines: EngineConfig }) {
   const platforms = Object.entries(deps.engines.platforms).map(([id, p]) => ({ id, configured: !p.missing, defaultModel: p.model ?? null }));
-  return new Elysia().get("/api/app-config", () => ({ anonKey: deps.anonKey, version: deps.version, platforms }));
+  return new Elysia().get("/api/app-config", () => ({ anonKey: deps.anonKey, version: deps.version, publicUrl: deps.publicUrl().replace(/\/$/, ""), platforms }));
 }

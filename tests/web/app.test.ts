@@ -236,6 +236,9 @@ test("competitors, sources, suggestions, traffic and runs render the RPCs' numbe
   await page.getByRole("button", { name: domains[0]!.domain }).click();
   await page.getByText(`Answers citing ${domains[0]!.domain}`).waitFor();
   await shoot("sources");
+  await page.goto(`${bin.url}/b/${brandId}/traffic`);
+  const tracking = ((await sb.from("brands").select("tracking_code").eq("id", brandId).single()).data as { tracking_code: string }).tracking_code;
+  expect(await page.locator("pre.snippet").innerText()).toBe(`<script async src="${bin.url}/t.js" data-brand="${tracking}"></script>`);
   for (const name of ["suggestions", "traffic", "runs", "settings"]) {
     await page.goto(`${bin.url}/b/${brandId}/${name}`);
     await page.locator("main section, main .settings").first().waitFor();

@@ -9,7 +9,8 @@ export interface FilterOptions {
   topics: { id: string; name: string }[];
 }
 
-export function FilterBar({ filters, options }: { filters: Filters; options: FilterOptions }) {
+/** `branded`: whether the branded / non-branded switch applies to the view (not to traffic). */
+export function FilterBar({ filters, options, branded = true }: { filters: Filters; options: FilterOptions; branded?: boolean }) {
   const select = (name: string, label: string, value: string | null, values: { value: string; label: string }[]) => (
     <label class="filter">
       <span>{label}</span>
@@ -44,7 +45,7 @@ export function FilterBar({ filters, options }: { filters: Filters; options: Fil
       {options.models.length > 1 && select("model", "Model", filters.model, options.models.map((m) => ({ value: m, label: m })))}
       {options.regions.length > 1 && select("region", "Region", filters.region, options.regions.map((r) => ({ value: r, label: r || "(none)" })))}
       {options.topics.length > 0 && select("topic", "Topic", filters.topic, options.topics.map((t) => ({ value: t.id, label: t.name })))}
-      <fieldset class="segmented" aria-label="Prompts">
+      {branded && <fieldset class="segmented" aria-label="Prompts">
         {[
           ["all", null],
           ["branded", "true"],
@@ -54,7 +55,7 @@ export function FilterBar({ filters, options }: { filters: Filters; options: Fil
             {label}
           </button>
         ))}
-      </fieldset>
+      </fieldset>}
     </form>
   );
 }

@@ -5,6 +5,8 @@ import { createClient, type Session, type SupabaseClient } from "@supabase/supab
 export interface AppConfig {
   anonKey: string;
   version: string;
+  /** Where sites reach this server (PUBLIC_URL): the pixel's address. */
+  publicUrl: string;
   /** Platforms with an engine configured on the server (read-only in the app). */
   platforms: { id: string; configured: boolean; defaultModel: string | null }[];
 }

@@ -19,10 +19,10 @@ export function Traffic({ ctx }: { ctx: BrandContext }) {
     ]);
     return { report, last: (unwrap(last) as { created_at: string; source_platform: string | null; path: string }[])[0] ?? null };
   }, [from, to, interval, ctx.brand.id]);
-  const snippet = `<script async src="${location.origin}/t.js" data-brand="${ctx.brand.tracking_code}"></script>`;
+  const snippet = `<script async src="${ctx.conn.config.publicUrl}/t.js" data-brand="${ctx.brand.tracking_code}"></script>`;
   return (
     <section>
-      <FilterBar filters={ctx.filters} options={{ ...ctx.options, models: [], regions: [], topics: [] }} />
+      <FilterBar filters={ctx.filters} options={{ ...ctx.options, models: [], regions: [], topics: [] }} branded={false} />
       <div class="card">
         <h2>Install the pixel</h2>
         <p>Put this tag on every page of your site. It sets no cookie and records only visits that AI assistants sent.</p>
