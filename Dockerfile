@@ -1,4 +1,7 @@
 # Multi-stage: build the single binary with Bun from npm, run it as a non-root user.
+#   docker build -t answerwatch .
+#   docker run -p 3000:3000 -v answerwatch:/data -e PUBLIC_URL=https://answerwatch.example.com answerwatch
+# PUBLIC_URL: where browsers and the tracked site reach the server (the pixel snippet uses it).
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./

@@ -24,7 +24,7 @@ const proc = Bun.spawnSync(
     // (config, database, /healthz) starts without loading the feature runtime's code at all.
     "--format=esm",
     "--splitting",
-    "--no-compile-autoload-dotenv",
+    // ./.env is read as `bun src/main.ts` (npm start) reads it: one behaviour, documented in the README.
     "--no-compile-autoload-bunfig",
     "src/main.ts",
     ...workerEntries,

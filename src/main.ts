@@ -11,7 +11,8 @@ const HELP = `answerwatch ${VERSION} — track how brands appear in AI answers
 Usage: answerwatch [command] [options]
 
 Commands:
-  serve            Start the server (default)
+  serve            Start the server (default): serve [--port N] [--host H] [--data-dir DIR]
+                   (the flags win over PORT, HOST and DATA_DIR)
   migrate          Apply database migrations and exit
   keys             Print the anon and service_role API keys
   demo             Eight weeks of sample data and a tracking run on a temporary directory, against
@@ -30,9 +31,29 @@ Commands:
   --help, -h       Show this help
   --version, -v    Show the version
 
-Configuration comes from the environment; see .env.example.`;
+Configuration comes from the environment and from ./.env (variables already set win), the same
+whether run from source (npm start) or as the binary; see .env.example.`;
 
 type Command = (args: string[], env: Env) => Promise<number>;
+
+const SERVE_FLAGS: Record<string, string> = { "--port": "PORT", "--host": "HOST", "--data-dir": "DATA_DIR" };
+
+/** serve's flags (--port, --host, --data-dir; `--flag value` or `--flag=value`) over the environment. */
+function withServeFlags(args: string[], env: Env): Env {
+  const out = { ...env };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const variable = SERVE_FLAGS[flag];
+    if (!variable) throw new StartupError(`unknown option "${args[i]}" for serve (options: ${Object.keys(SERVE_FLAGS).join(", ")})`);
+    const value = inline ?? args[++i];
+    if (value === undefined || value === "") throw new StartupError(`${flag} needs a value`);
+    out[variable] = value;
+  }
+  return out;
+}
+
+/** Where a browser reaches the app: PUBLIC_URL when set, else the address the server listens on. */
+const dashboardUrl = (config: { env: Env; publicUrl: string }, listening: string) => (config.env.PUBLIC_URL?.trim() ? config.publicUrl : listening).replace(/\/$/, "");
 
 /**
  * A command that failed: one line on stderr and its exit code — 2 for configuration (a variable,
@@ -61,8 +82,8 @@ const commands: Record<string, Command> = {
   models: async (args, env) => (await import("./engines/cli")).runModelsCommand(args, env),
   doctor: async (args, env) => (await import("./engines/cli")).runDoctorCommand(args, env),
   demo: async (args, env) => (await import("./demo/run")).runDemoCommand(args, env),
-  async serve(_args, env) {
-    const config = loadConfig(env);
+  async serve(args, env) {
+    const config = loadConfig(withServeFlags(args, env));
     // Signals are taken from the first moment, so a stop during start-up is graceful too.
     let server: Awaited<ReturnType<typeof startServer>> | undefined;
     let stopRequested: string | undefined;
@@ -84,6 +105,7 @@ const commands: Record<string, Command> = {
       Bun.stdout,
       [
         `answerwatch ${VERSION} listening on ${server.url}`,
+        `  dashboard:        ${dashboardUrl(config, server.url)}/  — open it and sign up (the first account gets its own organization)`,
         `  public URL:       ${config.publicUrl}`,
         `  data directory:   ${config.dataDir}`,
         `  anon key:         ${server.secrets.anonKey}`,
