@@ -110,6 +110,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     return errorResponse(appError, surface, request);
   }
 
+  let mcp: ((request: Request) => Promise<Response>) | undefined;
   const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, reports: deps.rest?.readers.report, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
@@ -131,6 +132,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
+    // The MCP server is loaded on its first call: the SDK stays out of the start-up.
+    .all("/mcp", async ({ request }) => (mcp ??= (await import("./mcp/server")).createMcpHandler({ apiUser: (r) => callers.apiUser(r), handle: (r) => handle(r), anonKey: deps.secrets.anonKey }))(request), { parse: "none" })
     .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl: () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl)), engines: deps.config.engines }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
