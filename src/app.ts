@@ -22,13 +22,17 @@ import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
+import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
+import type { Metrics } from "./http/metrics";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
+  /** Prometheus metrics (GET /metrics when METRICS_TOKEN is set); request counts and latencies are fed here. */
+  metrics?: Metrics;
   config: Config;
   secrets: Secrets;
   dbh: DbHandle;
@@ -132,6 +136,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
+    .get("/metrics", async ({ request }) => {
+      const token = deps.config.metricsToken;
+      // Off unless configured: no hint that it exists.
+      if (!token || !deps.metrics) throw new AppError(404, "not_found", "No route for GET /metrics");
+      const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+      if (given.length !== token.length || !timingSafeEqual(Buffer.from(given), Buffer.from(token))) throw new AppError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
+      return new Response(await deps.metrics.text(), { headers: { "content-type": deps.metrics.contentType } });
+    })
     // The MCP server is loaded on its first call: the SDK stays out of the start-up.
     .all("/mcp", async ({ request }) => (mcp ??= (await import("./mcp/server")).createMcpHandler({ apiUser: (r) => callers.apiUser(r), handle: (r) => handle(r), anonKey: deps.secrets.anonKey }))(request), { parse: "none" })
     .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl: () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl)), engines: deps.config.engines }));
@@ -179,11 +191,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
       response.headers.set("x-request-id", requestId);
     }
     if (!pathname.startsWith("/t/")) applyCors(deps.config, request, response.headers);
+    const durationMs = performance.now() - started;
+    deps.metrics?.request(pathname, request.method, response.status, durationMs);
     deps.logger.info("request", {
       method: request.method,
       path: pathname,
       status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      duration_ms: Math.round(durationMs * 100) / 100,
       request_id: requestId,
     });
     return response;

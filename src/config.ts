@@ -45,6 +45,8 @@ export interface Config {
   engines: EngineConfig;
   /** Optional model judge for sentiment; absent: the lexicon alone. */
   sentimentJudge?: { platform: string; model: string };
+  /** Bearer of GET /metrics; undefined turns it off. */
+  metricsToken?: string;
   tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number; visibilityAlertPoints: number };
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; timeoutMs: number };
   env: Env;
@@ -79,6 +81,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "SENTIMENT_PLATFORM", default: "", meaning: "optional model judge for sentiment: the platform to ask (e.g. chatgpt); unset: the lexicon alone" },
   { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
   { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate over the last 7 days differs significantly from the 7 before and by at least this many points" },
+  { name: "METRICS_TOKEN", default: "", meaning: "when set, GET /metrics answers Prometheus text to Authorization: Bearer <this token>; unset, /metrics is off (404)" },
   { name: "SOURCE_CATEGORIES_FILE", default: "", meaning: "JSON file adding to the shipped source categories: {\"forum\": [\"example-forum.com\"], \"review\": […], …}" },
   { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: "5,30,120,600,3600,21600,86400", meaning: "seconds to wait after each failed delivery attempt; after the last, the delivery fails" },
@@ -216,6 +219,7 @@ export function loadConfig(env: Env): Config {
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
     retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
+    metricsToken: metricsToken(env),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,
@@ -250,6 +254,13 @@ export function loadConfig(env: Env): Config {
     },
     env,
   };
+}
+
+function metricsToken(env: Env): string | undefined {
+  const token = env.METRICS_TOKEN?.trim();
+  if (!token) return undefined;
+  if (token.length < 16) throw new ConfigError("METRICS_TOKEN", "must be at least 16 characters (it guards /metrics)");
+  return token;
 }
 
 /** SOURCE_CATEGORIES_FILE: the user's domains per source category, checked at start. */

@@ -9,6 +9,7 @@ import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
+import { createMetrics } from "./http/metrics";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
@@ -45,6 +46,8 @@ export async function startRuntime(input: {
   // /rest/v1 threads: readers with a statement timeout, one writer (thread-pool.ts).
   const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
+  const metrics = createMetrics();
+  metrics.useDatabase(dbh.sqlite);
   const restPool = (size: number, writable: boolean) =>
     createRestThreadPool({
       size,
@@ -55,11 +58,12 @@ export async function startRuntime(input: {
       sourceCategories: config.rest.sourceCategories,
       onInternalError: (error) => logger.error("unhandled error in /rest/v1", { error }),
       onSqliteError: (error) => storage.record(error),
+      onWait: metrics.readerWait,
     });
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
-  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake });
+  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();
     await deliverer.stop();
@@ -83,6 +87,7 @@ export async function startRuntime(input: {
     rest,
     storage,
     resolveHost,
+    metrics,
   }).catch(async (error) => {
     await stopWorkers();
     throw error;

@@ -27,6 +27,8 @@ export interface DispatcherOptions {
   visibilityAlertPoints?: number;
   /** Told after a job's events were recorded (the webhook deliverer wakes up). */
   onEvents?: () => void;
+  /** Each engine call's platform, outcome (answered, or the error's kind) and time (metrics). */
+  onUpstream?: (platform: string, outcome: string, ms: number) => void;
 }
 
 interface ActiveJob {
@@ -167,19 +169,23 @@ export function createDispatcher(options: DispatcherOptions) {
       callDone();
     };
     let taskId: number | undefined;
+    let calledAt: number | undefined;
     const onAbort = () => taskId !== undefined && pool.abort(taskId);
     try {
       releaseSlot = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
       if (job.abort.signal.aborted) return;
+      calledAt = performance.now();
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample }, release);
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;
+      options.onUpstream?.(unit.platform, outcome.kind, performance.now() - calledAt);
       if (outcome.kind !== "skipped") await writer.write(run.task, outcome);
       settle(job);
     } catch (error) {
       if (job.abort.signal.aborted) return;
       const failure = error instanceof TaskFailure ? error.error : { message: String(error), kind: "internal", permanent: false };
+      if (calledAt !== undefined) options.onUpstream?.(unit.platform, failure.kind ?? "error", performance.now() - calledAt);
       const attempt = unit.attempts + 1;
       const reason = failure.variable && failure.kind === "auth" ? failure.message : `${unit.platform}: ${failure.message}`;
       if (failure.permanent || attempt >= maxUnitAttempts) {

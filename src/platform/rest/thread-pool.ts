@@ -41,6 +41,8 @@ export interface RestThreadPoolOptions {
   /** Requests waiting for a thread beyond this many are refused at once (503) instead of queued. */
   maxQueued?: number;
   onInternalError?: (detail: string) => void;
+  /** How long a request waited for a thread, in ms (metrics). */
+  onWait?: (ms: number) => void;
   /** A SQLite failure behind an answer (`{code, message}`), e.g. for /healthz to see a full disk. */
   onSqliteError?: (error: unknown) => void;
 }
@@ -50,6 +52,7 @@ interface Pending {
   command: Extract<ThreadCommand, { type: "request" | "report" }>;
   /** An RPC or a report: work that may read a brand's whole history. */
   heavy: boolean;
+  queuedAt: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -115,6 +118,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
       const next = heavyBusy < heavyLimit ? 0 : queue.findIndex((p) => !p.heavy);
       if (next < 0) return;
       const [pending] = queue.splice(next, 1);
+      options.onWait?.(performance.now() - pending!.queuedAt);
       thread.busy = pending;
       thread.worker.postMessage(pending!.command);
     }
@@ -127,7 +131,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
     if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
     return new Promise((resolve, reject) => {
       const id = nextId++;
-      queue.push({ id, command: make(id), heavy, resolve, reject });
+      queue.push({ id, command: make(id), heavy, resolve, reject, queuedAt: performance.now() });
       dispatch();
     });
   }
