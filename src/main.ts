@@ -15,6 +15,10 @@ Commands:
                    (the flags win over PORT, HOST and DATA_DIR)
   migrate          Apply database migrations and exit
   keys             Print the anon and service_role API keys
+  apply FILE       Create or update a brand from a YAML file (brand, domains, competitors, topics, prompts,
+                   platforms, schedule, samples); prints the plan; --dry-run stops there
+  export brand S   Print brand S as that YAML file (--org ORG when several organizations have an S)
+  brands           List the brands with their organization and number of active prompts
   demo             Eight weeks of sample data and a tracking run on a temporary directory, against
                    sample answers written for the demo (not real engines): demo [--keep] [--port N]
                    (--keep leaves the server running with its data for the dashboard)
@@ -73,6 +77,18 @@ function reportFailure(error: unknown, env: Env): number {
   process.stderr.write(`answerwatch: failed: ${detail.replace(/\s*\n\s*/g, " ")}\n`);
   if (env.LOG_LEVEL?.trim().toLowerCase() === "debug" && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return 1;
+}
+
+/** A command on DATA_DIR's database beside a running server (SQLite keeps the two processes' writes apart). */
+async function withDatabase(env: Env, run: (sqlite: import("bun:sqlite").Database, config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
+  const config = loadConfig(env);
+  prepareDataDir(config.dataDir);
+  const dbh = openDataDirDatabase(config.dataDir);
+  try {
+    return await run(dbh.sqlite, config);
+  } finally {
+    dbh.close();
+  }
 }
 
 const commands: Record<string, Command> = {
@@ -201,6 +217,9 @@ const commands: Record<string, Command> = {
       dbh.close();
     }
   },
+  apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { sqlite, platforms: Object.keys(config.engines.platforms) })),
+  export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { sqlite })),
+  brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
   async keys(_args, env) {
     const config = loadConfig(env);
     prepareDataDir(config.dataDir);

@@ -1,0 +1,136 @@
+// Config as code through the CLI (issue #20): apply prints its plan and makes the file true; a
+// second apply, and apply of what export prints, change nothing; removed prompts are deactivated,
+// not deleted; a bad file gets one line per problem naming file, line, column and field.
+import { Database } from "bun:sqlite";
+import { beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, tempDir } from "../helpers/app";
+
+const dataDir = tempDir("aw-apply-");
+const cli = (...args: string[]) => {
+  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" } });
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
+};
+const file = (name: string, text: string) => {
+  const path = join(dataDir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+const BRAND = `brand:
+  name: Lumenly
+  slug: lumenly
+  website: https://www.lumenly.example/
+  domains: [docs.lumenly.example]
+  region: us
+  language: en
+  aliases: [Lumen]
+competitors:
+  - name: Quantora
+    domain: quantora.example
+    aliases: [Quantora Analytics]
+  - name: Cohorta
+topics: [Buying, Support]
+prompts:
+  - text: Best customer analytics tool for a startup?
+    topic: Buying
+  - Is Lumenly good for product teams?
+  - text: How do I export cohorts?
+    topic: Support
+platforms:
+  - platform: chatgpt
+    frequency: daily
+    samples: 2
+  - perplexity
+`;
+
+beforeAll(() => {
+  expect(cli("user", "add", "--email", "owner@example.com", "--password", "correct-horse", "--org", "Agency").code).toBe(0);
+});
+
+const db = () => new Database(join(dataDir, "answerwatch.db"), { readonly: true });
+
+test("apply creates the brand and everything in the file, after printing the plan; a second apply changes nothing", () => {
+  const path = file("brand.yaml", BRAND);
+  const dry = cli("apply", path, "--dry-run");
+  expect(dry.code).toBe(0);
+  expect(dry.out).toContain("(dry run: nothing applied)");
+  expect(dry.out).toContain("+ competitor Quantora");
+  expect((db().query("SELECT count(*) AS n FROM brands").get() as { n: number }).n).toBe(0);
+  const first = cli("apply", path);
+  expect(first.code).toBe(0);
+  expect(first.out).toMatch(/lumenly: \d+ change\(s\)/);
+  expect(first.out).toContain("applied");
+  const d = db();
+  const brand = d.query("SELECT id, region, aliases FROM brands WHERE slug = 'lumenly'").get() as { id: string; region: string; aliases: string };
+  expect(brand.region).toBe("US");
+  expect(JSON.parse(brand.aliases)).toEqual(["Lumen"]);
+  expect(d.query("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC").all(brand.id)).toEqual([{ domain: "www.lumenly.example", is_primary: 1 }, { domain: "docs.lumenly.example", is_primary: 0 }]);
+  expect(d.query("SELECT text, is_branded FROM prompts WHERE brand_id = ? ORDER BY text").all(brand.id)).toEqual([
+    { text: "Best customer analytics tool for a startup?", is_branded: 0 },
+    { text: "How do I export cohorts?", is_branded: 0 },
+    { text: "Is Lumenly good for product teams?", is_branded: 1 },
+  ]);
+  expect(d.query("SELECT platform, check_frequency, samples FROM brand_platforms WHERE brand_id = ? ORDER BY platform").all(brand.id)).toEqual([
+    { platform: "chatgpt", check_frequency: "daily", samples: 2 },
+    { platform: "perplexity", check_frequency: "daily", samples: 1 },
+  ]);
+  expect(cli("apply", path).out).toBe("lumenly: no changes\n");
+});
+
+test("export prints the same file: apply → export → apply is a no-op", () => {
+  const exported = cli("export", "brand", "lumenly");
+  expect(exported.code).toBe(0);
+  expect(exported.out).toContain("slug: lumenly");
+  expect(cli("apply", file("exported.yaml", exported.out)).out).toBe("lumenly: no changes\n");
+  expect(cli("brands").out).toContain("Agency\tlumenly\tLumenly\t3 prompt(s)");
+});
+
+test("a prompt removed from the file is deactivated, not deleted; a competitor removed is deleted; a changed schedule is updated", () => {
+  const edited = BRAND.replace("  - text: How do I export cohorts?\n    topic: Support\n", "").replace("  - name: Cohorta\n", "").replace("samples: 2", "samples: 3");
+  const applied = cli("apply", file("edited.yaml", edited));
+  expect(applied.out).toContain("- prompt deactivated: How do I export cohorts?");
+  expect(applied.out).toContain("- competitor Cohorta");
+  expect(applied.out).toContain("~ platform chatgpt: daily, 3 sample(s)");
+  expect(db().query("SELECT is_active FROM prompts WHERE text = 'How do I export cohorts?'").get()).toEqual({ is_active: 0 });
+  // Put back: reactivated, not duplicated.
+  expect(cli("apply", file("brand.yaml", BRAND)).out).toContain("~ prompt reactivated: How do I export cohorts?");
+  expect(db().query("SELECT count(*) AS n FROM prompts WHERE text = 'How do I export cohorts?'").get()).toEqual({ n: 1 });
+});
+
+test("a bad file: each problem on its own line with file, line, column and field; nothing is applied", () => {
+  const bad = file(
+    "bad.yaml",
+    `brand:
+  name: Lumenly
+  slug: Lumenly Inc
+  website: not a domain
+  colour: blue
+competitors:
+  - domain: quantora.example
+topics: [Buying]
+prompts:
+  - text: Best tool?
+    topic: Pricing
+platforms:
+  - platform: chatgpt
+    samples: 11
+  - platform: myspace
+`,
+  );
+  const run = cli("apply", bad);
+  expect(run.code).toBe(2);
+  const lines = run.err.trim().split("\n");
+  expect(lines).toContain(`${bad}:3:9: brand.slug: must be lower-case letters, digits and hyphens`);
+  expect(lines).toContain(`${bad}:4:12: brand.website: must be a domain or a site's address (example.com)`);
+  expect(lines).toContain(`${bad}:5:3: brand.colour: unknown field (known: name, slug, organization, website, domains, region, language, aliases, industry, description)`);
+  expect(lines).toContain(`${bad}:7:5: competitors[0].name: is required`);
+  expect(lines).toContain(`${bad}:11:12: prompts[0].topic: is not one of topics (Buying)`);
+  expect(lines).toContain(`${bad}:14:14: platforms[0].samples: must be a whole number from 1 to 10`);
+  expect(lines.some((l) => l.startsWith(`${bad}:15:15: platforms[1].platform: unknown platform`))).toBe(true);
+  const syntax = cli("apply", file("syntax.yaml", "brand:\n  name: [unclosed\n"));
+  expect(syntax.code).toBe(2);
+  expect(syntax.err).toMatch(/syntax\.yaml:\d+:\d+: /);
+  expect((db().query("SELECT count(*) AS n FROM brands").get() as { n: number }).n).toBe(1);
+});
