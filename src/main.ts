@@ -19,10 +19,14 @@ Commands:
                    platforms, schedule, samples); prints the plan; --dry-run stops there
   export brand S   Print brand S as that YAML file (--org ORG when several organizations have an S)
   brands           List the brands with their organization and number of active prompts
+  run BRAND        Start a tracking run for a brand (by slug; the server runs it); --wait follows it to the
+                   end, with a progress bar on a terminal; exit 1 when it failed
   demo             Eight weeks of sample data and a tracking run on a temporary directory, against
                    sample answers written for the demo (not real engines): demo [--keep] [--port N]
                    (--keep leaves the server running with its data for the dashboard)
   user add         Create a user: user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]
+  user list        List users with their organizations and roles
+  user remove      Remove a user: user remove --email E (not an organization's last owner)
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"
@@ -219,6 +223,7 @@ const commands: Record<string, Command> = {
   },
   apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { sqlite, platforms: Object.keys(config.engines.platforms) })),
   export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { sqlite })),
+  run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines })),
   brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
   async keys(_args, env) {
     const config = loadConfig(env);

@@ -134,3 +134,34 @@ platforms:
   expect(syntax.err).toMatch(/syntax\.yaml:\d+:\d+: /);
   expect((db().query("SELECT count(*) AS n FROM brands").get() as { n: number }).n).toBe(1);
 });
+
+test("run BRAND --wait starts a run the server carries out, and follows it to the end; user list and user remove", async () => {
+  const { startFakeUpstream } = await import("../fakes/upstream");
+  const { testServer } = await import("../helpers/app");
+  const fake = await startFakeUpstream();
+  const server = await testServer({ ...fake.env(), DATA_DIR: dataDir });
+  try {
+    const env = { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fake.env() };
+    const proc = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env, stdout: "pipe", stderr: "pipe" });
+    const [code, out, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(out).toMatch(/^job [0-9a-f-]+: 9 answer\(s\) on chatgpt, perplexity; the server runs it\n/);
+    expect(out).toContain("completed: 9 answered, 0 failed");
+    expect(out).not.toContain("\r");
+    const unknown = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, "run", "nope"], { env });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr.toString()).toContain('no brand "nope"');
+  } finally {
+    await server.stop();
+    await fake.stop();
+  }
+  expect(cli("user", "add", "--email", "analyst@example.com", "--password", "correct-horse", "--org", "Agency", "--role", "viewer").code).toBe(0);
+  const listed = cli("user", "list").out;
+  expect(listed).toMatch(/^owner@example\.com\t[0-9a-f-]+\tAgency \(owner\)$/m);
+  expect(listed).toMatch(/^analyst@example\.com\t[0-9a-f-]+\tAgency \(viewer\)$/m);
+  const lastOwner = cli("user", "remove", "--email", "owner@example.com");
+  expect(lastOwner.code).toBe(2);
+  expect(lastOwner.err).toContain("is the last owner of Agency");
+  expect(cli("user", "remove", "--email", "analyst@example.com").out).toBe("removed user analyst@example.com\n");
+  expect(cli("user", "list").out).not.toContain("analyst@example.com");
+}, 60_000);

@@ -1,0 +1,59 @@
+// `answerwatch run BRAND [--wait]`: enqueues a tracking run for a brand (by slug) as the API would;
+// the server's dispatcher runs it. --wait follows it to the end, with a progress bar on a terminal.
+import type { Database } from "bun:sqlite";
+import type { EngineConfig } from "../engines";
+import { AppError } from "../http/errors";
+import { createQueueStore } from "../queue/store";
+import { createTrackingService } from "./service";
+
+type Out = { write(text: string): void; isTTY?: boolean };
+
+export async function runRunCommand(args: string[], deps: { sqlite: Database; engines: EngineConfig }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+  const wait = args.includes("--wait");
+  const orgAt = args.indexOf("--org");
+  const org = orgAt >= 0 ? args[orgAt + 1] : undefined;
+  const positional = args.filter((a, i) => !a.startsWith("--") && !(orgAt >= 0 && i === orgAt + 1));
+  if (positional.length !== 1 || (orgAt >= 0 && !org)) {
+    err.write("usage: answerwatch run BRAND_SLUG [--org ORGANIZATION] [--wait]\n");
+    return 2;
+  }
+  const brands = deps.sqlite
+    .query("SELECT b.id, o.name AS org FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ? AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)")
+    .all(positional[0]!, org ?? null) as { id: string; org: string }[];
+  if (brands.length !== 1) {
+    err.write(brands.length ? `answerwatch: several organizations have a brand "${positional[0]}" (${brands.map((b) => b.org).join(", ")}): add --org\n` : `answerwatch: no brand "${positional[0]}" (answerwatch brands lists them)\n`);
+    return 2;
+  }
+  const store = createQueueStore(deps.sqlite);
+  const tracking = createTrackingService({ sqlite: deps.sqlite, store, engines: deps.engines });
+  let started: { jobId: string; units: number; platforms: string[] };
+  try {
+    started = tracking.enqueueRun({ brandId: brands[0]!.id, createdBy: null });
+  } catch (error) {
+    if (error instanceof AppError) {
+      err.write(`answerwatch: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  out.write(`job ${started.jobId}: ${started.units} answer(s) on ${started.platforms.join(", ")}; the server runs it\n`);
+  if (!wait) return 0;
+  let shown = "";
+  for (;;) {
+    const job = store.get(started.jobId)!;
+    const c = store.counts(started.jobId);
+    const done = c.done + c.failed;
+    if (out.isTTY) {
+      const width = 30;
+      const filled = c.total ? Math.round((done / c.total) * width) : 0;
+      const line = `\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${c.total} ${job.status}`;
+      if (line !== shown) out.write((shown = line));
+    }
+    if (["completed", "failed", "cancelled"].includes(job.status)) {
+      if (out.isTTY) out.write("\n");
+      out.write(`${job.status}: ${c.done} answered, ${c.failed} failed${job.failed_reason ? ` (${job.failed_reason})` : ""}\n`);
+      return job.status === "completed" ? 0 : 1;
+    }
+    await Bun.sleep(500);
+  }
+}
