@@ -24,6 +24,8 @@ import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
+import { createKeyService } from "./keys/service";
+import { keyRoutes } from "./keys/routes";
 import type { Metrics } from "./http/metrics";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
@@ -92,7 +94,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
-  const callers = createCallerResolver({ auth, secrets: deps.secrets });
+  const keys = createKeyService({ sqlite: deps.dbh.sqlite, now: deps.now });
+  const callers = createCallerResolver({ auth, secrets: deps.secrets, keys });
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
     sqlite: deps.dbh.sqlite,
@@ -134,6 +137,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, sourceCategories: deps.config.rest.sourceCategories, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
+    .use(keyRoutes({ keys, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
     .get("/metrics", async ({ request }) => {

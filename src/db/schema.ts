@@ -588,6 +588,34 @@ export const trafficPagesMonthly = sqliteTable(
 /** Which rollup definitions the rollup tables were last built with (src/rollups/triggers.ts). */
 export const rollupState = sqliteTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });
 
+// ---- personal API keys (src/keys) ---------------------------------------------------------------
+
+/** A long-lived key for scripts and MCP clients: one organization, a role no higher than its creator's. */
+export const personalApiKeys = sqliteTable(
+  "personal_api_keys",
+  {
+    id: id(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Who made it: the key acts as this user, never above their current role. */
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    role: text("role", { enum: ["owner", "admin", "member", "viewer"] }).notNull(),
+    /** The key's first characters, to recognise it in a list (the rest is never stored). */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the whole key (hex). */
+    hash: text("hash").notNull(),
+    expiresAt: text("expires_at"),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("personal_api_keys_hash_unique").on(t.hash), index("personal_api_keys_org_idx").on(t.organizationId)],
+);
+
 // ---- webhooks ---------------------------------------------------------------------------------
 
 export const webhookEndpoints = sqliteTable(

@@ -16,6 +16,13 @@ export interface Caller {
 export interface ApiUser {
   user: AuthenticatedUser;
   orgRoles: Map<string, OrgRole>;
+  /** Set when the bearer is a personal API key (its id): one organization, the key's role. */
+  viaKey?: string;
+}
+
+/** Personal API keys (src/keys): the identity behind an `aw_` bearer, or null. */
+export interface KeyResolver {
+  resolve(token: string): { keyId: string; userId: string; email: string; organizationId: string; role: OrgRole } | null;
 }
 
 const NO_API_KEY = new AppError(401, "no_api_key", "No API key found in request", {
@@ -25,8 +32,17 @@ const BAD_API_KEY = new AppError(401, "invalid_api_key", "Invalid API key", {
   rawBody: { message: "Invalid API key", hint: "Double check your Supabase `anon` or `service_role` API key." },
 });
 
-export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets }) {
+export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets; keys?: KeyResolver }) {
   const { auth, secrets } = deps;
+
+  /** An `aw_` bearer as a user scoped to the key's organization and role; null for any other token. */
+  function keyUser(token: string): ApiUser | null {
+    if (!token.startsWith("aw_") || !deps.keys) return null;
+    const key = deps.keys.resolve(token);
+    if (!key) throw new AppError(401, "invalid_api_key", "The API key is unknown, revoked or expired");
+    const claims = { sub: key.userId, aud: "authenticated", role: "authenticated", email: key.email, phone: "", app_metadata: {}, user_metadata: {}, aal: "aal1", amr: [], session_id: `key:${key.keyId}`, is_anonymous: false };
+    return { user: { id: key.userId, email: key.email, sessionId: `key:${key.keyId}`, claims }, orgRoles: new Map([[key.organizationId, key.role]]), viaKey: key.keyId };
+  }
 
   function requireApiKey(request: Request): ApiKeyRole {
     const key = request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey");
@@ -56,6 +72,12 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       const role = await keyRole(token);
       if (role) return { role, orgRoles: new Map() };
       try {
+        const viaKey = keyUser(token);
+        if (viaKey) return { role: "authenticated", user: viaKey.user, orgRoles: viaKey.orgRoles };
+      } catch {
+        throw invalid("The API key is unknown, revoked or expired");
+      }
+      try {
         const user = await auth.authenticate(token);
         return { role: "authenticated", user, orgRoles: auth.organizationRoles(user.id) };
       } catch (error) {
@@ -81,7 +103,9 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
     /** /api/*: a live user access token, or 401 in the /api error shape. */
     async apiUser(request: Request): Promise<ApiUser> {
       const token = bearerToken(request);
-      if (!token) throw new AppError(401, "unauthorized", "Missing bearer token: send Authorization: Bearer <access token>");
+      if (!token) throw new AppError(401, "unauthorized", "Missing bearer token: send Authorization: Bearer <access token or API key>");
+      const viaKey = keyUser(token);
+      if (viaKey) return viaKey;
       try {
         const user = await auth.authenticate(token);
         return { user, orgRoles: auth.organizationRoles(user.id) };
