@@ -260,6 +260,17 @@ test("a webhook's secret is shown once; a viewer sees no edit controls", async (
   await page.locator(".settings").waitFor();
   expect(await page.content()).not.toContain(secret);
 
+  // An API key made in the settings: shown once, works as a bearer, revoked from the same table.
+  await page.getByLabel("Key name").fill("Looker export");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const key = await page.locator(".secret pre").innerText();
+  expect(key).toMatch(/^aw_/);
+  expect((await fetch(`${bin.url}/api/tracking/jobs?brandId=${brandId}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+  await page.getByRole("button", { name: "I have copied it" }).click();
+  await page.locator("tr", { hasText: "Looker export" }).getByRole("button", { name: "Revoke" }).click();
+  await page.locator("tr", { hasText: "Looker export" }).getByText("revoked").waitFor();
+  expect((await fetch(`${bin.url}/api/tracking/jobs?brandId=${brandId}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+
   // A viewer of the same organization.
   const serviceRoleKey = JSON.parse(await Bun.file(join(bin.dir, "data", "secrets.json")).text()).service_role_key as string;
   const org = ((await sb.from("organizations").select("id")).data as { id: string }[])[0]!.id;

@@ -260,6 +260,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
         />
       </Section>
 
+      <ApiKeys ctx={ctx} />
       {canManage && <Webhooks ctx={ctx} />}
     </div>
   );
@@ -350,6 +351,87 @@ function Webhooks({ ctx }: { ctx: BrandContext }) {
       >
         <input name="url" type="url" placeholder="https://hooks.example.com/answerwatch" aria-label="Webhook URL" required />
         <button type="submit">Add endpoint</button>
+      </form>
+    </Section>
+  );
+}
+
+/** Personal API keys for scripts and MCP clients: the secret shown once; revocable. */
+function ApiKeys({ ctx }: { ctx: BrandContext }) {
+  const { conn, brand, role } = ctx;
+  const list = useAsync(async () => (await conn.api<{ keys: any[] }>("GET", "/api/keys")).keys.filter((k) => k.organization_id === brand.organization_id), [brand.organization_id]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const w = useWrite(list.reload);
+  const roles = ["owner", "admin", "member", "viewer"];
+  const allowed = roles.slice(roles.indexOf(role));
+  return (
+    <Section title="API keys">
+      <p class="muted">For scripts, BI tools and MCP clients: send it as Authorization: Bearer. It acts as you, in this organization, with the role you choose (at most yours).</p>
+      {w.note}
+      {secret && (
+        <div class="card secret" role="status">
+          <p>
+            <strong>API key — shown this once.</strong> Copy it now; only its first characters are kept.
+          </p>
+          <pre>{secret}</pre>
+          <button type="button" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      {list.loading ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : (
+        <Table
+          rows={list.data!}
+          rowKey={(k) => k.id}
+          csvName={`${brand.slug}-api-keys.csv`}
+          columns={[
+            { key: "name", header: "Name", value: (k) => k.name },
+            { key: "prefix", header: "Key", value: (k) => `${k.prefix}…` },
+            { key: "role", header: "Role", value: (k) => k.role },
+            { key: "last_used_at", header: "Last used", value: (k) => k.last_used_at, render: (k) => dateTime(k.last_used_at) },
+            { key: "expires_at", header: "Expires", value: (k) => k.expires_at, render: (k) => dateTime(k.expires_at) },
+            {
+              key: "state",
+              header: "",
+              value: (k) => (k.revoked_at ? "revoked" : "active"),
+              render: (k) =>
+                k.revoked_at ? (
+                  "revoked"
+                ) : (
+                  <button type="button" class="link" onClick={() => w.write(() => conn.api("DELETE", `/api/keys/${k.id}`), "Key revoked.")}>
+                    Revoke
+                  </button>
+                ),
+            },
+          ]}
+        />
+      )}
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.target as HTMLFormElement;
+          const f = new FormData(form);
+          const expires = String(f.get("expires") || "");
+          w.write(async () => {
+            const made = await conn.api<{ secret: string }>("POST", "/api/keys", { name: String(f.get("name")), organization_id: brand.organization_id, role: String(f.get("role")), expires_at: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : undefined });
+            setSecret(made.secret);
+            form.reset();
+          }, "Key created.");
+        }}
+      >
+        <input name="name" placeholder="What it is for" aria-label="Key name" required maxLength={100} />
+        <select name="role" aria-label="Key role" defaultValue={allowed[allowed.length - 1]}>
+          {allowed.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+        <input name="expires" type="date" aria-label="Expires on (optional)" />
+        <button type="submit">Create key</button>
       </form>
     </Section>
   );
