@@ -118,6 +118,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
 
   let mcp: ((request: Request) => Promise<Response>) | undefined;
+  let openapi: unknown;
+  // Bound once the app exists: the route table the document is generated from.
+  let routeTable: () => { method: string; path: string }[] = () => [];
+  /** The document for the route table: Elysia's routes, the native ones (pixel, web app). */
+  async function openApiFor(routes: { method: string; path: string }[]) {
+    const [{ fullDocument }, { buildSchemaCache }, schema, { REST_POLICIES }, { WEB_PATHS }] = await Promise.all([import("./openapi/service"), import("./platform/rest/schema-cache"), import("./db/schema"), import("./platform/rest/policies"), import("./web/assets")]);
+    const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
+    return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
+  }
   const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, reports: deps.rest?.readers.report, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
@@ -140,6 +149,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(keyRoutes({ keys, callers }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
+    // Generated from the app's own definitions on first request (src/openapi).
+    .get("/openapi.json", async () => (openapi ??= await openApiFor(routeTable())))
+    .get("/docs", async () => new Response((await import("./openapi/docs-page")).DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
     .get("/metrics", async ({ request }) => {
       const token = deps.config.metricsToken;
       // Off unless configured: no hint that it exists.
@@ -151,6 +163,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // The MCP server is loaded on its first call: the SDK stays out of the start-up.
     .all("/mcp", async ({ request }) => (mcp ??= (await import("./mcp/server")).createMcpHandler({ apiUser: (r) => callers.apiUser(r), handle: (r) => handle(r), anonKey: deps.secrets.anonKey }))(request), { parse: "none" })
     .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl: () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl)), engines: deps.config.engines }));
+
+  routeTable = () => elysia.routes.map((r) => ({ method: r.method, path: r.path }));
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {

@@ -2,6 +2,7 @@
 // app with its dependencies; the schema cache is derived from the Drizzle schema at that moment.
 import type { Database } from "bun:sqlite";
 import { AppError } from "../../http/errors";
+import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
 import * as schema from "../../db/schema";
 import { statementDeadline } from "./deadline";
@@ -62,7 +63,13 @@ export function createRestService(deps: RestServiceDeps) {
 
   async function compute(request: Request, caller: Caller): Promise<Response> {
     const path = new URL(request.url).pathname.slice(PREFIX.length);
-    if (path === "" || path === "/") throw new AppError(404, "PGRST126", "Root endpoint metadata is disabled");
+    if (path === "" || path === "/") {
+      // The OpenAPI root, PostgREST-style, for the service role (type generators); nobody else.
+      if (caller.role !== "service_role" || (request.method !== "GET" && request.method !== "HEAD")) throw new AppError(404, "PGRST126", "Root endpoint metadata is disabled");
+      const { restRootDocument } = await import("../../openapi/service");
+      const url = new URL(request.url);
+      return Response.json(restRootDocument(planner.cache, planner.policies, VERSION, `${url.origin}${PREFIX}`), { headers: { "content-type": "application/openapi+json; charset=utf-8" } });
+    }
     if (request.method === "OPTIONS") {
       const allow = path.startsWith("/rpc/") ? "OPTIONS,GET,HEAD,POST" : "OPTIONS,GET,HEAD,POST,PATCH,DELETE";
       return new Response(null, { status: 200, headers: { allow } });

@@ -1,0 +1,85 @@
+// OpenAPI (issue #20): /openapi.json validates as OpenAPI 3.1 and covers every route the app
+// registers (compared with the route table); /docs works offline; /rest/v1/ answers the service role
+// a PostgREST-style root from which openapi-typescript generates types a client type-checks against.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import openapiTS from "openapi-typescript";
+import { openApiPath } from "../../src/openapi/document";
+import { REST_POLICIES } from "../../src/platform/rest/policies";
+import { ROOT, tempDir, testApp, testServer } from "../helpers/app";
+
+let server: Awaited<ReturnType<typeof testServer>>;
+let doc: { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+
+beforeAll(async () => {
+  server = await testServer();
+  const res = await fetch(`${server.url}/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = await res.json();
+});
+afterAll(() => server.stop());
+
+test("/openapi.json is a valid OpenAPI 3.1 document", async () => {
+  expect(doc.openapi).toBe("3.1.0");
+  const result = await new Validator().validate(doc as never);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+});
+
+test("it covers every route the app registers, every exposed table and every RPC", async () => {
+  const { app } = await testApp();
+  const registered = [
+    ...app.elysia.routes.map((r) => ({ method: r.method.toLowerCase(), path: r.path })),
+    ...Object.entries(app.direct).flatMap(([path, methods]) => Object.keys(methods).map((m) => ({ method: m.toLowerCase(), path }))),
+  ].filter((r) => !r.path.startsWith("/rest/v1") && ["get", "post", "put", "patch", "delete", "head", "options"].includes(r.method));
+  expect(registered.length).toBeGreaterThan(30);
+  const missing = registered.filter((r) => !doc.paths[openApiPath(r.path)]?.[r.method]).map((r) => `${r.method} ${r.path}`);
+  expect(missing).toEqual([]);
+  for (const table of Object.keys(REST_POLICIES)) {
+    expect(Object.keys(doc.paths[`/rest/v1/${table}`] ?? {}).sort()).toEqual(["delete", "get", "patch", "post"]);
+    expect(doc.components.schemas[table]).toBeDefined();
+  }
+  for (const rpc of ["get_latest_prompt_results", "insights_overview", "insights_trend", "insights_competitors", "insights_head_to_head", "insights_citation_domains", "insights_citation_urls", "insights_prompts", "insights_search_queries"])
+    expect(doc.paths[`/rest/v1/rpc/${rpc}`]?.post).toBeDefined();
+  // Columns a client may not read are not described either.
+  expect(JSON.stringify(doc.components.schemas.citations)).not.toContain("url_id");
+});
+
+test("/docs is a page of its own: nothing fetched from another host", async () => {
+  const res = await fetch(`${server.url}/docs`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/html");
+  const html = await res.text();
+  expect(html).toContain('fetch("/openapi.json")');
+  expect(html.match(/(src|href)="https?:/g)).toBeNull();
+});
+
+test("/rest/v1/ answers the service role an OpenAPI root; openapi-typescript's types type-check a client, and catch a wrong one", async () => {
+  const anon = await fetch(`${server.url}/rest/v1/`, { headers: { apikey: server.secrets.anonKey } });
+  expect(anon.status).toBe(404);
+  expect((await anon.json()).code).toBe("PGRST126");
+  const res = await fetch(`${server.url}/rest/v1/`, { headers: { apikey: server.secrets.serviceRoleKey, authorization: `Bearer ${server.secrets.serviceRoleKey}` } });
+  expect(res.status).toBe(200);
+  const root = await res.json();
+  expect(root.servers[0].url).toBe(`${server.url}/rest/v1`);
+  expect(Object.keys(root.paths)).toContain("/brands");
+  const dir = tempDir("aw-openapi-");
+  writeFileSync(join(dir, "api.ts"), await openapiTS(root));
+  const client = (extra: string) => `import type { components, paths } from "./api";
+type Brand = components["schemas"]["brands"];
+type OverviewArgs = NonNullable<paths["/rpc/insights_overview"]["post"]["requestBody"]>["content"]["application/json"];
+export const brand: Pick<Brand, "id" | "name" | "is_active"> = { id: "00000000-0000-0000-0000-000000000000", name: "Acme", is_active: true };
+export const args: OverviewArgs = { p_brand_id: "00000000-0000-0000-0000-000000000000", p_platforms: ["chatgpt"], p_branded: null };
+${extra}
+`;
+  const tsc = (file: string) => Bun.spawnSync([join(ROOT, "node_modules/.bin/tsc"), "--noEmit", "--strict", "--skipLibCheck", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", file], { cwd: dir });
+  writeFileSync(join(dir, "good.ts"), client(""));
+  const good = tsc("good.ts");
+  expect({ code: good.exitCode, out: good.stdout.toString() }).toEqual({ code: 0, out: "" });
+  writeFileSync(join(dir, "bad.ts"), client(`export const wrong: OverviewArgs = { p_brand_id: 42 };`));
+  const bad = tsc("bad.ts");
+  expect(bad.exitCode).not.toBe(0);
+  expect(bad.stdout.toString()).toContain("bad.ts");
+}, 60_000);
