@@ -26,6 +26,8 @@ import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
 import { keyRoutes } from "./keys/routes";
+import { createShareService } from "./share/service";
+import { shareRoutes } from "./share/routes";
 import type { Metrics } from "./http/metrics";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
@@ -95,7 +97,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const keys = createKeyService({ sqlite: deps.dbh.sqlite, now: deps.now });
-  const callers = createCallerResolver({ auth, secrets: deps.secrets, keys });
+  const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
+  const shares = createShareService({ sqlite: deps.dbh.sqlite, now: deps.now, publicUrl });
+  const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
+  let appPage: Promise<string | undefined> | undefined;
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
     sqlite: deps.dbh.sqlite,
@@ -147,6 +152,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
+    .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
     // Generated from the app's own definitions on first request (src/openapi).
@@ -162,7 +168,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     })
     // The MCP server is loaded on its first call: the SDK stays out of the start-up.
     .all("/mcp", async ({ request }) => (mcp ??= (await import("./mcp/server")).createMcpHandler({ apiUser: (r) => callers.apiUser(r), handle: (r) => handle(r), anonKey: deps.secrets.anonKey }))(request), { parse: "none" })
-    .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl: () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl)), engines: deps.config.engines }));
+    .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl, engines: deps.config.engines }));
 
   routeTable = () => elysia.routes.map((r) => ({ method: r.method, path: r.path }));
 

@@ -616,6 +616,26 @@ export const personalApiKeys = sqliteTable(
   (t) => [uniqueIndex("personal_api_keys_hash_unique").on(t.hash), index("personal_api_keys_org_idx").on(t.organizationId)],
 );
 
+/** A read-only link to one brand's overview, prompts and sources, for someone without an account. */
+export const shareLinks = sqliteTable(
+  "share_links",
+  {
+    id: id(),
+    brandId: brandRef(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    /** SHA-256 of the link's token (hex); the token itself is only in the URL. */
+    tokenHash: text("token_hash").notNull(),
+    prefix: text("prefix").notNull(),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("share_links_token_unique").on(t.tokenHash), index("share_links_brand_idx").on(t.brandId)],
+);
+
 // ---- webhooks ---------------------------------------------------------------------------------
 
 export const webhookEndpoints = sqliteTable(

@@ -11,6 +11,7 @@ import { BrandPages } from "./pages/brand";
 import { Home } from "./pages/home";
 import { Onboarding } from "./pages/onboarding";
 import { Account } from "./pages/account";
+import { Shared } from "./pages/shared";
 
 function App() {
   const [conn, setConn] = useState<Connection | null>(null);
@@ -28,6 +29,9 @@ function App() {
 
   if (failed) return <ErrorBox error={failed} />;
   if (!conn || session === undefined) return <Loading what="Connecting" />;
+  // A share link's view needs no account.
+  const shared = match("/share/:token", loc.path) ?? match("/share/:token/:page", loc.path);
+  if (shared) return <Shared conn={conn} token={shared.token!} page={shared.page ?? "overview"} query={loc.query} />;
 
   const publicPage = loc.path === "/login" || loc.path === "/signup";
   if (!session) {

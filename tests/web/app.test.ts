@@ -300,6 +300,38 @@ test("a webhook's secret is shown once; a viewer sees no edit controls", async (
   await viewer.close();
 }, 60_000);
 
+test("a share link opens the overview, prompts and sources read-only without an account, and answers 404 once revoked", async () => {
+  await page.goto(`${bin.url}/b/${brandId}/settings`);
+  await page.getByRole("button", { name: "Create share link" }).click();
+  const url = await page.locator("pre.share-url").innerText();
+  expect(url).toStartWith(`${bin.url}/share/aws_`);
+  await page.getByRole("button", { name: "Done" }).click();
+  const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  visitor.on("request", (r) => requested.push(r.url()));
+  const vp = await visitor.newPage();
+  await vp.goto(url);
+  await vp.locator(".kpi").first().waitFor();
+  const today = new Date().toISOString().slice(0, 10);
+  const from30 = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today })).data;
+  expect(await vp.locator('[data-kpi="Visibility rate"] .kpi-value').innerText()).toBe(pctText(overview.visibility_rate.value));
+  expect(await vp.getByText("Shared, read-only").count()).toBe(1);
+  expect(await vp.getByRole("link", { name: "Settings" }).count()).toBe(0);
+  await vp.screenshot({ path: join(ARTIFACTS, "shared-1280.png"), fullPage: true });
+  await vp.getByRole("link", { name: "Prompts" }).click();
+  await vp.locator("table").waitFor();
+  expect(await vp.locator("tbody tr").count()).toBe(3);
+  await vp.getByRole("link", { name: "Sources" }).click();
+  await vp.locator("table").waitFor();
+  // Revoked: the link's page is a 404.
+  await page.locator("tr", { hasText: "/share/" }).getByRole("button", { name: "Revoke" }).click();
+  await page.locator("tr", { hasText: "/share/" }).getByText("revoked").waitFor();
+  const gone = await vp.goto(url);
+  expect(gone?.status()).toBe(404);
+  expect(await vp.getByText("This link does not open anything").count()).toBe(1);
+  await visitor.close();
+}, 60_000);
+
 test("the app asks nothing of any host but the server's own", () => {
   const origin = new URL(bin.url).origin;
   expect(requested.length).toBeGreaterThan(20);

@@ -11,6 +11,13 @@ export interface Caller {
   user?: AuthenticatedUser;
   /** organization id → the caller's role in it (empty for anon and service_role) */
   orgRoles: Map<string, OrgRole>;
+  /** A share link's reader: this brand's insights RPCs and nothing else. */
+  shareBrandId?: string;
+}
+
+/** Share links (src/share): the brand a live `aws_` token opens, or null. */
+export interface ShareResolver {
+  resolve(token: string): { brandId: string; organizationId: string } | null;
 }
 
 export interface ApiUser {
@@ -32,7 +39,7 @@ const BAD_API_KEY = new AppError(401, "invalid_api_key", "Invalid API key", {
   rawBody: { message: "Invalid API key", hint: "Double check your Supabase `anon` or `service_role` API key." },
 });
 
-export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets; keys?: KeyResolver }) {
+export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets; keys?: KeyResolver; shares?: ShareResolver }) {
   const { auth, secrets } = deps;
 
   /** An `aw_` bearer as a user scoped to the key's organization and role; null for any other token. */
@@ -71,6 +78,11 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       if (!token) throw invalid("No suitable key or wrong key type");
       const role = await keyRole(token);
       if (role) return { role, orgRoles: new Map() };
+      if (token.startsWith("aws_") && deps.shares) {
+        const shared = deps.shares.resolve(token);
+        if (!shared) throw invalid("The share link is unknown, revoked or expired");
+        return { role: "authenticated", orgRoles: new Map([[shared.organizationId, "viewer"]]), shareBrandId: shared.brandId };
+      }
       try {
         const viaKey = keyUser(token);
         if (viaKey) return { role: "authenticated", user: viaKey.user, orgRoles: viaKey.orgRoles };

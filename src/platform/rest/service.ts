@@ -84,10 +84,14 @@ export function createRestService(deps: RestServiceDeps) {
     const { name } = req.resource;
     const count = req.preferences.count;
 
+    // A share link reads its brand's insights and nothing else.
+    const shareOnly = () => new AppError(403, "42501", "A share link reads its brand's insights only", { hint: "Call /rest/v1/rpc/insights_* with p_brand_id set to the shared brand" });
+    if (caller.shareBrandId && req.resource.kind !== "rpc") throw shareOnly();
     if (req.resource.kind === "rpc") {
       const isPost = req.method === "POST";
       const args = isPost ? req.payload : Object.fromEntries(req.query.params);
       if (!args || typeof args !== "object" || Array.isArray(args)) throw new AppError(400, "PGRST102", "The RPC arguments must be one JSON object");
+      if (caller.shareBrandId && (!Object.hasOwn(INSIGHT_RPCS, name) || String((args as Record<string, unknown>).p_brand_id ?? "").toLowerCase() !== caller.shareBrandId)) throw shareOnly();
       if (Object.hasOwn(INSIGHT_RPCS, name)) return insight(req, name, args as Record<string, unknown>, caller, isPost);
       const plan = planRpc(planner, name, args as Record<string, unknown>, isPost, req.query, req.topRange);
       return renderRead(req, executeRead(run, ctx, plan, count));

@@ -16,7 +16,7 @@ export interface ThreadTask {
   url: string;
   headers: [string, string][];
   body: string | null;
-  caller: { role: Caller["role"]; user?: Caller["user"]; orgRoles: [string, string][] };
+  caller: { role: Caller["role"]; user?: Caller["user"]; orgRoles: [string, string][]; shareBrandId?: string };
 }
 
 export type ThreadCommand =
@@ -145,7 +145,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
         url: request.url,
         headers: [...request.headers],
         body,
-        caller: { role: caller.role, user: caller.user, orgRoles: [...caller.orgRoles] },
+        caller: { role: caller.role, user: caller.user, orgRoles: [...caller.orgRoles], shareBrandId: caller.shareBrandId },
       };
       return submit((id) => ({ type: "request", id, ...task }), new URL(request.url).pathname.startsWith("/rest/v1/rpc/")) as Promise<Response>;
     },

@@ -16,7 +16,7 @@ let rest: RestService | undefined;
 let connection: Database | undefined;
 
 async function answer(command: Extract<ThreadCommand, { type: "request" }>): Promise<ThreadReply> {
-  const caller: Caller = { role: command.caller.role, user: command.caller.user, orgRoles: new Map(command.caller.orgRoles as [string, OrgRole][]) };
+  const caller: Caller = { role: command.caller.role, user: command.caller.user, orgRoles: new Map(command.caller.orgRoles as [string, OrgRole][]), shareBrandId: command.caller.shareBrandId };
   const request = new Request(command.url, { method: command.method, headers: command.headers, body: command.body });
   let response: Response;
   let internalError: string | undefined;

@@ -47,6 +47,8 @@ export interface BrandContext {
   platforms: PlatformRow[];
   filters: Filters;
   query: URLSearchParams;
+  /** Opened through a share link: the brand's insights only, read-only, no account. */
+  shared?: { token: string };
 }
 
 export function BrandPages({ conn, session, brandId, page, itemId, query }: { conn: Connection; session: Session; brandId: string; page: string; itemId: string | null; query: URLSearchParams }) {

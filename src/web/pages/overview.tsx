@@ -59,7 +59,8 @@ export function Overview({ ctx }: { ctx: BrandContext }) {
       conn.sb.rpc("insights_overview", args),
       conn.sb.rpc("insights_trend", { ...args, p_interval: interval, p_group_by: "platform" }),
       conn.sb.rpc("insights_competitors", args),
-      conn.api<{ jobs: { jobId: string; status: string; progress: { completed: number; total: number }; createdAt: string; finishedAt: string | null }[] }>("GET", `/api/tracking/jobs?brandId=${brand.id}&limit=1`),
+      // A share link reads insights only: no runs.
+      ctx.shared ? { jobs: [] } : conn.api<{ jobs: { jobId: string; status: string; progress: { completed: number; total: number }; createdAt: string; finishedAt: string | null }[] }>("GET", `/api/tracking/jobs?brandId=${brand.id}&limit=1`),
     ]);
     return { overview: unwrap(overview) as any, trend: unwrap(trend) as any[], competitors: unwrap(competitors) as any[], job: jobs.jobs[0] ?? null };
   }, [key, interval]);
@@ -80,7 +81,7 @@ export function Overview({ ctx }: { ctx: BrandContext }) {
 
 function OverviewBody({ ctx, overview, trend, competitors, job }: { ctx: BrandContext; overview: any; trend: any[]; competitors: any[]; job: any }) {
   const next = nextRun(ctx.platforms);
-  const schedule = (
+  const schedule = ctx.shared ? null : (
     <p class="muted schedule">
       Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} answers, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
     </p>

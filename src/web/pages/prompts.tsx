@@ -32,7 +32,7 @@ export function Prompts({ ctx }: { ctx: BrandContext }) {
           csvName={`${ctx.brand.slug}-prompts.csv`}
           initialSort={{ key: "visibility_rate", desc: true }}
           columns={[
-            { key: "text", header: "Prompt", value: (r) => r.text, render: (r) => <a href={`/b/${ctx.brand.id}/prompts/${r.prompt_id}${location.search}`}>{r.text}</a> },
+            { key: "text", header: "Prompt", value: (r) => r.text, render: (r) => (ctx.shared ? r.text : <a href={`/b/${ctx.brand.id}/prompts/${r.prompt_id}${location.search}`}>{r.text}</a>) },
             { key: "is_branded", header: "Branded", value: (r) => (r.is_branded ? "yes" : "no") },
             { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle({ ...r, n: r.answers }) },
             { key: "answers", header: "Answers", numeric: true, value: (r) => r.answers, render: (r) => int(r.answers) },

@@ -12,6 +12,38 @@ import type { BrandContext } from "./brand";
 
 const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
 
+/** A secret or link shown once, until the user says they have it. */
+function ShownOnce({ title, note, value, done, onDone, preClass }: { title: string; note?: string; value: string; done: string; onDone(): void; preClass?: string }) {
+  return (
+    <div class="card secret" role="status">
+      <p>
+        <strong>{title}</strong> {note}
+      </p>
+      <pre class={preClass}>{value}</pre>
+      <button type="button" onClick={onDone}>
+        {done}
+      </button>
+    </div>
+  );
+}
+
+/** The last column of a revocable thing: "revoked", or a Revoke button calling `path`. */
+function revokeColumn<T extends { id: string; revoked_at: string | null }>(write: ReturnType<typeof useWrite>["write"], conn: BrandContext["conn"], path: (row: T) => string, done: string) {
+  return {
+    key: "state",
+    header: "",
+    value: (row: T) => (row.revoked_at ? "revoked" : "active"),
+    render: (row: T) =>
+      row.revoked_at ? (
+        "revoked"
+      ) : (
+        <button type="button" class="link" onClick={() => write(() => conn.api("DELETE", path(row)), done)}>
+          Revoke
+        </button>
+      ),
+  };
+}
+
 function Section({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <section class="card settings-section" aria-label={title}>
@@ -260,6 +292,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
         />
       </Section>
 
+      {canManage && <ShareLinks ctx={ctx} />}
       <ApiKeys ctx={ctx} />
       {canManage && <Webhooks ctx={ctx} />}
     </div>
@@ -298,17 +331,7 @@ function Webhooks({ ctx }: { ctx: BrandContext }) {
   return (
     <Section title="Webhooks">
       {w.note}
-      {secret && (
-        <div class="card secret" role="status">
-          <p>
-            <strong>Signing secret — shown this once.</strong> Copy it now; it is never shown again.
-          </p>
-          <pre>{secret}</pre>
-          <button type="button" onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </div>
-      )}
+      {secret && <ShownOnce title="Signing secret — shown this once." note="Copy it now; it is never shown again." value={secret} done="I have copied it" onDone={() => setSecret(null)} />}
       {list.loading ? (
         <Loading />
       ) : list.error ? (
@@ -368,17 +391,7 @@ function ApiKeys({ ctx }: { ctx: BrandContext }) {
     <Section title="API keys">
       <p class="muted">For scripts, BI tools and MCP clients: send it as Authorization: Bearer. It acts as you, in this organization, with the role you choose (at most yours).</p>
       {w.note}
-      {secret && (
-        <div class="card secret" role="status">
-          <p>
-            <strong>API key — shown this once.</strong> Copy it now; only its first characters are kept.
-          </p>
-          <pre>{secret}</pre>
-          <button type="button" onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </div>
-      )}
+      {secret && <ShownOnce title="API key — shown this once." note="Copy it now; only its first characters are kept." value={secret} done="I have copied it" onDone={() => setSecret(null)} />}
       {list.loading ? (
         <Loading />
       ) : list.error ? (
@@ -394,19 +407,7 @@ function ApiKeys({ ctx }: { ctx: BrandContext }) {
             { key: "role", header: "Role", value: (k) => k.role },
             { key: "last_used_at", header: "Last used", value: (k) => k.last_used_at, render: (k) => dateTime(k.last_used_at) },
             { key: "expires_at", header: "Expires", value: (k) => k.expires_at, render: (k) => dateTime(k.expires_at) },
-            {
-              key: "state",
-              header: "",
-              value: (k) => (k.revoked_at ? "revoked" : "active"),
-              render: (k) =>
-                k.revoked_at ? (
-                  "revoked"
-                ) : (
-                  <button type="button" class="link" onClick={() => w.write(() => conn.api("DELETE", `/api/keys/${k.id}`), "Key revoked.")}>
-                    Revoke
-                  </button>
-                ),
-            },
+            revokeColumn<any>(w.write, conn, (k) => `/api/keys/${k.id}`, "Key revoked."),
           ]}
         />
       )}
@@ -432,6 +433,52 @@ function ApiKeys({ ctx }: { ctx: BrandContext }) {
         </select>
         <input name="expires" type="date" aria-label="Expires on (optional)" />
         <button type="submit">Create key</button>
+      </form>
+    </Section>
+  );
+}
+
+/** Read-only links to this brand's overview, prompts and sources, for people without an account. */
+function ShareLinks({ ctx }: { ctx: BrandContext }) {
+  const { conn, brand } = ctx;
+  const list = useAsync(async () => (await conn.api<{ links: any[] }>("GET", `/api/share-links?brand_id=${brand.id}`)).links, [brand.id]);
+  const [url, setUrl] = useState<string | null>(null);
+  const w = useWrite(list.reload);
+  return (
+    <Section title="Share links">
+      <p class="muted">A link shows this brand's overview, prompts and sources to anyone who has it — read-only, no account — until it expires or you revoke it.</p>
+      {w.note}
+      {url && <ShownOnce title="Share link — shown this once." value={url} done="Done" onDone={() => setUrl(null)} preClass="share-url" />}
+      {list.loading ? (
+        <Loading />
+      ) : list.error ? (
+        <ErrorBox error={list.error} />
+      ) : (
+        <Table
+          rows={list.data!}
+          rowKey={(l) => l.id}
+          csvName={`${brand.slug}-share-links.csv`}
+          columns={[
+            { key: "prefix", header: "Link", value: (l) => `…/share/${l.prefix}…` },
+            { key: "created_at", header: "Created", value: (l) => l.created_at, render: (l) => dateTime(l.created_at) },
+            { key: "expires_at", header: "Expires", value: (l) => l.expires_at, render: (l) => dateTime(l.expires_at) },
+            revokeColumn<any>(w.write, conn, (l) => `/api/share-links/${l.id}`, "Link revoked."),
+          ]}
+        />
+      )}
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const expires = String(new FormData(e.target as HTMLFormElement).get("expires") || "");
+          w.write(async () => {
+            const made = await conn.api<{ url: string }>("POST", "/api/share-links", { brand_id: brand.id, expires_at: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : undefined });
+            setUrl(made.url);
+          }, "Link created.");
+        }}
+      >
+        <input name="expires" type="date" aria-label="Link expires on (optional)" />
+        <button type="submit">Create share link</button>
       </form>
     </Section>
   );

@@ -57,7 +57,7 @@ export function Sources({ ctx }: { ctx: BrandContext }) {
           csvName={`${ctx.brand.slug}-domains.csv`}
           initialSort={{ key: "citations", desc: true }}
           columns={[
-            { key: "domain", header: "Domain", value: (r) => r.domain, render: (r) => <button type="button" class="link" onClick={() => setOpen(open === r.domain ? null : r.domain)} aria-expanded={open === r.domain}>{r.domain}</button> },
+            { key: "domain", header: "Domain", value: (r) => r.domain, render: (r) => ctx.shared ? r.domain : <button type="button" class="link" onClick={() => setOpen(open === r.domain ? null : r.domain)} aria-expanded={open === r.domain}>{r.domain}</button> },
             { key: "class", header: "Class", value: (r) => r.class, render: (r) => <span class={`tag ${r.class}`}>{r.class.replace("_", " ")}</span> },
             { key: "category", header: "Category", value: (r) => r.category },
             { key: "citations", header: "Citations", numeric: true, value: (r) => r.citations, render: (r) => int(r.citations) },
