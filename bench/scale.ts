@@ -21,11 +21,14 @@
 //      per second with bench/rest.ts's fixed-concurrency load client;
 //   2. at 1.05M, p95 of /healthz and of a small REST read, sequentially (300 each), idle and while 4
 //      concurrent clients (another process) loop the slowest of requests 1–5: under load ≤ 3× idle;
+//   4. at 1.05M, each insights RPC (issue #18) over the 365 days ending today ≤ 1.5× over the 30
+//      days ending today (trend by week), medians in the same run.
 //   3. at 1.05M, server stopped: bytes on disk per result with its citations (dbstat pages of
 //      prompt_results, citations, their indexes and the URL, latest, dictionary and rollup tables)
 //      ≤ 0.35× the plain-text bytes per result (answer + each citation's url and title, UTF-8).
 // Knobs: SCALES=10k,100k,1m  RUNS=15  REGENERATE=1  REQUEST_BUDGET_S=40 (a request stops being
-// repeated past this, after 3 runs)  SAMPLES=300  LOAD_BUDGET_S=60 (per p95 under load)  REST_CACHE_MB.
+// repeated past this, after 3 runs)  SAMPLES=300  LOAD_BUDGET_S=60 (per p95 under load)  REST_CACHE_MB
+// GENERATE_ONLY=1 (build the cached worlds and stop)  ONLY=insights (target 4 alone).
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -209,6 +212,51 @@ function specs(meta: ScaleMeta): Spec[] {
       },
     },
   ];
+}
+
+// ---- insights (issue #18) ---------------------------------------------------------------------
+
+const INSIGHT_RPCS = ["insights_overview", "insights_trend", "insights_competitors", "insights_citation_domains", "insights_citation_urls", "insights_prompts", "insights_search_queries"];
+
+/** Each insights RPC over the `days` ending today (the trend by week), answered through supabase-js's wire format. */
+function insightSpecs(meta: ScaleMeta, days: number): Spec[] {
+  const to = new Date().toISOString().slice(0, 10);
+  const from = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+  return INSIGHT_RPCS.map((rpc) => ({
+    name: `${rpc} ${days} d`,
+    method: "POST",
+    path: `/rest/v1/rpc/${rpc}`,
+    body: JSON.stringify({ p_brand_id: meta.bigBrandId, p_from: from, p_to: to, ...(rpc === "insights_trend" ? { p_interval: "week" } : {}) }),
+    check(_res, bytes) {
+      const body = JSON.parse(new TextDecoder().decode(bytes));
+      if (rpc === "insights_overview") {
+        if (!(body.answers > 0)) throw new Error(`no answers: ${JSON.stringify(body).slice(0, 200)}`);
+        return `${body.answers} answers, visibility ${(body.visibility_rate.value * 100).toFixed(1)} % (n ${body.visibility_rate.n}), change ${body.visibility_rate.change.verdict}`;
+      }
+      if (!Array.isArray(body) || !body.length) throw new Error(`no rows: ${JSON.stringify(body).slice(0, 200)}`);
+      return `${body.length} rows`;
+    },
+  }));
+}
+
+/** Target 4: each insights RPC over 365 days ≤ 1.5× over 30 days, in the same run on the same server. */
+async function target4(client: Client, meta: ScaleMeta): Promise<{ lines: string[]; rows: RatioReport[] }> {
+  const month = await timeAll(client, insightSpecs(meta, 30));
+  const year = await timeAll(client, insightSpecs(meta, 365));
+  printTimings("1m", [...month, ...year]);
+  const rows = month.map((m, i) => {
+    const y = year[i]!;
+    const valid = answered(m) && answered(y);
+    return {
+      name: `Target 4: ${INSIGHT_RPCS[i]} over 365 days vs 30 days${valid ? "" : ` (failed: ${m.firstError ?? y.firstError})`}`,
+      ours: median(y.times),
+      baseline: median(m.times),
+      unit: "ms",
+      target: "≤ 1.5×",
+      ok: valid && median(y.times) <= 1.5 * median(m.times),
+    };
+  });
+  return { lines: [...month, ...year].map((t) => `  insights ${t.spec.name}: median ${ms(median(t.times))}, ${(t.bytes / 1024).toFixed(0)} KiB, ${t.firstError ? `FAILED: ${t.firstError}` : t.note}`), rows };
 }
 
 // ---- one scale ---------------------------------------------------------------------------------
@@ -430,6 +478,11 @@ const runs = new Map<string, ScaleRun>();
 const reports: RatioReport[] = [];
 const extra: string[] = [];
 const benchStarted = performance.now();
+// GENERATE_ONLY=1 builds (or finds) the cached worlds and stops: generation can run ahead of the benchmark.
+if (Bun.env.GENERATE_ONLY === "1") {
+  for (const scale of SCALE_NAMES) await ensureScale(scale, key);
+  process.exit(0);
+}
 for (const scale of SCALE_NAMES) {
   const meta = await ensureScale(scale, key);
   const dir = join(CACHE, scale);
@@ -439,6 +492,15 @@ for (const scale of SCALE_NAMES) {
   let timings: Timing[];
   try {
     const client = await signedIn(server, secrets.anonKey, meta);
+    // ONLY=insights times the insights RPCs alone (target 4).
+    if (Bun.env.ONLY === "insights") {
+      if (scale === "1m") {
+        const t4 = await target4(client, meta);
+        extra.push("1m insights:", ...t4.lines);
+        reports.push(...t4.rows);
+      }
+      continue;
+    }
     timings = await timeAll(client, specs(meta));
     console.log(
       `${scale}: ${meta.results.toLocaleString("en")} results (big brand ${meta.bigBrandResults.toLocaleString("en")} over ${meta.days} days), ${meta.citations.toLocaleString("en")} citations, ${meta.trafficRows.toLocaleString("en")} traffic rows; database ${mib(fileBytes(dir))}; server up in ${server.startMs.toFixed(0)} ms`,
@@ -457,6 +519,9 @@ for (const scale of SCALE_NAMES) {
       const t2 = await target2(client, heaviest);
       extra.push(...t2.lines);
       reports.push(...t2.rows);
+      const t4 = await target4(client, meta);
+      extra.push("1m insights:", ...t4.lines);
+      reports.push(...t4.rows);
     }
   } finally {
     await server.stop();
