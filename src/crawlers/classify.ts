@@ -1,0 +1,83 @@
+// Who requested a page (issue #21): AI training crawler, AI search crawler, AI user-triggered fetch,
+// search-engine bot, other bot or human — from the shipped lists (ai-robots.json, the ranges file's
+// kinds) — and what was requested: a page, robots.txt, a sitemap or an asset. Pure.
+import robots from "../pixel/data/ai-robots.json";
+import ranges from "./data/bot-ip-ranges.json";
+
+export const CRAWLER_CLASSES = ["ai_training", "ai_search", "ai_user", "search_engine", "other_bot", "human"] as const;
+export type CrawlerClass = (typeof CRAWLER_CLASSES)[number];
+export type HitKind = "page" | "robots" | "sitemap" | "asset";
+
+export interface BotIdentity {
+  /** The user-agent token (GPTBot, ChatGPT-User, Googlebot, …); null for a human or an unnamed bot. */
+  bot: string | null;
+  operator: string | null;
+  class: CrawlerClass;
+  /** A token that only ever appears in robots.txt (Google-Extended): no real crawler sends it. */
+  robotsOnly: boolean;
+}
+
+const KIND_CLASS: Record<string, CrawlerClass> = { training: "ai_training", search: "ai_search", "user-fetch": "ai_user", "search-engine": "search_engine" };
+/** Search engines beyond the ranges file, by token. */
+const SEARCH_ENGINES: Record<string, string> = { YandexBot: "Yandex", Baiduspider: "Baidu", "Yahoo! Slurp": "Yahoo", SeznamBot: "Seznam", Qwantbot: "Qwant", PetalBot: "Huawei" };
+
+/** ai-robots.json's free-text function → a class. */
+function classOfFunction(fn: string): CrawlerClass {
+  const f = fn.toLowerCase();
+  if (/assistant|agent|user|on behalf|fetch/.test(f)) return "ai_user";
+  if (/search/.test(f)) return "ai_search";
+  return "ai_training";
+}
+
+interface Token {
+  token: string;
+  lower: string;
+  operator: string | null;
+  class: CrawlerClass;
+  robotsOnly: boolean;
+}
+
+function buildTokens(): Token[] {
+  const tokens = new Map<string, Token>();
+  const add = (token: string, operator: string | null, cls: CrawlerClass) => {
+    if (!tokens.has(token.toLowerCase())) tokens.set(token.toLowerCase(), { token, lower: token.toLowerCase(), operator, class: cls, robotsOnly: /-Extended$/i.test(token) });
+  };
+  // The ranges file names the operator and the kind exactly; it wins.
+  for (const b of (ranges as { bots: { bot: string; operator: string; kind: string }[] }).bots) add(b.bot, b.operator, KIND_CLASS[b.kind] ?? "other_bot");
+  for (const b of (ranges as { no_published_ranges: { bot: string; operator: string }[] }).no_published_ranges) add(b.bot, b.operator, "ai_training");
+  for (const [token, info] of Object.entries(robots as Record<string, { operator: string; function: string }>)) {
+    const operator = info.operator.replace(/\[([^\]]+)\]\([^)]*\)/g, "$1").replace(/^Unclear at this time\.?$/i, "").trim() || null;
+    add(token, operator, classOfFunction(info.function));
+  }
+  for (const [token, operator] of Object.entries(SEARCH_ENGINES)) add(token, operator, "search_engine");
+  // Longest first: "ChatGPT-User" before "GPT", "Claude-SearchBot" before "ClaudeBot".
+  return [...tokens.values()].sort((a, b) => b.token.length - a.token.length);
+}
+
+const TOKENS = buildTokens();
+const GENERIC_BOT = /bot\b|crawl|spider|slurp|curl\/|wget\/|python-requests|python-urllib|go-http-client|java\/|okhttp|libwww|httpclient|headless|scrapy|axios\/|node-fetch/i;
+const isWordChar = (c: string | undefined) => !!c && /[A-Za-z0-9]/.test(c);
+
+/** The bot a user agent names (the longest listed token it contains as a word), else a generic bot or a human. */
+export function identify(userAgent: string | null | undefined): BotIdentity {
+  const ua = userAgent ?? "";
+  const lower = ua.toLowerCase();
+  for (const t of TOKENS) {
+    let at = lower.indexOf(t.lower);
+    while (at >= 0) {
+      if (!isWordChar(lower[at - 1]) && !isWordChar(lower[at + t.lower.length])) return { bot: t.token, operator: t.operator, class: t.class, robotsOnly: t.robotsOnly };
+      at = lower.indexOf(t.lower, at + 1);
+    }
+  }
+  return { bot: null, operator: null, class: !ua.trim() || GENERIC_BOT.test(ua) ? "other_bot" : "human", robotsOnly: false };
+}
+
+const ASSET = /\.(css|js|mjs|map|png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|mp4|webm|mp3|wav|pdf|zip|gz)$/i;
+
+/** What a path is: robots.txt, a sitemap, an asset, or a page. */
+export function hitKind(path: string): HitKind {
+  const p = (path.split(/[?#]/)[0] ?? "/").toLowerCase();
+  if (p === "/robots.txt") return "robots";
+  if (/sitemap[^/]*\.xml(\.gz)?$/.test(p) || p.endsWith("/sitemap")) return "sitemap";
+  return ASSET.test(p) ? "asset" : "page";
+}

@@ -1,0 +1,79 @@
+// Crawler classification and verification (issue #21, acceptance 2): who a user agent says it is,
+// and whether its address agrees with the operator's published ranges — or, with VERIFY_RDNS, its
+// forward-confirmed reverse DNS (a local stub here: the tests never use the network).
+import { describe, expect, test } from "bun:test";
+import { hitKind, identify } from "../../src/crawlers/classify";
+import { createVerifier, type Resolver } from "../../src/crawlers/verify";
+
+const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+const ua = (token: string) => `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token}/1.2; +https://example.com/bot)`;
+
+describe("identify", () => {
+  test("names the bot, its operator and its class; the longest token wins", () => {
+    expect(identify(ua("GPTBot"))).toMatchObject({ bot: "GPTBot", operator: "OpenAI", class: "ai_training" });
+    expect(identify(ua("OAI-SearchBot"))).toMatchObject({ bot: "OAI-SearchBot", class: "ai_search" });
+    expect(identify(`${CHROME}; compatible; ChatGPT-User/1.0; +https://openai.com/bot`)).toMatchObject({ bot: "ChatGPT-User", class: "ai_user" });
+    expect(identify(ua("ClaudeBot"))).toMatchObject({ bot: "ClaudeBot", operator: "Anthropic", class: "ai_training" });
+    expect(identify(ua("Claude-User"))).toMatchObject({ bot: "Claude-User", class: "ai_user" });
+    expect(identify(ua("PerplexityBot"))).toMatchObject({ bot: "PerplexityBot", class: "ai_search" });
+    expect(identify(ua("Perplexity-User"))).toMatchObject({ bot: "Perplexity-User", class: "ai_user" });
+    expect(identify("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")).toMatchObject({ bot: "Googlebot", class: "search_engine" });
+    expect(identify("meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)")).toMatchObject({ bot: "meta-externalagent", operator: "Meta" });
+    expect(identify(ua("Google-Extended"))).toMatchObject({ bot: "Google-Extended", robotsOnly: true });
+  });
+
+  test("an unnamed bot or tool is other_bot, a browser is human; a token inside a word is not the bot", () => {
+    expect(identify("curl/8.5.0").class).toBe("other_bot");
+    expect(identify("python-requests/2.32").class).toBe("other_bot");
+    expect(identify("").class).toBe("other_bot");
+    expect(identify(CHROME)).toEqual({ bot: null, operator: null, class: "human", robotsOnly: false });
+    expect(identify(`${CHROME} NotGPTBotReally`).bot).toBeNull();
+  });
+
+  test("hit kinds: robots.txt, sitemaps, assets and pages", () => {
+    expect(hitKind("/robots.txt")).toBe("robots");
+    expect(hitKind("/sitemap.xml")).toBe("sitemap");
+    expect(hitKind("/sitemaps/sitemap-posts.xml.gz")).toBe("sitemap");
+    expect(hitKind("/assets/app.3f2a.js")).toBe("asset");
+    expect(hitKind("/img/logo.svg?v=2")).toBe("asset");
+    expect(hitKind("/pricing")).toBe("page");
+    expect(hitKind("/llms.txt")).toBe("page");
+  });
+});
+
+describe("verify", () => {
+  const verifier = createVerifier();
+
+  test("inside the operator's ranges: verified; outside: spoofed; IPv4 and IPv6, IPv4-mapped too", async () => {
+    expect(await verifier.verify(identify(ua("GPTBot")), "20.171.206.17")).toBe("verified");
+    expect(await verifier.verify(identify(ua("GPTBot")), "::ffff:20.171.206.17")).toBe("verified");
+    expect(await verifier.verify(identify(ua("GPTBot")), "203.0.113.9")).toBe("spoofed");
+    expect(await verifier.verify(identify(ua("GPTBot")), "not an address")).toBe("spoofed");
+    expect(await verifier.verify(identify("Mozilla/5.0 (compatible; Googlebot/2.1)"), "2001:4860:4801:10::7")).toBe("verified");
+    expect(await verifier.verify(identify("Mozilla/5.0 (compatible; Googlebot/2.1)"), "2001:db8::7")).toBe("spoofed");
+  });
+
+  test("an operator with no published ranges is unverifiable; a robots.txt-only token is spoofed; a human has no verdict", async () => {
+    expect(await verifier.verify(identify("meta-externalagent/1.1"), "31.13.64.1")).toBe("unverifiable");
+    expect(await verifier.verify(identify(ua("Google-Extended")), "66.249.66.1")).toBe("spoofed");
+    expect(await verifier.verify(identify(CHROME), "198.51.100.1")).toBeNull();
+    expect(verifier.listVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  test("with VERIFY_RDNS, forward-confirmed reverse DNS makes a Googlebot outside the snapshot verified — and only a confirmed one", async () => {
+    const dns = (reverse: Record<string, string[]>, forward: Record<string, string[]>): Resolver => ({
+      reverse: async (ip) => reverse[ip] ?? [],
+      forward: async (host) => forward[host] ?? [],
+    });
+    const googlebot = identify("Mozilla/5.0 (compatible; Googlebot/2.1)");
+    const confirming = createVerifier({ rdns: dns({ "203.0.113.7": ["crawl-203-0-113-7.googlebot.com."] }, { "crawl-203-0-113-7.googlebot.com": ["203.0.113.7"] }) });
+    expect(await confirming.verify(googlebot, "203.0.113.7")).toBe("verified");
+    // The name points elsewhere: not confirmed.
+    const lying = createVerifier({ rdns: dns({ "203.0.113.7": ["crawl-203-0-113-7.googlebot.com"] }, { "crawl-203-0-113-7.googlebot.com": ["198.51.100.9"] }) });
+    expect(await lying.verify(googlebot, "203.0.113.7")).toBe("spoofed");
+    // A look-alike domain is not Google's.
+    const lookalike = createVerifier({ rdns: dns({ "203.0.113.7": ["crawl.googlebot.com.evil.example"] }, { "crawl.googlebot.com.evil.example": ["203.0.113.7"] }) });
+    expect(await lookalike.verify(googlebot, "203.0.113.7")).toBe("spoofed");
+    expect(await verifier.verify(googlebot, "203.0.113.7")).toBe("spoofed");
+  });
+});
