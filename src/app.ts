@@ -26,6 +26,8 @@ import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
 import { keyRoutes } from "./keys/routes";
+import { crawlerRoutes } from "./crawlers/routes";
+import { crawlerIngestFor } from "./crawlers/setup";
 import { createShareService } from "./share/service";
 import { shareRoutes } from "./share/routes";
 import type { Metrics } from "./http/metrics";
@@ -35,6 +37,8 @@ import { createWebhookService } from "./webhooks/service";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
+  /** Reverse DNS for crawler verification (VERIFY_RDNS); the system's by default, a stub in tests. */
+  crawlerResolver?: import("./crawlers/verify").Resolver;
   /** Prometheus metrics (GET /metrics when METRICS_TOKEN is set); request counts and latencies are fed here. */
   metrics?: Metrics;
   config: Config;
@@ -152,6 +156,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
+    .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver }) }))
     .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)

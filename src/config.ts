@@ -45,6 +45,8 @@ export interface Config {
   engines: EngineConfig;
   /** Optional model judge for sentiment; absent: the lexicon alone. */
   sentimentJudge?: { platform: string; model: string };
+  /** Crawler verification by forward-confirmed reverse DNS (VERIFY_RDNS). */
+  verifyRdns: boolean;
   /** Bearer of GET /metrics; undefined turns it off. */
   metricsToken?: string;
   tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number; visibilityAlertPoints: number };
@@ -81,6 +83,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "SENTIMENT_PLATFORM", default: "", meaning: "optional model judge for sentiment: the platform to ask (e.g. chatgpt); unset: the lexicon alone" },
   { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
   { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate over the last 7 days differs significantly from the 7 before and by at least this many points" },
+  { name: "VERIFY_RDNS", default: "false", meaning: "true confirms bots that publish no IP ranges (and ones outside them) by forward-confirmed reverse DNS, for operators that document their host names" },
   { name: "METRICS_TOKEN", default: "", meaning: "when set, GET /metrics answers Prometheus text to Authorization: Bearer <this token>; unset, /metrics is off (404)" },
   { name: "SOURCE_CATEGORIES_FILE", default: "", meaning: "JSON file adding to the shipped source categories: {\"forum\": [\"example-forum.com\"], \"review\": […], …}" },
   { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
@@ -220,6 +223,7 @@ export function loadConfig(env: Env): Config {
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
     retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
     metricsToken: metricsToken(env),
+    verifyRdns: boolVar(env, "VERIFY_RDNS", false),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     cronSchedule,
     cronTz,

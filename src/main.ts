@@ -19,6 +19,8 @@ Commands:
                    platforms, schedule, samples); prints the plan; --dry-run stops there
   export brand S   Print brand S as that YAML file (--org ORG when several organizations have an S)
   brands           List the brands with their organization and number of active prompts
+  logs import      Import web server logs (nginx/Apache combined or JSON lines, gzip too) for a brand's
+                   AI-crawler analytics: logs import --brand SLUG FILE…; importing a file again adds nothing
   run BRAND        Start a tracking run for a brand (by slug; the server runs it); --wait follows it to the
                    end, with a progress bar on a terminal; exit 1 when it failed
   demo             Eight weeks of sample data and a tracking run on a temporary directory, against
@@ -223,6 +225,12 @@ const commands: Record<string, Command> = {
   },
   apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { sqlite, platforms: Object.keys(config.engines.platforms) })),
   export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { sqlite })),
+  logs: (args, env) =>
+    withDatabase(env, async (sqlite, config) => {
+      const secrets = await ensureSecrets(config);
+      const [{ runLogsCommand }, { crawlerIngestFor }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup")]);
+      return runLogsCommand(args, { sqlite, ingest: crawlerIngestFor({ sqlite, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
+    }),
   run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines })),
   brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
   async keys(_args, env) {

@@ -75,3 +75,5 @@ export function createVerifier(options: { rdns?: Resolver | null } = {}) {
     },
   };
 }
+
+export type Verifier = ReturnType<typeof createVerifier>;

@@ -636,6 +636,57 @@ export const shareLinks = sqliteTable(
   (t) => [uniqueIndex("share_links_token_unique").on(t.tokenHash), index("share_links_brand_idx").on(t.brandId)],
 );
 
+// ---- crawler analytics (src/crawlers) -----------------------------------------------------------
+
+/**
+ * One request from the brand's server or CDN logs, normalized and classified. The client address is
+ * not kept: it served the verdict, and only a keyed hash of the whole record (with it) stays, so
+ * the same record sent twice is recognised.
+ */
+export const crawlerHits = sqliteTable(
+  "crawler_hits",
+  {
+    id: id(),
+    brandId: brandRef(),
+    at: text("at").notNull(),
+    host: text("host").notNull().default(""),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    status: integer("status").notNull(),
+    bytes: integer("bytes"),
+    userAgent: text("user_agent").notNull().default(""),
+    refererHost: text("referer_host"),
+    bot: text("bot"),
+    operator: text("operator"),
+    class: text("class", { enum: ["ai_training", "ai_search", "ai_user", "search_engine", "other_bot", "human"] }).notNull(),
+    hit: text("hit", { enum: ["page", "robots", "sitemap", "asset"] }).notNull(),
+    verdict: text("verdict", { enum: ["verified", "spoofed", "unverifiable"] }),
+    /** The ranges file's version the verdict was made with. */
+    listVersion: text("list_version"),
+    /** HMAC of (time, method, host, path, status, client, user agent): a re-sent record adds nothing. */
+    recordKey: text("record_key").notNull(),
+  },
+  (t) => [uniqueIndex("crawler_hits_record_unique").on(t.brandId, t.recordKey), index("crawler_hits_brand_time_idx").on(t.brandId, t.at)],
+);
+
+/** Requests per brand × hour × bot × class × verdict × hit kind × path × status. */
+export const crawlerHourly = sqliteTable(
+  "crawler_hourly",
+  {
+    brandId: brandRef(),
+    hour: text("hour").notNull(),
+    bot: text("bot").notNull(),
+    class: text("class").notNull(),
+    verdict: text("verdict").notNull(),
+    hit: text("hit").notNull(),
+    path: text("path").notNull(),
+    status: integer("status").notNull(),
+    requests: count("requests"),
+    bytes: count("bytes"),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.hour, t.bot, t.class, t.verdict, t.hit, t.path, t.status] })],
+);
+
 // ---- webhooks ---------------------------------------------------------------------------------
 
 export const webhookEndpoints = sqliteTable(

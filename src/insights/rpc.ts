@@ -36,6 +36,7 @@ export const INSIGHT_RPCS: Record<string, InsightRpc> = {
   insights_citation_urls: common((ctx, a) => insights.citationUrls(ctx, a)),
   insights_prompts: common((ctx, a) => insights.prompts(ctx, a)),
   insights_search_queries: common((ctx, a) => insights.searchQueries(ctx, a)),
+  insights_crawlers: common((ctx, a) => insights.crawlers(ctx, a)),
 };
 
 export interface InsightReader {

@@ -7,6 +7,7 @@ import { ownerOfHost } from "../analysis/citations";
 import { compileEntities, type CompiledEntities } from "../analysis/entities";
 import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
 import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
+import { identify } from "../crawlers/classify";
 import { loadEntities } from "../tracking/entities";
 import type { GroupBy, InsightArgs, InsightFilters } from "./args";
 import { bucketRanges, periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
@@ -589,4 +590,19 @@ export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
   return rows
     .map((r) => ({ query: r.query, answers: r.answers, platforms: (JSON.parse(r.platforms) as string[]).sort() }))
     .sort((a, b) => b.answers - a.answers || a.query.localeCompare(b.query));
+}
+
+// ---- AI crawlers (issue #21) --------------------------------------------------------------------
+
+/** Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets) and refusals (4xx/5xx). */
+export function crawlers(ctx: InsightsContext, args: InsightArgs) {
+  const rows = ctx.sqlite
+    .query(
+      `SELECT bot, class, verdict, sum(requests) AS requests, sum(CASE WHEN hit = 'page' THEN requests ELSE 0 END) AS pages, sum(CASE WHEN status >= 400 THEN requests ELSE 0 END) AS refused
+         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? GROUP BY bot, class, verdict`,
+    )
+    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
+  return rows
+    .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused }))
+    .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }

@@ -210,6 +210,15 @@ export const ROLLUPS: RollupSpec[] = [
     countColumn: "visitors",
     watch: ["brand_id", "day", "platform", "visitor_hash"],
   },
+  {
+    // A human's or an unnamed bot's requests count under bot '' and verdict ''.
+    table: "crawler_hourly",
+    source: "crawler_hits",
+    keys: { brand_id: "{r}.brand_id", hour: "substr({r}.at, 1, 13)", bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')", hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
+    measures: { requests: "1", bytes: "coalesce({r}.bytes, 0)" },
+    countColumn: "requests",
+    watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "path", "status", "bytes"],
+  },
   pagesRollup("traffic_pages_daily", { day }),
   pagesRollup("traffic_pages_monthly", { month }),
 ];

@@ -45,6 +45,8 @@ export const TABLES: Record<string, TableDef> = {
   domain_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
+  /** Crawler requests per brand × hour × bot × class × verdict × hit kind × path × status ('' for no bot or verdict). */
+  crawler_hourly: { keys: ["brand_id", "hour", "bot", "class", "verdict", "hit", "path", "status"], measures: ["requests", "bytes"] },
   traffic_platform_daily: { keys: ["brand_id", "day", "platform"], measures: ["visits"] },
   traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
   /** Distinct visitor_hash per (brand, day, coalesce(source_platform, '')), and per (brand, day, "*") over visits an assistant sent. */
@@ -172,6 +174,12 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
     b.citation_domain_daily.add(
       { brand_id: c.brand_id, day: day(c.created_at), domain: c.domain },
       { citations: 1, brand_citations: truthy(c.is_brand) ? 1 : 0, competitor_citations: c.competitor_id === null ? 0 : 1 },
+    );
+
+  for (const h of sqlite.query("SELECT * FROM crawler_hits").all() as Row[])
+    b.crawler_hourly!.add(
+      { brand_id: h.brand_id, hour: String(h.at).slice(0, 13), bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "", hit: h.hit, path: h.path, status: h.status },
+      { requests: 1, bytes: intOf(h.bytes) },
     );
 
   const visitors = new Map<string, Set<unknown>>();

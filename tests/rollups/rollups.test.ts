@@ -117,10 +117,15 @@ function measures(brandId: string) {
 
 // ---- writers -------------------------------------------------------------------------------------
 
-/** Results (and their citation rows) through the product's result store, in one transaction. */
+/** Results (and their citation rows) through the product's result store, in one transaction; and a few crawler requests. */
 function storeInserts(n: number) {
   const store = createResultStore(db());
   db().transaction(() => {
+    for (let i = 0; i < Math.ceil(n / 3); i++)
+      db().run(
+        "INSERT INTO crawler_hits (brand_id, at, method, path, status, bytes, user_agent, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, ?, 'ua', ?, ?, ?, ?, ?)",
+        [pick(brands()), timestamp(), pick(["/", "/pricing", "/robots.txt"]), pick([200, 404, 500]), chance(0.3) ? null : Math.floor(random() * 5000), pick(["GPTBot", null]), pick(["ai_training", "human"]), pick(["page", "robots"]), pick(["verified", "spoofed", null]), crypto.randomUUID()],
+      );
     for (let i = 0; i < n; i++) {
       const brandId = pick(brands());
       const prompts = promptsOf(brandId);

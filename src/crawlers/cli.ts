@@ -1,0 +1,53 @@
+// `answerwatch logs import --brand SLUG [--org ORG] FILE…`: nginx/Apache combined or JSON-lines
+// logs, gzip or not, streamed in batches; re-importing a file adds nothing.
+import type { Database } from "bun:sqlite";
+import { MAX_BATCH, type CrawlerIngest } from "./ingest";
+import { fileLines, parseLogLine } from "./logs";
+
+type Out = { write(text: string): void };
+
+export async function runLogsCommand(args: string[], deps: { sqlite: Database; ingest: CrawlerIngest }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+  const usage = "usage: answerwatch logs import --brand SLUG [--org ORGANIZATION] FILE…\n";
+  if (args[0] !== "import") return err.write(usage), 2;
+  const value = (flag: string) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const slug = value("--brand");
+  const org = value("--org");
+  const files = args.slice(1).filter((a, i, rest) => !a.startsWith("--") && rest[i - 1] !== "--brand" && rest[i - 1] !== "--org");
+  if (!slug || !files.length) return err.write(usage), 2;
+  const brands = deps.sqlite
+    .query("SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ?1 AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)")
+    .all(slug, org ?? null) as { id: string }[];
+  if (brands.length !== 1) return err.write(brands.length ? `answerwatch: several brands "${slug}": add --org\n` : `answerwatch: no brand "${slug}"\n`), 2;
+  for (const file of files) {
+    if (!(await Bun.file(file).exists())) return err.write(`answerwatch: no file ${file}\n`), 2;
+    let lines = 0;
+    let malformed = 0;
+    let accepted = 0;
+    let duplicates = 0;
+    let batch: Record<string, unknown>[] = [];
+    const flush = async () => {
+      const r = await deps.ingest.ingest(brands[0]!.id, batch);
+      accepted += r.accepted;
+      duplicates += r.duplicates;
+      malformed += r.errors.length;
+      batch = [];
+    };
+    for await (const line of fileLines(file)) {
+      if (!line.trim()) continue;
+      lines++;
+      const record = parseLogLine(line);
+      if (!record) {
+        malformed++;
+        continue;
+      }
+      batch.push(record);
+      if (batch.length >= MAX_BATCH) await flush();
+    }
+    if (batch.length) await flush();
+    out.write(`${file}: ${lines} line(s): ${accepted} new, ${duplicates} already imported, ${malformed} malformed\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,92 @@
+// One normalized record per request, from every source (issue #21): checked, classified, verified,
+// stored without its client address, and recognised when sent again (a keyed hash of the record).
+import type { Database } from "bun:sqlite";
+import { hitKind, identify } from "./classify";
+import type { Verifier } from "./verify";
+
+export interface CrawlerRecord {
+  timestamp: string;
+  method: string;
+  host?: string;
+  path: string;
+  status: number;
+  ip: string;
+  user_agent: string;
+  referer?: string | null;
+  bytes?: number | null;
+}
+
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+  errors: { index: number; message: string }[];
+}
+
+export const MAX_BATCH = 1000;
+
+/** A record as sent, checked field by field; a string naming the first problem otherwise. */
+export function normalizeRecord(raw: unknown): CrawlerRecord | string {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
+  const r = raw as Record<string, unknown>;
+  const at = typeof r.timestamp === "string" || typeof r.timestamp === "number" ? new Date(typeof r.timestamp === "number" && r.timestamp < 1e12 ? r.timestamp * 1000 : (r.timestamp as string | number)) : null;
+  if (!at || Number.isNaN(at.getTime())) return "timestamp must be an ISO 8601 date-time or epoch seconds";
+  if (typeof r.method !== "string" || !/^[A-Z]{3,10}$/.test(r.method)) return "method must be an HTTP method (GET, HEAD, …)";
+  if (typeof r.path !== "string" || !r.path.startsWith("/") || r.path.length > 2048) return "path must start with / (at most 2048 characters)";
+  if (typeof r.status !== "number" || !Number.isInteger(r.status) || r.status < 100 || r.status > 599) return "status must be an HTTP status (100–599)";
+  if (typeof r.ip !== "string" || !r.ip.trim()) return "ip is required (it is used to verify bots, then dropped)";
+  if (typeof r.user_agent !== "string") return "user_agent must be text";
+  if (r.bytes !== undefined && r.bytes !== null && (typeof r.bytes !== "number" || r.bytes < 0)) return "bytes must be a non-negative number";
+  return {
+    timestamp: at.toISOString(),
+    method: r.method,
+    host: typeof r.host === "string" ? r.host.toLowerCase().slice(0, 253) : "",
+    path: r.path.split("#")[0]!,
+    status: r.status,
+    ip: r.ip.trim(),
+    user_agent: r.user_agent.slice(0, 1024),
+    referer: typeof r.referer === "string" ? r.referer : null,
+    bytes: typeof r.bytes === "number" ? Math.round(r.bytes) : null,
+  };
+}
+
+function refererHost(referer: string | null | undefined): string | null {
+  if (!referer) return null;
+  try {
+    return new URL(referer).hostname.toLowerCase() || null;
+  } catch {
+    return null;
+  }
+}
+
+export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier; recordSecret: string }) {
+  const insert = deps.sqlite.prepare(
+    `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, record_key) DO NOTHING`,
+  );
+  const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest("hex");
+
+  return {
+    /** Stores the good records of a batch in one transaction; bad ones are reported by index. */
+    async ingest(brandId: string, raw: unknown[]): Promise<IngestResult> {
+      const errors: IngestResult["errors"] = [];
+      const rows: unknown[][] = [];
+      for (const [index, item] of raw.entries()) {
+        const r = normalizeRecord(item);
+        if (typeof r === "string") {
+          errors.push({ index, message: r });
+          continue;
+        }
+        const who = identify(r.user_agent);
+        const verdict = await deps.verifier.verify(who, r.ip);
+        rows.push([brandId, r.timestamp, r.host ?? "", r.method, r.path, r.status, r.bytes ?? null, r.user_agent, refererHost(r.referer), who.bot, who.operator, who.class, hitKind(r.path), verdict, verdict ? deps.verifier.listVersion : null, recordKey(r)]);
+      }
+      let accepted = 0;
+      deps.sqlite.transaction(() => {
+        for (const row of rows) accepted += insert.run(...(row as [string])).changes;
+      })();
+      return { accepted, duplicates: rows.length - accepted, errors };
+    },
+  };
+}
+
+export type CrawlerIngest = ReturnType<typeof createCrawlerIngest>;

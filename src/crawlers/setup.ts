@@ -1,0 +1,16 @@
+// The crawler ingest as the server and the CLI both build it: the verifier (with reverse DNS when
+// VERIFY_RDNS is on) and the record key derived from the server's secret.
+import type { Database } from "bun:sqlite";
+import { resolve4, resolve6, reverse } from "node:dns/promises";
+import { createCrawlerIngest } from "./ingest";
+import { createVerifier, type Resolver } from "./verify";
+
+export const systemResolver: Resolver = {
+  reverse: (ip) => reverse(ip),
+  forward: async (host) => [...(await resolve4(host).catch(() => [] as string[])), ...(await resolve6(host).catch(() => [] as string[]))],
+};
+
+export function crawlerIngestFor(deps: { sqlite: Database; jwtSecret: string; verifyRdns: boolean; resolver?: Resolver }) {
+  const verifier = createVerifier({ rdns: deps.verifyRdns ? (deps.resolver ?? systemResolver) : null });
+  return createCrawlerIngest({ sqlite: deps.sqlite, verifier, recordSecret: `crawler-records:${deps.jwtSecret}` });
+}

@@ -1,0 +1,109 @@
+// Crawler logs in (issue #21): combined and JSON-lines files (gzip too, malformed lines, IPv6
+// clients) through `answerwatch logs import`, and batches through the HTTP endpoint with an API key;
+// counts per bot, class and verdict from insights_crawlers equal those computed here from what was
+// sent; sending anything again adds nothing.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "bun";
+import { ROOT, tempDir, testServer } from "../helpers/app";
+import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
+
+const dataDir = tempDir("aw-crawlers-");
+let server: Server;
+let org: Org;
+let brand: { id: string; slug: string };
+
+const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const META = "meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)";
+const EXTENDED = "Mozilla/5.0 (compatible; Google-Extended/1.0)";
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+
+/** What is sent: [ip, ua, path, status, expected bot, class, verdict]. */
+const SENT: [string, string, string, number, string | null, string, string | null][] = [
+  ["20.171.206.17", GPTBOT, "/pricing", 200, "GPTBot", "ai_training", "verified"],
+  ["20.171.206.18", GPTBOT, "/robots.txt", 200, "GPTBot", "ai_training", "verified"],
+  ["203.0.113.9", GPTBOT, "/blog/a", 403, "GPTBot", "ai_training", "spoofed"],
+  ["2001:4860:4801:10::7", GOOGLEBOT, "/", 200, "Googlebot", "search_engine", "verified"],
+  ["2001:db8::7", GOOGLEBOT, "/sitemap.xml", 200, "Googlebot", "search_engine", "spoofed"],
+  ["31.13.64.1", META, "/docs", 500, "meta-externalagent", "ai_training", "unverifiable"],
+  ["66.249.66.1", EXTENDED, "/", 200, "Google-Extended", "ai_training", "spoofed"],
+  ["198.51.100.1", CHROME, "/app.js", 200, null, "human", null],
+];
+
+const combined = ([ip, ua, path, status]: (typeof SENT)[number], i: number) => `${ip} - - [25/Nov/2026:10:${String(i).padStart(2, "0")}:00 +0000] "GET ${path} HTTP/1.1" ${status} 512 "-" "${ua}"`;
+const jsonLine = ([ip, ua, path, status]: (typeof SENT)[number], i: number) => JSON.stringify({ time: `2026-11-24T09:${String(i).padStart(2, "0")}:00Z`, remote_addr: ip, request: `GET ${path} HTTP/2.0`, status, http_user_agent: ua, body_bytes_sent: 100, host: "lumenly.example" });
+
+function expected(times: number) {
+  const byKey = new Map<string, { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number }>();
+  for (const [, , path, status, bot, cls, verdict] of SENT) {
+    const key = `${bot}|${verdict}`;
+    const row = byKey.get(key) ?? { bot, class: cls, verdict, requests: 0, pages: 0, refused: 0 };
+    row.requests += times;
+    const page = !/robots\.txt|sitemap|\.js$/.test(path);
+    row.pages += page ? times : 0;
+    row.refused += status >= 400 ? times : 0;
+    byKey.set(key, row);
+  }
+  return [...byKey.values()].sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
+}
+const actual = async () =>
+  ((await org.owner.rpc("insights_crawlers", { p_brand_id: brand.id, p_from: "2026-11-01", p_to: "2026-11-30" })).data as { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number }[])
+    .map(({ bot, class: cls, verdict, requests, pages, refused }) => ({ bot, class: cls, verdict, requests, pages, refused }))
+    .sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
+
+beforeAll(async () => {
+  server = await testServer({ DATA_DIR: dataDir });
+  org = await signedUpOrg(server, "Crawlers");
+  brand = await createBrand(org.owner, org.id, "crawled");
+});
+afterAll(() => server.stop());
+
+const cli = (...args: string[]) => {
+  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" } });
+  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
+};
+
+test("logs import: combined and gzip JSON lines are classified and verified; malformed lines counted; a second import adds nothing", async () => {
+  const dir = tempDir("aw-logs-");
+  const plain = join(dir, "access.log");
+  writeFileSync(plain, [...SENT.map(combined), "this is not a log line", '"GET / HTTP/1.1" broken', ""].join("\n"));
+  const gz = join(dir, "access.json.gz");
+  writeFileSync(gz, gzipSync(Buffer.from([...SENT.map(jsonLine), "{not json", ""].join("\n"))));
+  const first = cli("logs", "import", "--brand", brand.slug, plain, gz);
+  expect(first.err).toBe("");
+  expect(first.code).toBe(0);
+  expect(first.out).toContain(`${plain}: 10 line(s): 8 new, 0 already imported, 2 malformed`);
+  expect(first.out).toContain(`${gz}: 9 line(s): 8 new, 0 already imported, 1 malformed`);
+  expect(await actual()).toEqual(expected(2));
+  const again = cli("logs", "import", "--brand", brand.slug, plain, gz);
+  expect(again.out).toContain("0 new, 8 already imported");
+  expect(await actual()).toEqual(expected(2));
+  // The client address is not stored.
+  const stored = JSON.stringify(server.dbh.sqlite.query("SELECT * FROM crawler_hits").all());
+  for (const [ip] of SENT) expect(stored).not.toContain(ip);
+});
+
+test("POST /api/brands/:id/crawler-logs with an API key: good records kept, bad ones reported by index, a retried batch adds nothing", async () => {
+  const key = (await (await fetch(`${server.url}/api/keys`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify({ name: "CDN", organization_id: org.id, role: "member" }) })).json()).secret as string;
+  const batch = [
+    { timestamp: "2026-11-23T08:00:00Z", method: "GET", host: "lumenly.example", path: "/pricing", status: 200, ip: "20.171.206.17", user_agent: GPTBOT },
+    { timestamp: "yesterday", method: "GET", path: "/", status: 200, ip: "1.2.3.4", user_agent: "x" },
+    { timestamp: "2026-11-23T08:00:01Z", method: "GET", path: "no-slash", status: 200, ip: "1.2.3.4", user_agent: "x" },
+    { timestamp: "2026-11-23T08:00:02Z", method: "GET", path: "/", status: 200, user_agent: "x" },
+  ];
+  const post = (body: unknown, token = key) => fetch(`${server.url}/api/brands/${brand.id}/crawler-logs`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const sent = await post(batch);
+  expect(sent.status).toBe(200);
+  expect(sent.body).toMatchObject({ success: true, accepted: 1, duplicates: 0 });
+  expect(sent.body.errors.map((e: { index: number }) => e.index)).toEqual([1, 2, 3]);
+  expect(sent.body.errors[0].message).toContain("timestamp");
+  expect((await post(batch)).body).toMatchObject({ accepted: 0, duplicates: 1 });
+  expect((await post(Array.from({ length: 1001 }, () => batch[0]))).status).toBe(413);
+  expect((await post({ nope: 1 })).status).toBe(400);
+  const stranger = await signedUpOrg(server, "Stranger");
+  expect((await post(batch, stranger.ownerToken)).status).toBe(404);
+  const rows = await actual();
+  expect(rows.find((r) => r.bot === "GPTBot" && r.verdict === "verified")!.requests).toBe(expected(2).find((r) => r.bot === "GPTBot" && r.verdict === "verified")!.requests + 1);
+});
