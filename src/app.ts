@@ -156,7 +156,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
-    .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver }) }))
+    .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { hitKind, identify } from "./classify";
 import type { Verifier } from "./verify";
+import { recordEvent } from "../webhooks/events";
 
 export interface CrawlerRecord {
   timestamp: string;
@@ -58,7 +59,9 @@ function refererHost(referer: string | null | undefined): string | null {
   }
 }
 
-export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier; recordSecret: string }) {
+export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void }) {
+  const firstSeen = deps.sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
+  const organizationOf = deps.sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
   const insert = deps.sqlite.prepare(
     `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, record_key) DO NOTHING`,
@@ -81,9 +84,21 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
         rows.push([brandId, r.timestamp, r.host ?? "", r.method, r.path, r.status, r.bytes ?? null, r.user_agent, refererHost(r.referer), who.bot, who.operator, who.class, hitKind(r.path), verdict, verdict ? deps.verifier.listVersion : null, recordKey(r)]);
       }
       let accepted = 0;
+      let events = 0;
       deps.sqlite.transaction(() => {
-        for (const row of rows) accepted += insert.run(...(row as [string])).changes;
+        const org = (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id;
+        for (const row of rows) {
+          if (!insert.run(...(row as [string])).changes) continue;
+          accepted++;
+          // A new AI bot (not a spoofed one) reading the site: crawler.first_seen, once per brand and bot.
+          const [, at, , , path, , , , , bot, operator, cls, , verdict] = row as string[];
+          if (org && bot && cls?.startsWith("ai_") && verdict !== "spoofed" && firstSeen.run(brandId, bot, at).changes) {
+            recordEvent(deps.sqlite, { organizationId: org, brandId, type: "crawler.first_seen", data: { bot, operator, class: cls, verdict, first_seen: at, path } }, (deps.now?.() ?? new Date()).toISOString());
+            events++;
+          }
+        }
       })();
+      if (events) deps.onEvents?.();
       return { accepted, duplicates: rows.length - accepted, errors };
     },
   };

@@ -10,14 +10,58 @@ import { MAX_BATCH, type CrawlerIngest } from "./ingest";
 
 const WRITERS = ["owner", "admin", "member"];
 
+/** Cloudflare Logpush's field names (HTTP requests dataset) → the record's. */
+export function fromLogpush(o: Record<string, unknown>): Record<string, unknown> {
+  const ts = o.EdgeStartTimestamp;
+  // Logpush sends RFC 3339, Unix seconds or Unix nanoseconds, as the job's timestamp_format says.
+  const timestamp = typeof ts === "number" ? (ts > 1e15 ? ts / 1e9 : ts) : ts;
+  return { timestamp, method: o.ClientRequestMethod, host: o.ClientRequestHost, path: o.ClientRequestURI, status: o.EdgeResponseStatus, ip: o.ClientIP, user_agent: o.ClientRequestUserAgent ?? "", referer: o.ClientRequestReferer || null, bytes: o.EdgeResponseBytes };
+}
+
 export function crawlerRoutes(deps: { sqlite: Database; ingest: CrawlerIngest; callers: CallerResolver }) {
-  return new Elysia().post("/api/brands/:brandId/crawler-logs", async ({ request, params, body }) => {
+  async function writableBrand(request: Request, id: string): Promise<string> {
     const user = await deps.callers.apiUser(request);
-    const brandId = requireUuid(params.brandId, "brandId");
+    const brandId = requireUuid(id, "brandId");
     const brand = deps.sqlite.query("SELECT organization_id FROM brands WHERE id = ?").get(brandId) as { organization_id: string } | null;
     const role = brand ? user.orgRoles.get(brand.organization_id) : undefined;
     if (!brand || !role) throw new AppError(404, "not_found", "Brand not found");
     if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot send crawler logs");
+    return brandId;
+  }
+  return new Elysia()
+    // Cloudflare Logpush's HTTP destination: gzip NDJSON in its field names; the API key in a header
+    // (destination_conf "https://<server>/api/brands/<id>/crawler-logs/logpush?header_Authorization=Bearer%20aw_…").
+    .post(
+      "/api/brands/:brandId/crawler-logs/logpush",
+      async ({ request, params }) => {
+        const brandId = await writableBrand(request, params.brandId);
+        let bytes = new Uint8Array(await request.arrayBuffer());
+        if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = Bun.gunzipSync(bytes);
+        const records: Record<string, unknown>[] = [];
+        let malformed = 0;
+        for (const line of new TextDecoder().decode(bytes).split("\n")) {
+          if (!line.trim()) continue;
+          try {
+            records.push(fromLogpush(JSON.parse(line)));
+          } catch {
+            malformed++;
+          }
+        }
+        let accepted = 0;
+        let duplicates = 0;
+        for (let i = 0; i < records.length; i += MAX_BATCH) {
+          const r = await deps.ingest.ingest(brandId, records.slice(i, i + MAX_BATCH));
+          accepted += r.accepted;
+          duplicates += r.duplicates;
+          malformed += r.errors.length;
+        }
+        // Logpush's validation message ({"content":"test message"}) is a malformed record: still 200.
+        return { success: true, accepted, duplicates, malformed };
+      },
+      { parse: "none" },
+    )
+    .post("/api/brands/:brandId/crawler-logs", async ({ request, params, body }) => {
+    const brandId = await writableBrand(request, params.brandId);
     const records = Array.isArray(body) ? body : (body as { records?: unknown })?.records;
     if (!Array.isArray(records)) throw new AppError(400, "validation_failed", "The body must be a JSON array of records (or {records: [...]})");
     if (records.length > MAX_BATCH) throw new AppError(413, "batch_too_large", `At most ${MAX_BATCH} records a batch (got ${records.length})`);

@@ -10,7 +10,7 @@ export const systemResolver: Resolver = {
   forward: async (host) => [...(await resolve4(host).catch(() => [] as string[])), ...(await resolve6(host).catch(() => [] as string[]))],
 };
 
-export function crawlerIngestFor(deps: { sqlite: Database; jwtSecret: string; verifyRdns: boolean; resolver?: Resolver }) {
+export function crawlerIngestFor(deps: { sqlite: Database; jwtSecret: string; verifyRdns: boolean; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {
   const verifier = createVerifier({ rdns: deps.verifyRdns ? (deps.resolver ?? systemResolver) : null });
-  return createCrawlerIngest({ sqlite: deps.sqlite, verifier, recordSecret: `crawler-records:${deps.jwtSecret}` });
+  return createCrawlerIngest({ sqlite: deps.sqlite, verifier, recordSecret: `crawler-records:${deps.jwtSecret}`, now: deps.now, onEvents: deps.onEvents });
 }

@@ -61,5 +61,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0011_crawler_hits",
     "when": 1795647883314,
     "sql": "CREATE TABLE `crawler_hits` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`brand_id` text NOT NULL,\n\t`at` text NOT NULL,\n\t`host` text DEFAULT '' NOT NULL,\n\t`method` text NOT NULL,\n\t`path` text NOT NULL,\n\t`status` integer NOT NULL,\n\t`bytes` integer,\n\t`user_agent` text DEFAULT '' NOT NULL,\n\t`referer_host` text,\n\t`bot` text,\n\t`operator` text,\n\t`class` text NOT NULL,\n\t`hit` text NOT NULL,\n\t`verdict` text,\n\t`list_version` text,\n\t`record_key` text NOT NULL,\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `crawler_hits_record_unique` ON `crawler_hits` (`brand_id`,`record_key`);--> statement-breakpoint\nCREATE INDEX `crawler_hits_brand_time_idx` ON `crawler_hits` (`brand_id`,`at`);--> statement-breakpoint\nCREATE TABLE `crawler_hourly` (\n\t`brand_id` text NOT NULL,\n\t`hour` text NOT NULL,\n\t`bot` text NOT NULL,\n\t`class` text NOT NULL,\n\t`verdict` text NOT NULL,\n\t`hit` text NOT NULL,\n\t`path` text NOT NULL,\n\t`status` integer NOT NULL,\n\t`requests` integer DEFAULT 0 NOT NULL,\n\t`bytes` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `hour`, `bot`, `class`, `verdict`, `hit`, `path`, `status`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+  },
+  {
+    "tag": "0012_crawler_bots",
+    "when": 1795648018642,
+    "sql": "CREATE TABLE `crawler_bots` (\n\t`brand_id` text NOT NULL,\n\t`bot` text NOT NULL,\n\t`first_seen` text NOT NULL,\n\tPRIMARY KEY(`brand_id`, `bot`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
   }
 ];

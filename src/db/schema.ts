@@ -669,6 +669,13 @@ export const crawlerHits = sqliteTable(
   (t) => [uniqueIndex("crawler_hits_record_unique").on(t.brandId, t.recordKey), index("crawler_hits_brand_time_idx").on(t.brandId, t.at)],
 );
 
+/** Each AI bot the brand's logs have shown (not spoofed), from its first request: what crawler.first_seen fires on. */
+export const crawlerBots = sqliteTable(
+  "crawler_bots",
+  { brandId: brandRef(), bot: text("bot").notNull(), firstSeen: text("first_seen").notNull() },
+  (t) => [primaryKey({ columns: [t.brandId, t.bot] })],
+);
+
 /** Requests per brand × hour × bot × class × verdict × hit kind × path × status. */
 export const crawlerHourly = sqliteTable(
   "crawler_hourly",

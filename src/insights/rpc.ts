@@ -37,6 +37,8 @@ export const INSIGHT_RPCS: Record<string, InsightRpc> = {
   insights_prompts: common((ctx, a) => insights.prompts(ctx, a)),
   insights_search_queries: common((ctx, a) => insights.searchQueries(ctx, a)),
   insights_crawlers: common((ctx, a) => insights.crawlers(ctx, a)),
+  insights_crawler_trend: common((ctx, a, raw) => insights.crawlerTrend(ctx, a, oneOf("p_interval", raw.p_interval, INTERVALS, "day")), "set", ["p_interval"]),
+  insights_crawler_paths: common((ctx, a) => insights.crawlerPaths(ctx, a)),
 };
 
 export interface InsightReader {

@@ -606,3 +606,40 @@ export function crawlers(ctx: InsightsContext, args: InsightArgs) {
     .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused }))
     .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }
+
+/** Crawler requests per period (hour buckets summed by day, week or month), per bot; every period listed. */
+export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
+  const rows = ctx.sqlite
+    .query(
+      `SELECT substr(hour, 1, 10) AS day, bot, sum(requests) AS requests, sum(CASE WHEN hit = 'page' THEN requests ELSE 0 END) AS pages
+         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? AND bot != '' GROUP BY day, bot`,
+    )
+    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { day: string; bot: string; requests: number; pages: number }[];
+  const cells = new Map<string, { requests: number; pages: number }>();
+  const bots = new Set<string>();
+  for (const r of rows) {
+    bots.add(r.bot);
+    const key = `${periodOf(r.day, period)}\u0000${r.bot}`;
+    const cell = cells.get(key) ?? { requests: 0, pages: 0 };
+    cell.requests += r.requests;
+    cell.pages += r.pages;
+    cells.set(key, cell);
+  }
+  return periodsOf(args.window, period).flatMap((p) => [...bots].sort().map((bot) => ({ period: p, bot, ...(cells.get(`${p}\u0000${bot}`) ?? { requests: 0, pages: 0 }) })));
+}
+
+/** The paths each bot requested most in the window (its top `perBot`), with refusals. */
+export function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 20) {
+  const rows = ctx.sqlite
+    .query(
+      `SELECT bot, path, hit, sum(requests) AS requests, sum(CASE WHEN status >= 400 THEN requests ELSE 0 END) AS refused
+         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? AND bot != '' GROUP BY bot, path, hit ORDER BY bot, requests DESC, path`,
+    )
+    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { bot: string; path: string; hit: string; requests: number; refused: number }[];
+  const taken = new Map<string, number>();
+  return rows.filter((r) => {
+    const n = (taken.get(r.bot) ?? 0) + 1;
+    taken.set(r.bot, n);
+    return n <= perBot;
+  });
+}

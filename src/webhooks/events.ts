@@ -2,7 +2,7 @@
 // its organization, in the caller's transaction — an event is never recorded without its deliveries.
 import type { Database } from "bun:sqlite";
 
-export const EVENT_TYPES = ["tracking.completed", "tracking.failed", "suggestion.created", "visibility.changed", "webhook.test"] as const;
+export const EVENT_TYPES = ["tracking.completed", "tracking.failed", "suggestion.created", "visibility.changed", "crawler.first_seen", "webhook.test"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface WebhookEvent {

@@ -107,3 +107,34 @@ test("POST /api/brands/:id/crawler-logs with an API key: good records kept, bad 
   const rows = await actual();
   expect(rows.find((r) => r.bot === "GPTBot" && r.verdict === "verified")!.requests).toBe(expected(2).find((r) => r.bot === "GPTBot" && r.verdict === "verified")!.requests + 1);
 });
+
+test("trend and paths; crawler.first_seen once per new AI bot that is not spoofed; the Logpush destination", async () => {
+  const trend = (await org.owner.rpc("insights_crawler_trend", { p_brand_id: brand.id, p_from: "2026-11-23", p_to: "2026-11-25", p_interval: "day" })).data as { period: string; bot: string; requests: number; pages: number }[];
+  expect(trend.find((r) => r.period === "2026-11-25" && r.bot === "GPTBot")).toEqual({ period: "2026-11-25", bot: "GPTBot", requests: 3, pages: 2 });
+  expect(trend.find((r) => r.period === "2026-11-24" && r.bot === "GPTBot")).toEqual({ period: "2026-11-24", bot: "GPTBot", requests: 3, pages: 2 });
+  expect(trend.find((r) => r.period === "2026-11-23" && r.bot === "GPTBot")?.requests).toBe(1);
+  expect(trend.filter((r) => r.period === "2026-11-23" && r.bot === "Googlebot")).toEqual([{ period: "2026-11-23", bot: "Googlebot", requests: 0, pages: 0 }]);
+  const paths = (await org.owner.rpc("insights_crawler_paths", { p_brand_id: brand.id, p_from: "2026-11-01", p_to: "2026-11-30" })).data as { bot: string; path: string; requests: number; refused: number }[];
+  expect(paths.filter((p) => p.bot === "GPTBot").map((p) => [p.path, p.requests, p.refused])).toEqual([
+    ["/pricing", 3, 0],
+    ["/blog/a", 2, 2],
+    ["/robots.txt", 2, 0],
+  ]);
+  const events = server.dbh.sqlite.query("SELECT json_extract(payload, '$.bot') AS bot, json_extract(payload, '$.verdict') AS verdict FROM webhook_events WHERE type = 'crawler.first_seen' AND brand_id = ? ORDER BY bot").all(brand.id);
+  expect(events).toEqual([
+    { bot: "GPTBot", verdict: "verified" },
+    { bot: "meta-externalagent", verdict: "unverifiable" },
+  ]);
+
+  const key = (await (await fetch(`${server.url}/api/keys`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Logpush", organization_id: org.id, role: "member" }) })).json()).secret as string;
+  const lines = [
+    { ClientIP: "2600:1f28:365:8000::1", ClientRequestHost: "lumenly.example", ClientRequestMethod: "GET", ClientRequestURI: "/guide", ClientRequestUserAgent: "CCBot/2.0 (https://commoncrawl.org/faq/)", EdgeResponseStatus: 200, EdgeResponseBytes: 900, EdgeStartTimestamp: Date.parse("2026-11-22T05:00:00Z") * 1e6 },
+    { content: "test message" },
+  ];
+  const body = gzipSync(Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n")));
+  const push = async () => (await fetch(`${server.url}/api/brands/${brand.id}/crawler-logs/logpush`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-encoding": "gzip", "content-type": "application/json" }, body })).json();
+  expect(await push()).toEqual({ success: true, accepted: 1, duplicates: 0, malformed: 1 });
+  expect(await push()).toEqual({ success: true, accepted: 0, duplicates: 1, malformed: 1 });
+  const ccbot = (await actual()).find((r) => r.bot === "CCBot");
+  expect(ccbot).toEqual({ bot: "CCBot", class: "ai_training", verdict: "verified", requests: 1, pages: 1, refused: 0 });
+});

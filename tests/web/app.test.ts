@@ -332,6 +332,30 @@ test("a share link opens the overview, prompts and sources read-only without an 
   await visitor.close();
 }, 60_000);
 
+test("the AI crawlers page renders insights_crawlers' numbers", async () => {
+  const token = (await sb.auth.getSession()).data.session!.access_token;
+  const at = new Date().toISOString();
+  const record = (ip: string, ua: string, path: string, status: number) => ({ timestamp: at, method: "GET", host: "lumenly.example", path, status, ip, user_agent: ua });
+  const gpt = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+  const sent = await fetch(`${bin.url}/api/brands/${brandId}/crawler-logs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify([record("20.171.206.17", gpt, "/pricing", 200), record("20.171.206.18", gpt, "/robots.txt", 200), record("203.0.113.5", gpt, "/", 403), record("31.13.64.1", "meta-externalagent/1.1", "/docs", 200)]),
+  });
+  expect((await sent.json()).accepted).toBe(4);
+  await page.goto(`${bin.url}/b/${brandId}/crawlers`);
+  await page.locator("table").first().waitFor();
+  const rows = (await sb.rpc("insights_crawlers", { p_brand_id: brandId })).data as { bot: string; verdict: string; requests: number; pages: number; refused: number }[];
+  expect(rows.length).toBe(3);
+  for (const r of rows) {
+    const row = page.locator("table").first().locator("tr", { hasText: r.verdict }).filter({ hasText: r.bot });
+    expect(await row.locator('td[data-col="requests"]').innerText()).toBe(String(r.requests));
+    expect(await row.locator('td[data-col="pages"]').innerText()).toBe(String(r.pages));
+    expect(await row.locator('td[data-col="refused"]').innerText()).toBe(String(r.refused));
+  }
+  await shoot("crawlers");
+}, 60_000);
+
 test("the app asks nothing of any host but the server's own", () => {
   const origin = new URL(bin.url).origin;
   expect(requested.length).toBeGreaterThan(20);

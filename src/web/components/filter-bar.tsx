@@ -41,7 +41,7 @@ export function FilterBar({ filters, options, branded = true }: { filters: Filte
         <span>To</span>
         <input type="date" name="to" value={filters.to} min={filters.from} onChange={(e) => setQuery({ to: (e.target as HTMLInputElement).value, from: filters.from, days: null })} />
       </label>
-      {select("platform", "Platform", filters.platform, options.platforms.map((p) => ({ value: p, label: p })))}
+      {options.platforms.length > 0 && select("platform", "Platform", filters.platform, options.platforms.map((p) => ({ value: p, label: p })))}
       {options.models.length > 1 && select("model", "Model", filters.model, options.models.map((m) => ({ value: m, label: m })))}
       {options.regions.length > 1 && select("region", "Region", filters.region, options.regions.map((r) => ({ value: r, label: r || "(none)" })))}
       {options.topics.length > 0 && select("topic", "Topic", filters.topic, options.topics.map((t) => ({ value: t.id, label: t.name })))}

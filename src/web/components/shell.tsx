@@ -10,6 +10,7 @@ export const BRAND_PAGES: [string, string][] = [
   ["sources", "Sources"],
   ["suggestions", "Suggestions"],
   ["traffic", "AI traffic"],
+  ["crawlers", "AI crawlers"],
   ["runs", "Runs"],
   ["settings", "Settings"],
 ];

@@ -4,6 +4,7 @@ import type { FilterOptions } from "../components/filter-bar";
 import { readFilters, type Filters } from "../lib/filters";
 import type { Connection, Session } from "../lib/session";
 import { Competitors } from "./competitors";
+import { Crawlers } from "./crawlers";
 import { Overview } from "./overview";
 import { PromptDetail, Prompts } from "./prompts";
 import { Runs } from "./runs";
@@ -84,6 +85,7 @@ export function BrandPages({ conn, session, brandId, page, itemId, query }: { co
     sources: () => <Sources ctx={ctx} />,
     suggestions: () => <Suggestions ctx={ctx} />,
     traffic: () => <Traffic ctx={ctx} />,
+    crawlers: () => <Crawlers ctx={ctx} />,
     runs: () => <Runs ctx={ctx} />,
     settings: () => <Settings ctx={ctx} reload={loaded.reload} />,
   };
