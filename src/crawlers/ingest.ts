@@ -64,9 +64,13 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
   const organizationOf = deps.sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
   const insert = deps.sqlite.prepare(
     `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, record_key) DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, at, record_key) DO NOTHING`,
   );
-  const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest("hex");
+  // 16 bytes of the HMAC: unique among one brand's records of the same second by a wide margin.
+  const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest().subarray(0, 16);
+  // Logs repeat the same few user agents and each bot's few addresses: remember recent answers.
+  const identities = boundedCache<ReturnType<typeof identify>>(10_000);
+  const verdicts = boundedCache<Awaited<ReturnType<Verifier["verify"]>>>(100_000);
 
   return {
     /** Stores the good records of a batch in one transaction; bad ones are reported by index. */
@@ -79,8 +83,9 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
           errors.push({ index, message: r });
           continue;
         }
-        const who = identify(r.user_agent);
-        const verdict = await deps.verifier.verify(who, r.ip);
+        const who = identities.get(r.user_agent) ?? identities.set(r.user_agent, identify(r.user_agent));
+        const seen = who.bot ? `${who.bot}\u0000${r.ip}` : "";
+        const verdict = seen ? (verdicts.get(seen) ?? verdicts.set(seen, await deps.verifier.verify(who, r.ip))) : null;
         rows.push([brandId, r.timestamp, r.host ?? "", r.method, r.path, r.status, r.bytes ?? null, r.user_agent, refererHost(r.referer), who.bot, who.operator, who.class, hitKind(r.path), verdict, verdict ? deps.verifier.listVersion : null, recordKey(r)]);
       }
       let accepted = 0;
@@ -105,3 +110,16 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
 }
 
 export type CrawlerIngest = ReturnType<typeof createCrawlerIngest>;
+
+/** A map that forgets everything once it holds `limit` entries: memory stays bounded on any log. */
+function boundedCache<V>(limit: number) {
+  const map = new Map<string, V>();
+  return {
+    get: (key: string) => map.get(key),
+    set(key: string, value: V): V {
+      if (map.size >= limit) map.clear();
+      map.set(key, value);
+      return value;
+    },
+  };
+}

@@ -594,32 +594,38 @@ export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
 
 // ---- AI crawlers (issue #21) --------------------------------------------------------------------
 
+/** crawler_daily / crawler_monthly rows inside a window: whole months from the monthly table, the edges (or, for `daysOnly`, everything) by day. */
+function crawlerRows(ctx: InsightsContext, args: InsightArgs, daysOnly: boolean) {
+  const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
+  const sql = ranges
+    .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
+    .join(" UNION ALL ");
+  return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
+}
+
 /** Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets) and refusals (4xx/5xx). */
 export function crawlers(ctx: InsightsContext, args: InsightArgs) {
+  const source = crawlerRows(ctx, args, false);
   const rows = ctx.sqlite
-    .query(
-      `SELECT bot, class, verdict, sum(requests) AS requests, sum(CASE WHEN hit = 'page' THEN requests ELSE 0 END) AS pages, sum(CASE WHEN status >= 400 THEN requests ELSE 0 END) AS refused
-         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? GROUP BY bot, class, verdict`,
-    )
-    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
+    .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused FROM (${source.sql}) GROUP BY bot, class, verdict`)
+    .all(...source.params) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
   return rows
     .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused }))
     .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }
 
-/** Crawler requests per period (hour buckets summed by day, week or month), per bot; every period listed. */
+/** Crawler requests per period (day buckets by day or week; whole months by month), per bot; every period listed. */
 export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
+  const source = crawlerRows(ctx, args, period !== "month");
   const rows = ctx.sqlite
-    .query(
-      `SELECT substr(hour, 1, 10) AS day, bot, sum(requests) AS requests, sum(CASE WHEN hit = 'page' THEN requests ELSE 0 END) AS pages
-         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? AND bot != '' GROUP BY day, bot`,
-    )
-    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { day: string; bot: string; requests: number; pages: number }[];
+    .query(`SELECT bucket, bot, sum(requests) AS requests, sum(pages) AS pages FROM (${source.sql}) WHERE bot != '' GROUP BY bucket, bot`)
+    .all(...source.params) as { bucket: string; bot: string; requests: number; pages: number }[];
   const cells = new Map<string, { requests: number; pages: number }>();
   const bots = new Set<string>();
   for (const r of rows) {
     bots.add(r.bot);
-    const key = `${periodOf(r.day, period)}\u0000${r.bot}`;
+    // A monthly bucket (YYYY-MM) is its own period when the trend is by month.
+    const key = `${r.bucket.length === 7 ? r.bucket : periodOf(r.bucket, period)}\u0000${r.bot}`;
     const cell = cells.get(key) ?? { requests: 0, pages: 0 };
     cell.requests += r.requests;
     cell.pages += r.pages;
@@ -628,18 +634,16 @@ export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: In
   return periodsOf(args.window, period).flatMap((p) => [...bots].sort().map((bot) => ({ period: p, bot, ...(cells.get(`${p}\u0000${bot}`) ?? { requests: 0, pages: 0 }) })));
 }
 
-/** The paths each bot requested most in the window (its top `perBot`), with refusals. */
+/** The paths each bot requested most in the window (its top `perBot`), with refusals: running totals, two seeks per path whatever the window. */
 export function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 20) {
-  const rows = ctx.sqlite
-    .query(
-      `SELECT bot, path, hit, sum(requests) AS requests, sum(CASE WHEN status >= 400 THEN requests ELSE 0 END) AS refused
-         FROM crawler_hourly WHERE brand_id = ? AND hour BETWEEN ? AND ? AND bot != '' GROUP BY bot, path, hit ORDER BY bot, requests DESC, path`,
-    )
-    .all(args.brandId, `${args.window.from}T00`, `${args.window.to}T23`) as { bot: string; path: string; hit: string; requests: number; refused: number }[];
+  const rows = windowTotals(ctx.sqlite, "crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused"] as const, args.brandId, args.window) as unknown as { bot: string; path: string; hit: string; requests: number; refused: number }[];
+  rows.sort((a, b) => (a.bot < b.bot ? -1 : a.bot > b.bot ? 1 : b.requests - a.requests || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
   const taken = new Map<string, number>();
-  return rows.filter((r) => {
-    const n = (taken.get(r.bot) ?? 0) + 1;
-    taken.set(r.bot, n);
-    return n <= perBot;
-  });
+  return rows
+    .filter((r) => {
+      const n = (taken.get(r.bot) ?? 0) + 1;
+      taken.set(r.bot, n);
+      return n <= perBot;
+    })
+    .map(({ bot, path, hit, requests, refused }) => ({ bot, path, hit, requests, refused }));
 }

@@ -32,6 +32,8 @@ export interface RollupSpec {
    * time, counting `rows`), which the reads walk.
    */
   running?: boolean;
+  /** A running rollup's day expression over the raw row (default: the day of `created_at`). */
+  day?: string;
 }
 
 const day = "substr({r}.created_at, 1, 10)";
@@ -102,10 +104,16 @@ const domainRollups = DAY_AND_MONTH.map(
 
 /** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
 function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
-  const running: RollupSpec = { table, source: "prompt_results", from: `json_each(${list}) AS j`, where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true };
-  // Its keys, once each with the raw rows adding to them: what a read walks.
-  return [{ ...running, table: `${table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined }, running];
+  return withKeyList({ table, source: "prompt_results", from: `json_each(${list}) AS j`, where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true });
 }
+
+/** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
+function withKeyList(running: RollupSpec): RollupSpec[] {
+  return [{ ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined }, running];
+}
+
+/** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
+const crawlerBot = { bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')" };
 
 /** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
 const competitorRunning = runningOverList(
@@ -214,11 +222,38 @@ export const ROLLUPS: RollupSpec[] = [
     // A human's or an unnamed bot's requests count under bot '' and verdict ''.
     table: "crawler_hourly",
     source: "crawler_hits",
-    keys: { brand_id: "{r}.brand_id", hour: "substr({r}.at, 1, 13)", bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')", hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
+    keys: { brand_id: "{r}.brand_id", hour: "substr({r}.at, 1, 13)", ...crawlerBot, hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
     measures: { requests: "1", bytes: "coalesce({r}.bytes, 0)" },
     countColumn: "requests",
     watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "path", "status", "bytes"],
   },
+  // Per day and month, per bot and verdict (no path): insights_crawlers and the crawler trend read
+  // whole months and the days at the window's edges, so a year costs about what a month costs.
+  ...[
+    { suffix: "daily", bucket: { day: "substr({r}.at, 1, 10)" } as Record<string, string> },
+    { suffix: "monthly", bucket: { month: "substr({r}.at, 1, 7)" } },
+  ].map(
+    ({ suffix, bucket }): RollupSpec => ({
+      table: `crawler_${suffix}`,
+      source: "crawler_hits",
+      keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
+      measures: { requests: "1", pages: flag("{r}.hit = 'page'"), refused: flag("{r}.status >= 400"), bytes: "coalesce({r}.bytes, 0)" },
+      countColumn: "requests",
+      watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
+    }),
+  ),
+  // Per named bot, hit kind and path, as running totals: a window's top paths in two seeks per path.
+  ...withKeyList({
+    table: "crawler_paths_running",
+    source: "crawler_hits",
+    where: "{r}.bot IS NOT NULL",
+    keys: { brand_id: "{r}.brand_id", bot: "{r}.bot", hit: "{r}.hit", path: "{r}.path" },
+    measures: { requests: "1", refused: flag("{r}.status >= 400") },
+    countColumn: "requests",
+    watch: ["brand_id", "at", "bot", "hit", "path", "status"],
+    running: true,
+    day: "substr({r}.at, 1, 10)",
+  }),
   pagesRollup("traffic_pages_daily", { day }),
   pagesRollup("traffic_pages_monthly", { month }),
 ];

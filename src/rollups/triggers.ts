@@ -36,17 +36,36 @@ function subtract(spec: RollupSpec, row: string): string {
 // (carrying the total of the key's last earlier row), then adds to that row and every later one;
 // removed, it subtracts from the same rows. Rows are never deleted: a key's history stays seekable.
 const DAY = "substr({r}.created_at, 1, 10)";
-const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: DAY } });
+const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? DAY } });
 const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
 
 function addRunning(spec: RollupSpec, row: string): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
+  if (!spec.from) return addRunningRow(spec, row);
   const c = contribution(withDay(spec), row);
   const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c
       LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day ORDER BY q.day DESC LIMIT 1)`;
   return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT * FROM (${carried}) WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING;
   ${shiftRunning(spec, row, "+")}`;
+}
+
+/**
+ * The same for a rollup over the raw row alone (no joined list): one bucket row per raw row, so the
+ * statements read the row's values directly instead of grouping a subquery — a log import fires
+ * this once per request.
+ */
+function addRunningRow(spec: RollupSpec, row: string): string {
+  const keys = Object.entries(withDay(spec).keys).map(([k, e]) => [k, at(e, row)] as const);
+  const measures = Object.entries(spec.measures).map(([m, e]) => [m, at(e, row)] as const);
+  const where = spec.where ? at(spec.where, row) : "1";
+  const match = (alias: string) => keys.filter(([k]) => k !== "day").map(([k, e]) => `${alias}.${k} = ${e}`).join(" AND ");
+  const day = keys.find(([k]) => k === "day")![1];
+  return `INSERT INTO ${spec.table} (${[...keys.map(([k]) => k), ...measures.map(([m]) => m)].join(", ")})
+      SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${m}, 0)`).join(", ")} FROM (SELECT 1)
+      LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${match("q")} AND q.day < ${day} ORDER BY q.day DESC LIMIT 1)
+      WHERE ${where} ON CONFLICT (${keys.map(([k]) => k).join(", ")}) DO NOTHING;
+  UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${m} = ${m} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND day >= ${day} AND ${where};`;
 }
 
 function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
