@@ -6,8 +6,11 @@ import { fileLines, parseLogLine } from "./logs";
 
 type Out = { write(text: string): void };
 
-/** Records per transaction: larger ones write each hot rollup page once for more records. */
+/** Records per transaction (larger ones write each hot rollup page once for more records), or fewer when lines are long. */
 const IMPORT_BATCH = 10_000;
+const IMPORT_BATCH_BYTES = 2 << 20;
+/** Past this resident size, a full collection after a batch: a multi-gigabyte log is mostly garbage strings. */
+const RSS_CEILING = 64 << 20;
 
 export async function runLogsCommand(args: string[], deps: { sqlite: Database; ingest: CrawlerIngest }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const usage = "usage: answerwatch logs import --brand SLUG [--org ORGANIZATION] FILE…\n";
@@ -34,12 +37,15 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
     let accepted = 0;
     let duplicates = 0;
     let batch: Record<string, unknown>[] = [];
+    let batchBytes = 0;
     const flush = async () => {
       const r = await deps.ingest.ingest(brands[0]!.id, batch);
       accepted += r.accepted;
       duplicates += r.duplicates;
       malformed += r.errors.length;
       batch = [];
+      batchBytes = 0;
+      if (process.memoryUsage.rss() > RSS_CEILING) Bun.gc(true);
     };
     for await (const line of fileLines(file)) {
       if (!line.trim()) continue;
@@ -50,7 +56,8 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
         continue;
       }
       batch.push(record);
-      if (batch.length >= IMPORT_BATCH) await flush();
+      batchBytes += line.length;
+      if (batch.length >= IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
     if (batch.length) await flush();
     out.write(`${file}: ${lines} line(s): ${accepted} new, ${duplicates} already imported, ${malformed} malformed\n`);
