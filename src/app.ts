@@ -26,6 +26,8 @@ import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
 import { keyRoutes } from "./keys/routes";
+import { memberRoutes } from "./members/routes";
+import { createMembersService } from "./members/service";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
 import { createShareService } from "./share/service";
@@ -101,6 +103,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const keys = createKeyService({ sqlite: deps.dbh.sqlite, now: deps.now });
+  const members = createMembersService({
+    sqlite: deps.dbh.sqlite,
+    // The membership row goes through /rest/v1 as the caller: the same policies and guard as any client's write.
+    rest: (method, path, authorization, body) =>
+      handle(new Request(`http://members.internal/rest/v1${path}`, { method, headers: { authorization, apikey: deps.secrets.anonKey, "content-type": "application/json", prefer: "return=minimal" }, body: JSON.stringify(body) })),
+  });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
   const shares = createShareService({ sqlite: deps.dbh.sqlite, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
@@ -156,6 +164,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
+    .use(memberRoutes({ members, callers }))
     .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))

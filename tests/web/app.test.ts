@@ -300,6 +300,52 @@ test("a webhook's secret is shown once; a viewer sees no edit controls", async (
   await viewer.close();
 }, 60_000);
 
+test("members: listed with their e-mail addresses; someone who signed up is added by e-mail, then removed", async () => {
+  const newcomer = `newcomer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const anonKey = ((await (await fetch(`${bin.url}/api/app-config`)).json()) as { anonKey: string }).anonKey;
+  const signup = await fetch(`${bin.url}/auth/v1/signup`, { method: "POST", headers: { apikey: anonKey, "content-type": "application/json" }, body: JSON.stringify({ email: newcomer, password: PASSWORD }) });
+  expect(signup.status).toBe(200);
+  await page.goto(`${bin.url}/b/${brandId}/settings`);
+  const members = page.locator("section", { has: page.getByRole("heading", { name: "Members" }) });
+  await members.locator("tr", { hasText: `${EMAIL} (you)` }).waitFor();
+  // A new member is a member unless chosen otherwise (never an owner by default).
+  expect(await members.getByLabel("Member's role").inputValue()).toBe("member");
+  expect(await page.getByLabel("Key role").inputValue()).toBe("viewer");
+  await members.getByLabel("Member's e-mail").fill(newcomer);
+  await members.getByLabel("Member's role").selectOption("viewer");
+  await members.getByRole("button", { name: "Add member" }).click();
+  await members.locator("tr", { hasText: newcomer }).waitFor();
+  expect(await members.getByLabel("Member's role").inputValue()).toBe("member");
+  const org = ((await sb.from("organizations").select("id")).data as { id: string }[])[0]!.id;
+  const listed = async () => ((await (await fetch(`${bin.url}/api/organizations/${org}/members`, { headers: { authorization: `Bearer ${(await sb.auth.getSession()).data.session!.access_token}` } })).json()) as { members: { email: string; role: string }[] }).members;
+  expect((await listed()).find((m) => m.email === newcomer)?.role).toBe("viewer");
+  expect(await members.locator("tr", { hasText: newcomer }).locator("select").inputValue()).toBe("viewer");
+  await shoot("settings-members");
+  await members.screenshot({ path: join(ARTIFACTS, "settings-members-section.png") });
+  await members.locator("tr", { hasText: newcomer }).getByRole("button", { name: "Remove" }).click();
+  await members.locator("tr", { hasText: newcomer }).waitFor({ state: "detached" });
+  expect((await listed()).some((m) => m.email === newcomer)).toBe(false);
+  // Someone without an account: the server's message is shown.
+  await members.getByLabel("Member's e-mail").fill("nobody-here@example.com");
+  await members.getByRole("button", { name: "Add member" }).click();
+  await page.getByRole("alert").filter({ hasText: "ask them to sign up first" }).waitFor();
+  // A refused form keeps what was typed; one that went through is cleared.
+  expect(await members.getByLabel("Member's e-mail").inputValue()).toBe("nobody-here@example.com");
+
+  // The other settings forms: a competitor and two prompts added, as stored.
+  await page.getByLabel("Competitor name").fill("Zetalytics");
+  await page.getByLabel("Competitor domain").fill("zetalytics.example");
+  await page.getByRole("button", { name: "Add competitor" }).click();
+  await page.locator("li", { hasText: "Zetalytics" }).waitFor();
+  expect(await page.getByLabel("Competitor name").inputValue()).toBe("");
+  expect(((await sb.from("competitors").select("domain").eq("brand_id", brandId).eq("name", "Zetalytics")).data as { domain: string }[]).map((c) => c.domain)).toEqual(["zetalytics.example"]);
+  const before = ((await sb.from("prompts").select("id").eq("brand_id", brandId)).data as unknown[]).length;
+  await page.getByLabel("Add prompts").fill("Which tool tracks churn best?\nIs Zetalytics cheaper?");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await page.getByRole("status").filter({ hasText: "2 prompt(s) added." }).waitFor();
+  expect(((await sb.from("prompts").select("id").eq("brand_id", brandId)).data as unknown[]).length).toBe(before + 2);
+}, 60_000);
+
 test("a share link opens the overview, prompts and sources read-only without an account, and answers 404 once revoked", async () => {
   await page.goto(`${bin.url}/b/${brandId}/settings`);
   await page.getByRole("button", { name: "Create share link" }).click();
@@ -320,7 +366,9 @@ test("a share link opens the overview, prompts and sources read-only without an 
   await vp.screenshot({ path: join(ARTIFACTS, "shared-1280.png"), fullPage: true });
   await vp.getByRole("link", { name: "Prompts" }).click();
   await vp.locator("table").waitFor();
-  expect(await vp.locator("tbody tr").count()).toBe(3);
+  const promptRows = ((await sb.rpc("insights_prompts", { p_brand_id: brandId, p_from: from30, p_to: today })).data as unknown[]).length;
+  expect(promptRows).toBeGreaterThan(0);
+  expect(await vp.locator("tbody tr").count()).toBe(promptRows);
   await vp.getByRole("link", { name: "Sources" }).click();
   await vp.locator("table").waitFor();
   // Revoked: the link's page is a 404.

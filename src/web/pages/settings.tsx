@@ -3,7 +3,7 @@
 // engines the server has keys for. Viewers see the values without edit controls; a refused write
 // shows the server's message.
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Table } from "../components/table";
 import { ErrorBox, Field, Loading, unwrap, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
@@ -44,6 +44,45 @@ function revokeColumn<T extends { id: string; revoked_at: string | null }>(write
   };
 }
 
+/**
+ * A role picker that starts on `initial` (the least powerful sensible choice, never the first listed
+ * "owner") and returns to it when its form is reset.
+ */
+function RoleSelect({ label, roles, initial }: { label: string; roles: string[]; initial: string }) {
+  const ref = useRef<HTMLSelectElement>(null);
+  useEffect(() => {
+    const select = ref.current!;
+    select.value = initial;
+    const form = select.form;
+    const back = () => setTimeout(() => (select.value = initial));
+    form?.addEventListener("reset", back);
+    return () => form?.removeEventListener("reset", back);
+  }, [initial, roles.join()]);
+  return (
+    <select ref={ref} name="role" aria-label={label}>
+      {roles.map((r) => (
+        <option key={r}>{r}</option>
+      ))}
+    </select>
+  );
+}
+
+/** A date field's day as the instant it ends (UTC), or undefined when left empty. */
+const endOfDay = (day: FormDataEntryValue | null) => (day ? new Date(`${day}T23:59:59Z`).toISOString() : undefined);
+
+/**
+ * An inline form's submit: its fields go to `run`; once that succeeds the note says `done` and the
+ * form is cleared (a refused one keeps what was typed, to correct it).
+ */
+function submitWith(write: ReturnType<typeof useWrite>["write"], run: (fields: FormData) => PromiseLike<unknown>, done: string | ((fields: FormData) => string)) {
+  return (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const fields = new FormData(form);
+    void write(() => run(fields), typeof done === "string" ? done : done(fields)).then((ok) => ok && form.reset());
+  };
+}
+
 function Section({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <section class="card settings-section" aria-label={title}>
@@ -56,15 +95,18 @@ function Section({ title, children }: { title: string; children: ComponentChildr
 /** Runs a write and reports the server's answer beside the form. */
 function useWrite(after: () => void) {
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  async function write(call: () => PromiseLike<{ error: unknown }> | Promise<unknown>, ok = "Saved.") {
+  /** Runs a write and shows its outcome; true when it went through. */
+  async function write(call: () => PromiseLike<unknown>, ok = "Saved."): Promise<boolean> {
     setMessage(null);
     try {
       const result = (await call()) as { error?: unknown } | undefined;
       if (result && typeof result === "object" && "error" in result && result.error) throw result.error;
       setMessage({ ok: true, text: ok });
       after();
+      return true;
     } catch (e) {
       setMessage({ ok: false, text: errorMessage(e) });
+      return false;
     }
   }
   const note = message && (
@@ -82,9 +124,10 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       conn.sb.from("brand_domains").select("id, domain, is_primary").eq("brand_id", brand.id).order("domain"),
       conn.sb.from("competitors").select("id, name, domain, aliases").eq("brand_id", brand.id).order("name"),
       conn.sb.from("prompts").select("id, text, is_active, is_branded, prompt_set_id").eq("brand_id", brand.id).order("created_at"),
-      conn.sb.from("organization_members").select("id, user_id, role").eq("organization_id", brand.organization_id),
+      // Owners and admins see e-mail addresses (/api); everyone else sees the members by id.
+      canManage ? conn.api<{ members: any[] }>("GET", `/api/organizations/${brand.organization_id}/members`).then((r) => ({ data: r.members, error: null })) : conn.sb.from("organization_members").select("id, user_id, role").eq("organization_id", brand.organization_id),
     ]);
-    return { domains: unwrap(domains) as any[], competitors: unwrap(competitors) as any[], prompts: unwrap(prompts) as any[], members: unwrap(members) as any[] };
+    return { domains: unwrap(domains) as any[], competitors: unwrap(competitors) as any[], prompts: unwrap(prompts) as any[], members: unwrap(members as { data: unknown; error: unknown }) as any[] };
   }, [brand.id]);
   const after = () => {
     data.reload();
@@ -192,12 +235,11 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
         {canEdit && (
           <form
             class="inline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const form = e.target as HTMLFormElement;
-              const f = new FormData(form);
-              w.write(() => conn.sb.from("competitors").insert({ brand_id: brand.id, name: String(f.get("name")).trim(), domain: String(f.get("domain")).trim() || null, aliases: String(f.get("aliases")).split("|").map((a) => a.trim()).filter(Boolean) }), "Competitor added.").then(() => form.reset());
-            }}
+            onSubmit={submitWith(
+              w.write,
+              (f) => conn.sb.from("competitors").insert({ brand_id: brand.id, name: String(f.get("name")).trim(), domain: String(f.get("domain")).trim() || null, aliases: String(f.get("aliases")).split("|").map((a) => a.trim()).filter(Boolean) }),
+              "Competitor added.",
+            )}
           >
             <input name="name" placeholder="Name" aria-label="Competitor name" required />
             <input name="domain" placeholder="domain.com" aria-label="Competitor domain" />
@@ -232,16 +274,14 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
         />
         {canEdit && (
           <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              const form = e.target as HTMLFormElement;
-              const texts = lines(String(new FormData(form).get("prompts")));
-              const setId = d.prompts[0]?.prompt_set_id;
-              w.write(async () => {
-                const set = setId ?? (unwrap(await conn.sb.from("prompt_sets").insert({ brand_id: brand.id, name: "Prompts" }).select("id").single()) as { id: string }).id;
-                return conn.sb.from("prompts").insert(texts.map((text) => ({ prompt_set_id: set, brand_id: brand.id, text })));
-              }, `${texts.length} prompt(s) added.`).then(() => form.reset());
-            }}
+            onSubmit={submitWith(
+              w.write,
+              async (f) => {
+                const set = d.prompts[0]?.prompt_set_id ?? (unwrap(await conn.sb.from("prompt_sets").insert({ brand_id: brand.id, name: "Prompts" }).select("id").single()) as { id: string }).id;
+                return conn.sb.from("prompts").insert(lines(String(f.get("prompts"))).map((text) => ({ prompt_set_id: set, brand_id: brand.id, text })));
+              },
+              (f) => `${lines(String(f.get("prompts"))).length} prompt(s) added.`,
+            )}
           >
             <Field label="Add prompts" hint="One per line">
               <textarea name="prompts" rows={3} required />
@@ -266,13 +306,13 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       </Section>
 
       <Section title="Members">
-        <p class="muted">{canManage ? "Owners and admins change roles here; new members join through the admin API or `answerwatch user add`." : "Only owners and admins manage members."}</p>
+        <p class="muted">{canManage ? "Add someone who has signed up (their account's e-mail), change roles, or remove a member. Only owners grant owner or admin." : "Only owners and admins manage members."}</p>
         <Table
           rows={d.members}
           rowKey={(m) => m.id}
           csvName={`${brand.slug}-members.csv`}
           columns={[
-            { key: "user_id", header: "User", value: (m) => (m.user_id === ctx.session.user.id ? `${m.user_id} (you)` : m.user_id) },
+            { key: "user", header: "Member", value: (m) => `${m.email ?? m.user_id}${m.user_id === ctx.session.user.id ? " (you)" : ""}` },
             {
               key: "role",
               header: "Role",
@@ -288,8 +328,33 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
                   m.role
                 ),
             },
+            ...(canManage
+              ? [
+                  {
+                    key: "remove",
+                    header: "",
+                    value: () => "",
+                    render: (m: any) =>
+                      m.user_id !== ctx.session.user.id && (
+                        <button type="button" class="link" onClick={() => w.write(() => conn.sb.from("organization_members").delete().eq("id", m.id), "Member removed.")}>
+                          Remove
+                        </button>
+                      ),
+                  },
+                ]
+              : []),
           ]}
         />
+        {canManage && (
+          <form
+            class="inline"
+            onSubmit={submitWith(w.write, (f) => conn.api("POST", `/api/organizations/${brand.organization_id}/members`, { email: String(f.get("email")), role: String(f.get("role")) }), "Member added.")}
+          >
+            <input name="email" type="email" placeholder="name@company.com" aria-label="Member's e-mail" required />
+            <RoleSelect label="Member's role" roles={ctx.role === "owner" ? ["owner", "admin", "member", "viewer"] : ["member", "viewer"]} initial="member" />
+            <button type="submit">Add member</button>
+          </form>
+        )}
       </Section>
 
       {canManage && <ShareLinks ctx={ctx} />}
@@ -361,16 +426,11 @@ function Webhooks({ ctx }: { ctx: BrandContext }) {
       )}
       <form
         class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const form = e.target as HTMLFormElement;
-          const url = String(new FormData(form).get("url"));
-          w.write(async () => {
-            const created = await conn.api<{ secret: string }>("POST", "/api/webhooks", { url, organization_id: brand.organization_id, brand_id: brand.id });
-            setSecret(created.secret);
-            form.reset();
-          }, "Endpoint created.");
-        }}
+        onSubmit={submitWith(
+          w.write,
+          async (f) => setSecret((await conn.api<{ secret: string }>("POST", "/api/webhooks", { url: String(f.get("url")), organization_id: brand.organization_id, brand_id: brand.id })).secret),
+          "Endpoint created.",
+        )}
       >
         <input name="url" type="url" placeholder="https://hooks.example.com/answerwatch" aria-label="Webhook URL" required />
         <button type="submit">Add endpoint</button>
@@ -413,24 +473,14 @@ function ApiKeys({ ctx }: { ctx: BrandContext }) {
       )}
       <form
         class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const form = e.target as HTMLFormElement;
-          const f = new FormData(form);
-          const expires = String(f.get("expires") || "");
-          w.write(async () => {
-            const made = await conn.api<{ secret: string }>("POST", "/api/keys", { name: String(f.get("name")), organization_id: brand.organization_id, role: String(f.get("role")), expires_at: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : undefined });
-            setSecret(made.secret);
-            form.reset();
-          }, "Key created.");
-        }}
+        onSubmit={submitWith(
+          w.write,
+          async (f) => setSecret((await conn.api<{ secret: string }>("POST", "/api/keys", { name: String(f.get("name")), organization_id: brand.organization_id, role: String(f.get("role")), expires_at: endOfDay(f.get("expires")) })).secret),
+          "Key created.",
+        )}
       >
         <input name="name" placeholder="What it is for" aria-label="Key name" required maxLength={100} />
-        <select name="role" aria-label="Key role" defaultValue={allowed[allowed.length - 1]}>
-          {allowed.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
+        <RoleSelect label="Key role" roles={allowed} initial={allowed[allowed.length - 1]!} />
         <input name="expires" type="date" aria-label="Expires on (optional)" />
         <button type="submit">Create key</button>
       </form>
@@ -468,14 +518,7 @@ function ShareLinks({ ctx }: { ctx: BrandContext }) {
       )}
       <form
         class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const expires = String(new FormData(e.target as HTMLFormElement).get("expires") || "");
-          w.write(async () => {
-            const made = await conn.api<{ url: string }>("POST", "/api/share-links", { brand_id: brand.id, expires_at: expires ? new Date(`${expires}T23:59:59Z`).toISOString() : undefined });
-            setUrl(made.url);
-          }, "Link created.");
-        }}
+        onSubmit={submitWith(w.write, async (f) => setUrl((await conn.api<{ url: string }>("POST", "/api/share-links", { brand_id: brand.id, expires_at: endOfDay(f.get("expires")) })).url), "Link created.")}
       >
         <input name="expires" type="date" aria-label="Link expires on (optional)" />
         <button type="submit">Create share link</button>
