@@ -33,7 +33,8 @@ const requested: string[] = [];
 const answerFor = (prompt: string, i: number) => {
   const named = i % 3 !== 1;
   return {
-    text: `${named ? "Lumenly leads for product teams, ahead of Quantia." : "Quantia and Metricsly are the usual picks."} For ${prompt.toLowerCase()} compare pricing and cohort reports. Metricsly is cheaper.`,
+    // Markdown, as engines write it, with HTML that must stay text on the page.
+    text: `## Picks\n\n- ${named ? "**Lumenly** leads for product teams, ahead of Quantia." : "Quantia and Metricsly are the usual picks."}\n- For ${prompt.toLowerCase()} compare [pricing](https://lumenly.example/pricing) and cohort reports.\n\nMetricsly is cheaper. <img src=x onerror="window.__pwned=1">`,
     query: prompt.toLowerCase(),
     cites: [
       { url: "https://lumenly.example/pricing", title: "Lumenly pricing" },
@@ -205,7 +206,21 @@ test("prompts: the table equals insights_prompts, CSV export matches it, and a p
   expect(await page.locator("mark.brand").count()).toBeGreaterThan(0);
   expect(await page.locator("mark.competitor").count()).toBeGreaterThan(0);
   expect(await page.locator(".sources .tag.own").count()).toBeGreaterThan(0);
+  // The answers' markdown as elements: a heading, a list, bold names still marked, a link that opens
+  // outside; the engine's HTML shown as text, never run.
+  const answerText = page.locator(".answer-text").first();
+  expect(await answerText.locator(".md-h", { hasText: "Picks" }).count()).toBe(1);
+  expect(await answerText.locator("li").count()).toBe(2);
+  expect(await page.locator(".answer-text strong mark.brand").count()).toBeGreaterThan(0);
+  expect(await answerText.locator('a[href="https://lumenly.example/pricing"]').getAttribute("rel")).toContain("noopener");
+  const shown = await answerText.innerText();
+  expect(shown).not.toContain("**");
+  expect(shown).not.toContain("## ");
+  expect(shown).toContain('<img src=x onerror="window.__pwned=1">');
+  expect(await page.locator(".answer-text img").count()).toBe(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shoot("prompt");
+  await page.locator("article.answer").first().screenshot({ path: join(ARTIFACTS, "prompt-answer.png") });
 }, 60_000);
 
 test("competitors, sources, suggestions, traffic and runs render the RPCs' numbers", async () => {

@@ -3,6 +3,7 @@
 // cited sources (own / competitor / third party, with category) and search queries, then history.
 import type { ComponentChildren } from "preact";
 import { FilterBar } from "../components/filter-bar";
+import { Markdown } from "../components/markdown";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
@@ -76,7 +77,7 @@ interface Answer {
   created_at: string;
 }
 
-/** The answer's text with the brand's and competitors' names marked (plain text: nothing the engine wrote runs as HTML). */
+/** Text with the brand's and competitors' names marked. */
 function Highlighted({ text, names }: { text: string; names: { name: string; kind: "brand" | "competitor" }[] }) {
   const usable = names.filter((n) => n.name.trim().length > 1).sort((a, b) => b.name.length - a.name.length);
   if (!usable.length) return <>{text}</>;
@@ -155,7 +156,7 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
               </span>
             </header>
             <div class="answer-text">
-              <Highlighted text={a.response || "(this answer's text was removed by the retention setting)"} names={names} />
+              {a.response ? <Markdown source={a.response} text={(t) => <Highlighted text={t} names={names} />} /> : <p class="muted">(this answer's text was removed by the retention setting)</p>}
             </div>
             {a.citations?.length > 0 && (
               <>
