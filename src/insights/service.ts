@@ -595,7 +595,7 @@ export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
 // ---- AI crawlers (issue #21) --------------------------------------------------------------------
 
 /** crawler_daily / crawler_monthly rows inside a window: whole months from the monthly table, the edges (or, for `daysOnly`, everything) by day. */
-function crawlerRows(ctx: InsightsContext, args: InsightArgs, daysOnly: boolean) {
+function crawlerRows(args: InsightArgs, daysOnly: boolean) {
   const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
   const sql = ranges
     .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
@@ -605,7 +605,7 @@ function crawlerRows(ctx: InsightsContext, args: InsightArgs, daysOnly: boolean)
 
 /** Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets) and refusals (4xx/5xx). */
 export function crawlers(ctx: InsightsContext, args: InsightArgs) {
-  const source = crawlerRows(ctx, args, false);
+  const source = crawlerRows(args, false);
   const rows = ctx.sqlite
     .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused FROM (${source.sql}) GROUP BY bot, class, verdict`)
     .all(...source.params) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
@@ -616,7 +616,7 @@ export function crawlers(ctx: InsightsContext, args: InsightArgs) {
 
 /** Crawler requests per period (day buckets by day or week; whole months by month), per bot; every period listed. */
 export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
-  const source = crawlerRows(ctx, args, period !== "month");
+  const source = crawlerRows(args, period !== "month");
   const rows = ctx.sqlite
     .query(`SELECT bucket, bot, sum(requests) AS requests, sum(pages) AS pages FROM (${source.sql}) WHERE bot != '' GROUP BY bucket, bot`)
     .all(...source.params) as { bucket: string; bot: string; requests: number; pages: number }[];

@@ -27,7 +27,7 @@ export function createMembersService(deps: MembersDeps) {
     if (!MANAGERS.includes(role)) throw new AppError(403, "forbidden", "Only owners and admins see and add members");
   }
 
-  function list(organizationId: string) {
+  function membersOf(organizationId: string) {
     return sqlite
       .query(
         `SELECT m.id, m.user_id, u.email, m.role, m.created_at FROM organization_members m JOIN users u ON u.id = m.user_id
@@ -39,7 +39,7 @@ export function createMembersService(deps: MembersDeps) {
   return {
     list(user: ApiUser, organizationId: string) {
       managed(user, organizationId);
-      return { success: true, members: list(organizationId) };
+      return { success: true, members: membersOf(organizationId) };
     },
 
     async add(user: ApiUser, organizationId: string, body: Record<string, unknown> | null | undefined, authorization: string) {
@@ -57,7 +57,7 @@ export function createMembersService(deps: MembersDeps) {
         const error = (await res.json().catch(() => ({}))) as { code?: string; message?: string };
         throw new AppError(res.status, error.code ?? "refused", error.message ?? "The membership was refused");
       }
-      return { success: true, member: list(organizationId).find((m) => m.user_id === account.id) };
+      return { success: true, member: membersOf(organizationId).find((m) => m.user_id === account.id) };
     },
   };
 }
