@@ -4,6 +4,8 @@
 // database by a previous run (waiting jobs, pending webhook deliveries), or the next scheduled run.
 // Until then /healthz answers from the database alone and the process holds only this shell.
 // The returned handle stops everything in order, which both SIGTERM and tests use.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { Cron } from "croner";
@@ -77,6 +79,19 @@ async function openDataDir(config: Config): Promise<{ lock: DataDirLock; secrets
   }
 }
 
+/**
+ * HOST looked up before listening, so a name that does not resolve is said the same way on every
+ * machine (some resolvers let Bun's listen fail first with EINVAL or ENOENT).
+ */
+async function checkHostResolves(host: string): Promise<void> {
+  if (isIP(host) !== 0) return;
+  try {
+    await lookup(host);
+  } catch (error) {
+    throw new StartupError(`HOST=${host} does not resolve to an address of this machine (${errorCode(error)})`);
+  }
+}
+
 /** Bun.serve, with a port or address that cannot be had said in one line naming PORT / HOST (exit 2). */
 function listen(
   config: Config,
@@ -100,6 +115,7 @@ function listenProblem({ host, port }: Config, code: string): string {
 }
 
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
+  await checkHostResolves(config.host);
   const { lock, secrets, dbh } = await openDataDir(config);
   const dbPath = join(config.dataDir, DB_FILE);
   const startedAt = Date.now();

@@ -81,8 +81,8 @@ export function loadCorpus(root: string): CorpusSource[] {
     }
     sources.push({ name: "tests/fixtures/analysis/corpus-*.yaml (English)", texts });
   }
-  // shared/ sits beside the repository (tests/fakes/upstream.ts reads the same recordings).
-  for (const dir of [join(root, "../shared/fixtures/engines"), join(root, "tests/fixtures/engines")]) {
+  // The recordings the fake upstream serves, then the fixtures built from the providers' documentation.
+  for (const dir of [join(root, "tests/fixtures/engines/recorded"), join(root, "tests/fixtures/engines")]) {
     if (!existsSync(dir)) continue;
     const texts: string[] = [];
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {

@@ -1,5 +1,5 @@
 // A sample answer (answers.ts) in the wire format of each provider the demo stands in for, shaped
-// like the providers' documented responses and the recorded ones in shared/fixtures/engines:
+// like the providers' documented responses and the recorded ones in tests/fixtures/engines/recorded:
 // OpenAI Responses with web_search_call items and url_citation annotations (code-point offsets),
 // Anthropic Messages with server_tool_use / web_search_tool_result blocks and cited text blocks,
 // Perplexity Sonar with [n] markers over search_results, Gemini generateContent with grounding

@@ -1,5 +1,5 @@
 /**
- * Issue #15, acceptance 3: every platform's answers (the recorded ones in shared/fixtures and the
+ * Issue #15, acceptance 3: every platform's answers (the recorded ones in tests/fixtures/engines/recorded and the
  * documented-shape ones here) carry `sources` — everything the engine retrieved — beside
  * `citations`, with sources ⊇ citations and the retrieved-only ones marked `cited: false`. The
  * expected source URLs are read from each raw upstream body in the test, independently of the

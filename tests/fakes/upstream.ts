@@ -1,7 +1,7 @@
 /**
  * A fake of every engine upstream on one Bun.serve (127.0.0.1, ephemeral port). Each provider lives
  * under its own path prefix so one server can stand in for all of them at once; `env()` gives the
- * variables that point the engines at it. It serves the recorded answers in shared/fixtures/engines
+ * variables that point the engines at it. It serves the recorded answers in tests/fixtures/engines/recorded
  * unedited and the built ones in tests/fixtures/engines, records every request, and can be told per
  * platform to be slow, fail, hang, or answer garbage.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CATALOGUED_PLATFORMS, dayOf, modelStatus, shippedModels, type CataloguedPlatform } from '../../src/engines/catalogue';
 import type { PlatformId } from '../../src/engines/types';
 
-export const RECORDED_FIXTURES = join(import.meta.dir, '../../../shared/fixtures/engines');
+export const RECORDED_FIXTURES = join(import.meta.dir, '../fixtures/engines/recorded');
 export const BUILT_FIXTURES = join(import.meta.dir, '../fixtures/engines');
 
 export type FakeProvider = 'openai' | 'xai' | 'anthropic' | 'gemini' | 'perplexity' | 'serpapi' | 'dataforseo' | 'searchapi' | 'compat';
