@@ -14,7 +14,7 @@ import ipaddr from "ipaddr.js";
 import { hitKind, identify } from "../src/crawlers/classify";
 import ranges from "../src/crawlers/data/bot-ip-ranges.json";
 import { normalizeRecord } from "../src/crawlers/ingest";
-import { fileLines, parseLogLine } from "../src/crawlers/logs";
+import { fileLines, OVERLONG, parseLogLine } from "../src/crawlers/logs";
 import { freePort, median, report, ROOT, tempDir, waitFor, type RatioReport } from "./lib";
 import { rng, weighted, zipf } from "./scale/random";
 
@@ -142,6 +142,7 @@ async function main() {
   started = performance.now();
   const agents = new Map<string, ReturnType<typeof identify>>();
   for await (const line of fileLines(log)) {
+    if (line === OVERLONG) throw new Error("an overlong line in the bench's log");
     const record = normalizeRecord(parseLogLine(line));
     if (typeof record === "string") throw new Error(record);
     if (!agents.has(record.user_agent)) agents.set(record.user_agent, identify(record.user_agent));

@@ -5,6 +5,7 @@ import type { Config } from "./config";
 import { drizzleDb } from "./db/drizzle";
 import type { DbHandle } from "./db/open";
 import { applyCors, corsPreflight } from "./http/cors";
+import { applySecurityHeaders } from "./http/security-headers";
 import { AppError, errorResponse, surfaceOf, toAppError, type Surface } from "./http/errors";
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
@@ -32,7 +33,10 @@ import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
 import { createShareService } from "./share/service";
 import { shareRoutes } from "./share/routes";
-import type { Metrics } from "./http/metrics";
+import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
+import { REST_POLICIES } from "./platform/rest/policies";
+import { ROUTINES } from "./platform/rest/rpc";
+import { INSIGHT_RPCS } from "./insights/rpc";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
@@ -172,6 +176,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // Generated from the app's own definitions on first request (src/openapi).
     .get("/openapi.json", async () => (openapi ??= await openApiFor(routeTable())))
     .get("/docs", async () => new Response((await import("./openapi/docs-page")).DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
+    .get("/docs.js", async () => new Response((await import("./openapi/docs-page")).DOCS_SCRIPT, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }))
+    .get("/docs.css", async () => new Response((await import("./openapi/docs-page")).DOCS_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } }))
     .get("/metrics", async ({ request }) => {
       const token = deps.config.metricsToken;
       // Off unless configured: no hint that it exists.
@@ -185,6 +191,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl, engines: deps.config.engines }));
 
   routeTable = () => elysia.routes.map((r) => ({ method: r.method, path: r.path }));
+  let routeLabel: RouteLabeler | undefined;
+  const labelRoute = (pathname: string, status: number) =>
+    (routeLabel ??= createRouteLabeler([...routeTable().map((r) => r.path), ...Object.keys(direct)], new Set([...Object.keys(REST_POLICIES), ...Object.keys(ROUTINES), ...Object.keys(INSIGHT_RPCS)])))(pathname, status);
 
   // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
   async function gate(request: Request, pathname: string): Promise<Response | null> {
@@ -229,8 +238,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       response.headers.set("x-request-id", requestId);
     }
     if (!pathname.startsWith("/t/")) applyCors(deps.config, request, response.headers);
+    applySecurityHeaders(pathname, response.headers);
     const durationMs = performance.now() - started;
-    deps.metrics?.request(pathname, request.method, response.status, durationMs);
+    deps.metrics?.request(pathname, labelRoute(pathname, response.status), request.method, response.status, durationMs);
     deps.logger.info("request", {
       method: request.method,
       path: pathname,

@@ -1,7 +1,7 @@
 /** Citations: canonical URL, registrable domain, position and attribution to brand or competitor. */
 import type { CompiledEntities } from "./entities";
 import type { LinkToken } from "./links";
-import { canonicalizeUrl, hostBelongsTo } from "./urls";
+import { canonicalizeUrl, hostBelongsTo, isWebUrl } from "./urls";
 
 export interface CitationInput {
   url: string;
@@ -42,7 +42,8 @@ export function citationsFromLinks(links: readonly LinkToken[]): CitationInput[]
 export function buildCitations(compiled: CompiledEntities, inputs: readonly CitationInput[]): Citation[] {
   const ordered = inputs
     .map((c, i) => ({ ...c, position: c.position ?? i + 1 }))
-    .filter((c) => typeof c.url === "string" && c.url.trim() !== "")
+    // Only web pages count as sources, whatever path wrote the answer (README: Security).
+    .filter((c) => isWebUrl(c.url))
     .sort((a, b) => a.position - b.position);
   const byUrl = new Map<string, Citation>();
   // Engines repeat a source once per footnote; canonicalizing it again would only find it taken.

@@ -19,6 +19,16 @@ export interface CanonicalUrl {
   domain: string | null;
 }
 
+/**
+ * Whether a cited URL can be a web page: http(s), or no scheme at all (`example.com/page`, read as
+ * https). `javascript:`, `data:`, `mailto:` and other schemes are not sources (README: Security).
+ */
+export function isWebUrl(raw: unknown): boolean {
+  if (typeof raw !== "string" || !raw.trim()) return false;
+  const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(raw.trim());
+  return !scheme || /^https?$/i.test(scheme[1]!);
+}
+
 function withScheme(raw: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw.replace(/^\/\//, "")}`;
 }

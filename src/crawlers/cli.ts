@@ -2,7 +2,7 @@
 // logs, gzip or not, streamed in batches; re-importing a file adds nothing.
 import type { Database } from "bun:sqlite";
 import type { CrawlerIngest } from "./ingest";
-import { fileLines, parseLogLine } from "./logs";
+import { fileLines, MAX_LOG_LINE_CHARS, OVERLONG, parseLogLine } from "./logs";
 
 type Out = { write(text: string): void };
 
@@ -30,6 +30,7 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
   // Each transaction's temporary structures (statement journals, trigger subqueries) stay in
   // memory: on a file they doubled the import's time (bench/crawlers.ts).
   deps.sqlite.run("PRAGMA temp_store = MEMORY");
+  let failed = false;
   for (const file of files) {
     if (!(await Bun.file(file).exists())) return err.write(`answerwatch: no file ${file}\n`), 2;
     let lines = 0;
@@ -48,6 +49,11 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
       if (process.memoryUsage.rss() > RSS_CEILING) Bun.gc(true);
     };
     for await (const line of fileLines(file)) {
+      if (line === OVERLONG) {
+        lines++;
+        malformed++;
+        continue;
+      }
       if (!line.trim()) continue;
       lines++;
       const record = parseLogLine(line);
@@ -61,6 +67,11 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
     }
     if (batch.length) await flush();
     out.write(`${file}: ${lines} line(s): ${accepted} new, ${duplicates} already imported, ${malformed} malformed\n`);
+    // A file of nothing but malformed lines is almost surely the wrong file or format: say so by the exit code.
+    if (lines > 0 && malformed === lines) {
+      err.write(`answerwatch: ${file}: all ${lines} line(s) malformed (combined/JSON-lines logs, lines up to ${MAX_LOG_LINE_CHARS} characters)\n`);
+      failed = true;
+    }
   }
-  return 0;
+  return failed ? 1 : 0;
 }

@@ -49,20 +49,40 @@ export function parseLogLine(line: string): Record<string, unknown> | null {
 }
 
 /** The lines of a file, gzip or not (told by its first bytes), as a stream. */
-export async function* fileLines(path: string): AsyncGenerator<string> {
+/** Longest log line read (README: Security); a longer one is yielded as OVERLONG and never held whole. */
+export const MAX_LOG_LINE_CHARS = 64 * 1024;
+/** What fileLines yields in place of a line longer than MAX_LOG_LINE_CHARS. */
+export const OVERLONG = Symbol("overlong line");
+
+/**
+ * The lines of a log file, gzip or not, streamed. Memory stays flat whatever the file holds: a line
+ * past `maxChars` is dropped as it arrives (the rest of it up to its newline is skipped) and
+ * reported as OVERLONG.
+ */
+export async function* fileLines(path: string, maxChars = MAX_LOG_LINE_CHARS): AsyncGenerator<string | typeof OVERLONG> {
   const file = Bun.file(path);
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   let stream: ReadableStream<Uint8Array> = file.stream();
   if (head[0] === 0x1f && head[1] === 0x8b) stream = stream.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
   const decoder = new TextDecoder();
   let rest = "";
+  let skipping = false;
   for await (const chunk of stream) {
     const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
     rest = lines.pop()!;
-    yield* lines;
+    for (const line of lines) {
+      if (skipping) skipping = false;
+      else yield line.length > maxChars ? OVERLONG : line;
+    }
+    if (rest.length > maxChars) {
+      // The line so far is already too long: report it once, then skip to its newline.
+      if (!skipping) yield OVERLONG;
+      skipping = true;
+      rest = "";
+    }
   }
   rest += decoder.decode();
-  if (rest) yield rest;
+  if (rest && !skipping) yield rest.length > maxChars ? OVERLONG : rest;
 }
 
 export type { CrawlerRecord };

@@ -3,12 +3,16 @@
 // reported by index; a record sent again adds nothing.
 import { Elysia } from "elysia";
 import type { Database } from "bun:sqlite";
+import { readBodyCapped, splitLinesCapped } from "../http/body";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { CallerResolver } from "../platform/auth/caller";
 import { MAX_BATCH, type CrawlerIngest } from "./ingest";
 
 const WRITERS = ["owner", "admin", "member"];
+
+/** What one Logpush request may become once inflated, and how many records it may hold (README: Security). */
+export const LOGPUSH_LIMITS = { inflatedBytes: 64 * 1024 * 1024, records: 100_000, lineBytes: 64 * 1024 } as const;
 
 /** Cloudflare Logpush's field names (HTTP requests dataset) → the record's. */
 export function fromLogpush(o: Record<string, unknown>): Record<string, unknown> {
@@ -35,17 +39,18 @@ export function crawlerRoutes(deps: { sqlite: Database; ingest: CrawlerIngest; c
       "/api/brands/:brandId/crawler-logs/logpush",
       async ({ request, params }) => {
         const brandId = await writableBrand(request, params.brandId);
-        let bytes = new Uint8Array(await request.arrayBuffer());
-        if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = Bun.gunzipSync(bytes);
+        // Everything is read and parsed before anything is stored: past a limit, nothing is.
+        const bytes = await readBodyCapped(request, LOGPUSH_LIMITS.inflatedBytes);
+        const { lines, overlong } = await splitLinesCapped(bytes, { maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes });
         const records: Record<string, unknown>[] = [];
-        let malformed = 0;
-        for (const line of new TextDecoder().decode(bytes).split("\n")) {
-          if (!line.trim()) continue;
+        let malformed = overlong;
+        for (let i = 0; i < lines.length; i++) {
           try {
-            records.push(fromLogpush(JSON.parse(line)));
+            records.push(fromLogpush(JSON.parse(lines[i]!)));
           } catch {
             malformed++;
           }
+          if (i % 2000 === 1999) await new Promise((r) => setImmediate(r));
         }
         let accepted = 0;
         let duplicates = 0;

@@ -1,4 +1,5 @@
 import type { Citation, Source } from './types';
+import { isWebUrl } from '../analysis/urls';
 
 /** A place in the text that cites a source. */
 export interface CitedSpan {
@@ -47,7 +48,11 @@ export function withoutUtmKeys(url: string): string {
  * marked cited or not). Positions are the upstream's numbers when given, else the order of first
  * appearance.
  */
-export function buildCitations(cited: CitedSpan[], listed: ListedSource[] = []): { citations: Citation[]; sources: Source[] } {
+export function buildCitations(citedSpans: CitedSpan[], listedSources: ListedSource[] = []): { citations: Citation[]; sources: Source[] } {
+  // Only web pages are sources: a `javascript:` or `data:` URL an answer carries is dropped here,
+  // so it is never stored, counted or rendered as a link (README: Security).
+  const cited = citedSpans.filter((s) => isWebUrl(s.url));
+  const listed = listedSources.filter((s) => isWebUrl(s.url));
   const titles = new Map<string, string>();
   for (const s of [...listed, ...cited]) {
     const url = stripTracking(s.url);

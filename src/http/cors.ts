@@ -13,6 +13,13 @@ function allowedOrigin(config: Pick<Config, "corsOrigins">, origin: string | nul
   return config.corsOrigins.includes(origin) ? origin : null;
 }
 
+/**
+ * Credentials (cookies, HTTP auth) are allowed only for origins named in CORS_ORIGINS: with the
+ * default `*` any site may call the API with a bearer token it holds, never with the browser's
+ * ambient credentials.
+ */
+const credentialsFor = (config: Pick<Config, "corsOrigins">): Record<string, string> => (config.corsOrigins === "*" ? {} : { "access-control-allow-credentials": "true" });
+
 export function corsPreflight(config: Pick<Config, "corsOrigins">, request: Request): Response | null {
   if (request.method !== "OPTIONS" || !request.headers.get("access-control-request-method")) return null;
   const origin = allowedOrigin(config, request.headers.get("origin"));
@@ -23,7 +30,7 @@ export function corsPreflight(config: Pick<Config, "corsOrigins">, request: Requ
       "access-control-allow-origin": origin,
       "access-control-allow-methods": ALLOW_METHODS,
       "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? ALLOW_HEADERS,
-      "access-control-allow-credentials": "true",
+      ...credentialsFor(config),
       "access-control-max-age": "86400",
       vary: "Origin",
     },
@@ -34,7 +41,7 @@ export function applyCors(config: Pick<Config, "corsOrigins">, request: Request,
   const origin = allowedOrigin(config, request.headers.get("origin"));
   if (!origin) return;
   headers.set("access-control-allow-origin", origin);
-  headers.set("access-control-allow-credentials", "true");
+  for (const [name, value] of Object.entries(credentialsFor(config))) headers.set(name, value);
   headers.set("access-control-expose-headers", EXPOSE_HEADERS);
   headers.append("vary", "Origin");
 }

@@ -1,22 +1,42 @@
 // Prometheus metrics (issue #20) with prom-client: counters and histograms fed by the request
 // handler, the dispatcher, the pixel and the reader pool, and gauges read from the database when
-// scraped. Routes are labelled by their pattern (ids as :id, unknown paths as one label), so an
-// attacker's random URLs cannot grow the label set.
+// scraped. Routes are labelled by the pattern they matched (unknown paths as one label, methods from
+// a fixed set), so an attacker's random URLs cannot grow the label set.
 import type { Database } from "bun:sqlite";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-const UUID_OR_NUMBER = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+)$/i;
 const APP_PREFIXES = ["/b/", "/login", "/signup", "/onboarding", "/account"];
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The one label of every path no route names (and of every 404). */
+export const OTHER_ROUTE = "other";
 
-/** A route's label: its prefix and pattern, never a value a client chose. */
-export function routeLabel(pathname: string, status: number): string {
-  if (status === 404) return "(unmatched)";
-  if (pathname === "/" || APP_PREFIXES.some((p) => pathname.startsWith(p))) return "(web app)";
-  if (/^\/[^/]+-[a-z0-9]+\.(js|css)$/.test(pathname)) return "(web asset)";
-  const parts = pathname.split("/").filter(Boolean).slice(0, 4).map((p) => (UUID_OR_NUMBER.test(p) ? ":id" : p));
-  // /rest/v1/<table> and /rest/v1/rpc/<function> exist in the schema (a 404 was caught above).
-  return `/${parts.join("/")}`;
+export type RouteLabeler = (pathname: string, status: number) => string;
+
+/**
+ * Labels a request by the route pattern it matched, never by a value the client chose, so the label
+ * set is bounded by the app's own routes: `patterns` are the app's route paths (`:param`, `*`), and
+ * under /rest/v1 only `restNames` (exposed tables and functions) keep their name.
+ */
+export function createRouteLabeler(patterns: readonly string[], restNames: ReadonlySet<string>): RouteLabeler {
+  const compiled = [...new Set(patterns)]
+    .filter((p) => p !== "*" && p !== "/*" && !p.startsWith("/rest/v1"))
+    // Exact paths first, then patterns with parameters, then wildcards.
+    .map((p) => ({ label: p, rank: p.includes("*") ? 2 : p.includes(":") ? 1 : 0, re: new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}/?$`) }))
+    .sort((a, b) => a.rank - b.rank);
+  return (pathname, status) => {
+    if (status === 404) return OTHER_ROUTE;
+    if (pathname === "/" || APP_PREFIXES.some((p) => pathname.startsWith(p))) return "(web app)";
+    if (/^\/[^/]+-[a-z0-9]+\.(js|css)$/.test(pathname)) return "(web asset)";
+    if (pathname.startsWith("/rest/v1/")) {
+      const m = /^\/rest\/v1\/(rpc\/)?([^/]+)$/.exec(pathname);
+      return m && restNames.has(m[2]!) ? `/rest/v1/${m[1] ?? ""}${m[2]}` : "/rest/v1/*";
+    }
+    return compiled.find((c) => c.re.test(pathname))?.label ?? OTHER_ROUTE;
+  };
 }
+
+/** A method label from a fixed set: a client may send any token as its method. */
+export const methodLabel = (method: string) => (METHODS.has(method) ? method : "OTHER");
 
 export function createMetrics() {
   const registry = new Registry();
@@ -84,8 +104,9 @@ export function createMetrics() {
     useDatabase(db: Database) {
       sqlite = db;
     },
-    request(pathname: string, method: string, status: number, durationMs: number) {
-      const route = routeLabel(pathname, status);
+    /** `route` is the request's pattern label (createRouteLabeler). */
+    request(pathname: string, route: string, rawMethod: string, status: number, durationMs: number) {
+      const method = methodLabel(rawMethod);
       requests.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, durationMs / 1000);
       if (pathname === "/t/collect" && method === "POST") beacons.inc({ outcome: status < 300 ? "accepted" : "refused" });

@@ -1,6 +1,7 @@
 // The insights RPCs' arguments (issue #18), checked like Postgres checks a function's parameters:
 // a JSON body gives typed values, a GET gives text (arrays in Postgres' {a,b} form). Bad values are
 // 22P02 / 22007 / 22023 errors in PostgREST's shape, never a 5xx.
+import { FIRST_DAY, LAST_DAY, dayInRange } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { addDays, daysBetween, isoDay, type DateWindow, type Interval } from "./window";
 
@@ -47,6 +48,8 @@ function date(value: unknown): string | null {
   // 2026-13-01 is no date at all; 2026-02-30 would roll over to March.
   const parsed = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime()) || isoDay(parsed) !== day) throw invalid("date", value);
+  if (!dayInRange(day))
+    throw new AppError(400, "22008", `date/time field value out of range: "${day}"`, { details: `Dates run from ${FIRST_DAY} to ${LAST_DAY}.` });
   return day;
 }
 
@@ -87,7 +90,7 @@ export function parseInsightArgs(args: Record<string, unknown>, today: Date): In
   const brandId = uuid(args.p_brand_id);
   let from = date(args.p_from);
   let to = date(args.p_to);
-  if (!to) to = isoDay(today);
+  if (!to) to = isoDay(today) > LAST_DAY ? LAST_DAY : isoDay(today);
   if (!from) from = addDays(to, -(DEFAULT_WINDOW_DAYS - 1));
   if (from > to) throw badValue(`p_from (${from}) is after p_to (${to})`);
   if (daysBetween(from, to) > MAX_WINDOW_DAYS) throw badValue(`the window may cover at most ${MAX_WINDOW_DAYS} days`);

@@ -53,6 +53,6 @@ export function mayReadBrand(sqlite: Database, reader: InsightReader, brandId: s
   return !!brand && new Set(reader.orgIds).has(brand.organization_id);
 }
 
-export function insightsContext(sqlite: Database, sourceCategories?: CategoryList): insights.InsightsContext {
-  return { sqlite, sourceCategories };
+export function insightsContext(sqlite: Database, sourceCategories?: CategoryList, checkDeadline?: () => void): insights.InsightsContext {
+  return { sqlite, sourceCategories, checkDeadline };
 }

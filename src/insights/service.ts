@@ -19,6 +19,8 @@ export interface InsightsContext {
   sqlite: Database;
   /** The user's additions to the shipped source-category list (SOURCE_CATEGORIES_FILE). */
   sourceCategories?: CategoryList;
+  /** Throws once the request's time (STATEMENT_TIMEOUT_MS) is up; loops over periods call it. */
+  checkDeadline?: () => void;
 }
 
 // ---- reading the rollups ---------------------------------------------------------------------
@@ -228,7 +230,8 @@ export function trend(ctx: InsightsContext, args: InsightArgs, period: Interval,
   }
   const sortedGroups = [...groups].sort((a, b) => (a === null ? -1 : b === null ? 1 : a.localeCompare(b)));
   const out: Row[] = [];
-  for (const p of periodsOf(args.window, period))
+  for (const p of periodsOf(args.window, period)) {
+    ctx.checkDeadline?.();
     for (const group of sortedGroups) {
       const s = cells.get(`${p}\u0000${group}`) ?? emptySums();
       const visibility = interval(s.mentioned, s.results);
@@ -246,6 +249,7 @@ export function trend(ctx: InsightsContext, args: InsightArgs, period: Interval,
         avg_sentiment: ratio(s.sentiment_sum, s.sentiment_n),
       });
     }
+  }
   return out;
 }
 
@@ -631,7 +635,11 @@ export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: In
     cell.pages += r.pages;
     cells.set(key, cell);
   }
-  return periodsOf(args.window, period).flatMap((p) => [...bots].sort().map((bot) => ({ period: p, bot, ...(cells.get(`${p}\u0000${bot}`) ?? { requests: 0, pages: 0 }) })));
+  const sortedBots = [...bots].sort();
+  return periodsOf(args.window, period).flatMap((p) => {
+    ctx.checkDeadline?.();
+    return sortedBots.map((bot) => ({ period: p, bot, ...(cells.get(`${p}\u0000${bot}`) ?? { requests: 0, pages: 0 }) }));
+  });
 }
 
 /** The paths each bot requested most in the window (its top `perBot`), with refusals: running totals, two seeks per path whatever the window. */

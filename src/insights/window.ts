@@ -60,10 +60,12 @@ export function periodOf(day: string, interval: Interval): string {
   return addDays(day, -weekday);
 }
 
-/** Every period a window touches, in order. */
+/** Every period a window touches, in order. The loop ends by a count as well as by the date: a date
+ * string past year 9999 (`+010000-…`) sorts before `9999-…`, so a comparison alone may never end. */
 export function periodsOf(w: DateWindow, interval: Interval): string[] {
   const periods: string[] = [];
-  for (let day = w.from; day <= w.to; day = interval === "month" ? addDays(lastOfMonth(day), 1) : interval === "week" ? addDays(periodOf(day, "week"), 7) : addDays(day, 1))
+  const most = Math.max(0, daysBetween(w.from, w.to)) + 1;
+  for (let day = w.from, n = 0; day <= w.to && n < most; n++, day = interval === "month" ? addDays(lastOfMonth(day), 1) : interval === "week" ? addDays(periodOf(day, "week"), 7) : addDays(day, 1))
     periods.push(periodOf(day, interval));
   return periods;
 }

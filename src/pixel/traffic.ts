@@ -3,6 +3,7 @@
 // page views (counted only as the denominator).
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
+import { FIRST_DAY, LAST_DAY, dayInRange } from "../http/date-range";
 
 export type TrafficInterval = "day" | "week";
 
@@ -44,6 +45,7 @@ function parseBound(value: string | undefined, name: string, isEnd: boolean): Da
   const [y, m, d] = text.slice(0, 10).split("-").map(Number);
   const calendar = new Date(Date.UTC(y, m - 1, d));
   if (Number.isNaN(date.getTime()) || calendar.getUTCMonth() !== m - 1 || calendar.getUTCDate() !== d) throw badQuery(`${name} is not a valid date`);
+  if (!dayInRange(date.toISOString())) throw badQuery(`${name} must fall between ${FIRST_DAY} and ${LAST_DAY}`);
   return DATE_ONLY.test(text) && isEnd ? new Date(date.getTime() + DAY_MS) : date;
 }
 

@@ -90,13 +90,15 @@ export function applyBrandFile(sqlite: Database, file: BrandFile, options: { dry
     // Domains: the website first (primary), then the others.
     const wanted = [b.website, ...b.domains.filter((d) => d !== b.website)];
     const domains = sqlite.query("SELECT id, domain, is_primary FROM brand_domains WHERE brand_id = ?").all(brandId) as { id: string; domain: string; is_primary: number }[];
+    const wantedSet = new Set(wanted);
+    const domainByName = new Map(domains.map((d) => [d.domain, d]));
     for (const d of domains)
-      if (!wanted.includes(d.domain)) {
+      if (!wantedSet.has(d.domain)) {
         changes.push({ kind: "-", what: `domain ${d.domain}` });
         if (write) sqlite.run("DELETE FROM brand_domains WHERE id = ?", [d.id]);
       }
     for (const [i, domain] of wanted.entries()) {
-      const found = domains.find((d) => d.domain === domain);
+      const found = domainByName.get(domain);
       if (!found) {
         changes.push({ kind: "+", what: `domain ${domain}${i === 0 ? " (primary)" : ""}` });
         if (write) sqlite.run("INSERT INTO brand_domains (brand_id, domain, is_primary) VALUES (?, ?, ?)", [brandId, domain, i === 0 ? 1 : 0]);
@@ -107,14 +109,17 @@ export function applyBrandFile(sqlite: Database, file: BrandFile, options: { dry
     }
 
     // Competitors, by name (case-insensitive).
+    // Lookups by key through maps: a file of thousands of entries applies in linear time.
     const rivals = sqlite.query("SELECT id, name, domain, aliases FROM competitors WHERE brand_id = ?").all(brandId) as { id: string; name: string; domain: string | null; aliases: string }[];
+    const fileRivals = new Set(file.competitors.map((c) => c.name.toLowerCase()));
+    const rivalByName = new Map(rivals.map((r) => [r.name.toLowerCase(), r]));
     for (const r of rivals)
-      if (!file.competitors.some((c) => c.name.toLowerCase() === r.name.toLowerCase())) {
+      if (!fileRivals.has(r.name.toLowerCase())) {
         changes.push({ kind: "-", what: `competitor ${r.name}` });
         if (write) sqlite.run("DELETE FROM competitors WHERE id = ?", [r.id]);
       }
     for (const c of file.competitors) {
-      const found = rivals.find((r) => r.name.toLowerCase() === c.name.toLowerCase());
+      const found = rivalByName.get(c.name.toLowerCase());
       if (!found) {
         changes.push({ kind: "+", what: `competitor ${c.name}` });
         if (write) sqlite.run("INSERT INTO competitors (brand_id, name, domain, aliases) VALUES (?, ?, ?, ?)", [brandId, c.name, c.domain, json(c.aliases)]);
@@ -126,8 +131,9 @@ export function applyBrandFile(sqlite: Database, file: BrandFile, options: { dry
 
     // Topics, by name; prompts keep theirs until the file moves them.
     const topics = sqlite.query("SELECT id, name FROM topics WHERE brand_id = ?").all(brandId) as { id: string; name: string }[];
+    const fileTopics = new Set(file.topics);
     for (const t of topics)
-      if (!file.topics.includes(t.name)) {
+      if (!fileTopics.has(t.name)) {
         changes.push({ kind: "-", what: `topic ${t.name}` });
         if (write) sqlite.run("DELETE FROM topics WHERE id = ?", [t.id]);
       }
@@ -141,13 +147,16 @@ export function applyBrandFile(sqlite: Database, file: BrandFile, options: { dry
     // Prompts, by text: new ones added, missing ones deactivated (never deleted), topics kept in step.
     const prompts = sqlite.query("SELECT id, text, is_active, topic_id FROM prompts WHERE brand_id = ?").all(brandId) as { id: string; text: string; is_active: number; topic_id: string | null }[];
     let setId = (sqlite.query("SELECT id FROM prompt_sets WHERE brand_id = ? ORDER BY created_at LIMIT 1").get(brandId) as { id: string } | null)?.id;
+    const fileTexts = new Set(file.prompts.map((f) => f.text));
+    const promptByText = new Map(prompts.map((p) => [p.text, p]));
+    const topicName = new Map(topics.map((t) => [t.id, t.name]));
     for (const p of prompts)
-      if (p.is_active && !file.prompts.some((f) => f.text === p.text)) {
+      if (p.is_active && !fileTexts.has(p.text)) {
         changes.push({ kind: "-", what: `prompt deactivated: ${p.text}` });
         if (write) sqlite.run("UPDATE prompts SET is_active = 0 WHERE id = ?", [p.id]);
       }
     for (const f of file.prompts) {
-      const found = prompts.find((p) => p.text === f.text);
+      const found = promptByText.get(f.text);
       const topic = f.topic ? (topicId.get(f.topic) ?? null) : null;
       if (!found) {
         changes.push({ kind: "+", what: `prompt ${f.text}` });
@@ -157,15 +166,16 @@ export function applyBrandFile(sqlite: Database, file: BrandFile, options: { dry
         continue;
       }
       if (!found.is_active) changes.push({ kind: "~", what: `prompt reactivated: ${f.text}` });
-      const topicName = topics.find((t) => t.id === found.topic_id)?.name ?? null;
-      if (topicName !== f.topic) changes.push({ kind: "~", what: `prompt topic: ${f.text}: ${json(topicName)} → ${json(f.topic)}` });
-      if (write && (!found.is_active || topicName !== f.topic)) sqlite.run("UPDATE prompts SET is_active = 1, topic_id = ? WHERE id = ?", [topic, found.id]);
+      const oldTopic = (found.topic_id && topicName.get(found.topic_id)) ?? null;
+      if (oldTopic !== f.topic) changes.push({ kind: "~", what: `prompt topic: ${f.text}: ${json(oldTopic)} → ${json(f.topic)}` });
+      if (write && (!found.is_active || oldTopic !== f.topic)) sqlite.run("UPDATE prompts SET is_active = 1, topic_id = ? WHERE id = ?", [topic, found.id]);
     }
 
     // Platforms: the file's are enabled with its schedule; the others are disabled.
     const platforms = sqlite.query("SELECT platform, is_enabled, check_frequency, samples, model FROM brand_platforms WHERE brand_id = ?").all(brandId) as { platform: string; is_enabled: number; check_frequency: string; samples: number; model: string | null }[];
+    const filePlatforms = new Set(file.platforms.map((f) => f.platform));
     for (const p of platforms)
-      if (p.is_enabled && !file.platforms.some((f) => f.platform === p.platform)) {
+      if (p.is_enabled && !filePlatforms.has(p.platform)) {
         changes.push({ kind: "-", what: `platform ${p.platform} disabled` });
         if (write) sqlite.run("UPDATE brand_platforms SET is_enabled = 0 WHERE brand_id = ? AND platform = ?", [brandId, p.platform]);
       }
@@ -193,6 +203,7 @@ export function exportBrandFile(sqlite: Database, slug: string, organization?: s
   if (!brand) throw new ApplyError(`no brand "${slug}" in ${org.name}`);
   const domains = sqlite.query("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC, domain").all(brand.id) as { domain: string }[];
   const topics = sqlite.query("SELECT id, name FROM topics WHERE brand_id = ? ORDER BY name").all(brand.id) as { id: string; name: string }[];
+  const topicNames = new Map(topics.map((t) => [t.id, t.name]));
   return {
     brand: {
       name: brand.name,
@@ -208,7 +219,7 @@ export function exportBrandFile(sqlite: Database, slug: string, organization?: s
     },
     competitors: (sqlite.query("SELECT name, domain, aliases FROM competitors WHERE brand_id = ? ORDER BY name").all(brand.id) as { name: string; domain: string | null; aliases: string }[]).map((c) => ({ name: c.name, domain: c.domain, aliases: parseList(c.aliases) })),
     topics: topics.map((t) => t.name),
-    prompts: (sqlite.query("SELECT text, topic_id FROM prompts WHERE brand_id = ? AND is_active = 1 ORDER BY created_at, id").all(brand.id) as { text: string; topic_id: string | null }[]).map((p) => ({ text: p.text, topic: topics.find((t) => t.id === p.topic_id)?.name ?? null })),
+    prompts: (sqlite.query("SELECT text, topic_id FROM prompts WHERE brand_id = ? AND is_active = 1 ORDER BY created_at, id").all(brand.id) as { text: string; topic_id: string | null }[]).map((p) => ({ text: p.text, topic: (p.topic_id && topicNames.get(p.topic_id)) ?? null })),
     platforms: (sqlite.query("SELECT platform, check_frequency, samples, model FROM brand_platforms WHERE brand_id = ? AND is_enabled = 1 ORDER BY platform").all(brand.id) as { platform: string; check_frequency: string; samples: number; model: string | null }[]).map((p) => ({ platform: p.platform, frequency: p.check_frequency, samples: p.samples, model: p.model })),
   };
 }

@@ -1,6 +1,7 @@
 // Config as code (issue #20): a brand, its domains, competitors, topics, prompts and platforms in
 // one YAML file. Parsing and checking are pure; every problem names its line, column and field.
 import { isMap, isSeq, LineCounter, parseDocument, stringify, type Document } from "yaml";
+import { MAX_PROMPT_CHARS } from "../common/limits";
 
 export interface BrandFile {
   brand: {
@@ -118,15 +119,16 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     return { name: str([...p, "name"], { required: true, max: 200 }) ?? "", domain, aliases: strings([...p, "aliases"]) };
   });
   const topics = strings(["topics"]);
+  const topicSet = new Set(topics);
   const prompts = list(["prompts"]).map((item, i) => {
     const p = ["prompts", i];
     if (isMap(item)) {
       known(p, ["text", "topic"]);
       const topic = str([...p, "topic"]);
-      if (topic && !topics.includes(topic)) problem([...p, "topic"], `is not one of topics (${topics.join(", ") || "none listed"})`);
-      return { text: str([...p, "text"], { required: true, max: 2000 }) ?? "", topic };
+      if (topic && !topicSet.has(topic)) problem([...p, "topic"], `is not one of topics (${topics.join(", ") || "none listed"})`);
+      return { text: str([...p, "text"], { required: true, max: MAX_PROMPT_CHARS }) ?? "", topic };
     }
-    return { text: str(p, { required: true, max: 2000 }) ?? "", topic: null };
+    return { text: str(p, { required: true, max: MAX_PROMPT_CHARS }) ?? "", topic: null };
   });
   const platformList = list(["platforms"]).map((item, i) => {
     const p = ["platforms", i];
@@ -141,8 +143,11 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
   platformList.forEach((pl, i) => {
     if (platforms.length && pl.platform && !platforms.includes(pl.platform)) problem(typeof value(["platforms", i]) === "string" ? ["platforms", i] : ["platforms", i, "platform"], `unknown platform (known: ${platforms.join(", ")})`);
   });
-  const duplicates = (items: string[], p: string, what: string) =>
-    items.forEach((x, i) => items.indexOf(x) !== i && problem(p === "prompts" ? ["prompts", i] : [p, i, ...(p === "topics" ? [] : [what])], "is listed twice"));
+  // One pass with a set: a file of many prompts is checked in linear time.
+  const duplicates = (items: string[], p: string, what: string) => {
+    const seen = new Set<string>();
+    items.forEach((x, i) => (seen.has(x) ? problem(p === "prompts" ? ["prompts", i] : [p, i, ...(p === "topics" ? [] : [what])], "is listed twice") : seen.add(x)));
+  };
   duplicates(competitors.map((c) => c.name.toLowerCase()), "competitors", "name");
   duplicates(topics, "topics", "");
   duplicates(prompts.map((p) => p.text), "prompts", "");

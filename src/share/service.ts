@@ -1,6 +1,7 @@
 // Read-only share links (issue #20): an agency's client sees one brand's overview, prompts and
 // sources without an account. The link's token is a bearer that reads that brand's insights RPCs
-// and nothing else (src/platform/rest/service.ts); a revoked or expired link answers 404.
+// and nothing else (src/platform/rest/service.ts); a revoked or expired link answers 404, and so does
+// one whose creator is no longer an owner or admin of the brand's organization (as API keys do).
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
@@ -30,7 +31,12 @@ export interface SharedBrand {
 export function createShareService(deps: { sqlite: Database; now?: () => Date; publicUrl: () => string }) {
   const { sqlite } = deps;
   const now = deps.now ?? (() => new Date());
-  const byHash = sqlite.prepare(`SELECT ${COLUMNS} FROM share_links WHERE token_hash = ?`);
+  // With its creator's role today: a link works only while its creator could still make it.
+  const byHash = sqlite.prepare(
+    `SELECT s.id, s.brand_id, s.organization_id, s.created_by, s.expires_at, s.revoked_at, m.role AS creator_role
+       FROM share_links AS s LEFT JOIN organization_members AS m ON m.organization_id = s.organization_id AND m.user_id = s.created_by
+      WHERE s.token_hash = ?`,
+  );
 
   function managedBrand(user: ApiUser & { viaKey?: string }, brandId: string) {
     const brand = sqlite.query("SELECT id, organization_id, name FROM brands WHERE id = ?").get(brandId) as { id: string; organization_id: string; name: string } | null;
@@ -44,8 +50,9 @@ export function createShareService(deps: { sqlite: Database; now?: () => Date; p
     /** The brand a live token opens, or null (unknown, revoked or expired). */
     resolve(token: string): SharedBrand | null {
       if (!token.startsWith(SHARE_PREFIX)) return null;
-      const row = byHash.get(sha256(token)) as LinkRow | null;
+      const row = byHash.get(sha256(token)) as (LinkRow & { creator_role: string | null }) | null;
       if (!row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now().getTime())) return null;
+      if (!row.creator_role || !MANAGERS.includes(row.creator_role)) return null;
       return { brandId: row.brand_id, organizationId: row.organization_id };
     },
 

@@ -1,5 +1,6 @@
 // The web app's files, answered by the server as native routes: the page at every app path, its
 // hashed scripts and styles cached for good.
+import { pageSecurityHeaders } from "../http/security-headers";
 import type { WebAssets } from "./build";
 
 export const WEB_PATHS = ["/", "/login", "/signup", "/onboarding", "/account", "/b/*"];
@@ -19,8 +20,8 @@ export function webRoutes(assets: WebAssets): Record<string, Response> {
   const page = assets["/index.html"];
   for (const [path, asset] of Object.entries(assets)) {
     if (path === "/index.html") continue;
-    routes[path] = new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" } });
+    routes[path] = new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" } });
   }
-  if (page) for (const path of WEB_PATHS) routes[path] = new Response(page.body, { headers: { "content-type": page.type, "cache-control": "no-cache" } });
+  if (page) for (const path of WEB_PATHS) routes[path] = new Response(page.body, { headers: { "content-type": page.type, "cache-control": "no-cache", ...pageSecurityHeaders() } });
   return routes;
 }

@@ -52,8 +52,15 @@ test("/docs is a page of its own: nothing fetched from another host", async () =
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("text/html");
   const html = await res.text();
-  expect(html).toContain('fetch("/openapi.json")');
   expect(html.match(/(src|href)="https?:/g)).toBeNull();
+  // Its script and styles are files of this server (no inline code: the page runs under the CSP).
+  expect(html).toContain('<script src="/docs.js">');
+  expect(html).not.toMatch(/<script>|<style>/);
+  expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+  const script = await fetch(`${server.url}/docs.js`);
+  expect(script.headers.get("content-type")).toContain("javascript");
+  expect(await script.text()).toContain('fetch("/openapi.json")');
+  expect((await fetch(`${server.url}/docs.css`)).headers.get("content-type")).toContain("text/css");
 });
 
 test("/rest/v1/ answers the service role an OpenAPI root; openapi-typescript's types type-check a client, and catch a wrong one", async () => {

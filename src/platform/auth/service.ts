@@ -39,6 +39,13 @@ function opaqueToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
 }
 
+/** `base` and ten random characters from a-z0-9 (about 52 bits). */
+export function generatedSlug(base: string): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const suffix = Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % 36]).join("");
+  return `${base.slice(0, 40).replace(/-+$/, "") || "org"}-${suffix}`;
+}
+
 export function slugify(text: string): string {
   return (
     text
@@ -179,11 +186,11 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (input.organization && "id" in input.organization) {
         db.insert(organizationMembers).values({ organizationId: input.organization.id, userId, role: input.organization.role }).run();
       } else {
+        // A generated slug always carries a random suffix: a bare one (or a 409 on it) would tell
+        // whether someone whose e-mail starts the same way has signed up. Ten tries end the loop.
         const base = slugify(orgName);
-        let slug = base;
-        while (db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug)).get()) {
-          slug = `${base}-${Math.random().toString(36).slice(2, 7)}`;
-        }
+        let slug = generatedSlug(base);
+        for (let tries = 1; tries < 10 && db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug)).get(); tries++) slug = generatedSlug(base);
         const orgId = crypto.randomUUID();
         db.insert(organizations).values({ id: orgId, name: orgName, slug }).run();
         const role = (input.organization && "role" in input.organization && input.organization.role) || "owner";

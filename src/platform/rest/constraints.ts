@@ -3,6 +3,7 @@
 // prompt set), NOT NULL, and SQLite's constraint errors re-worded as Postgres' 23502/23503/23505.
 import { AppError } from "../../http/errors";
 import { normalizeDomain } from "../../analysis/urls";
+import { MAX_PROMPT_CHARS } from "../../common/limits";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
 
@@ -36,8 +37,17 @@ const slugRule: ColumnRule = (table, column, value) => {
   return value;
 };
 
+/** Text up to `max` characters, as a varchar(max) column: longer is Postgres' 22001. */
+const maxLength =
+  (max: number): ColumnRule =>
+  (table, column, value) => {
+    if (value.length > max) throw new AppError(400, "22001", `value too long for type character varying(${max})`, { details: `${table}.${column} holds at most ${max} characters (got ${value.length}).` });
+    return value;
+  };
+
 const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
   organizations: { slug: slugRule },
+  prompts: { text: maxLength(MAX_PROMPT_CHARS) },
   brands: { slug: slugRule, state: stateRule },
   brand_domains: { domain: hostRule },
   competitors: { domain: hostRule },

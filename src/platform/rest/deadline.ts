@@ -18,6 +18,8 @@ export const statementTimeout = (ms: number) =>
 export interface StatementDeadline {
   /** Runs `fn` (synchronous SQL) with the deadline `ms` from now; past it the statement fails with 57014. */
   within<T>(ms: number, fn: () => T): T;
+  /** Throws 57014 when the current request's time is up: JavaScript work (periods, rows, CSV) checks it between steps. */
+  check(): void;
 }
 
 const DEADLINES = Symbol("answerwatch.statementDeadline");
@@ -35,6 +37,9 @@ export function statementDeadline(sqlite: Database): StatementDeadline {
     return 1;
   });
   return (holder[DEADLINES] = {
+    check() {
+      if (performance.now() > deadline) throw statementTimeout(limitMs);
+    },
     within(ms, fn) {
       const outer = deadline;
       deadline = Math.min(outer, performance.now() + ms);

@@ -1,6 +1,7 @@
 // Step 5 of /rest/v1 (DESIGN §5): outcomes → HTTP as PostgREST answers them: JSON array, single
 // object or CSV; Content-Range and 200/206/416 from the page and the count; 201/200/204 for writes;
 // Preference-Applied for the preferences that were honoured.
+import { neutralizeFormula } from "../../common/csv-cell";
 import { AppError } from "../../http/errors";
 import { rangeError, type ApiRequest } from "./parse";
 import type { ReadOutcome, WriteOutcome } from "./query";
@@ -23,10 +24,10 @@ function stripNulls(value: unknown): unknown {
   return value;
 }
 
-/** A field as Postgres writes it in a record's text form (what PostgREST's CSV is made of). */
+/** A field as Postgres writes it in a record's text form (what PostgREST's CSV is made of), formulas neutralized. */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "boolean" ? (value ? "t" : "f") : typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = typeof value === "boolean" ? (value ? "t" : "f") : typeof value === "number" ? String(value) : neutralizeFormula(typeof value === "object" ? JSON.stringify(value) : String(value));
   return text === "" || /[",\\()\s]/.test(text) ? `"${text.replace(/["\\]/g, (m) => m + m)}"` : text;
 }
 

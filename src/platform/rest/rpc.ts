@@ -2,6 +2,7 @@
 // table: its rows go through the same plan as a table read, so select, filters, order, limit,
 // embeds and row-level security apply to what it returns. Arguments are checked like PostgREST
 // matches a function signature (PGRST202) and typed like Postgres parameters (22P02, 22007).
+import { FIRST_DAY, LAST_DAY, dayInRange } from "../../http/date-range";
 import { AppError } from "../../http/errors";
 import type { QueryParams, Range } from "./parse";
 import { planRead, type Planner, type ReadPlan } from "./plan";
@@ -77,7 +78,11 @@ export function planRpc(p: Planner, name: string, args: Record<string, unknown>,
   const known = routine && argNames.every((a) => routine.params.some((p) => p.name === a)) && routine.params.every((p) => !p.required || argNames.includes(p.name));
   if (!routine || !known) throw noFunction(name, argNames, jsonBody);
   const typed: Record<string, SqlValue> = {};
-  for (const param of routine.params) typed[param.name] = fromJson(name, param, args[param.name]);
+  for (const param of routine.params) {
+    const value = (typed[param.name] = fromJson(name, param, args[param.name]));
+    if (param.type === "timestamp" && typeof value === "string" && !dayInRange(value))
+      throw new AppError(400, "22008", `date/time field value out of range: "${String(args[param.name])}"`, { details: `Dates run from ${FIRST_DAY} to ${LAST_DAY}.` });
+  }
   const plan = planRead(p, routine.returns, query, topRange);
   plan.source = routine.source(typed);
   return plan;

@@ -121,13 +121,18 @@ export function createRestService(deps: RestServiceDeps) {
     const argNames = Object.keys(args).sort();
     if (argNames.some((a) => !rpc.params.includes(a)) || !argNames.includes("p_brand_id")) throw noFunction(name, argNames, jsonBody, rpc.params);
     if (rpc.returns === "object" && req.media.kind === "csv") throw new AppError(406, "PGRST107", "None of these media types are available: text/csv", { details: `${name} returns one object; text/csv is offered by the functions that return rows` });
-    const ctx = insightsContext(deps.sqlite, deps.sourceCategories);
+    const ctx = insightsContext(deps.sqlite, deps.sourceCategories, deadline.check);
     // Row-level security as for results: another organization's brand reads as a brand with no rows.
     const value = rpc.run(ctx, args, now(), (brandId) => mayReadBrand(deps.sqlite, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+    // The deadline covers the JavaScript steps too: computing, then filtering and rendering the rows.
+    deadline.check();
     // A function returning json answers the value itself, as PostgREST does for a scalar result.
     if (rpc.returns === "object") return new Response(req.method === "HEAD" ? null : JSON.stringify(value), { headers: { "content-type": "application/json; charset=utf-8" } });
     const { rows, total } = applyQuery(value as Record<string, unknown>[], req.query, req.topRange);
-    return renderRead(req, { rows: rows.map((r) => JSON.stringify(r)), total: req.preferences.count ? total : undefined });
+    deadline.check();
+    const response = renderRead(req, { rows: rows.map((r) => JSON.stringify(r)), total: req.preferences.count ? total : undefined });
+    deadline.check();
+    return response;
   }
 
   return { handle, schemaCache: planner.cache };

@@ -71,3 +71,16 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
     </div>
   );
 }
+
+/** Only http(s) URLs become links; anything else an engine cited (javascript:, data:, …) stays text. */
+export const isHttpUrl = (url: unknown): url is string => typeof url === "string" && /^https?:\/\//i.test(url.trim());
+
+/** A link to a page outside the app, opened in a new tab without a referrer — or plain text when the URL is not http(s). */
+export function ExternalLink({ url, children }: { url: string; children: ComponentChildren }) {
+  if (!isHttpUrl(url)) return <span class="not-a-link">{children}</span>;
+  return (
+    <a href={url} rel="noreferrer noopener" target="_blank">
+      {children}
+    </a>
+  );
+}

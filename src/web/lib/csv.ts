@@ -1,4 +1,6 @@
-// Tables export what they show as CSV, computed in the browser from the rows on screen.
+// Tables export what they show as CSV, computed in the browser from the rows on screen; cells a
+// spreadsheet would run as formulas are neutralized (src/common/csv-cell.ts).
+import { neutralizeFormula } from "../../common/csv-cell";
 export interface CsvColumn<T> {
   header: string;
   value: (row: T) => unknown;
@@ -6,7 +8,7 @@ export interface CsvColumn<T> {
 
 const field = (v: unknown) => {
   if (v === null || v === undefined) return "";
-  const text = typeof v === "object" ? JSON.stringify(v) : String(v);
+  const text = typeof v === "number" ? String(v) : neutralizeFormula(typeof v === "object" ? JSON.stringify(v) : String(v));
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 

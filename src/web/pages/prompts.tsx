@@ -5,7 +5,7 @@ import type { ComponentChildren } from "preact";
 import { FilterBar } from "../components/filter-bar";
 import { Markdown } from "../components/markdown";
 import { Table } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { dateTime, int, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
@@ -168,9 +168,7 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
                       <li key={c.position}>
                         <span class={`tag ${cls}`}>{cls.replace("_", " ")}</span>
                         {domains.get(c.domain ?? "")?.category && <span class="tag">{domains.get(c.domain ?? "")!.category}</span>}{" "}
-                        <a href={c.url} rel="noreferrer noopener" target="_blank">
-                          {c.title || c.url}
-                        </a>
+                        <ExternalLink url={c.url}>{c.title || c.url}</ExternalLink>
                       </li>
                     );
                   })}

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { dateTime, int, pct } from "../lib/format";
 import { setQuery } from "../lib/router";
@@ -74,7 +74,7 @@ export function Sources({ ctx }: { ctx: BrandContext }) {
           csvName={`${ctx.brand.slug}-pages.csv`}
           initialSort={{ key: "citations", desc: true }}
           columns={[
-            { key: "url", header: "Page", value: (r) => r.url, render: (r) => <a href={r.url} target="_blank" rel="noreferrer noopener">{r.title || r.url}</a> },
+            { key: "url", header: "Page", value: (r) => r.url, render: (r) => <ExternalLink url={r.url}>{r.title || r.url}</ExternalLink> },
             { key: "domain", header: "Domain", value: (r) => r.domain },
             { key: "class", header: "Class", value: (r) => r.class, render: (r) => <span class={`tag ${r.class}`}>{r.class.replace("_", " ")}</span> },
             { key: "citations", header: "Citations", numeric: true, value: (r) => r.citations, render: (r) => int(r.citations) },

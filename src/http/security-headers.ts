@@ -1,0 +1,38 @@
+// Browser hardening for everything the server sends (README: Security). Pages run under a
+// Content-Security-Policy with no inline script or style: the web app and /docs load their code
+// and styles from this origin only. Share links (/share/*) may be framed — embedding a client's
+// read-only view in a portal is what they are for; nothing else may be.
+
+const POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  // The favicon is a data: URL; charts draw on canvas.
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+];
+
+export type PageFraming = "deny" | "embeddable";
+
+/** The headers of an HTML page. */
+export function pageSecurityHeaders(framing: PageFraming = "deny"): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-security-policy": [...POLICY, `frame-ancestors ${framing === "deny" ? "'none'" : "*"}`].join("; "),
+    "x-content-type-options": "nosniff",
+    // No page's URL leaves the site: a share link's token is in its path.
+    "referrer-policy": "no-referrer",
+  };
+  if (framing === "deny") headers["x-frame-options"] = "DENY";
+  return headers;
+}
+
+/** Adds the browser headers to a response: every response is nosniff; an HTML page gets the policy. */
+export function applySecurityHeaders(pathname: string, headers: Headers): void {
+  headers.set("x-content-type-options", "nosniff");
+  if (!headers.get("content-type")?.startsWith("text/html")) return;
+  for (const [name, value] of Object.entries(pageSecurityHeaders(pathname.startsWith("/share/") ? "embeddable" : "deny"))) headers.set(name, value);
+}
