@@ -107,12 +107,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const keys = createKeyService({ sqlite: deps.dbh.sqlite, now: deps.now });
-  const members = createMembersService({
-    sqlite: deps.dbh.sqlite,
-    // The membership row goes through /rest/v1 as the caller: the same policies and guard as any client's write.
-    rest: (method, path, authorization, body) =>
-      handle(new Request(`http://members.internal/rest/v1${path}`, { method, headers: { authorization, apikey: deps.secrets.anonKey, "content-type": "application/json", prefer: "return=minimal" }, body: JSON.stringify(body) })),
-  });
+  const members = createMembersService({ sqlite: deps.dbh.sqlite, now: deps.now });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
   const shares = createShareService({ sqlite: deps.dbh.sqlite, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });

@@ -636,6 +636,28 @@ export const shareLinks = sqliteTable(
   (t) => [uniqueIndex("share_links_token_unique").on(t.tokenHash), index("share_links_brand_idx").on(t.brandId)],
 );
 
+/**
+ * An invitation to join an organization (src/members): made by an owner or admin for an e-mail
+ * address, accepted or declined by whoever signs in with it. Until accepted it grants nothing; it is
+ * deleted when answered. Nothing in it says whether the address has an account.
+ */
+export const organizationInvitations = sqliteTable(
+  "organization_invitations",
+  {
+    id: id(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Lower-case. */
+    email: text("email").notNull(),
+    role: text("role", { enum: ["owner", "admin", "member", "viewer"] }).notNull().default("member"),
+    invitedBy: text("invited_by").references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: text("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("organization_invitations_pair_unique").on(t.organizationId, t.email), index("organization_invitations_email_idx").on(t.email)],
+);
+
 // ---- crawler analytics (src/crawlers) -----------------------------------------------------------
 
 /**

@@ -1,12 +1,23 @@
-// /api/organizations/:id/members: the members with their e-mail addresses (owners and admins), and
-// adding an existing account by e-mail. Roles change and members leave through /rest/v1.
+// /api/organizations/:id/members: the members with their e-mail addresses and the pending
+// invitations (owners and admins), and inviting someone by e-mail. /api/invitations: the signed-in
+// person's invitations, accepted or declined. Roles change and members leave through /rest/v1.
 import { Elysia } from "elysia";
 import type { CallerResolver } from "../platform/auth/caller";
 import type { MembersService } from "./service";
 
 export function memberRoutes(deps: { members: MembersService; callers: CallerResolver }) {
   const { members, callers } = deps;
-  return new Elysia({ prefix: "/api/organizations/:id/members" })
-    .get("/", async ({ request, params }) => members.list(await callers.apiUser(request), params.id))
-    .post("/", async ({ request, params, body }) => members.add(await callers.apiUser(request), params.id, body as Record<string, unknown>, request.headers.get("authorization") ?? ""));
+  const invite = async ({ request, params, body, set }: { request: Request; params: { id: string }; body: unknown; set: { status?: number | string } }) => {
+    const result = members.invite(await callers.apiUser(request), params.id, body as Record<string, unknown>);
+    set.status = 201;
+    return result;
+  };
+  return new Elysia()
+    .get("/api/organizations/:id/members", async ({ request, params }) => members.list(await callers.apiUser(request), params.id))
+    .post("/api/organizations/:id/members", invite)
+    .post("/api/organizations/:id/invitations", invite)
+    .delete("/api/organizations/:id/invitations/:invitationId", async ({ request, params }) => members.withdraw(await callers.apiUser(request), params.id, params.invitationId))
+    .get("/api/invitations", async ({ request }) => members.mine(await callers.apiUser(request)))
+    .post("/api/invitations/:invitationId/accept", async ({ request, params }) => members.accept(await callers.apiUser(request), params.invitationId))
+    .post("/api/invitations/:invitationId/decline", async ({ request, params }) => members.decline(await callers.apiUser(request), params.invitationId));
 }

@@ -77,7 +77,11 @@ beforeAll(async () => {
   // The owner of B is also a viewer of A.
   await makeUser("ownerB");
   orgB = (await single(users.ownerB.sb.from("organizations").select("id").single<{ id: string }>())).id;
-  await single(users.ownerA.sb.from("organization_members").insert({ organization_id: orgA, user_id: users.ownerB.id, role: "viewer" }).select());
+  // B's owner joins A as a viewer by invitation (nobody is added without consent).
+  const emailB = (await users.ownerB.sb.auth.getUser()).data.user!.email!;
+  const invited = await api(`/api/organizations/${orgA}/members`, { method: "POST", token: users.ownerA.token, body: JSON.stringify({ email: emailB, role: "viewer" }) });
+  const accepted = await api(`/api/invitations/${invited.body.invitation.id}/accept`, { method: "POST", token: users.ownerB.token });
+  if (accepted.status !== 200) throw new Error(`invitation: ${invited.status} ${accepted.status} ${JSON.stringify(accepted.body)}`);
 
   brandA = (await single(users.ownerA.sb.from("brands").insert({ organization_id: orgA, name: "Alpha", slug: "alpha" }).select().single<{ id: string }>())).id;
   brandB = (await single(users.ownerB.sb.from("brands").insert({ organization_id: orgB, name: "Bravo", slug: "bravo" }).select().single<{ id: string }>())).id;

@@ -20,7 +20,9 @@ const all = (roles: Role[]) => ({ insert: roles, update: roles, delete: roles })
 /** Who may do what (README "Security"): the oracle. */
 const RIGHTS: Record<string, Partial<Record<Verb, Role[]>>> = {
   organizations: { update: MANAGERS, delete: ["owner"] },
-  organization_members: all(MANAGERS),
+  // People join by accepting an invitation (/api/invitations), never by a write here; anyone may
+  // leave (delete their own row: see violations()).
+  organization_members: { update: MANAGERS, delete: MANAGERS },
   brands: all(WRITERS),
   brand_domains: all(WRITERS),
   competitors: all(WRITERS),
@@ -169,8 +171,9 @@ function violations(before: Snapshot, after: Snapshot, userId: string): string[]
       if (now.has(id) || parentWent(table, old)) continue;
       const orgBefore = orgOf(before, table, old);
       const role = roleIn(before, userId, orgBefore);
-      if (!may(table, "delete", role)) found.push(`${table} ${id} deleted from ${orgBefore} as ${role}`);
-      if (table === "organization_members" && privileged(old) && role !== "owner") found.push(`${old.role} removed as ${role}`);
+      const leaving = table === "organization_members" && old.user_id === userId;
+      if (!may(table, "delete", role) && !leaving) found.push(`${table} ${id} deleted from ${orgBefore} as ${role}`);
+      if (table === "organization_members" && privileged(old) && role !== "owner" && !leaving) found.push(`${old.role} removed as ${role}`);
     }
   }
   // Invariants: every organization keeps an owner; a prompt's brand is its set's brand.

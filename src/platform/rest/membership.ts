@@ -1,6 +1,6 @@
 // What Postgres would enforce with a trigger on organization_members: only owners grant or take
 // away the owner and admin roles (admins manage members and viewers), and an organization always
-// keeps at least one owner. Runs inside the write's transaction, before and after the statement.
+// keeps at least one owner; anyone may leave (delete their own row) but its last owner. Runs inside the write's transaction, before and after the statement.
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { WriteAction, WriteGuard } from "./policies";
@@ -18,10 +18,14 @@ function ownedOrgs(caller: Caller): string {
   return JSON.stringify([...caller.orgRoles].filter(([, role]) => role === "owner").map(([id]) => id));
 }
 
-/** Rows among `rowids` holding a privileged role in an organization the caller does not own. */
-function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[]): boolean {
+/**
+ * Rows among `rowids` holding a privileged role in an organization the caller does not own; with
+ * `exceptOwn`, the caller's own rows do not count (an admin may leave).
+ */
+function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[], exceptOwn = false): boolean {
+  const own = exceptOwn && caller.user ? sql` AND user_id != ${caller.user.id}` : sql``;
   const query = sql`SELECT 1 FROM organization_members WHERE ${rowsOf(rowids)} AND role IN (SELECT value FROM json_each(${JSON.stringify(PRIVILEGED)}))
-    AND organization_id NOT IN (SELECT value FROM json_each(${ownedOrgs(caller)})) LIMIT 1`;
+    AND organization_id NOT IN (SELECT value FROM json_each(${ownedOrgs(caller)}))${own} LIMIT 1`;
   return run.values(query).length > 0;
 }
 
@@ -48,7 +52,7 @@ const ownersOnly = (caller: Caller) =>
 export const membershipGuard: WriteGuard = {
   begin(run: Runner, caller: Caller, action: WriteAction, targets: number[]) {
     const restricted = caller.role !== "service_role";
-    if (restricted && targets.length && privilegedOutsideOwnership(run, caller, targets)) throw ownersOnly(caller);
+    if (restricted && targets.length && privilegedOutsideOwnership(run, caller, targets, action === "delete")) throw ownersOnly(caller);
     const before = organizationsOf(run, targets);
     return {
       after(written: number[]) {

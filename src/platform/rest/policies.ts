@@ -34,6 +34,11 @@ export interface TablePolicy {
   exposed?: boolean;
   /** Rules a trigger would enforce, run inside the write's transaction. */
   guard?: WriteGuard;
+  /**
+   * Actions a user may also take on rows naming them in `column`, whatever their role (a member
+   * leaves an organization by deleting their own membership).
+   */
+  ownRows?: { column: string; actions: readonly Action[] };
 }
 
 /**
@@ -51,7 +56,14 @@ export interface WriteGuard {
 export const REST_POLICIES: Record<string, TablePolicy> = {
   // Organizations are created at sign-up; owners and admins rename them, only owners delete them.
   organizations: { scope: "id", write: { update: MANAGERS, delete: ["owner"] } },
-  organization_members: { scope: "organization_id", write: allWrites(MANAGERS), guard: membershipGuard },
+  // Nobody is added by a write here: people join by accepting an invitation (src/members). Owners
+  // and admins change roles and remove members; every member may remove themselves (leave).
+  organization_members: {
+    scope: "organization_id",
+    write: { update: MANAGERS, delete: MANAGERS },
+    guard: membershipGuard,
+    ownRows: { column: "user_id", actions: ["delete"] },
+  },
   brands: { scope: "organization_id", write: allWrites(WRITERS) },
   brand_domains: { scope: "brand_id", write: allWrites(WRITERS) },
   competitors: { scope: "brand_id", write: allWrites(WRITERS) },

@@ -195,7 +195,10 @@ function source(node: ReadPlan): Sql {
 }
 
 function rls(ctx: SqlContext, node: ReadPlan, action: Action): Sql | null {
-  return scopePredicate(ctx.cache, ctx.policies, ctx.caller, node.table.name, action, col(node.alias, node.policy.scope));
+  const scoped = scopePredicate(ctx.cache, ctx.policies, ctx.caller, node.table.name, action, col(node.alias, node.policy.scope));
+  const own = node.policy.ownRows;
+  if (!scoped || !own?.actions.includes(action) || !ctx.caller.user) return scoped;
+  return sql`(${scoped} OR ${col(node.alias, own.column)} = ${ctx.caller.user.id})`;
 }
 
 /**

@@ -1,40 +1,92 @@
-// The brands the user's organizations track, or the first step when there are none.
+// The brands the user's organizations track, or the first step when there are none; above them,
+// the invitations waiting for the user's answer (nobody joins an organization without accepting).
+import { useState } from "preact/hooks";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
-import type { Connection } from "../lib/session";
+import { dateTime } from "../lib/format";
+import { errorMessage, type Connection } from "../lib/session";
 
-export function Home({ conn }: { conn: Connection }) {
-  const brands = useAsync(async () => unwrap(await conn.sb.from("brands").select("id, name, slug, is_active, organization_id, brand_domains(domain, is_primary)").order("name")), []);
-  if (brands.loading) return <Loading what="Loading your brands" />;
-  if (brands.error) return <ErrorBox error={brands.error} />;
-  const list = brands.data as { id: string; name: string; slug: string; is_active: boolean; brand_domains: { domain: string; is_primary: boolean }[] }[];
-  if (!list.length)
-    return (
-      <Empty title="No brand yet">
-        <p>Add your brand, its competitors and the questions your customers ask AI assistants; answerwatch asks the engines and shows how often you come up.</p>
-        <a class="button primary" href="/onboarding">
-          Add a brand
-        </a>
-      </Empty>
-    );
+interface Invitation {
+  id: string;
+  organization_name: string;
+  role: string;
+  invited_by_email: string | null;
+  expires_at: string;
+}
+
+function Invitations({ conn, answered }: { conn: Connection; answered(): void }) {
+  const invitations = useAsync(async () => (await conn.api<{ invitations: Invitation[] }>("GET", "/api/invitations")).invitations, []);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  if (invitations.loading || invitations.error || !invitations.data?.length) return message ? <p class={message.ok ? "ok" : "error"} role="status">{message.text}</p> : null;
+  const answer = async (inv: Invitation, verb: "accept" | "decline") => {
+    try {
+      await conn.api("POST", `/api/invitations/${inv.id}/${verb}`);
+      setMessage({ ok: true, text: verb === "accept" ? `You joined ${inv.organization_name}.` : `Invitation to ${inv.organization_name} declined.` });
+      invitations.reload();
+      answered();
+    } catch (e) {
+      setMessage({ ok: false, text: errorMessage(e) });
+    }
+  };
   return (
-    <section>
-      <div class="heading">
-        <h1>Brands</h1>
-        <a class="button" href="/onboarding">
-          Add a brand
-        </a>
-      </div>
-      <ul class="cards">
-        {list.map((b) => (
-          <li key={b.id} class="card">
-            <a href={`/b/${b.id}/overview`}>
-              <strong>{b.name}</strong>
-            </a>
-            <span class="muted">{b.brand_domains.find((d) => d.is_primary)?.domain ?? b.brand_domains[0]?.domain ?? b.slug}</span>
-            {!b.is_active && <span class="tag">inactive</span>}
+    <section class="card" aria-label="Invitations">
+      <h2>Invitations</h2>
+      {message && <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>{message.text}</p>}
+      <ul class="plain">
+        {invitations.data.map((inv) => (
+          <li key={inv.id}>
+            <strong>{inv.organization_name}</strong> invites you as <strong>{inv.role}</strong>
+            {inv.invited_by_email ? ` (from ${inv.invited_by_email})` : ""}, until {dateTime(inv.expires_at)}.{" "}
+            <button type="button" class="primary" onClick={() => answer(inv, "accept")}>
+              Accept
+            </button>{" "}
+            <button type="button" onClick={() => answer(inv, "decline")}>
+              Decline
+            </button>
           </li>
         ))}
       </ul>
     </section>
+  );
+}
+
+export function Home({ conn }: { conn: Connection }) {
+  const brands = useAsync(async () => unwrap(await conn.sb.from("brands").select("id, name, slug, is_active, organization_id, brand_domains(domain, is_primary)").order("name")), []);
+  // A reload (after accepting an invitation) keeps the page, and the invitation's message, on screen.
+  if (brands.loading && !brands.data) return <Loading what="Loading your brands" />;
+  if (brands.error) return <ErrorBox error={brands.error} />;
+  const list = brands.data as { id: string; name: string; slug: string; is_active: boolean; brand_domains: { domain: string; is_primary: boolean }[] }[];
+  // The invitations stay at one place in the tree, so accepting one (which adds brands) keeps its message.
+  return (
+    <>
+      <Invitations conn={conn} answered={brands.reload} />
+      {list.length ? (
+        <section>
+          <div class="heading">
+            <h1>Brands</h1>
+            <a class="button" href="/onboarding">
+              Add a brand
+            </a>
+          </div>
+          <ul class="cards">
+            {list.map((b) => (
+              <li key={b.id} class="card">
+                <a href={`/b/${b.id}/overview`}>
+                  <strong>{b.name}</strong>
+                </a>
+                <span class="muted">{b.brand_domains.find((d) => d.is_primary)?.domain ?? b.brand_domains[0]?.domain ?? b.slug}</span>
+                {!b.is_active && <span class="tag">inactive</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : (
+        <Empty title="No brand yet">
+          <p>Add your brand, its competitors and the questions your customers ask AI assistants; answerwatch asks the engines and shows how often you come up.</p>
+          <a class="button primary" href="/onboarding">
+            Add a brand
+          </a>
+        </Empty>
+      )}
+    </>
   );
 }

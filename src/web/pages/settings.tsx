@@ -28,7 +28,7 @@ function ShownOnce({ title, note, value, done, onDone, preClass }: { title: stri
 }
 
 /** The last column of a revocable thing: "revoked", or a Revoke button calling `path`. */
-function revokeColumn<T extends { id: string; revoked_at: string | null }>(write: ReturnType<typeof useWrite>["write"], conn: BrandContext["conn"], path: (row: T) => string, done: string) {
+function revokeColumn<T extends { id: string; revoked_at: string | null }>(write: WriteFn, conn: BrandContext["conn"], path: (row: T) => string, done: string) {
   return {
     key: "state",
     header: "",
@@ -74,7 +74,7 @@ const endOfDay = (day: FormDataEntryValue | null) => (day ? new Date(`${day}T23:
  * An inline form's submit: its fields go to `run`; once that succeeds the note says `done` and the
  * form is cleared (a refused one keeps what was typed, to correct it).
  */
-function submitWith(write: ReturnType<typeof useWrite>["write"], run: (fields: FormData) => PromiseLike<unknown>, done: string | ((fields: FormData) => string)) {
+function submitWith(write: WriteFn, run: (fields: FormData) => PromiseLike<unknown>, done: string | ((fields: FormData) => string)) {
   return (e: Event) => {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
@@ -91,6 +91,8 @@ function Section({ title, children }: { title: string; children: ComponentChildr
     </section>
   );
 }
+
+type WriteFn = ReturnType<typeof useWrite>["write"];
 
 /** Runs a write and reports the server's answer beside the form. */
 function useWrite(after: () => void) {
@@ -125,9 +127,12 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       conn.sb.from("competitors").select("id, name, domain, aliases").eq("brand_id", brand.id).order("name"),
       conn.sb.from("prompts").select("id, text, is_active, is_branded, prompt_set_id").eq("brand_id", brand.id).order("created_at"),
       // Owners and admins see e-mail addresses (/api); everyone else sees the members by id.
-      canManage ? conn.api<{ members: any[] }>("GET", `/api/organizations/${brand.organization_id}/members`).then((r) => ({ data: r.members, error: null })) : conn.sb.from("organization_members").select("id, user_id, role").eq("organization_id", brand.organization_id),
+      canManage
+        ? conn.api<{ members: any[]; invitations: any[] }>("GET", `/api/organizations/${brand.organization_id}/members`).then((r) => ({ data: r, error: null }))
+        : conn.sb.from("organization_members").select("id, user_id, role").eq("organization_id", brand.organization_id).then((r) => ({ data: r.data && { members: r.data, invitations: [] }, error: r.error })),
     ]);
-    return { domains: unwrap(domains) as any[], competitors: unwrap(competitors) as any[], prompts: unwrap(prompts) as any[], members: unwrap(members as { data: unknown; error: unknown }) as any[] };
+    const people = unwrap(members as { data: unknown; error: unknown }) as { members: any[]; invitations: any[] };
+    return { domains: unwrap(domains) as any[], competitors: unwrap(competitors) as any[], prompts: unwrap(prompts) as any[], members: people.members, invitations: people.invitations };
   }, [brand.id]);
   const after = () => {
     data.reload();
@@ -306,7 +311,11 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       </Section>
 
       <Section title="Members">
-        <p class="muted">{canManage ? "Add someone who has signed up (their account's e-mail), change roles, or remove a member. Only owners grant owner or admin." : "Only owners and admins manage members."}</p>
+        <p class="muted">
+          {canManage
+            ? "Invite someone by e-mail: they join when they accept (signed in with that address, on their home page). Change roles or remove members here; only owners grant owner or admin."
+            : "Only owners and admins invite members and change roles."}
+        </p>
         <Table
           rows={d.members}
           rowKey={(m) => m.id}
@@ -345,16 +354,39 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
               : []),
           ]}
         />
+        {canManage && d.invitations.length > 0 && (
+          <Table
+            rows={d.invitations}
+            rowKey={(i) => i.id}
+            csvName={`${brand.slug}-invitations.csv`}
+            columns={[
+              { key: "email", header: "Invited", value: (i) => i.email },
+              { key: "role", header: "Role", value: (i) => i.role },
+              { key: "expires_at", header: "Expires", value: (i) => i.expires_at, render: (i) => dateTime(i.expires_at) },
+              {
+                key: "withdraw",
+                header: "",
+                value: () => "",
+                render: (i) => (
+                  <button type="button" class="link" onClick={() => w.write(() => conn.api("DELETE", `/api/organizations/${brand.organization_id}/invitations/${i.id}`), "Invitation withdrawn.")}>
+                    Withdraw
+                  </button>
+                ),
+              },
+            ]}
+          />
+        )}
         {canManage && (
           <form
             class="inline"
-            onSubmit={submitWith(w.write, (f) => conn.api("POST", `/api/organizations/${brand.organization_id}/members`, { email: String(f.get("email")), role: String(f.get("role")) }), "Member added.")}
+            onSubmit={submitWith(w.write, (f) => conn.api("POST", `/api/organizations/${brand.organization_id}/members`, { email: String(f.get("email")), role: String(f.get("role")) }), "Invitation made: it shows on their home page once they sign in with that address.")}
           >
-            <input name="email" type="email" placeholder="name@company.com" aria-label="Member's e-mail" required />
-            <RoleSelect label="Member's role" roles={ctx.role === "owner" ? ["owner", "admin", "member", "viewer"] : ["member", "viewer"]} initial="member" />
-            <button type="submit">Add member</button>
+            <input name="email" type="email" placeholder="name@company.com" aria-label="E-mail to invite" required />
+            <RoleSelect label="Role to invite at" roles={ctx.role === "owner" ? ["owner", "admin", "member", "viewer"] : ["member", "viewer"]} initial="member" />
+            <button type="submit">Invite</button>
           </form>
         )}
+        <LeaveOrganization ctx={ctx} write={w.write} />
       </Section>
 
       {canManage && <ShareLinks ctx={ctx} />}
@@ -364,7 +396,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
   );
 }
 
-function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandContext; platform: string; configured: boolean; write: ReturnType<typeof useWrite>["write"] }) {
+function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandContext; platform: string; configured: boolean; write: WriteFn }) {
   const row = ctx.platforms.find((p) => p.platform === platform);
   const { conn, brand, canEdit } = ctx;
   if (!canEdit) return <>{row?.is_enabled ? `${row.check_frequency}, ${row.samples} sample(s)` : "no"}</>;
@@ -524,5 +556,38 @@ function ShareLinks({ ctx }: { ctx: BrandContext }) {
         <button type="submit">Create share link</button>
       </form>
     </Section>
+  );
+}
+
+/** Every member may leave the organization; the server refuses its last owner (P0001), with the reason shown. */
+function LeaveOrganization({ ctx, write }: { ctx: BrandContext; write: WriteFn }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <p>
+        <button type="button" class="link" onClick={() => setAsking(true)}>
+          Leave this organization…
+        </button>
+      </p>
+    );
+  return (
+    <p role="group" aria-label="Leave the organization">
+      You will lose access to its brands until someone invites you again.{" "}
+      <button
+        type="button"
+        onClick={() =>
+          write(async () => {
+            const res = await ctx.conn.sb.from("organization_members").delete().eq("organization_id", ctx.brand.organization_id).eq("user_id", ctx.session.user.id).select("id");
+            if (!res.error && res.data?.length) location.assign("/");
+            return res;
+          }, "You left the organization.")
+        }
+      >
+        Leave
+      </button>{" "}
+      <button type="button" class="link" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </p>
   );
 }
