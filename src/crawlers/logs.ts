@@ -1,6 +1,7 @@
 // Server logs → records (issue #21): nginx/Apache "combined" lines and JSON lines, plain or gzip,
 // read as a stream (a multi-gigabyte file needs constant memory) and handed on in batches.
 import type { CrawlerRecord } from "./ingest";
+import { cappedLines, OVERLONG } from "../common/lines";
 
 const MONTHS: Record<string, string> = { Jan: "01", Feb: "02", Mar: "03", Apr: "04", May: "05", Jun: "06", Jul: "07", Aug: "08", Sep: "09", Oct: "10", Nov: "11", Dec: "12" };
 // 203.0.113.9 - - [25/Nov/2026:10:00:00 +0000] "GET /pricing HTTP/1.1" 200 5120 "https://ref/" "UA"
@@ -51,38 +52,15 @@ export function parseLogLine(line: string): Record<string, unknown> | null {
 /** The lines of a file, gzip or not (told by its first bytes), as a stream. */
 /** Longest log line read (README: Security); a longer one is yielded as OVERLONG and never held whole. */
 export const MAX_LOG_LINE_CHARS = 64 * 1024;
-/** What fileLines yields in place of a line longer than MAX_LOG_LINE_CHARS. */
-export const OVERLONG = Symbol("overlong line");
+export { OVERLONG };
 
-/**
- * The lines of a log file, gzip or not, streamed. Memory stays flat whatever the file holds: a line
- * past `maxChars` is dropped as it arrives (the rest of it up to its newline is skipped) and
- * reported as OVERLONG.
- */
+/** The lines of a log file, gzip or not, streamed; a line past `maxChars` comes as OVERLONG. */
 export async function* fileLines(path: string, maxChars = MAX_LOG_LINE_CHARS): AsyncGenerator<string | typeof OVERLONG> {
   const file = Bun.file(path);
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   let stream: ReadableStream<Uint8Array> = file.stream();
   if (head[0] === 0x1f && head[1] === 0x8b) stream = stream.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-  const decoder = new TextDecoder();
-  let rest = "";
-  let skipping = false;
-  for await (const chunk of stream) {
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
-    rest = lines.pop()!;
-    for (const line of lines) {
-      if (skipping) skipping = false;
-      else yield line.length > maxChars ? OVERLONG : line;
-    }
-    if (rest.length > maxChars) {
-      // The line so far is already too long: report it once, then skip to its newline.
-      if (!skipping) yield OVERLONG;
-      skipping = true;
-      rest = "";
-    }
-  }
-  rest += decoder.decode();
-  if (rest && !skipping) yield rest.length > maxChars ? OVERLONG : rest;
+  yield* cappedLines(stream, maxChars);
 }
 
 export type { CrawlerRecord };

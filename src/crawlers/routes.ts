@@ -3,7 +3,7 @@
 // reported by index; a record sent again adds nothing.
 import { Elysia } from "elysia";
 import type { Database } from "bun:sqlite";
-import { readBodyCapped, splitLinesCapped } from "../http/body";
+import { forEachLineCapped } from "../http/body";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { CallerResolver } from "../platform/auth/caller";
@@ -40,18 +40,25 @@ export function crawlerRoutes(deps: { sqlite: Database; ingest: CrawlerIngest; c
       async ({ request, params }) => {
         const brandId = await writableBrand(request, params.brandId);
         // Everything is read and parsed before anything is stored: past a limit, nothing is.
-        const bytes = await readBodyCapped(request, LOGPUSH_LIMITS.inflatedBytes);
-        const { lines, overlong } = await splitLinesCapped(bytes, { maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes });
         const records: Record<string, unknown>[] = [];
-        let malformed = overlong;
-        for (let i = 0; i < lines.length; i++) {
-          try {
-            records.push(fromLogpush(JSON.parse(lines[i]!)));
-          } catch {
-            malformed++;
-          }
-          if (i % 2000 === 1999) await new Promise((r) => setImmediate(r));
+        let malformed = 0;
+        let overlong: number;
+        try {
+          ({ overlong } = await forEachLineCapped(request, { maxBytes: LOGPUSH_LIMITS.inflatedBytes, maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes }, (line) => {
+            try {
+              records.push(fromLogpush(JSON.parse(line)));
+            } catch {
+              malformed++;
+            }
+          }));
+        } catch (error) {
+          // A refused body leaves up to a cap's worth of garbage: collect it now, not when the heap
+          // next fills, so a client repeating the request cannot pile it up.
+          records.length = 0;
+          Bun.gc(true);
+          throw error;
         }
+        malformed += overlong;
         let accepted = 0;
         let duplicates = 0;
         for (let i = 0; i < records.length; i += MAX_BATCH) {

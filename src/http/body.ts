@@ -1,86 +1,90 @@
 // Request bodies read with a cap on what they become, not only on what was sent: a compressed body
-// is inflated as a stream and abandoned the moment its output passes the cap, so a small gzip bomb
-// costs at most the cap (plus one chunk) in memory and never blocks the thread for long.
+// is inflated as a stream, split into lines as it arrives and abandoned the moment its output passes
+// a cap. A small gzip bomb costs at most one chunk and one line in memory, never the whole output,
+// and the thread goes back to the event loop between chunks.
+import { cappedLines, OVERLONG } from "../common/lines";
 import { AppError } from "./errors";
 
-export const tooLarge = (what: string, limit: number) =>
-  new AppError(413, "payload_too_large", `${what} is larger than ${limit} bytes`, { details: `The limit is ${limit} bytes.` });
+export interface LineCaps {
+  /** Bytes the body may inflate to (413 past it). */
+  maxBytes: number;
+  /** Non-empty lines it may hold (413 past it). */
+  maxLines: number;
+  /** A longer line is skipped and counted in `overlong`, never held. */
+  maxLineBytes: number;
+}
 
-/**
- * The body's bytes, inflated when they start with gzip's magic bytes, at most `maxBytes` of output
- * (413 past it). Yields to the event loop between chunks.
- */
-export async function readBodyCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  // Peek at the first chunk for gzip's magic bytes, then read the rest through the inflater if so.
-  const first = await reader.read();
-  if (first.done) return new Uint8Array(0);
-  const head = first.value;
+const INFLATE_SLICE = 1024;
+const YIELD_EVERY_LINES = 250;
+
+const tooLarge = (limit: number) => new AppError(413, "payload_too_large", `The request body inflates to more than ${limit} bytes`, { details: `The limit is ${limit} bytes.` });
+const tooMany = (limit: number) => new AppError(413, "too_many_records", `At most ${limit} records a request`, { details: `The limit is ${limit} records.` });
+
+/** The body's bytes, inflated when they start with gzip's magic bytes, counted against `maxBytes` as they pass. */
+async function inflatedBody(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<{ stream: ReadableStream<Uint8Array>; gzip: boolean }> {
+  const raw = body.getReader();
+  const first = await raw.read();
+  const head = first.done ? new Uint8Array(0) : first.value;
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(head);
+      if (head.byteLength) controller.enqueue(head);
+      if (first.done) controller.close();
     },
     async pull(controller) {
-      const { value, done } = await reader.read();
+      const { value, done } = await raw.read();
       if (done) controller.close();
       else controller.enqueue(value);
     },
-    cancel: (reason) => reader.cancel(reason),
+    cancel: (reason) => raw.cancel(reason),
   });
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const stream = gzip ? source.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : source;
-  const chunks: Uint8Array[] = [];
+  // The inflater turns one input chunk into all of its output at once: fed 1 KiB at a time (at most
+  // ~1 MiB of output at deflate's highest ratio), it can be stopped right after the cap.
+  const sliced = source.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        for (let at = 0; at < chunk.byteLength; at += INFLATE_SLICE) controller.enqueue(chunk.subarray(at, at + INFLATE_SLICE));
+      },
+    }),
+  );
+  const inflated = gzip ? sliced.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : source;
   let total = 0;
-  const inflated = stream.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await inflated.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await inflated.cancel().catch(() => {});
-        throw tooLarge(gzip ? "The inflated request body" : "The request body", maxBytes);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError(400, "bad_body", gzip ? "The request body is not valid gzip" : "The request body could not be read");
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  const counted = inflated.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) throw tooLarge(maxBytes);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return { stream: counted, gzip };
 }
 
 /**
- * The non-empty lines of `bytes`, at most `maxLines` (413 past it); a line longer than `maxLineBytes`
- * is counted in `overlong` and skipped. Yields to the event loop every `yieldEvery` lines.
+ * Calls `onLine` with each non-empty line of the body (inflated when gzip), in order; 413 past a
+ * cap, 400 for a body that is not valid gzip. Returns how many lines were too long (skipped).
  */
-export async function splitLinesCapped(bytes: Uint8Array, opts: { maxLines: number; maxLineBytes: number; yieldEvery?: number }): Promise<{ lines: string[]; overlong: number }> {
-  const decoder = new TextDecoder();
-  const lines: string[] = [];
+export async function forEachLineCapped(request: Request, caps: LineCaps, onLine: (line: string) => void): Promise<{ overlong: number }> {
+  if (!request.body) return { overlong: 0 };
+  const { stream, gzip } = await inflatedBody(request.body, caps.maxBytes);
+  let lines = 0;
   let overlong = 0;
-  let start = 0;
-  const every = opts.yieldEvery ?? 2000;
-  // Bounded by the bytes: each pass moves `start` past one newline.
-  while (start < bytes.length) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0) end = bytes.length;
-    if (end - start > opts.maxLineBytes) overlong++;
-    else {
-      const line = decoder.decode(bytes.subarray(start, end));
-      if (line.trim()) {
-        if (lines.length >= opts.maxLines) throw new AppError(413, "too_many_records", `At most ${opts.maxLines} records a request`, { details: `The limit is ${opts.maxLines} records.` });
-        lines.push(line);
-        if (lines.length % every === 0) await new Promise((r) => setImmediate(r));
+  try {
+    for await (const line of cappedLines(stream, caps.maxLineBytes)) {
+      if (line === OVERLONG) overlong++;
+      else if (line.trim()) {
+        if (++lines > caps.maxLines) throw tooMany(caps.maxLines);
+        onLine(line);
+        // Back to the event loop now and then: stream reads resolve as microtasks, which would
+        // otherwise keep every other request (and /healthz) waiting for the whole body.
+        if (lines % YIELD_EVERY_LINES === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    start = end + 1;
+  } catch (error) {
+    await stream.cancel().catch(() => {});
+    if (error instanceof AppError) throw error;
+    throw new AppError(400, "bad_body", gzip ? "The request body is not valid gzip" : "The request body could not be read");
   }
-  return { lines, overlong };
+  return { overlong };
 }
