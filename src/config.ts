@@ -316,3 +316,20 @@ function engineConfig(env: Env): EngineConfig {
     throw error;
   }
 }
+
+/** Whether PUBLIC_URL points at this machine only: pixel snippets and share links made with it work nowhere else. */
+export function isLoopbackPublicUrl(publicUrl: string): boolean {
+  const host = new URL(publicUrl).hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1" || host === "0.0.0.0";
+}
+
+/** What the start-up banner and the web app warn about: no engine to ask, a public URL only this machine reaches. */
+export function setupWarnings(config: Pick<Config, "engines" | "publicUrl">): string[] {
+  const warnings: string[] = [];
+  const platforms = Object.values(config.engines.platforms);
+  if (!platforms.some((p) => !p.missing))
+    warnings.push(`no AI engine is configured: set a key such as OPENAI_API_KEY or PERPLEXITY_API_KEY (in the environment or .env), restart, then check it with \`answerwatch doctor\`; brands are saved and start tracking once a key exists`);
+  if (isLoopbackPublicUrl(config.publicUrl))
+    warnings.push(`PUBLIC_URL is ${config.publicUrl}, an address of this machine only: set PUBLIC_URL to the address visitors and browsers reach, or pixel snippets and share links will not work elsewhere`);
+  return warnings;
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
-import { ConfigError, loadConfig, StartupError, type Env } from "./config";
+import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
 import { describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
@@ -132,6 +132,7 @@ const commands: Record<string, Command> = {
         `  data directory:   ${config.dataDir}`,
         `  anon key:         ${server.secrets.anonKey}`,
         `  service_role key: ${server.secrets.serviceRoleKey}`,
+        ...setupWarnings(config).map((w) => `  warning: ${w}`),
         "",
       ].join("\n"),
     );

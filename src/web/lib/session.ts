@@ -7,8 +7,10 @@ export interface AppConfig {
   version: string;
   /** Where sites reach this server (PUBLIC_URL): the pixel's address. */
   publicUrl: string;
-  /** Platforms with an engine configured on the server (read-only in the app). */
-  platforms: { id: string; configured: boolean; defaultModel: string | null }[];
+  /** PUBLIC_URL reaches this machine only: snippets and share links made with it work nowhere else. */
+  publicUrlIsLoopback: boolean;
+  /** Platforms with an engine configured on the server (read-only in the app); `missing` names the variable to set. */
+  platforms: { id: string; configured: boolean; defaultModel: string | null; missing: string | null }[];
 }
 
 export interface Connection {

@@ -45,7 +45,7 @@ export function Onboarding({ conn }: { conn: Connection }) {
   function check(): string | null {
     if (step === 0 && (!draft.name.trim() || !hostOf(draft.website))) return "A name and the website's address are needed.";
     if (step === 2 && !lines(draft.prompts).length) return "Add at least one prompt: a question your customers ask an AI assistant.";
-    if (step === 3 && !draft.platforms.length) return configured.length ? "Choose at least one platform." : "No AI platform is configured on this server: set an engine's API key (e.g. OPENAI_API_KEY) and restart it.";
+    if (step === 3 && !draft.platforms.length) return "Choose at least one platform (it is tracked once the server has its key).";
     return null;
   }
 
@@ -152,15 +152,21 @@ export function Onboarding({ conn }: { conn: Connection }) {
                     type="checkbox"
                     name="platform"
                     value={p.id}
-                    disabled={!p.configured}
                     checked={draft.platforms.includes(p.id)}
                     onChange={(e) => set({ platforms: (e.target as HTMLInputElement).checked ? [...draft.platforms, p.id] : draft.platforms.filter((x) => x !== p.id) })}
                   />
                   {p.id}
-                  {!p.configured && <span class="muted"> (no key on the server)</span>}
+                  {!p.configured && <span class="muted"> — no key on the server yet: set <code>{p.missing}</code></span>}
                 </label>
               ))}
             </fieldset>
+            {!configured.length && (
+              <p class="warning" role="status">
+                No AI engine is configured on this server yet. The brand is saved anyway with the platforms you choose, and tracking starts on its schedule once a key exists: set
+                the variable shown (in the server's environment or its <code>.env</code> file), restart the server, and check it with <code>answerwatch doctor</code>. The AI traffic
+                pixel and crawler logs need no key and work now.
+              </p>
+            )}
             <div class="row">
               <Field label="Check frequency">
                 <select name="frequency" value={draft.frequency} onChange={input("frequency")}>
@@ -175,7 +181,7 @@ export function Onboarding({ conn }: { conn: Connection }) {
             </div>
           </>
         )}
-        {step === 4 && created && <RunNow conn={conn} brandId={created.brandId} jobId={created.jobId} onStart={runNow} />}
+        {step === 4 && created && <RunNow conn={conn} brandId={created.brandId} jobId={created.jobId} onStart={runNow} platforms={draft.platforms} />}
         {error && (
           <p class="error" role="alert">
             {error}
@@ -198,7 +204,9 @@ export function Onboarding({ conn }: { conn: Connection }) {
   );
 }
 
-function RunNow({ conn, brandId, jobId, onStart }: { conn: Connection; brandId: string; jobId?: string; onStart(): void }) {
+function RunNow({ conn, brandId, jobId, onStart, platforms }: { conn: Connection; brandId: string; jobId?: string; onStart(): void; platforms: string[] }) {
+  const waiting = conn.config.platforms.filter((p) => platforms.includes(p.id) && !p.configured);
+  const ready = platforms.length > waiting.length;
   const [job, setJob] = useState<{ status: string; progress: { phase: string; completed: number; total: number }; failedReason: string | null } | null>(null);
   useEffect(() => {
     if (!jobId) return;
@@ -216,8 +224,15 @@ function RunNow({ conn, brandId, jobId, onStart }: { conn: Connection; brandId: 
   }, [jobId]);
   return (
     <div>
-      <p>The brand is set up. Ask the engines now, or wait for the schedule.</p>
-      {!jobId ? (
+      <p>The brand is set up.{ready ? " Ask the engines now, or wait for the schedule." : ""}</p>
+      {waiting.length > 0 && (
+        <p class="warning" role="status">
+          {waiting.map((p) => `${p.id} (set ${p.missing})`).join(", ")} {waiting.length === 1 ? "has" : "have"} no key on the server yet: {ready ? "they join" : "tracking starts"} on the schedule once the key is set and the
+          server restarted (<code>answerwatch doctor</code> checks it). Meanwhile, install the <a href={`/b/${brandId}/traffic`}>AI traffic pixel</a> or send{" "}
+          <a href={`/b/${brandId}/crawlers`}>crawler logs</a>: they need no key.
+        </p>
+      )}
+      {!ready ? null : !jobId ? (
         <button type="button" class="primary" onClick={onStart}>
           Run now
         </button>

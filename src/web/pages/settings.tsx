@@ -303,7 +303,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
           csvName={`${brand.slug}-platforms.csv`}
           columns={[
             { key: "id", header: "Platform", value: (p) => p.id },
-            { key: "configured", header: "Key on the server", value: (p) => (p.configured ? "yes" : "no") },
+            { key: "configured", header: "Key on the server", value: (p) => (p.configured ? "yes" : `no: set ${p.missing ?? "its key"}`) },
             { key: "tracked", header: "Tracked", value: (p) => (ctx.platforms.find((x) => x.platform === p.id)?.is_enabled ? "yes" : "no"), render: (p) => <PlatformControl ctx={ctx} platform={p.id} configured={p.configured} write={w.write} /> },
             { key: "last", header: "Last checked", value: (p) => ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at ?? null, render: (p) => dateTime(ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at) },
           ]}

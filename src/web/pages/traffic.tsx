@@ -26,6 +26,11 @@ export function Traffic({ ctx }: { ctx: BrandContext }) {
       <div class="card">
         <h2>Install the pixel</h2>
         <p>Put this tag on every page of your site. It sets no cookie and records only visits that AI assistants sent.</p>
+        {ctx.conn.config.publicUrlIsLoopback && (
+          <p class="warning" role="alert">
+            This server's public address is {ctx.conn.config.publicUrl}, which only this machine reaches: a site cannot load the pixel from it. Set <code>PUBLIC_URL</code> to the address browsers reach and restart the server.
+          </p>
+        )}
         <pre class="snippet">{snippet}</pre>
         <button type="button" onClick={() => navigator.clipboard?.writeText(snippet)}>
           Copy
