@@ -3,6 +3,7 @@
  * and sentiment issues, one item per (type, key) with its evidence and a priority.
  */
 import type { AnswerAnalysis } from "./analyze";
+import { wilson } from "./stats";
 
 export type SuggestionType = "content_gap" | "citation_outreach" | "owned_content" | "cited_gap" | "sentiment";
 export type SuggestionPriority = "high" | "medium" | "low";
@@ -58,9 +59,23 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return groups;
 }
 
+/** The prompt as people wrote it (shortened to 80 characters), never its id. */
+/**
+ * Priority from the evidence (README "Suggestions"): `k` of `n` answers show the problem. High needs
+ * at least 5 answers and a Wilson 95 % lower bound of k/n of 0.5 or more; medium at least 3 answers
+ * and a lower bound of 0.2; anything else is low. Two answers never make "high".
+ */
+export function priorityOf(k: number, n: number): SuggestionPriority {
+  const low = n > 0 ? (wilson(k, n).ci_low ?? 0) : 0;
+  if (n >= 5 && low >= 0.5) return "high";
+  if (n >= 3 && low >= 0.2) return "medium";
+  return "low";
+}
+
 function promptLabel(answers: readonly SuggestionAnswer[]): string {
-  const text = answers.find((a) => a.prompt_text)?.prompt_text;
-  return text ? `"${text}"` : `prompt ${answers[0]!.prompt_id}`;
+  const text = answers.find((a) => a.prompt_text)?.prompt_text?.trim();
+  if (!text) return "one of the brand's prompts";
+  return `"${text.length > 80 ? `${text.slice(0, 79).trimEnd()}…` : text}"`;
 }
 
 function baseEvidence(answers: readonly SuggestionAnswer[]): SuggestionEvidence {
@@ -81,14 +96,13 @@ function contentGaps(brand: string, byPrompt: Map<string, SuggestionAnswer[]>): 
         competitors.set(c.competitor_id, entry);
       }
     const list = [...competitors.values()].sort((a, b) => b.answers - a.answers || a.name.localeCompare(b.name));
-    const gapRate = gaps.length / answers.length;
     out.push({
       type: "content_gap",
       key: `prompt:${promptId}`,
       title: `${list.map((c) => c.name).slice(0, 3).join(", ")} appear for ${promptLabel(answers)}, ${brand} does not`,
       detail: `In ${gaps.length} of ${answers.length} answers the engines named competitors but not ${brand}. Publish content that answers this prompt directly and compares ${brand} with them.`,
       evidence: { ...baseEvidence(gaps), competitors: list },
-      priority: gapRate >= 0.5 && list.length >= 2 ? "high" : gapRate >= 0.5 ? "medium" : "low",
+      priority: priorityOf(gaps.length, answers.length),
     });
   }
   return out;
@@ -116,7 +130,8 @@ function citationOutreach(brand: string, answers: readonly SuggestionAnswer[]): 
       title: `Get ${brand} covered on ${domain}`,
       detail: `${domain} was cited in ${citedIn.length} answer(s) across ${evidence.prompt_ids.length} prompt(s), none of which named ${brand}${withCompetitors ? `; ${withCompetitors} of them named competitors` : ""}.`,
       evidence,
-      priority: citedIn.length >= 3 || (evidence.prompt_ids.length >= 2 && withCompetitors > 0) ? "high" : citedIn.length >= 2 || withCompetitors > 0 ? "medium" : "low",
+      // Every answer citing it left the brand out: the evidence is how many there are.
+      priority: priorityOf(citedIn.length, citedIn.length),
     });
   }
   return out;
@@ -137,7 +152,7 @@ function ownedContent(brand: string, byPrompt: Map<string, SuggestionAnswer[]>):
       title: `${brand} is named for ${promptLabel(answers)} but its own site is never cited`,
       detail: `${withSources.length} answer(s) named ${brand} and cited other sources only. Give the engines a page on ${brand}'s site that answers this prompt (facts, pricing, comparisons) so they can cite it.`,
       evidence,
-      priority: evidence.platforms.length >= 2 ? "high" : "medium",
+      priority: priorityOf(withSources.length, answers.length),
     });
   }
   return out;
@@ -160,7 +175,7 @@ function citedGaps(brand: string, byPrompt: Map<string, SuggestionAnswer[]>): Su
       title: `The engines read ${brand}'s pages for ${promptLabel(answers)} but did not cite them`,
       detail: `In ${gaps.length} of ${answers.length} answers the engine retrieved ${urls.length} of ${brand}'s own page(s) and cited other sources instead. Make those pages answer the prompt directly — a clear statement, facts and figures near the top — so they are worth citing.`,
       evidence,
-      priority: gaps.length >= 2 || evidence.platforms.length >= 2 ? "high" : "medium",
+      priority: priorityOf(gaps.length, answers.length),
     });
   }
   return out;
@@ -179,7 +194,7 @@ function sentimentIssues(brand: string, byPrompt: Map<string, SuggestionAnswer[]
       title: `Negative tone about ${brand} for ${promptLabel(answers)}`,
       detail: `${negative.length} of ${answers.length} answers spoke about ${brand} negatively. Check the claims in the passages and publish corrections or answers to the criticism where it is outdated.`,
       evidence: { ...baseEvidence(negative), passages: unique(negative.flatMap((a) => a.analysis.sentiment_passages)).slice(0, MAX_EXAMPLES), sentiment_scores: scores },
-      priority: negative.length >= 2 || Math.min(...scores) <= -0.5 ? "high" : "medium",
+      priority: priorityOf(negative.length, answers.length),
     });
   }
   return out;

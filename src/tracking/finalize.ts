@@ -120,11 +120,14 @@ export function finalizeJob(input: {
 
   // Suggestions read what the workers stored; nothing is analysed twice.
   const brand = sqlite.query("SELECT name FROM brands WHERE id = ?").get(input.brandId) as { name: string } | null;
+  // Titles quote the prompt's text, never its id.
+  const promptTexts = new Map((sqlite.query("SELECT id, text FROM prompts WHERE brand_id = ?").all(input.brandId) as { id: string; text: string }[]).map((p) => [p.id, p.text]));
   const suggestions = brand
     ? buildSuggestions({
         brand: { name: brand.name },
         answers: results.map((r) => ({
           prompt_id: r.prompt_id,
+          prompt_text: promptTexts.get(r.prompt_id),
           platform: r.platform,
           analysis: {
             mentioned: r.mentioned,

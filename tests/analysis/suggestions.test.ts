@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { analyzeAnswer, buildSuggestions, compileEntities, type SuggestionAnswer } from "../../src/analysis";
+import { priorityOf } from "../../src/analysis/suggestions";
 
 const brand = { id: "acme", kind: "brand" as const, name: "Acme", domains: ["acme.com"] };
 const compiled = compileEntities(brand, [
@@ -28,14 +29,13 @@ const answers = [
 const suggestions = buildSuggestions({ brand, answers });
 const byKey = Object.fromEntries(suggestions.map((s) => [`${s.type}/${s.key}`, s]));
 
-test("one suggestion per (type, key), most urgent first", () => {
+test("one suggestion per (type, key), most urgent first; two answers are never more than low", () => {
   expect(suggestions.map((s) => `${s.type}/${s.key}/${s.priority}`)).toEqual([
-    // gap on 2/2 answers with 2 competitors; named on 2 platforms, never cited; score <= -0.5
-    "content_gap/prompt:p1/high",
-    "owned_content/prompt:p2/high",
-    "sentiment/prompt:p2/high",
-    // cited in 2 answers of one prompt, next to competitors
-    "citation_outreach/domain:g2.com/medium",
+    // every one rests on one or two answers
+    "citation_outreach/domain:g2.com/low",
+    "content_gap/prompt:p1/low",
+    "owned_content/prompt:p2/low",
+    "sentiment/prompt:p2/low",
   ]);
   expect(buildSuggestions({ brand, answers: [...answers, ...answers] }).length).toBe(suggestions.length);
 });
@@ -93,7 +93,7 @@ test("cited gap: the brand's own pages were retrieved but not cited; a cited own
     withSources("q3", "chatgpt", "Globex.", ["https://g2.com/c"], ["https://other.org/y"]),
   ];
   const gaps = buildSuggestions({ brand, answers: gapAnswers }).filter((s) => s.type === "cited_gap");
-  expect(gaps.map((s) => [s.key, s.priority])).toEqual([["prompt:q1", "high"]]);
+  expect(gaps.map((s) => [s.key, s.priority])).toEqual([["prompt:q1", "low"]]);
   expect(gaps[0]!.evidence).toEqual({ prompt_ids: ["q1"], platforms: ["chatgpt", "claude"], answers: 2, urls: ["https://acme.com/pricing", "https://acme.com/features"] });
   // The analysis marks each source: the cited ones are exactly the citations.
   const analysis = gapAnswers[0]!.analysis;
@@ -102,4 +102,24 @@ test("cited gap: the brand's own pages were retrieved but not cited; a cited own
     ["https://acme.com/pricing", false, true],
     ["https://other.org/x", false, false],
   ]);
+});
+
+test("priority follows the evidence: the Wilson lower bound of the share of answers, and n", () => {
+  // Checked against wilson() computed here: 5/5 → 0.566, 10/12 → 0.552, 9/12 → 0.468, 3/3 → 0.439, 6/12 → 0.254, 2/2 → 0.342 (n too small).
+  expect(priorityOf(5, 5)).toBe("high");
+  expect(priorityOf(10, 12)).toBe("high");
+  expect(priorityOf(9, 12)).toBe("medium");
+  expect(priorityOf(3, 3)).toBe("medium");
+  expect(priorityOf(6, 12)).toBe("medium");
+  expect(priorityOf(2, 2)).toBe("low");
+  expect(priorityOf(2, 12)).toBe("low");
+  expect(priorityOf(0, 0)).toBe("low");
+  // A gap found in six answers of one prompt on three platforms is high; its title quotes the prompt.
+  const many = ["chatgpt", "perplexity", "gemini"].flatMap((p) => [answer("p9", p, "Globex leads."), answer("p9", p, "Initech and Globex.")]);
+  const gap = buildSuggestions({ brand, answers: many }).find((s) => s.type === "content_gap")!;
+  expect(gap.priority).toBe("high");
+  expect(gap.title).toBe('Globex, Initech appear for "prompt p9 text", Acme does not');
+  // Without a text, the title still shows no id.
+  const bare = buildSuggestions({ brand, answers: [{ ...answer("0b9d8c1e-1111-4222-8333-944455556666", "chatgpt", "Globex."), prompt_text: undefined }] })[0]!;
+  expect(bare.title).not.toContain("0b9d8c1e");
 });

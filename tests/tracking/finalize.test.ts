@@ -54,7 +54,7 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
       visibility_score: 50, search_queries: "[]", details: JSON.stringify({ sentiment_passages: passages, list_rank: 1, geo: { b: 3 } }),
     });
     db.run("UPDATE job_units SET status = 'done' WHERE job_id = ? AND seq = ?", [jobId, seq]);
-    answers.push({ prompt_id: u.promptId, platform: u.platform, analysis: { mentioned, competitor_mentions: competitor_mentions as never, citations, sources, brand_citation_count: brandCitations, sentiment, sentiment_score: sentiment === "negative" ? -0.6 : mentioned ? 0.3 : null, sentiment_passages: passages } });
+    answers.push({ prompt_id: u.promptId, prompt_text: `question ${u.promptId}`, platform: u.platform, analysis: { mentioned, competitor_mentions: competitor_mentions as never, citations, sources, brand_citation_count: brandCitations, sentiment, sentiment_score: sentiment === "negative" ? -0.6 : mentioned ? 0.3 : null, sentiment_passages: passages } });
   });
   const expected = buildSuggestions({ brand: { name: "Acme" }, answers });
   expect(new Set(expected.map((s) => s.type)).size).toBeGreaterThanOrEqual(3);

@@ -224,6 +224,8 @@ test("prompts: the table equals insights_prompts, CSV export matches it, and a p
   await page.getByRole("link", { name: PROMPTS[0] }).click();
   await page.locator("article.answer").first().waitFor();
   expect(await page.locator("article.answer").count()).toBe(2);
+  // Names are marked once the brand's competitors have loaded (a request of its own).
+  await page.locator("mark.brand").first().waitFor();
   expect(await page.locator("mark.brand").count()).toBeGreaterThan(0);
   expect(await page.locator("mark.competitor").count()).toBeGreaterThan(0);
   expect(await page.locator(".sources .tag.own").count()).toBeGreaterThan(0);
