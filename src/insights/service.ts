@@ -201,7 +201,42 @@ export function overview(ctx: InsightsContext, args: InsightArgs) {
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
+    // What moved where: each platform's and each topic's visibility with its own change, so a
+    // significant move on one engine shows even when the pooled change is noise.
+    by_platform: visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
+    by_topic: visibilityBy(rowsNow, rowsBefore, topicKey(ctx.sqlite, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
   };
+}
+
+const NO_TOPIC = "\u0000none";
+
+/** The topic of a row's prompt (NO_TOPIC when it has none), for grouping overview rows. */
+function topicKey(sqlite: Database, brandId: string): (row: Row) => string {
+  const topics = promptTopics(sqlite, brandId);
+  return (row) => topics.get(String(row.prompt_id)) ?? NO_TOPIC;
+}
+
+/** Visibility of each group (by `keyOf`) in both windows, with its change over the pairs answered in both; most answers first. */
+function visibilityBy(rowsNow: (Row & ResultSums)[], rowsBefore: (Row & ResultSums)[], keyOf: (row: Row) => string) {
+  const split = (rows: (Row & ResultSums)[]) => {
+    const groups = new Map<string, (Row & ResultSums)[]>();
+    for (const r of rows) {
+      const k = keyOf(r);
+      const list = groups.get(k);
+      if (list) list.push(r);
+      else groups.set(k, [r]);
+    }
+    return groups;
+  };
+  const now = split(rowsNow);
+  const before = split(rowsBefore);
+  return [...now]
+    .map(([key, rows]) => {
+      const prior = before.get(key) ?? [];
+      const total = rows.reduce(addSums, emptySums());
+      return { key, answers: total.results, visibility_rate: rateWithChange(total, prior.reduce(addSums, emptySums()), comparePairs(byPair(rows), byPair(prior)), PROPORTIONS.visibility_rate) };
+    })
+    .sort((a, b) => b.answers - a.answers || a.key.localeCompare(b.key));
 }
 
 /** A platform's visibility change between two windows (the alert's test), over the pairs seen in both. */

@@ -148,23 +148,26 @@ test("the overview shows the numbers insights_overview and insights_competitors 
   await page.locator(".kpi").first().waitFor();
   const today = new Date().toISOString().slice(0, 10);
   const from30 = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today })).data;
-  expect(overview.answers).toBe(12);
+  // The overview's headline reads non-branded prompts unless told otherwise (one of the three is branded).
+  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today, p_branded: false })).data;
+  expect(overview.answers).toBe(8);
   const kpi = (label: string) => page.locator(`[data-kpi="${label}"] .kpi-value`).innerText();
   expect(await kpi("Visibility rate")).toBe(pctText(overview.visibility_rate.value));
   expect(await kpi("Citation share")).toBe(pctText(overview.citation_share.value));
   expect(await kpi("Share of voice")).toBe(pctText(overview.share_of_voice.value));
   expect(await page.locator('[data-kpi="Visibility rate"] .kpi-value').getAttribute("title")).toContain(`n = ${overview.visibility_rate.n}`);
-  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_from: from30, p_to: today })).data as { name: string; visibility_rate: number }[];
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_from: from30, p_to: today, p_branded: false })).data as { name: string; visibility_rate: number }[];
   for (const c of competitors) {
     const row = page.locator("tr", { has: page.locator(`td[data-col="name"]`, { hasText: c.name }) }).first();
     expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(pctText(c.visibility_rate));
   }
   await shoot("overview");
 
-  // Filters: the platform goes into the URL, and the numbers follow.
+  // Filters: the platform and "all prompts" go into the URL, and the numbers follow.
   await page.getByLabel("Platform").selectOption("perplexity");
   await page.waitForURL(/platform=perplexity/);
+  await page.getByRole("button", { name: "all", exact: true }).click();
+  await page.waitForURL(/branded=all/);
   const perplexity = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today, p_platforms: ["perplexity"] })).data;
   expect(await settle(() => kpi("Visibility rate"), pctText(perplexity.visibility_rate.value))).toBe(pctText(perplexity.visibility_rate.value));
   expect(perplexity.answers).toBe(6);
@@ -412,7 +415,7 @@ test("a share link opens the overview, prompts and sources read-only without an 
   await vp.locator(".kpi").first().waitFor();
   const today = new Date().toISOString().slice(0, 10);
   const from30 = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today })).data;
+  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_from: from30, p_to: today, p_branded: false })).data;
   expect(await vp.locator('[data-kpi="Visibility rate"] .kpi-value').innerText()).toBe(pctText(overview.visibility_rate.value));
   expect(await vp.getByText("Shared, read-only").count()).toBe(1);
   expect(await vp.getByRole("link", { name: "Settings" }).count()).toBe(0);

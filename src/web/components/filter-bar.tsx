@@ -10,7 +10,8 @@ export interface FilterOptions {
 }
 
 /** `branded`: whether the branded / non-branded switch applies to the view (not to traffic). */
-export function FilterBar({ filters, options, branded = true }: { filters: Filters; options: FilterOptions; branded?: boolean }) {
+export function FilterBar({ filters, options, branded = true, brandedDefault = null }: { filters: Filters; options: FilterOptions; branded?: boolean; brandedDefault?: boolean | null }) {
+  const brandedNow = filters.branded === undefined ? brandedDefault : filters.branded;
   const select = (name: string, label: string, value: string | null, values: { value: string; label: string }[]) => (
     <label class="filter">
       <span>{label}</span>
@@ -47,11 +48,11 @@ export function FilterBar({ filters, options, branded = true }: { filters: Filte
       {options.topics.length > 0 && select("topic", "Topic", filters.topic, options.topics.map((t) => ({ value: t.id, label: t.name })))}
       {branded && <fieldset class="segmented" aria-label="Prompts">
         {[
-          ["all", null],
-          ["branded", "true"],
-          ["non-branded", "false"],
-        ].map(([label, value]) => (
-          <button key={label} type="button" aria-pressed={String(filters.branded) === String(value)} onClick={() => setQuery({ branded: value })}>
+          ["all", "all", null],
+          ["branded", "true", true],
+          ["non-branded", "false", false],
+        ].map(([label, value, means]) => (
+          <button key={label as string} type="button" aria-pressed={brandedNow === means} onClick={() => setQuery({ branded: value as string })}>
             {label}
           </button>
         ))}

@@ -84,3 +84,15 @@ export function ExternalLink({ url, children }: { url: string; children: Compone
     </a>
   );
 }
+
+/** A value to paste elsewhere (an endpoint, a key's prefix): read-only, selectable, with a Copy button. */
+export function CopyField({ label, value }: { label: string; value: string }) {
+  return (
+    <span class="copy-field">
+      <input readOnly aria-label={label} value={value} size={Math.min(value.length, 60)} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+      <button type="button" onClick={() => navigator.clipboard?.writeText(value)}>
+        Copy
+      </button>
+    </span>
+  );
+}

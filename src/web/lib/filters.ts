@@ -10,7 +10,8 @@ export interface Filters {
   model: string | null;
   region: string | null;
   topic: string | null;
-  branded: boolean | null;
+  /** true / false: branded or non-branded prompts only; null: all (`branded=all`); undefined: the page's default. */
+  branded: boolean | null | undefined;
 }
 
 export const WINDOW_PRESETS = [7, 30, 90, 365];
@@ -28,7 +29,7 @@ export function readFilters(query: URLSearchParams, today = new Date()): Filters
     model: query.get("model"),
     region: query.get("region"),
     topic: query.get("topic"),
-    branded: branded === "true" ? true : branded === "false" ? false : null,
+    branded: branded === "true" ? true : branded === "false" ? false : branded === "all" ? null : undefined,
   };
 }
 
@@ -42,6 +43,6 @@ export function rpcArgs(brandId: string, f: Filters): Record<string, unknown> {
     p_models: f.model ? [f.model] : null,
     p_regions: f.region !== null ? [f.region] : null,
     p_topic_ids: f.topic ? [f.topic] : null,
-    p_branded: f.branded,
+    p_branded: f.branded ?? null,
   };
 }

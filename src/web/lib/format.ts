@@ -10,6 +10,16 @@ export function intervalTitle(r: { value?: number | null; ci_low: number | null;
   return `95 % interval ${pct(r.ci_low)} – ${pct(r.ci_high)} (Wilson), n = ${r.n.toLocaleString("en")}`;
 }
 
+/** A rate's 95 % interval as text, shown beside the value (touch screens have no hover). */
+export function intervalText(r: { ci_low: number | null; ci_high: number | null; n: number }): string {
+  return r.n ? `95 % CI ${pct(r.ci_low)} – ${pct(r.ci_high)}` : "no answers";
+}
+
+/** A change in points with its 95 % interval, as text. */
+export function changeText(c: { delta: number | null; ci_low: number | null; ci_high: number | null }): string {
+  return c.delta === null ? "—" : `${points(c.delta)} (95 % CI ${points(c.ci_low)} to ${points(c.ci_high)})`;
+}
+
 export const VERDICT_TEXT: Record<string, string> = { up: "up", down: "down", within_noise: "within noise", insufficient_data: "not enough data" };
 
 export const dateTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "—");

@@ -3,7 +3,7 @@
 import { LineChart } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { CopyField, Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import { int } from "../lib/format";
 import type { BrandContext } from "./brand";
 import { trendInterval } from "./overview";
@@ -28,7 +28,8 @@ export function Crawlers({ ctx }: { ctx: BrandContext }) {
         <Empty title="No crawler logs in this window">
           <p>
             Send your web server's or CDN's logs: <code>answerwatch logs import --brand {ctx.brand.slug} access.log</code>, batches to{" "}
-            <code>POST /api/brands/{ctx.brand.id}/crawler-logs</code>, or a Cloudflare Logpush job (see the README).
+            <CopyField label="Crawler logs endpoint (POST)" value={`${ctx.conn.config.publicUrl}/api/brands/${ctx.brand.id}/crawler-logs`} />, or a Cloudflare Logpush job to the same address
+            followed by <code>/logpush</code> (see the README).
           </p>
         </Empty>
       ) : (

@@ -6,7 +6,7 @@ import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
-import { dateTime, int, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
+import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext, PlatformRow } from "./brand";
 
 type Rate = { value: number | null; n: number; ci_low: number | null; ci_high: number | null; previous: { value: number | null; n: number; ci_low: number | null; ci_high: number | null }; change: { delta: number | null; verdict: string; ci_low: number | null; ci_high: number | null; n_current: number; n_previous: number; model_changed: boolean } };
@@ -36,10 +36,12 @@ function Kpi({ label, rate, help }: { label: string; rate: Rate; help: string })
       <span class="kpi-value" title={intervalTitle(rate)} tabIndex={0}>
         {pct(rate.value)}
       </span>
+      <span class="kpi-ci">{intervalText(rate)}</span>
       <span class="kpi-n">n = {int(rate.n)}</span>
       <span class={`verdict ${verdict}`} title={rate.change.delta === null ? "" : `Change over the prompts and platforms answered in both windows: ${points(rate.change.delta)}, 95 % interval ${points(rate.change.ci_low)} to ${points(rate.change.ci_high)} (n ${rate.change.n_current} vs ${rate.change.n_previous})`}>
         {points(rate.change.delta)} · {VERDICT_TEXT[verdict] ?? verdict}
       </span>
+      {rate.change.delta !== null && <span class="kpi-ci">change 95 % CI {points(rate.change.ci_low)} to {points(rate.change.ci_high)}</span>}
       {rate.change.model_changed && (
         <span class="warning" title="The models the engines reported differ between the two windows">
           models changed
@@ -50,7 +52,9 @@ function Kpi({ label, rate, help }: { label: string; rate: Rate; help: string })
 }
 
 export function Overview({ ctx }: { ctx: BrandContext }) {
-  const { conn, brand, filters } = ctx;
+  const { conn, brand } = ctx;
+  // The headline reads non-branded prompts (README: read the non-branded figure); all and branded are one click away.
+  const filters = { ...ctx.filters, branded: ctx.filters.branded === undefined ? false : ctx.filters.branded };
   const args = rpcArgs(brand.id, filters);
   const key = JSON.stringify(args);
   const interval = trendInterval(filters.from, filters.to);
@@ -67,19 +71,71 @@ export function Overview({ ctx }: { ctx: BrandContext }) {
 
   return (
     <section>
-      <FilterBar filters={filters} options={ctx.options} />
+      <FilterBar filters={ctx.filters} options={ctx.options} brandedDefault={false} />
       {data.loading && !data.data ? (
         <Loading what="Loading the overview" />
       ) : data.error ? (
         <ErrorBox error={data.error} />
       ) : (
-        <OverviewBody ctx={ctx} {...data.data!} />
+        <OverviewBody ctx={ctx} branded={filters.branded} {...data.data!} />
       )}
     </section>
   );
 }
 
-function OverviewBody({ ctx, overview, trend, competitors, job }: { ctx: BrandContext; overview: any; trend: any[]; competitors: any[]; job: any }) {
+const PROMPT_SCOPE: Record<string, string> = { false: "non-branded prompts", true: "branded prompts", null: "all prompts" };
+
+/** Each platform's visibility, interval, n and change with its verdict: a move on one engine shows even when the pooled change is noise. */
+function PlatformStrip({ rows }: { rows: any[] }) {
+  return (
+    <div class="platform-strip" role="list" aria-label="Each engine: visibility and change">
+      {rows.map((r) => (
+        <div class="platform-cell" role="listitem" key={r.platform} data-platform={r.platform}>
+          <span class="kpi-label">{r.platform}</span>
+          <strong>{pct(r.visibility_rate.value)}</strong>
+          <span class="kpi-ci">{intervalText(r.visibility_rate)}</span>
+          <span class="kpi-n">n = {int(r.visibility_rate.n)}</span>
+          <span class={`verdict ${r.visibility_rate.change.verdict}`}>
+            {points(r.visibility_rate.change.delta)} · {VERDICT_TEXT[r.visibility_rate.change.verdict] ?? r.visibility_rate.change.verdict}
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** The significant moves (verdict up or down) by platform and topic, and model changes, each with its n. */
+function WhatChanged({ overview, topics }: { overview: any; topics: { id: string; name: string }[] }) {
+  const name = (id: string | null) => (id === null ? "prompts without a topic" : (topics.find((t) => t.id === id)?.name ?? "a topic since removed"));
+  const moves = [
+    ...overview.by_platform.map((r: any) => ({ what: `${r.platform}`, kind: "platform", rate: r.visibility_rate })),
+    ...overview.by_topic.map((r: any) => ({ what: `topic “${name(r.topic_id)}”`, kind: "topic", rate: r.visibility_rate })),
+  ].filter((m) => m.rate.change.verdict === "up" || m.rate.change.verdict === "down");
+  const models = overview.by_platform.filter((r: any) => r.visibility_rate.change.model_changed).map((r: any) => r.platform);
+  return (
+    <section class="card what-changed" aria-label="What changed">
+      <h2>What changed</h2>
+      {!moves.length && !models.length ? (
+        <p class="muted">No platform or topic moved beyond noise between the two windows (95 % intervals of each change include 0).</p>
+      ) : (
+        <ul class="plain">
+          {moves.map((m) => (
+            <li key={m.what} data-move={m.what}>
+              <span class={`verdict ${m.rate.change.verdict}`}>{m.rate.change.verdict === "up" ? "▲" : "▼"}</span> Visibility on {m.what}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — over the prompts answered in both windows (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
+            </li>
+          ))}
+          {models.map((p: string) => (
+            <li key={`model-${p}`}>
+              <span class="warning">models changed</span> {p} reported different models in the two windows: part of any move there may be the model.
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx: BrandContext; branded: boolean | null; overview: any; trend: any[]; competitors: any[]; job: any }) {
   const next = nextRun(ctx.platforms);
   const schedule = ctx.shared ? null : (
     <p class="muted schedule">
@@ -107,8 +163,9 @@ function OverviewBody({ ctx, overview, trend, competitors, job }: { ctx: BrandCo
   return (
     <>
       <p class="muted">
-        {overview.window.from} – {overview.window.to}, compared with {overview.previous.from} – {overview.previous.to} · {int(overview.answers)} answers
+        {overview.window.from} – {overview.window.to}, compared with {overview.previous.from} – {overview.previous.to} · {int(overview.answers)} answers to <strong>{PROMPT_SCOPE[String(branded)]}</strong>
       </p>
+
       <div class="kpis">
         <Kpi label="Visibility rate" rate={overview.visibility_rate} help="Answers naming the brand / answers" />
         <div class="kpi" data-kpi="Share of voice">
@@ -141,6 +198,8 @@ function OverviewBody({ ctx, overview, trend, competitors, job }: { ctx: BrandCo
           </span>
         </div>
       </div>
+      <WhatChanged overview={overview} topics={ctx.options.topics} />
+      <PlatformStrip rows={overview.by_platform} />
       <h2>Visibility by platform</h2>
       <LineChart periods={periods} series={series} yLabel="Visibility rate" />
       <h2>Competitors</h2>
