@@ -2,6 +2,7 @@
 // the insights RPCs, /rest/v1 tables and /api — called as the same user, so row-level security,
 // roles and error messages are the server's own, and numbers equal the RPCs'.
 import { z } from "zod";
+import { PLATFORM_IDS } from "../engines/types";
 
 /** How a tool reaches the server: as the caller, through the app's own request handling. */
 export interface ToolContext {
@@ -22,12 +23,15 @@ export interface ToolSpec {
 }
 
 const uuid = z.string().uuid();
+/** One platform vocabulary everywhere: the ids the RPCs, /rest/v1 and the app use. An unknown one is an error, not zeros. */
+const platform = z.enum(PLATFORM_IDS).describe(`A platform id: ${PLATFORM_IDS.join(", ")}`);
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a day as YYYY-MM-DD");
 const brand = { brand_id: uuid.describe("The brand's id (list_brands)") };
 /** The insights RPCs' filters, in the tools' names. */
 const filters = {
-  from: z.string().optional().describe("First day, YYYY-MM-DD (default: 30 days before `to`)"),
-  to: z.string().optional().describe("Last day, inclusive, YYYY-MM-DD (default: today, UTC)"),
-  platforms: z.array(z.string()).optional(),
+  from: day.optional().describe("First day, YYYY-MM-DD, from 2000-01-01 (default: 30 days before `to`)"),
+  to: day.optional().describe("Last day, inclusive, YYYY-MM-DD, until 2999-12-31 (default: today, UTC)"),
+  platforms: z.array(platform).optional(),
   models: z.array(z.string()).optional(),
   regions: z.array(z.string()).optional(),
   topic_ids: z.array(uuid).optional(),
@@ -66,6 +70,7 @@ export const TOOLS: ToolSpec[] = [
     input: brand,
     run: (ctx, a) => ctx.rest("GET", `/prompts?brand_id=eq.${a.brand_id}&select=id,text,topic_id,is_active,is_branded&order=created_at`),
   },
+  { name: "list_topics", description: "A brand's topics (groups of prompts), for the topic_ids filter.", input: brand, run: (ctx, a) => ctx.rest("GET", `/topics?brand_id=eq.${a.brand_id}&select=id,name&order=name`) },
   { name: "list_competitors", description: "A brand's competitors with their domains and aliases.", input: brand, run: (ctx, a) => ctx.rest("GET", `/competitors?brand_id=eq.${a.brand_id}&select=id,name,domain,aliases&order=name`) },
   insight("insights_overview", "get_overview", "Visibility rate, citation share, brand-cited rate (each with n, a 95 % Wilson interval and the change against the previous window with Newcombe's interval and a verdict), share of voice, average position, visibility score and sentiment over a window."),
   insight("insights_trend", "get_trend", "Visibility (with interval), share of voice, position, citation share and sentiment per day, week or month, optionally per platform, model, region or topic.", { interval: z.enum(["day", "week", "month"]).optional(), group_by: z.enum(["none", "platform", "model", "region", "topic"]).optional() }, (a) => ({ ...(a.interval ? { p_interval: a.interval } : {}), ...(a.group_by ? { p_group_by: a.group_by } : {}) })),
@@ -73,6 +78,9 @@ export const TOOLS: ToolSpec[] = [
   insight("insights_citation_domains", "list_cited_domains", "Domains the engines cite: class (own / competitor / third party), category (forum, review, …), citations, answers, prompts, share, and how often answers citing it name the brand."),
   insight("insights_citation_urls", "list_cited_urls", "Pages the engines cite, with class, category, citations, answers, first and last day seen."),
   insight("insights_search_queries", "list_search_queries", "The searches the engines ran while answering (fan-out queries), with how many answers and which platforms."),
+  insight("insights_crawlers", "get_crawlers", "AI crawlers that requested the brand's site (from its server or CDN logs): per bot, class and verification verdict, requests, pages and refused requests."),
+  insight("insights_crawler_trend", "get_crawler_trend", "AI crawler requests per day, week or month, per bot.", { interval: z.enum(["day", "week", "month"]).optional() }, (a) => (a.interval ? { p_interval: a.interval } : {})),
+  insight("insights_crawler_paths", "get_crawler_paths", "The paths each AI crawler requested most, with refused requests."),
   {
     name: "get_prompt_answers",
     description: "The latest answer of each engine to a prompt (or to every prompt of the brand), with mentions and citations.",
@@ -86,9 +94,14 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: "get_ai_traffic",
-    description: "Visits AI assistants sent to the brand's site, per day or week and per assistant, and the top landing pages.",
-    input: { ...brand, from: z.string(), to: z.string(), interval: z.enum(["day", "week"]).optional() },
-    run: (ctx, a) => ctx.api("GET", `/api/brands/${a.brand_id}/traffic?from=${encodeURIComponent(a.from)}&to=${encodeURIComponent(a.to)}&interval=${a.interval ?? "day"}`),
+    description: "Visits AI assistants sent to the brand's site, per day or week and per assistant, and the top landing pages (default: the last 30 days by day, 12 weeks by week).",
+    input: { ...brand, from: day.optional(), to: day.optional(), interval: z.enum(["day", "week"]).optional() },
+    run: (ctx, a) => {
+      const query = new URLSearchParams({ interval: a.interval ?? "day" });
+      if (a.from) query.set("from", a.from);
+      if (a.to) query.set("to", a.to);
+      return ctx.api("GET", `/api/brands/${a.brand_id}/traffic?${query}`);
+    },
   },
   {
     name: "list_suggestions",
@@ -118,13 +131,13 @@ export const TOOLS: ToolSpec[] = [
   {
     name: "start_tracking",
     description: "Starts a tracking run for a brand (its enabled platforms unless given); returns the job id (get_job).",
-    input: { ...brand, platforms: z.array(z.string()).optional(), samples: z.number().int().min(1).max(10).optional() },
+    input: { ...brand, platforms: z.array(platform).optional(), samples: z.number().int().min(1).max(10).optional() },
     write: true,
     run: (ctx, a) => ctx.api("POST", "/api/tracking/start", { brandId: a.brand_id, platforms: a.platforms, samples: a.samples }),
   },
   {
     name: "update_suggestion",
-    description: "Sets a suggestion's status (accepted, dismissed, in_progress, done).",
+    description: "Sets a suggestion's status (new, accepted, dismissed, in_progress, done).",
     input: { suggestion_id: uuid, status: z.enum(["new", "accepted", "dismissed", "in_progress", "done"]) },
     write: true,
     run: (ctx, a) => ctx.rest("PATCH", `/suggestions?id=eq.${a.suggestion_id}&select=id,status`, { status: a.status }, { prefer: "return=representation" }),

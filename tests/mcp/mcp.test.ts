@@ -64,9 +64,50 @@ test("the SDK client lists every tool; read tools say so", async () => {
   const client = await connect(org.ownerToken);
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
-  for (const name of ["whoami", "list_brands", "list_prompts", "list_competitors", "get_overview", "get_trend", "compare_competitors", "list_cited_domains", "list_cited_urls", "get_prompt_answers", "list_search_queries", "get_ai_traffic", "list_suggestions", "get_job"])
+  for (const name of ["whoami", "list_brands", "list_prompts", "list_topics", "list_competitors", "get_overview", "get_trend", "compare_competitors", "list_cited_domains", "list_cited_urls", "get_prompt_answers", "list_search_queries", "get_crawlers", "get_crawler_trend", "get_crawler_paths", "get_ai_traffic", "list_suggestions", "get_job"])
     expect(tools.find((t) => t.name === name)?.annotations?.readOnlyHint).toBe(true);
   for (const name of ["add_prompts", "add_competitor", "start_tracking", "update_suggestion"]) expect(tools.find((t) => t.name === name)?.annotations?.readOnlyHint).toBe(false);
+  await client.close();
+});
+
+test("every schema lists the allowed values where the domain is closed; an unknown platform or interval is an error, not zeros", async () => {
+  const client = await connect(org.ownerToken);
+  const { tools } = await client.listTools();
+  const CLOSED: Record<string, string[]> = {
+    platforms: ["chatgpt", "perplexity", "gemini", "claude", "grok", "google-ai-overview", "google-ai-mode", "copilot", "openai-compatible"],
+    interval: [],
+    group_by: ["none", "platform", "model", "region", "topic"],
+    status: ["new", "accepted", "dismissed", "in_progress", "done"],
+  };
+  let checked = 0;
+  for (const tool of tools) {
+    const props = (tool.inputSchema.properties ?? {}) as Record<string, any>;
+    for (const [name, allowed] of Object.entries(CLOSED)) {
+      if (!props[name]) continue;
+      const values: string[] | undefined = props[name].enum ?? props[name].items?.enum;
+      expect([tool.name, name, Array.isArray(values)]).toEqual([tool.name, name, true]);
+      if (allowed.length) expect([tool.name, name, values]).toEqual([tool.name, name, allowed]);
+      checked++;
+    }
+  }
+  // Every closed field of every tool was listed with its values.
+  expect(checked).toBe(TOOLS.reduce((n, t) => n + Object.keys(CLOSED).filter((k) => k in t.input).length, 0));
+  expect(checked).toBeGreaterThanOrEqual(15);
+  for (const [tool, args] of [
+    ["get_overview", { brand_id: brandId, platforms: ["ChatGPT"] }],
+    ["get_trend", { brand_id: brandId, platforms: ["no-such-engine"] }],
+    ["get_trend", { brand_id: brandId, interval: "year" }],
+    ["start_tracking", { brand_id: brandId, platforms: ["Perplexity"] }],
+    ["get_overview", { brand_id: brandId, from: "last week" }],
+  ] as const) {
+    const result = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+    expect([tool, args, result.isError]).toEqual([tool, args, true]);
+  }
+  // New tools: topics, crawlers, and AI traffic with its default window.
+  expect(await call(client, "list_topics", { brand_id: brandId })).toEqual(((await org.owner.from("topics").select("id,name").eq("brand_id", brandId).order("name")).data as unknown[]));
+  expect(await call(client, "get_crawlers", { brand_id: brandId })).toEqual((await org.owner.rpc("insights_crawlers", { p_brand_id: brandId })).data);
+  const traffic = await call(client, "get_ai_traffic", { brand_id: brandId });
+  expect(traffic.totals.visits).toBe(0);
   await client.close();
 });
 
