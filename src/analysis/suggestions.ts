@@ -3,6 +3,7 @@
  * and sentiment issues, one item per (type, key) with its evidence and a priority.
  */
 import type { AnswerAnalysis } from "./analyze";
+import { groupBy } from "./group";
 import { wilson } from "./stats";
 
 export type SuggestionType = "content_gap" | "citation_outreach" | "owned_content" | "cited_gap" | "sentiment";
@@ -48,16 +49,6 @@ const MAX_EXAMPLES = 5;
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 const sortedUnique = (values: Iterable<string>): string[] => unique(values).sort();
 
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
 
 /** The prompt as people wrote it (shortened to 80 characters), never its id. */
 /**

@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { ownerOfHost } from "../analysis/citations";
 import { compileEntities, type CompiledEntities } from "../analysis/entities";
+import { groupBy } from "../analysis/group";
 import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
 import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
 import { identify } from "../crawlers/classify";
@@ -218,18 +219,8 @@ function topicKey(sqlite: Database, brandId: string): (row: Row) => string {
 
 /** Visibility of each group (by `keyOf`) in both windows, with its change over the pairs answered in both; most answers first. */
 function visibilityBy(rowsNow: (Row & ResultSums)[], rowsBefore: (Row & ResultSums)[], keyOf: (row: Row) => string) {
-  const split = (rows: (Row & ResultSums)[]) => {
-    const groups = new Map<string, (Row & ResultSums)[]>();
-    for (const r of rows) {
-      const k = keyOf(r);
-      const list = groups.get(k);
-      if (list) list.push(r);
-      else groups.set(k, [r]);
-    }
-    return groups;
-  };
-  const now = split(rowsNow);
-  const before = split(rowsBefore);
+  const now = groupBy(rowsNow, keyOf);
+  const before = groupBy(rowsBefore, keyOf);
   return [...now]
     .map(([key, rows]) => {
       const prior = before.get(key) ?? [];

@@ -1,6 +1,6 @@
 /**
  * Issue #25: a clone of the repository alone passes its tests. Nothing in src/, tests/, bench/ or
- * scripts/ may name a path that leaves the repository — a folder beside the clone (`../shared`) is
+ * scripts/ may name a path that leaves the repository — the team's folder beside the clone is
  * there on the team's machines only, so a test reading it passes in CI and fails for every user.
  */
 import { expect, test } from "bun:test";
@@ -32,28 +32,28 @@ export function escapingPaths(text: string, fileDir: string, root: string): stri
     const path = m[1]!;
     if (!inside(resolve(fileDir, path))) found.push(path);
   }
-  // The folder beside the clone, however it is reached (`join(root, "../shared/…")`, `/work/shared`).
+  // The team's folder beside the clone, however it is reached (from the root, or absolutely).
   for (const m of text.matchAll(/(?:\.\.\/|\/work\/)shared\b[^"'`\s)]*/g)) found.push(m[0]);
   return found;
 }
 
 test("the checker finds what it is meant to find", () => {
   const root = "/repo";
-  expect(escapingPaths(`join(import.meta.dir, '../../../shared/fixtures/engines')`, "/repo/tests/fakes", root)).toContain("../../../shared/fixtures/engines");
-  expect(escapingPaths(`join(root, "../shared/fixtures/engines")`, "/repo/bench/scale", root)).toContain("../shared/fixtures/engines");
-  expect(escapingPaths(`read("/work/shared/data/x.json")`, "/repo/src", root)).toHaveLength(1);
+  // The three spellings the project once had, built here so this file names none of them itself.
+  const beside = ["..", "shared"].join("/");
+  expect(escapingPaths(`join(import.meta.dir, '../../${beside}/fixtures/engines')`, "/repo/tests/fakes", root)).toContain(`../../${beside}/fixtures/engines`);
+  expect(escapingPaths(`join(root, "${beside}/fixtures/engines")`, "/repo/bench/scale", root)).toContain(`${beside}/fixtures/engines`);
+  expect(escapingPaths(`read("/work/${"shared"}/data/x.json")`, "/repo/src", root)).toHaveLength(1);
   expect(escapingPaths(`import x from "../../src/a"`, "/repo/tests/foundation", root)).toEqual([]);
   expect(escapingPaths(`new URL("./build-web.ts", import.meta.url)`, "/repo/scripts", root)).toEqual([]);
 });
 
 test("no file in src/, tests/, bench/ or scripts/ names a path outside the repository", () => {
   const root = resolve(ROOT);
-  const self = resolve(import.meta.path);
   const offenders: string[] = [];
   let read = 0;
   for (const folder of FOLDERS) {
     for (const file of files(join(root, folder))) {
-      if (file === self) continue;
       read++;
       for (const path of escapingPaths(readFileSync(file, "utf8"), dirname(file), root)) offenders.push(`${relative(root, file)}: ${path}`);
     }

@@ -1,0 +1,13 @@
+// A pure helper shared by the suggestions and the insights.
+
+/** `items` in lists by `keyOf`, in first-seen order. */
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
