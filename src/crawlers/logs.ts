@@ -49,12 +49,11 @@ export function parseLogLine(line: string): Record<string, unknown> | null {
   };
 }
 
-/** The lines of a file, gzip or not (told by its first bytes), as a stream. */
 /** Longest log line read (README: Security); a longer one is yielded as OVERLONG and never held whole. */
 export const MAX_LOG_LINE_CHARS = 64 * 1024;
 export { OVERLONG };
 
-/** The lines of a log file, gzip or not, streamed; a line past `maxChars` comes as OVERLONG. */
+/** The lines of a log file, gzip or not (told by its first bytes), streamed; a line past `maxChars` comes as OVERLONG. */
 export async function* fileLines(path: string, maxChars = MAX_LOG_LINE_CHARS): AsyncGenerator<string | typeof OVERLONG> {
   const file = Bun.file(path);
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());

@@ -1,8 +1,14 @@
 // The dates any request may name (insights, traffic, RPC windows): outside this range a request is
 // refused up front, so no loop over days or periods can be led past year 9999, where ISO strings
 // turn into `+010000-…` and stop sorting after earlier dates. Documented in the README's Security.
+import { AppError } from "./errors";
+
 export const FIRST_DAY = "2000-01-01";
 export const LAST_DAY = "2999-12-31";
 
 /** Whether an ISO day or date-time (UTC, as toISOString writes it) falls inside the range. */
 export const dayInRange = (iso: string) => iso.slice(0, 10) >= FIRST_DAY && iso.slice(0, 10) <= LAST_DAY && /^\d{4}-/.test(iso);
+
+/** 22008 in PostgREST's shape, for a date the range excludes (`value` as the caller gave it). */
+export const dateOutOfRange = (value: unknown) =>
+  new AppError(400, "22008", `date/time field value out of range: "${String(value)}"`, { details: `Dates run from ${FIRST_DAY} to ${LAST_DAY}.` });

@@ -1,7 +1,7 @@
 // The insights RPCs' arguments (issue #18), checked like Postgres checks a function's parameters:
 // a JSON body gives typed values, a GET gives text (arrays in Postgres' {a,b} form). Bad values are
 // 22P02 / 22007 / 22023 errors in PostgREST's shape, never a 5xx.
-import { FIRST_DAY, LAST_DAY, dayInRange } from "../http/date-range";
+import { dateOutOfRange, dayInRange, LAST_DAY } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { addDays, daysBetween, isoDay, type DateWindow, type Interval } from "./window";
 
@@ -48,8 +48,7 @@ function date(value: unknown): string | null {
   // 2026-13-01 is no date at all; 2026-02-30 would roll over to March.
   const parsed = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime()) || isoDay(parsed) !== day) throw invalid("date", value);
-  if (!dayInRange(day))
-    throw new AppError(400, "22008", `date/time field value out of range: "${day}"`, { details: `Dates run from ${FIRST_DAY} to ${LAST_DAY}.` });
+  if (!dayInRange(day)) throw dateOutOfRange(day);
   return day;
 }
 

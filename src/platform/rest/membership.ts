@@ -1,6 +1,7 @@
 // What Postgres would enforce with a trigger on organization_members: only owners grant or take
 // away the owner and admin roles (admins manage members and viewers), and an organization always
-// keeps at least one owner; anyone may leave (delete their own row) but its last owner. Runs inside the write's transaction, before and after the statement.
+// keeps at least one owner; anyone may leave (delete their own row) but its last owner. Runs inside
+// the write's transaction, before and after the statement.
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { WriteAction, WriteGuard } from "./policies";

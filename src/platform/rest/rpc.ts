@@ -2,7 +2,7 @@
 // table: its rows go through the same plan as a table read, so select, filters, order, limit,
 // embeds and row-level security apply to what it returns. Arguments are checked like PostgREST
 // matches a function signature (PGRST202) and typed like Postgres parameters (22P02, 22007).
-import { FIRST_DAY, LAST_DAY, dayInRange } from "../../http/date-range";
+import { dateOutOfRange, dayInRange } from "../../http/date-range";
 import { AppError } from "../../http/errors";
 import type { QueryParams, Range } from "./parse";
 import { planRead, type Planner, type ReadPlan } from "./plan";
@@ -80,8 +80,7 @@ export function planRpc(p: Planner, name: string, args: Record<string, unknown>,
   const typed: Record<string, SqlValue> = {};
   for (const param of routine.params) {
     const value = (typed[param.name] = fromJson(name, param, args[param.name]));
-    if (param.type === "timestamp" && typeof value === "string" && !dayInRange(value))
-      throw new AppError(400, "22008", `date/time field value out of range: "${String(args[param.name])}"`, { details: `Dates run from ${FIRST_DAY} to ${LAST_DAY}.` });
+    if (param.type === "timestamp" && typeof value === "string" && !dayInRange(value)) throw dateOutOfRange(args[param.name]);
   }
   const plan = planRead(p, routine.returns, query, topRange);
   plan.source = routine.source(typed);

@@ -16,7 +16,12 @@ interface Invitation {
 function Invitations({ conn, answered }: { conn: Connection; answered(): void }) {
   const invitations = useAsync(async () => (await conn.api<{ invitations: Invitation[] }>("GET", "/api/invitations")).invitations, []);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  if (invitations.loading || invitations.error || !invitations.data?.length) return message ? <p class={message.ok ? "ok" : "error"} role="status">{message.text}</p> : null;
+  const note = message && (
+    <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
+      {message.text}
+    </p>
+  );
+  if (invitations.loading || invitations.error || !invitations.data?.length) return note;
   const answer = async (inv: Invitation, verb: "accept" | "decline") => {
     try {
       await conn.api("POST", `/api/invitations/${inv.id}/${verb}`);
@@ -30,7 +35,7 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
   return (
     <section class="card" aria-label="Invitations">
       <h2>Invitations</h2>
-      {message && <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>{message.text}</p>}
+      {note}
       <ul class="plain">
         {invitations.data.map((inv) => (
           <li key={inv.id}>
