@@ -136,9 +136,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   let mcp: ((request: Request) => Promise<Response>) | undefined;
   let openapi: unknown;
   // Bound once the app exists: the route table the document is generated from.
-  let routeTable: () => { method: string; path: string }[] = () => [];
+  let routeTable: () => { method: string; path: string; requestBody?: unknown }[] = () => [];
   /** The document for the route table: Elysia's routes, the native ones (pixel, web app). */
-  async function openApiFor(routes: { method: string; path: string }[]) {
+  async function openApiFor(routes: { method: string; path: string; requestBody?: unknown }[]) {
     const [{ fullDocument }, { buildSchemaCache }, schema, { REST_POLICIES }, { WEB_PATHS }] = await Promise.all([import("./openapi/service"), import("./platform/rest/schema-cache"), import("./db/schema"), import("./platform/rest/policies"), import("./web/assets")]);
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
@@ -185,7 +185,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .all("/mcp", async ({ request }) => (mcp ??= (await import("./mcp/server")).createMcpHandler({ apiUser: (r) => callers.apiUser(r), handle: (r) => handle(r), anonKey: deps.secrets.anonKey }))(request), { parse: "none" })
     .use(webRoutes({ anonKey: deps.secrets.anonKey, version: deps.version, publicUrl, engines: deps.config.engines }));
 
-  routeTable = () => elysia.routes.map((r) => ({ method: r.method, path: r.path }));
+  routeTable = () => elysia.routes.map((r) => ({ method: r.method, path: r.path, requestBody: (r.hooks as { detail?: { requestBody?: unknown } } | undefined)?.detail?.requestBody }));
   let routeLabel: RouteLabeler | undefined;
   const labelRoute = (pathname: string, status: number) =>
     (routeLabel ??= createRouteLabeler([...routeTable().map((r) => r.path), ...Object.keys(direct)], new Set([...Object.keys(REST_POLICIES), ...Object.keys(ROUTINES), ...Object.keys(INSIGHT_RPCS)])))(pathname, status);

@@ -76,5 +76,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0014_invitations",
     "when": 1795702062698,
     "sql": "CREATE TABLE `organization_invitations` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`organization_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`role` text DEFAULT 'member' NOT NULL,\n\t`invited_by` text,\n\t`expires_at` text NOT NULL,\n\t`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,\n\tFOREIGN KEY (`organization_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade,\n\tFOREIGN KEY (`invited_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `organization_invitations_pair_unique` ON `organization_invitations` (`organization_id`,`email`);--> statement-breakpoint\nCREATE INDEX `organization_invitations_email_idx` ON `organization_invitations` (`email`);"
+  },
+  {
+    "tag": "0015_crawler_answers",
+    "when": 1795706743773,
+    "sql": "ALTER TABLE `crawler_daily` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_daily` ADD `server_errors` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_monthly` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_monthly` ADD `server_errors` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_paths_running` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_paths_running` ADD `server_errors` integer DEFAULT 0 NOT NULL;"
   }
 ];

@@ -206,7 +206,28 @@ export function overview(ctx: InsightsContext, args: InsightArgs) {
     // significant move on one engine shows even when the pooled change is noise.
     by_platform: visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
     by_topic: visibilityBy(rowsNow, rowsBefore, topicKey(ctx.sqlite, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
+    by_competitor: competitorChanges(ctx, args, previous),
   };
+}
+
+/**
+ * Each competitor's visibility (answers naming it / answers) in both windows and its change. Unlike
+ * the brand's, over all answers of each window: a competitor's mentions are not kept per prompt and
+ * platform pair.
+ */
+function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
+  const before = new Map(competitors(ctx, { ...args, window: previous }).map((r) => [r.entity_id, r]));
+  return competitors(ctx, args)
+    .filter((r) => !r.is_brand)
+    .map((r) => {
+      const p = before.get(r.entity_id);
+      const prior = interval(p?.answers_mentioning ?? 0, p?.n ?? 0);
+      return {
+        competitor_id: r.entity_id,
+        name: r.name,
+        visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...newcombe(r.answers_mentioning, r.n, p?.answers_mentioning ?? 0, p?.n ?? 0), n_current: r.n, n_previous: p?.n ?? 0, model_changed: false } },
+      };
+    });
 }
 
 const NO_TOPIC = "\u0000none";
@@ -628,19 +649,22 @@ export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
 function crawlerRows(args: InsightArgs, daysOnly: boolean) {
   const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
   const sql = ranges
-    .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
+    .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
     .join(" UNION ALL ");
   return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
 }
 
-/** Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets) and refusals (4xx/5xx). */
+/**
+ * Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets),
+ * refusals (401, 403, 429), not-founds (404, 410) and server errors (5xx).
+ */
 export function crawlers(ctx: InsightsContext, args: InsightArgs) {
   const source = crawlerRows(args, false);
   const rows = ctx.sqlite
-    .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused FROM (${source.sql}) GROUP BY bot, class, verdict`)
-    .all(...source.params) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
+    .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused, sum(not_found) AS not_found, sum(server_errors) AS server_errors FROM (${source.sql}) GROUP BY bot, class, verdict`)
+    .all(...source.params) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number; not_found: number; server_errors: number }[];
   return rows
-    .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused }))
+    .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused, not_found: r.not_found, server_errors: r.server_errors }))
     .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }
 
@@ -668,9 +692,9 @@ export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: In
   });
 }
 
-/** The paths each bot requested most in the window (its top `perBot`), with refusals: running totals, two seeks per path whatever the window. */
+/** The paths each bot requested most in the window (its top `perBot`), with refusals, not-founds and server errors: running totals, two seeks per path whatever the window. */
 export function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 20) {
-  const rows = windowTotals(ctx.sqlite, "crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused"] as const, args.brandId, args.window) as unknown as { bot: string; path: string; hit: string; requests: number; refused: number }[];
+  const rows = windowTotals(ctx.sqlite, "crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window) as unknown as { bot: string; path: string; hit: string; requests: number; refused: number; not_found: number; server_errors: number }[];
   rows.sort((a, b) => (a.bot < b.bot ? -1 : a.bot > b.bot ? 1 : b.requests - a.requests || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
   const taken = new Map<string, number>();
   return rows
@@ -679,5 +703,5 @@ export function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 2
       taken.set(r.bot, n);
       return n <= perBot;
     })
-    .map(({ bot, path, hit, requests, refused }) => ({ bot, path, hit, requests, refused }));
+    .map(({ bot, path, hit, requests, refused, not_found, server_errors }) => ({ bot, path, hit, requests, refused, not_found, server_errors }));
 }

@@ -1,7 +1,10 @@
 // /api/organizations/:id/members: the members with their e-mail addresses and the pending
 // invitations (owners and admins), and inviting someone by e-mail. /api/invitations: the signed-in
 // person's invitations, accepted or declined. Roles change and members leave through /rest/v1.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { jsonBody, Role } from "../http/body-docs";
+
+const InviteBody = t.Object({ email: t.String({ format: "email", maxLength: 320 }), role: t.Optional(Role) }, { description: "role default: member; only owners invite owners and admins" });
 import type { CallerResolver } from "../platform/auth/caller";
 import type { MembersService } from "./service";
 
@@ -14,8 +17,8 @@ export function memberRoutes(deps: { members: MembersService; callers: CallerRes
   };
   return new Elysia()
     .get("/api/organizations/:id/members", async ({ request, params }) => members.list(await callers.apiUser(request), params.id))
-    .post("/api/organizations/:id/members", invite)
-    .post("/api/organizations/:id/invitations", invite)
+    .post("/api/organizations/:id/members", invite, jsonBody(InviteBody))
+    .post("/api/organizations/:id/invitations", invite, jsonBody(InviteBody))
     .delete("/api/organizations/:id/invitations/:invitationId", async ({ request, params }) => members.withdraw(await callers.apiUser(request), params.id, params.invitationId))
     .get("/api/invitations", async ({ request }) => members.mine(await callers.apiUser(request)))
     .post("/api/invitations/:invitationId/accept", async ({ request, params }) => members.accept(await callers.apiUser(request), params.invitationId))

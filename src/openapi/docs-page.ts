@@ -4,10 +4,10 @@
 // inline code.
 export const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>answerwatch API</title>
-<link rel="stylesheet" href="/docs.css"></head><body><h1>answerwatch API</h1><p>Generated from the server's routes and schema: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p><div id="ops">Loading…</div>
+<link rel="stylesheet" href="/docs.css"></head><body><p><a href="/">← answerwatch</a></p><h1>answerwatch API</h1><p>Generated from the server's routes and schema: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p><div id="ops">Loading…</div>
 <script src="/docs.js"></script></body></html>`;
 
-export const DOCS_CSS = `:root{color-scheme:light dark;font:15px/1.5 system-ui,sans-serif}body{max-width:1000px;margin:0 auto;padding:1rem}
+export const DOCS_CSS = `:root{color-scheme:light dark;font:15px/1.5 system-ui,sans-serif}body{max-width:1000px;margin:0 auto;padding:1rem;overflow-wrap:anywhere}
 h2{margin-top:2rem;border-bottom:1px solid #8884}details{margin:.3rem 0;border:1px solid #8884;border-radius:6px;padding:.3rem .6rem}
 summary{cursor:pointer}code{font-family:ui-monospace,monospace}.m{display:inline-block;min-width:4.5rem;font-weight:700;text-transform:uppercase}
 pre{white-space:pre-wrap;background:#8881;padding:.5rem;border-radius:6px;font-size:.85rem}

@@ -38,6 +38,8 @@ export interface RpcInfo {
 export interface RouteInfo {
   method: string;
   path: string;
+  /** The route's documented body (its `detail`, src/http/body-docs.ts). */
+  requestBody?: unknown;
 }
 
 const json = (schema: Json) => ({ "application/json": { schema } });
@@ -98,15 +100,15 @@ export function routePaths(routes: RouteInfo[]): Record<string, Json> {
       operationId: `${method}_${path.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "") || "root"}`,
       tags: [path.split("/")[1] || "web"],
       ...(parameters.length ? { parameters } : {}),
-      ...(["post", "put", "patch"].includes(method) ? { requestBody: { content: json({ type: "object" }) } } : {}),
+      ...(r.requestBody ? { requestBody: r.requestBody } : {}),
       responses: { default: { description: path.startsWith("/api") ? "JSON {success: true, …}, or {success: false, error: {code, message, details?}}" : "See the README" } },
     };
   }
   return paths;
 }
 
-/** /a/:id and /b/* in OpenAPI's form. */
-export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\/\*$/, "/{path}");
+/** /a/:id, /b/* and /c/ in OpenAPI's form (a prefix's root route is the prefix itself). */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\/\*$/, "/{path}").replace(/(.)\/$/, "$1");
 
 export function openApiDocument(parts: { version: string; paths: Json; schemas: Json; description: string; server?: string }): Json {
   return {

@@ -115,6 +115,16 @@ function withKeyList(running: RollupSpec): RollupSpec[] {
 /** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
 const crawlerBot = { bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')" };
 
+/**
+ * What the site answered a crawler, apart: refused (401, 403, 429: the site said no), not found
+ * (404, 410) and server errors (5xx). A 404 is not a refusal, and a 503 is the site's trouble.
+ */
+const crawlerAnswers = {
+  refused: flag("{r}.status IN (401, 403, 429)"),
+  not_found: flag("{r}.status IN (404, 410)"),
+  server_errors: flag("{r}.status >= 500"),
+};
+
 /** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
 const competitorRunning = runningOverList(
   "competitor_running",
@@ -237,7 +247,7 @@ export const ROLLUPS: RollupSpec[] = [
       table: `crawler_${suffix}`,
       source: "crawler_hits",
       keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
-      measures: { requests: "1", pages: flag("{r}.hit = 'page'"), refused: flag("{r}.status >= 400"), bytes: "coalesce({r}.bytes, 0)" },
+      measures: { requests: "1", pages: flag("{r}.hit = 'page'"), ...crawlerAnswers, bytes: "coalesce({r}.bytes, 0)" },
       countColumn: "requests",
       watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
     }),
@@ -248,7 +258,7 @@ export const ROLLUPS: RollupSpec[] = [
     source: "crawler_hits",
     where: "{r}.bot IS NOT NULL",
     keys: { brand_id: "{r}.brand_id", bot: "{r}.bot", hit: "{r}.hit", path: "{r}.path" },
-    measures: { requests: "1", refused: flag("{r}.status >= 400") },
+    measures: { requests: "1", ...crawlerAnswers },
     countColumn: "requests",
     watch: ["brand_id", "at", "bot", "hit", "path", "status"],
     running: true,

@@ -1,7 +1,10 @@
 // /api/share-links (owners and admins), GET /api/share/:token (what a shared page needs to start;
 // 404 once revoked or expired), and /share/:token itself: the web app's page while the link lives,
 // a 404 page after.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { DateTime, jsonBody, Uuid } from "../http/body-docs";
+
+const ShareBody = t.Object({ brand_id: Uuid, expires_at: t.Optional(t.Union([DateTime, t.Null()])) });
 import type { CallerResolver } from "../platform/auth/caller";
 import type { ShareService } from "./service";
 
@@ -10,7 +13,7 @@ const GONE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta n
 export function shareRoutes(deps: { share: ShareService; callers: CallerResolver; page: () => Promise<string | undefined> }) {
   const { share, callers } = deps;
   const routes = new Elysia()
-    .post("/api/share-links", async ({ request, body }) => share.create(await callers.apiUser(request), body as Record<string, unknown>))
+    .post("/api/share-links", async ({ request, body }) => share.create(await callers.apiUser(request), body as Record<string, unknown>), jsonBody(ShareBody))
     .get("/api/share-links", async ({ request, query }) => share.list(await callers.apiUser(request), query.brand_id))
     .delete("/api/share-links/:id", async ({ request, params }) => share.revoke(await callers.apiUser(request), params.id))
     .get("/api/share/:token", ({ params }) => share.describe(params.token))

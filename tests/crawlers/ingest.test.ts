@@ -36,21 +36,24 @@ const combined = ([ip, ua, path, status]: (typeof SENT)[number], i: number) => `
 const jsonLine = ([ip, ua, path, status]: (typeof SENT)[number], i: number) => JSON.stringify({ time: `2026-11-24T09:${String(i).padStart(2, "0")}:00Z`, remote_addr: ip, request: `GET ${path} HTTP/2.0`, status, http_user_agent: ua, body_bytes_sent: 100, host: "lumenly.example" });
 
 function expected(times: number) {
-  const byKey = new Map<string, { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number }>();
+  const byKey = new Map<string, { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number; not_found: number; server_errors: number }>();
   for (const [, , path, status, bot, cls, verdict] of SENT) {
     const key = `${bot}|${verdict}`;
-    const row = byKey.get(key) ?? { bot, class: cls, verdict, requests: 0, pages: 0, refused: 0 };
+    const row = byKey.get(key) ?? { bot, class: cls, verdict, requests: 0, pages: 0, refused: 0, not_found: 0, server_errors: 0 };
     row.requests += times;
     const page = !/robots\.txt|sitemap|\.js$/.test(path);
     row.pages += page ? times : 0;
-    row.refused += status >= 400 ? times : 0;
+    // The site said no (401/403/429), did not have it (404/410), or failed (5xx): three counts, not one.
+    row.refused += [401, 403, 429].includes(status) ? times : 0;
+    row.not_found += [404, 410].includes(status) ? times : 0;
+    row.server_errors += status >= 500 ? times : 0;
     byKey.set(key, row);
   }
   return [...byKey.values()].sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
 }
 const actual = async () =>
-  ((await org.owner.rpc("insights_crawlers", { p_brand_id: brand.id, p_from: "2026-11-01", p_to: "2026-11-30" })).data as { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number }[])
-    .map(({ bot, class: cls, verdict, requests, pages, refused }) => ({ bot, class: cls, verdict, requests, pages, refused }))
+  ((await org.owner.rpc("insights_crawlers", { p_brand_id: brand.id, p_from: "2026-11-01", p_to: "2026-11-30" })).data as { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number; not_found: number; server_errors: number }[])
+    .map(({ bot, class: cls, verdict, requests, pages, refused, not_found, server_errors }) => ({ bot, class: cls, verdict, requests, pages, refused, not_found, server_errors }))
     .sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
 
 beforeAll(async () => {
@@ -120,6 +123,8 @@ test("trend and paths; crawler.first_seen once per new AI bot that is not spoofe
     ["/blog/a", 2, 2],
     ["/robots.txt", 2, 0],
   ]);
+  // A 500 is the site's failure, not a refusal.
+  expect(paths.find((p) => p.bot === "meta-externalagent" && p.path === "/docs")).toMatchObject({ requests: 2, refused: 0, not_found: 0, server_errors: 2 });
   const events = server.dbh.sqlite.query("SELECT json_extract(payload, '$.bot') AS bot, json_extract(payload, '$.verdict') AS verdict FROM webhook_events WHERE type = 'crawler.first_seen' AND brand_id = ? ORDER BY bot").all(brand.id);
   expect(events).toEqual([
     { bot: "GPTBot", verdict: "verified" },
@@ -136,5 +141,5 @@ test("trend and paths; crawler.first_seen once per new AI bot that is not spoofe
   expect(await push()).toEqual({ success: true, accepted: 1, duplicates: 0, malformed: 1 });
   expect(await push()).toEqual({ success: true, accepted: 0, duplicates: 1, malformed: 1 });
   const ccbot = (await actual()).find((r) => r.bot === "CCBot");
-  expect(ccbot).toEqual({ bot: "CCBot", class: "ai_training", verdict: "verified", requests: 1, pages: 1, refused: 0 });
+  expect(ccbot).toEqual({ bot: "CCBot", class: "ai_training", verdict: "verified", requests: 1, pages: 1, refused: 0, not_found: 0, server_errors: 0 });
 });

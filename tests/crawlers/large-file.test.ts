@@ -35,7 +35,7 @@ const pad = (n: number) => String(n).padStart(2, "0");
 
 /** Writes ~1 GiB of combined-format lines (~2 KB each: long referers, of which only the host is kept), one a second from 1 October 2026; every 997th line is malformed. */
 async function writeLog(path: string) {
-  const expected = new Map<string, { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number }>();
+  const expected = new Map<string, { bot: string | null; class: string; verdict: string | null; requests: number; pages: number; refused: number; not_found: number; server_errors: number }>();
   const referer = `https://news.example/story?utm=${"r".repeat(1800)}`;
   const writer = Bun.file(path).writer({ highWaterMark: 1 << 20 });
   let bytes = 0;
@@ -54,10 +54,12 @@ async function writeLog(path: string) {
       const status = i % 13 === 0 ? 404 : 200;
       line = `${ip(i)} - - [${pad(t.getUTCDate())}/${MONTHS[t.getUTCMonth()]}/${t.getUTCFullYear()}:${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())} +0000] "GET ${path} HTTP/1.1" ${status} 4096 "${referer}" "${ua}"\n`;
       const key = `${bot}|${verdict}`;
-      const row = expected.get(key) ?? { bot, class: cls, verdict, requests: 0, pages: 0, refused: 0 };
+      const row = expected.get(key) ?? { bot, class: cls, verdict, requests: 0, pages: 0, refused: 0, not_found: 0, server_errors: 0 };
       row.requests++;
       row.pages += path === "/robots.txt" ? 0 : 1;
-      row.refused += status >= 400 ? 1 : 0;
+      row.refused += [401, 403, 429].includes(status) ? 1 : 0;
+      row.not_found += [404, 410].includes(status) ? 1 : 0;
+      row.server_errors += status >= 500 ? 1 : 0;
       expected.set(key, row);
     }
     writer.write(line);
@@ -96,7 +98,7 @@ test("a 1 GB log is imported with the importer under 100 MB resident; counts per
   expect(peak).toBeLessThan(100 << 20);
 
   const rows = ((await org.owner.rpc("insights_crawlers", { p_brand_id: brand.id, p_from: "2026-10-01", p_to: "2026-10-31" })).data as typeof written.expected)
-    .map(({ bot, class: cls, verdict, requests, pages, refused }) => ({ bot, class: cls, verdict, requests, pages, refused }))
+    .map(({ bot, class: cls, verdict, requests, pages, refused, not_found, server_errors }) => ({ bot, class: cls, verdict, requests, pages, refused, not_found, server_errors }))
     .sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
   expect(rows).toEqual(written.expected.sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`)));
 }, 240_000);

@@ -5,10 +5,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import openapiTS from "openapi-typescript";
 import { openApiPath } from "../../src/openapi/document";
 import { REST_POLICIES } from "../../src/platform/rest/policies";
 import { ROOT, tempDir, testApp, testServer } from "../helpers/app";
+import { createBrand, signedUpOrg } from "../rest/helpers";
 
 let server: Awaited<ReturnType<typeof testServer>>;
 let doc: { openapi: string; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
@@ -45,6 +48,43 @@ test("it covers every route the app registers, every exposed table and every RPC
     expect(doc.paths[`/rest/v1/rpc/${rpc}`]?.post).toBeDefined();
   // Columns a client may not read are not described either.
   expect(JSON.stringify(doc.components.schemas.citations)).not.toContain("url_id");
+});
+
+test("every /api route that reads a JSON object documents its body, and the service agrees: the documented example is accepted, each required field left out is refused", async () => {
+  const ajv = new Ajv({ strict: false });
+  addFormats(ajv);
+  const bodies = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => (op as { requestBody?: unknown }).requestBody)
+      .map(([method, op]) => [`${method} ${path}`, (op as { requestBody: { content: Record<string, { schema: object }> } }).requestBody.content["application/json"]!.schema] as const),
+  );
+  const apiBodies = Object.fromEntries(bodies.filter(([route]) => route.includes(" /api/")));
+  // Routes under /api taking a JSON object; the others take none (accept, cancel, retry…) or NDJSON (crawler logs).
+  expect(Object.keys(apiBodies).sort()).toEqual(["patch /api/webhooks/{id}", "post /api/keys", "post /api/organizations/{id}/invitations", "post /api/organizations/{id}/members", "post /api/share-links", "post /api/tracking/start", "post /api/webhooks"]);
+  for (const schema of Object.values(apiBodies)) ajv.compile(schema);
+
+  const org = await signedUpOrg(server, "Bodies");
+  const brand = await createBrand(org.owner, org.id, "bodies");
+  const examples: [string, string, Record<string, unknown>][] = [
+    ["post /api/keys", "/api/keys", { name: "reporting", organization_id: org.id, role: "viewer" }],
+    ["post /api/share-links", "/api/share-links", { brand_id: brand.id, expires_at: new Date(Date.now() + 86_400_000).toISOString() }],
+    ["post /api/organizations/{id}/invitations", `/api/organizations/${org.id}/invitations`, { email: "colleague@example.com", role: "member" }],
+  ];
+  for (const [route, url, body] of examples) {
+    const schema = apiBodies[route] as { required?: string[] };
+    expect([route, ajv.validate(schema, body), ajv.errors ?? null]).toEqual([route, true, null]);
+    const send = (b: unknown) => fetch(`${server.url}${url}`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify(b) });
+    const accepted = await send(body);
+    expect([route, accepted.status === 200 || accepted.status === 201]).toEqual([route, true]);
+    expect(schema.required?.length).toBeGreaterThan(0);
+    for (const field of schema.required!) {
+      const { [field]: _, ...without } = body;
+      expect(ajv.validate(schema, without)).toBe(false);
+      const res = await send(without);
+      const code = (await res.json()).error?.code;
+      expect([route, field, res.status, ["validation_failed", "invalid_id"].includes(code)]).toEqual([route, field, 400, true]);
+    }
+  }
 });
 
 test("/docs is a page of its own: nothing fetched from another host", async () => {

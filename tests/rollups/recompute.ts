@@ -48,10 +48,10 @@ export const TABLES: Record<string, TableDef> = {
   /** Crawler requests per brand × hour × bot × class × verdict × hit kind × path × status ('' for no bot or verdict). */
   crawler_hourly: { keys: ["brand_id", "hour", "bot", "class", "verdict", "hit", "path", "status"], measures: ["requests", "bytes"] },
   /** Per day and month, per bot × class × verdict: requests, page hits, 4xx/5xx answers, bytes. */
-  crawler_daily: { keys: ["brand_id", "day", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "bytes"] },
-  crawler_monthly: { keys: ["brand_id", "month", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "bytes"] },
+  crawler_daily: { keys: ["brand_id", "day", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
+  crawler_monthly: { keys: ["brand_id", "month", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
   /** A named bot's requests and refusals per hit kind and path, as running totals by day. */
-  crawler_paths_running: { keys: ["brand_id", "bot", "hit", "path", "day"], measures: ["requests", "refused"], running: true },
+  crawler_paths_running: { keys: ["brand_id", "bot", "hit", "path", "day"], measures: ["requests", "refused", "not_found", "server_errors"], running: true },
   crawler_paths_running_keys: { keys: ["brand_id", "bot", "hit", "path"], measures: ["rows"] },
   traffic_platform_daily: { keys: ["brand_id", "day", "platform"], measures: ["visits"] },
   traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
@@ -189,11 +189,13 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
     );
   for (const h of sqlite.query("SELECT * FROM crawler_hits").all() as Row[]) {
     const who = { bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "" };
-    const measures = { requests: 1, pages: h.hit === "page" ? 1 : 0, refused: (h.status as number) >= 400 ? 1 : 0, bytes: intOf(h.bytes) };
+    const status = h.status as number;
+    const answers = { refused: [401, 403, 429].includes(status) ? 1 : 0, not_found: [404, 410].includes(status) ? 1 : 0, server_errors: status >= 500 ? 1 : 0 };
+    const measures = { requests: 1, pages: h.hit === "page" ? 1 : 0, ...answers, bytes: intOf(h.bytes) };
     b.crawler_daily!.add({ brand_id: h.brand_id, day: day(h.at), ...who }, measures);
     b.crawler_monthly!.add({ brand_id: h.brand_id, month: month(h.at), ...who }, measures);
     if (h.bot === null) continue;
-    b.crawler_paths_running!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path, day: day(h.at) }, { requests: 1, refused: measures.refused });
+    b.crawler_paths_running!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path, day: day(h.at) }, { requests: 1, ...answers });
     b.crawler_paths_running_keys!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path }, { rows: 1 });
   }
 

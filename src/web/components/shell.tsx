@@ -39,6 +39,10 @@ export function Shell({ conn, session, brandId, children }: { conn: Connection; 
           </nav>
         )}
         <div class="account">
+          {/* target: a page the server renders, not one of the app's routes. */}
+          <a href="/docs" target="_self">
+            API docs
+          </a>
           <a href="/account" title={session.user.email}>
             Account
           </a>

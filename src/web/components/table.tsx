@@ -1,5 +1,5 @@
-// Every table: sortable by any column (click or Enter on its header), exportable as the CSV of what
-// it shows.
+// Every table: sortable by any column (click or Enter on its header), paged (`pageSize` rows at a
+// time), exportable as the CSV of all its rows.
 import type { ComponentChildren } from "preact";
 import { useMemo, useState } from "preact/hooks";
 import { downloadCsv, toCsv } from "../lib/csv";
@@ -14,8 +14,11 @@ export interface Column<T> {
   title?: (row: T) => string | undefined;
 }
 
-export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption }: { rows: T[]; columns: Column<T>[]; csvName: string; initialSort?: { key: string; desc: boolean }; rowKey: (row: T) => string; caption?: string }) {
+export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption, pageSize = 50 }: { rows: T[]; columns: Column<T>[]; csvName: string; initialSort?: { key: string; desc: boolean }; rowKey: (row: T) => string; caption?: string; pageSize?: number }) {
   const [sort, setSort] = useState(initialSort ?? null);
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const current = Math.min(page, pages - 1);
   const sorted = useMemo(() => {
     if (!sort) return rows;
     const col = columns.find((c) => c.key === sort.key);
@@ -30,7 +33,11 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption 
       return sort.desc ? -c : c;
     });
   }, [rows, sort, columns]);
-  const toggle = (key: string) => setSort((s) => (s?.key === key ? { key, desc: !s.desc } : { key, desc: true }));
+  const toggle = (key: string) => {
+    setSort((s) => (s?.key === key ? { key, desc: !s.desc } : { key, desc: true }));
+    setPage(0);
+  };
+  const shown = sorted.slice(current * pageSize, (current + 1) * pageSize);
   return (
     <div class="table-wrap">
       <div class="table-tools">
@@ -54,7 +61,7 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption 
             </tr>
           </thead>
           <tbody>
-            {sorted.map((row) => (
+            {shown.map((row) => (
               <tr key={rowKey(row)}>
                 {columns.map((c) => (
                   <td key={c.key} class={c.numeric ? "num" : undefined} title={c.title?.(row)} data-col={c.key}>
@@ -66,6 +73,19 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption 
           </tbody>
         </table>
       </div>
+      {pages > 1 && (
+        <nav class="pager" aria-label="Table pages">
+          <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
+            Previous
+          </button>
+          <span role="status">
+            Rows {current * pageSize + 1}–{Math.min(rows.length, (current + 1) * pageSize)} of {rows.length}
+          </span>
+          <button type="button" disabled={current === pages - 1} onClick={() => setPage(current + 1)}>
+            Next
+          </button>
+        </nav>
+      )}
     </div>
   );
 }

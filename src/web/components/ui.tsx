@@ -76,10 +76,10 @@ export function Field({ label, hint, children }: { label: string; hint?: string;
 export const isHttpUrl = (url: unknown): url is string => typeof url === "string" && /^https?:\/\//i.test(url.trim());
 
 /** A link to a page outside the app, opened in a new tab without a referrer — or plain text when the URL is not http(s). */
-export function ExternalLink({ url, children }: { url: string; children: ComponentChildren }) {
+export function ExternalLink({ url, children, label }: { url: string; children: ComponentChildren; label?: string }) {
   if (!isHttpUrl(url)) return <span class="not-a-link">{children}</span>;
   return (
-    <a href={url} rel="noreferrer noopener" target="_blank">
+    <a href={url} rel="noreferrer noopener" target="_blank" aria-label={label}>
       {children}
     </a>
   );

@@ -1,7 +1,7 @@
 // The overview: KPI cards with their change and verdict, the trend by platform, the competitor
 // leaderboard, the latest run and the next scheduled one — from insights_overview, insights_trend,
 // insights_competitors and /api/tracking/jobs (four requests; the schedule comes with the brand).
-import { LineChart } from "../components/chart";
+import { LineChart, type Series } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
@@ -83,6 +83,23 @@ export function Overview({ ctx }: { ctx: BrandContext }) {
   );
 }
 
+/** insights_trend rows (one per period and group) as chart series: the rate, its interval and n per point. */
+export function trendSeries(trend: any[], groups: string[], periods: string[], summary: (group: string) => string): Series[] {
+  const cell = new Map(trend.map((r) => [`${r.period}\u0000${r.group}`, r]));
+  return groups.map((g) => {
+    const rows = periods.map((p) => cell.get(`${p}\u0000${g}`));
+    const has = (r: any) => r && r.answers > 0;
+    return {
+      label: g,
+      values: rows.map((r) => (has(r) ? r.visibility_rate : null)),
+      low: rows.map((r) => (has(r) ? r.ci_low : null)),
+      high: rows.map((r) => (has(r) ? r.ci_high : null)),
+      n: rows.map((r) => (has(r) ? r.answers : null)),
+      summary: summary(g),
+    };
+  });
+}
+
 const PROMPT_SCOPE: Record<string, string> = { false: "non-branded prompts", true: "branded prompts", null: "all prompts" };
 
 /** Each platform's visibility, interval, n and change with its verdict: a move on one engine shows even when the pooled change is noise. */
@@ -104,24 +121,25 @@ function PlatformStrip({ rows }: { rows: any[] }) {
   );
 }
 
-/** The significant moves (verdict up or down) by platform and topic, and model changes, each with its n. */
+/** The significant moves (verdict up or down) by platform, topic and competitor, and model changes, each with its n. */
 function WhatChanged({ overview, topics }: { overview: any; topics: { id: string; name: string }[] }) {
   const name = (id: string | null) => (id === null ? "prompts without a topic" : (topics.find((t) => t.id === id)?.name ?? "a topic since removed"));
   const moves = [
     ...overview.by_platform.map((r: any) => ({ what: `${r.platform}`, kind: "platform", rate: r.visibility_rate })),
     ...overview.by_topic.map((r: any) => ({ what: `topic “${name(r.topic_id)}”`, kind: "topic", rate: r.visibility_rate })),
+    ...(overview.by_competitor ?? []).map((r: any) => ({ what: `competitor ${r.name}`, kind: "competitor", rate: r.visibility_rate })),
   ].filter((m) => m.rate.change.verdict === "up" || m.rate.change.verdict === "down");
   const models = overview.by_platform.filter((r: any) => r.visibility_rate.change.model_changed).map((r: any) => r.platform);
   return (
     <section class="card what-changed" aria-label="What changed">
       <h2>What changed</h2>
       {!moves.length && !models.length ? (
-        <p class="muted">No platform or topic moved beyond noise between the two windows (95 % intervals of each change include 0).</p>
+        <p class="muted">No platform, topic or competitor moved beyond noise between the two windows (95 % intervals of each change include 0).</p>
       ) : (
         <ul class="plain">
           {moves.map((m) => (
             <li key={m.what} data-move={m.what}>
-              <span class={`verdict ${m.rate.change.verdict}`}>{m.rate.change.verdict === "up" ? "▲" : "▼"}</span> Visibility on {m.what}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — over the prompts answered in both windows (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
+              <span class={`verdict ${m.rate.change.verdict}`}>{m.rate.change.verdict === "up" ? "▲" : "▼"}</span> Visibility on {m.what}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
             </li>
           ))}
           {models.map((p: string) => (
@@ -158,7 +176,10 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
     );
   const platforms = [...new Set(trend.map((r) => r.group as string))].filter(Boolean).sort();
   const periods = [...new Set(trend.map((r) => r.period as string))];
-  const series = platforms.map((p) => ({ label: p, values: periods.map((period) => trend.find((r) => r.period === period && r.group === p)?.visibility_rate ?? null) }));
+  const series = trendSeries(trend, platforms, periods, (p) => {
+    const row = overview.by_platform.find((r: any) => r.platform === p);
+    return row ? `${pct(row.visibility_rate.value)} (${intervalText(row.visibility_rate)}), n = ${int(row.visibility_rate.n)}` : "no answers";
+  });
   const sov = overview.share_of_voice;
   return (
     <>
@@ -201,6 +222,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
       <WhatChanged overview={overview} topics={ctx.options.topics} />
       <PlatformStrip rows={overview.by_platform} />
       <h2>Visibility by platform</h2>
+      <p class="muted">Shaded: each point's 95 % interval. Hover or tap a point for its n; "Chart data" lists every value.</p>
       <LineChart periods={periods} series={series} yLabel="Visibility rate" />
       <h2>Competitors</h2>
       <Table

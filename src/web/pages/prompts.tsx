@@ -2,13 +2,15 @@
 // a prompt's page leads with each engine's latest answer, brand and competitors highlighted, its
 // cited sources (own / competitor / third party, with category) and search queries, then history.
 import type { ComponentChildren } from "preact";
+import { LineChart } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Markdown } from "../components/markdown";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
-import { dateTime, int, intervalTitle, num, pct } from "../lib/format";
+import { dateTime, int, intervalText, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
+import { trendInterval, trendSeries } from "./overview";
 
 const STATE_TEXT: Record<string, string> = { new: "new", gained: "gained", lost: "lost", kept: "kept", absent: "absent" };
 
@@ -98,12 +100,13 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
   const { conn, brand } = ctx;
   const args = { ...rpcArgs(brand.id, ctx.filters), p_prompt_ids: [promptId] };
   const data = useAsync(async () => {
-    const [prompt, answers, insight, domains, competitors] = await Promise.all([
+    const [prompt, answers, insight, domains, competitors, trend] = await Promise.all([
       conn.sb.from("prompts").select("id, text, is_branded, topic_id").eq("id", promptId).single(),
       conn.sb.from("prompt_results").select("id, job_id, platform, model, region, sample, response, mentioned, mention_position, competitor_mentions, citations, search_queries, sentiment, created_at").eq("prompt_id", promptId).order("created_at", { ascending: false }).limit(60),
       conn.sb.rpc("insights_prompts", args),
       conn.sb.rpc("insights_citation_domains", args),
       conn.sb.from("competitors").select("name, aliases").eq("brand_id", brand.id),
+      conn.sb.rpc("insights_trend", { ...args, p_interval: trendInterval(ctx.filters.from, ctx.filters.to), p_group_by: "platform" }),
     ]);
     return {
       prompt: unwrap(prompt) as { id: string; text: string; is_branded: boolean },
@@ -111,19 +114,30 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
       insight: (unwrap(insight) as any[])[0] ?? null,
       domains: new Map((unwrap(domains) as { domain: string; category: string; class: string }[]).map((d) => [d.domain, d])),
       competitors: unwrap(competitors) as { name: string; aliases: (string | { text: string })[] }[],
+      trend: unwrap(trend) as any[],
     };
   }, [promptId, JSON.stringify(args)]);
   if (data.loading && !data.data) return <Loading what="Loading the prompt" />;
   if (data.error) return <ErrorBox error={data.error} />;
-  const { prompt, answers, insight, domains, competitors } = data.data!;
+  const { prompt, answers, insight, domains, competitors, trend } = data.data!;
   const aliasText = (a: string | { text: string }) => (typeof a === "string" ? a : a.text);
   const names = [
     { name: brand.name, kind: "brand" as const },
     ...(brand.aliases ?? []).map((a) => ({ name: aliasText(a as string | { text: string }), kind: "brand" as const })),
     ...competitors.flatMap((c) => [c.name, ...(c.aliases ?? []).map(aliasText)].map((name) => ({ name, kind: "competitor" as const }))),
   ];
-  const latest = new Map<string, Answer>();
-  for (const a of answers) if (!latest.has(a.platform)) latest.set(a.platform, a);
+  // Each engine's latest run, every sample of it (a run asks each engine `samples` times).
+  const latestRun = new Map<string, string>();
+  for (const a of answers) if (!latestRun.has(a.platform)) latestRun.set(a.platform, a.job_id ?? a.id);
+  const latest = answers.filter((a) => latestRun.get(a.platform) === (a.job_id ?? a.id)).sort((a, b) => a.platform.localeCompare(b.platform) || a.sample - b.sample);
+  const samplesOf = (platform: string) => latest.filter((a) => a.platform === platform).length;
+  const platforms = [...new Set(trend.map((r) => r.group as string))].filter(Boolean).sort();
+  const periods = [...new Set(trend.map((r) => r.period as string))];
+  const series = trendSeries(trend, platforms, periods, (p) => {
+    const rows = trend.filter((r) => r.group === p);
+    const n = rows.reduce((sum, r) => sum + r.answers, 0);
+    return n ? `${pct(rows.reduce((sum, r) => sum + r.mentioned, 0) / n)}, n = ${int(n)}` : "no answers";
+  });
   return (
     <section>
       <p>
@@ -135,21 +149,24 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
         {insight && (
           <>
             {" "}
-            · visibility <span title={intervalTitle({ ...insight, n: insight.answers })}>{pct(insight.visibility_rate)}</span> over {int(insight.answers)} answers in the window
+            · visibility {pct(insight.visibility_rate)} ({intervalText({ ...insight, n: insight.answers })}) over {int(insight.answers)} answers in the window
           </>
         )}
       </p>
       {insight?.runs?.length > 0 && <States runs={insight.runs} />}
-      {!latest.size && (
+      {!latest.length && (
         <Empty title="No answer yet">
           <p>This prompt has not been asked yet: start a run.</p>
         </Empty>
       )}
       <div class="answers">
-        {[...latest.values()].map((a) => (
-          <article key={a.id} class="answer card" data-platform={a.platform}>
+        {latest.map((a) => (
+          <article key={a.id} class="answer card" data-platform={a.platform} data-sample={a.sample}>
             <header>
-              <h3>{a.platform}</h3>
+              <h3>
+                {a.platform}
+                {samplesOf(a.platform) > 1 && <span class="muted"> · sample {latest.filter((x) => x.platform === a.platform).indexOf(a) + 1} of {samplesOf(a.platform)}</span>}
+              </h3>
               <span class="muted">
                 {a.model} · {dateTime(a.created_at)} · {a.mentioned ? `brand named${a.mention_position ? `, position ${a.mention_position}` : ""}` : "brand not named"}
                 {a.sentiment ? ` · ${a.sentiment}` : ""}
@@ -183,6 +200,12 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
           </article>
         ))}
       </div>
+      {series.length > 0 && (
+        <>
+          <h2>Visibility by engine</h2>
+          <LineChart periods={periods} series={series} yLabel="Visibility rate" height={200} />
+        </>
+      )}
       <h2>History</h2>
       <Table
         rows={answers}

@@ -5,7 +5,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Table } from "../components/table";
-import { ErrorBox, Field, Loading, unwrap, useAsync } from "../components/ui";
+import { CopyField, ErrorBox, Field, Loading, unwrap, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
 import { errorMessage } from "../lib/session";
 import type { BrandContext } from "./brand";
@@ -391,6 +391,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
 
       {canManage && <ShareLinks ctx={ctx} />}
       <ApiKeys ctx={ctx} />
+      <McpConnect ctx={ctx} />
       {canManage && <Webhooks ctx={ctx} />}
     </div>
   );
@@ -516,6 +517,28 @@ function ApiKeys({ ctx }: { ctx: BrandContext }) {
         <input name="expires" type="date" aria-label="Expires on (optional)" />
         <button type="submit">Create key</button>
       </form>
+    </Section>
+  );
+}
+
+/** How to point an MCP client (Claude Desktop, Cursor, …) at this server: the URL and a config snippet with an API key. */
+function McpConnect({ ctx }: { ctx: BrandContext }) {
+  const url = `${ctx.conn.config.publicUrl}/mcp`;
+  const snippet = JSON.stringify({ mcpServers: { answerwatch: { url, headers: { Authorization: "Bearer <an API key from above>" } } } }, null, 2);
+  return (
+    <Section title="Connect an MCP client">
+      <p class="muted">
+        AI assistants that speak the Model Context Protocol (Streamable HTTP) can read this brand's insights and start runs. Create an API key above, then add this server to the client's configuration.
+      </p>
+      <CopyField label="MCP endpoint" value={url} />
+      <pre class="snippet" aria-label="MCP client configuration">{snippet}</pre>
+      <p class="muted">
+        Clients that only launch local commands can bridge with <code>npx mcp-remote {url} --header "Authorization: Bearer $KEY"</code>. The REST API and every <code>/api</code> body are described in the{" "}
+        <a href="/docs" target="_self">
+          API docs
+        </a>
+        .
+      </p>
     </Section>
   );
 }

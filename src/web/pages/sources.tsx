@@ -74,7 +74,7 @@ export function Sources({ ctx }: { ctx: BrandContext }) {
           csvName={`${ctx.brand.slug}-pages.csv`}
           initialSort={{ key: "citations", desc: true }}
           columns={[
-            { key: "url", header: "Page", value: (r) => r.url, render: (r) => <ExternalLink url={r.url}>{r.title || r.url}</ExternalLink> },
+            { key: "url", header: "Page", value: (r) => r.url, render: (r) => <PageCell row={r} open={open === r.url} onOpen={ctx.shared ? null : () => setOpen(open === r.url ? null : r.url)} /> },
             { key: "domain", header: "Domain", value: (r) => r.domain },
             { key: "class", header: "Class", value: (r) => r.class, render: (r) => <span class={`tag ${r.class}`}>{r.class.replace("_", " ")}</span> },
             { key: "citations", header: "Citations", numeric: true, value: (r) => r.citations, render: (r) => int(r.citations) },
@@ -84,13 +84,41 @@ export function Sources({ ctx }: { ctx: BrandContext }) {
           ]}
         />
       )}
-      {open && <CitingAnswers ctx={ctx} domain={open} />}
+      {open && <CitingAnswers ctx={ctx} source={view === "urls" ? { url: open } : { domain: open }} />}
     </section>
   );
 }
 
-/** The answers citing a domain inside the window (citations → prompt_results → prompts, one request). */
-function CitingAnswers({ ctx, domain }: { ctx: BrandContext; domain: string }) {
+/** A cited page: its path (what tells pages of one site apart), its title unless it only repeats the domain, the link, and the answers citing it. */
+function PageCell({ row, open, onOpen }: { row: { url: string; domain: string; title: string | null }; open: boolean; onOpen: (() => void) | null }) {
+  let path = row.url;
+  try {
+    const u = new URL(row.url);
+    path = `${u.pathname}${u.search}` || "/";
+  } catch {
+    // Stored URLs are checked web URLs; an odd one shows whole.
+  }
+  const title = row.title && row.title.trim().toLowerCase() !== row.domain.toLowerCase() ? row.title : null;
+  return (
+    <span class="page-cell">
+      {onOpen ? (
+        <button type="button" class="link" onClick={onOpen} aria-expanded={open} title="Show the answers citing this page">
+          {path}
+        </button>
+      ) : (
+        path
+      )}
+      {title && <span class="muted"> {title}</span>}{" "}
+      <ExternalLink url={row.url} label={`Open ${row.url} in a new tab`}>
+        open ↗
+      </ExternalLink>
+    </span>
+  );
+}
+
+/** The answers citing a domain or a page inside the window (citations → prompt_results → prompts, one request). */
+function CitingAnswers({ ctx, source }: { ctx: BrandContext; source: { domain: string } | { url: string } }) {
+  const [column, value] = "url" in source ? ["url", source.url] : ["domain", source.domain];
   const { from, to } = ctx.filters;
   const data = useAsync(
     async () =>
@@ -99,17 +127,17 @@ function CitingAnswers({ ctx, domain }: { ctx: BrandContext; domain: string }) {
           .from("citations")
           .select("id, url, title, created_at, prompt_results(id, platform, prompt_id, mentioned, prompts(text))")
           .eq("brand_id", ctx.brand.id)
-          .eq("domain", domain)
+          .eq(column, value)
           .gte("created_at", `${from}T00:00:00Z`)
           .lt("created_at", new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString())
           .order("created_at", { ascending: false })
           .limit(50),
       ) as any[],
-    [domain, from, to],
+    [column, value, from, to],
   );
   return (
     <div class="card drill">
-      <h3>Answers citing {domain}</h3>
+      <h3>Answers citing {value}</h3>
       {data.loading ? (
         <Loading />
       ) : data.error ? (

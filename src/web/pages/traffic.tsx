@@ -1,10 +1,10 @@
 // AI traffic: visits sent by assistants over time and the top landing pages (GET
 // /api/brands/:id/traffic), the snippet to install, and when the last beacon arrived.
-import { LineChart } from "../components/chart";
+import { capSeries, StackedBars } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
-import { dateTime, int } from "../lib/format";
+import { dateTime, int, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
 import { trendInterval } from "./overview";
 
@@ -56,14 +56,31 @@ export function Traffic({ ctx }: { ctx: BrandContext }) {
 
 function TrafficBody({ report, slug }: { report: any; slug: string }) {
   const periods: string[] = report.periods.map((p: any) => String(p.period).slice(0, 10));
-  const platforms = [...new Set(report.periods.flatMap((p: any) => Object.keys(p.byPlatform)))].filter((p) => p !== "") as string[];
-  const series = platforms.map((pl) => ({ label: pl, values: report.periods.map((p: any) => p.byPlatform[pl] ?? 0) }));
+  const totals = report.platforms as { platform: string; visits: number; visitors: number }[];
+  const capped = capSeries(
+    totals.filter((t) => t.platform !== "").map((t) => ({ label: t.platform, values: report.periods.map((p: any) => p.byPlatform[t.platform] ?? 0) as number[], visits: t.visits, visitors: t.visitors })),
+    (s) => s.visits,
+  );
+  const series = capped.map((s) => ({ label: s.label, values: s.values, summary: s.kept ? `${int(s.kept.visits)} visits, ${int(s.kept.visitors)} visitors` : `${int(s.values.reduce((a: number, v) => a + (v ?? 0), 0))} visits` }));
+  const assistants = capped.filter((s) => s.kept).map((s) => s.label);
   return (
     <>
       <p>
-        {int(report.totals.visits)} visits from AI assistants, {int(report.totals.pageViews)} page views in all
+        {int(report.totals.visits)} visits from AI assistants ({int(report.totals.visitors)} visitors), {int(report.totals.pageViews)} page views in all
       </p>
-      {series.length > 0 && <LineChart periods={periods} series={series} yLabel="Visits" percent={false} />}
+      <h2>Visits by assistant</h2>
+      <ul class="platform-strip plain" aria-label="Visits per assistant">
+        {totals.map((t) => (
+          <li class="platform-cell" key={t.platform} data-platform={t.platform || "none"}>
+            <span class="kpi-label">{t.platform || "not an assistant"}</span>
+            <strong>{int(t.visits)} visits</strong>
+            <span class="kpi-n">
+              {int(t.visitors)} visitors · {report.totals.visits ? pct(t.visits / report.totals.visits) : "—"} of visits
+            </span>
+          </li>
+        ))}
+      </ul>
+      {series.length > 0 && <StackedBars periods={periods} series={series} yLabel="Visits" />}
       <h2>Top landing pages</h2>
       <Table
         rows={report.topLandingPages}
@@ -73,6 +90,7 @@ function TrafficBody({ report, slug }: { report: any; slug: string }) {
         columns={[
           { key: "path", header: "Page", value: (r: any) => r.path },
           { key: "visits", header: "Visits", numeric: true, value: (r: any) => r.visits, render: (r: any) => int(r.visits) },
+          ...assistants.map((a) => ({ key: `by_${a}`, header: a, numeric: true, value: (r: any) => r.byPlatform[a] ?? 0, render: (r: any) => int(r.byPlatform[a] ?? 0) })),
         ]}
       />
     </>
