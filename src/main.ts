@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
 import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
-import { describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
+import { dataDirHeld, describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -232,7 +232,7 @@ const commands: Record<string, Command> = {
       const [{ runLogsCommand }, { crawlerIngestFor }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup")]);
       return runLogsCommand(args, { sqlite, ingest: crawlerIngestFor({ sqlite, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
     }),
-  run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines })),
+  run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) })),
   brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
   async keys(_args, env) {
     const config = loadConfig(env);

@@ -153,6 +153,17 @@ export function lockDataDir(dataDir: string): DataDirLock {
   };
 }
 
+/** Whether another process (a server) holds DATA_DIR now: a lock this process can take is free. */
+export function dataDirHeld(dataDir: string): boolean {
+  try {
+    lockDataDir(dataDir).release();
+    return false;
+  } catch (error) {
+    if (error instanceof StartupError && error.message.includes("is in use by another answerwatch process")) return true;
+    throw error;
+  }
+}
+
 function openLockFile(path: string): Database {
   try {
     const db = new Database(path, { create: true });

@@ -14,9 +14,25 @@ import { createLogger } from "../http/log";
 import { startServer, type RunningServer } from "../server";
 import { BRAND, COMPETITORS, DEMO_PLATFORMS, HISTORY_DAYS_AGO, PROMPT_SET_NAME, PROMPTS, TOPICS } from "./dataset";
 import { replayHistory } from "./history";
+import { seedVisits } from "./visits";
 import { startDemoUpstream, type DemoUpstream } from "./upstream";
 
-type Out = { write(text: string): void };
+type Out = { write(text: string): void; isTTY?: boolean };
+
+/** A progress line: redrawn in place on a terminal; elsewhere (a log, a pipe) only its last state, once. */
+function progressLine(out: Out) {
+  let shown = "";
+  return {
+    update(line: string) {
+      if (line === shown) return;
+      shown = line;
+      if (out.isTTY) out.write(`\r${line}`);
+    },
+    done() {
+      if (shown) out.write(out.isTTY ? "\n" : `${shown}\n`);
+    },
+  };
+}
 
 export const DEMO_EMAIL = "demo@answerwatch.example";
 const SAMPLES = 2;
@@ -95,15 +111,14 @@ async function runToday(server: RunningServer, token: string, brandId: string, o
   const start = await (await fetch(`${server.url}/api/tracking/start`, { method: "POST", headers, body: JSON.stringify({ brandId, platforms: DEMO_PLATFORMS, samples: SAMPLES }) })).json();
   if (!start.success) throw new Error(`starting today's run failed: ${start.error?.message}`);
   let job: any;
-  let shown = "";
+  const progress = progressLine(out);
   for (;;) {
     job = await (await fetch(`${server.url}/api/tracking/job/${start.jobId}`, { headers })).json();
-    const line = `\rToday's run via /api/tracking:  ${bar(job.progress.completed, job.progress.total)} ${job.progress.phase.padEnd(12)}`;
-    if (line !== shown) out.write((shown = line));
+    progress.update(`Today's run via /api/tracking:  ${bar(job.progress.completed, job.progress.total)} ${job.progress.phase.padEnd(12)}`);
     if (["completed", "failed", "cancelled"].includes(job.status)) break;
     await Bun.sleep(100);
   }
-  out.write("\n");
+  progress.done();
   if (job.status !== "completed") throw new Error(`today's run ended ${job.status}: ${job.failedReason}`);
   return job;
 }
@@ -171,7 +186,7 @@ export async function runDemo(env: Env, options: DemoOptions, out: Out = process
       const brand = await createDemoBrand(sb, member.organization_id);
       out.write(`Brand "${BRAND.name}" (${BRAND.domain}, fictional) with ${COMPETITORS.length} competitors, ${TOPICS.length} topics and ${PROMPTS.length} prompts on ${DEMO_PLATFORMS.join(", ")}.\n`);
 
-      let shown = "";
+      const pastRuns = progressLine(out);
       const history = await replayHistory({
         sqlite: server.dbh.sqlite,
         env: { ...env, ...upstream.env },
@@ -183,11 +198,13 @@ export async function runDemo(env: Env, options: DemoOptions, out: Out = process
         daysAgo: HISTORY_DAYS_AGO,
         now: new Date(),
         visibilityAlertPoints: config.tracking.visibilityAlertPoints,
-        onRun: (done, total) => out.write((shown = `\rEight weeks of past runs:        ${bar(done, total)} runs`)),
+        onRun: (done, total) => pastRuns.update(`Eight weeks of past runs:        ${bar(done, total)} runs`),
       });
-      if (shown) out.write("\n");
+      pastRuns.done();
       if (history.failed) throw new Error(`${history.failed} answers of the past runs failed`);
       const job = await runToday(server, signUp.session.access_token, brand.id, out);
+      const seeded = await seedVisits({ url: server.url, serviceKey: server.secrets.serviceRoleKey, accessToken: signUp.session.access_token, brandId: brand.id, domain: BRAND.domain, now: new Date() });
+      out.write(`Four weeks of sample site traffic — ${seeded.visits} AI-referred visits, ${seeded.crawlerRequests} crawler requests.\n`);
 
       await printSummary(sb, brand.id, out);
       const suggestions = (await sb.from("suggestions").select("id", { count: "exact", head: true }).eq("brand_id", brand.id)).count ?? 0;

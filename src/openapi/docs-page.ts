@@ -11,6 +11,7 @@ export const DOCS_CSS = `:root{color-scheme:light dark;font:15px/1.5 system-ui,s
 h2{margin-top:2rem;border-bottom:1px solid #8884}details{margin:.3rem 0;border:1px solid #8884;border-radius:6px;padding:.3rem .6rem}
 summary{cursor:pointer}code{font-family:ui-monospace,monospace}.m{display:inline-block;min-width:4.5rem;font-weight:700;text-transform:uppercase}
 pre{white-space:pre-wrap;background:#8881;padding:.5rem;border-radius:6px;font-size:.85rem}
+a{color:#0a58ca}@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}a{color:#4493f8}}
 `;
 
 export const DOCS_SCRIPT = `fetch("/openapi.json").then(r=>r.json()).then(doc=>{

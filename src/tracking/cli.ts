@@ -8,7 +8,10 @@ import { createTrackingService } from "./service";
 
 type Out = { write(text: string): void; isTTY?: boolean };
 
-export async function runRunCommand(args: string[], deps: { sqlite: Database; engines: EngineConfig }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+/** How often --wait checks that a server still holds DATA_DIR (no server: nobody runs the job). */
+const SERVER_CHECK_MS = 2_000;
+
+export async function runRunCommand(args: string[], deps: { sqlite: Database; engines: EngineConfig; serverRunning: () => boolean; dataDir: string }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const wait = args.includes("--wait");
   const orgAt = args.indexOf("--org");
   const org = orgAt >= 0 ? args[orgAt + 1] : undefined;
@@ -39,6 +42,7 @@ export async function runRunCommand(args: string[], deps: { sqlite: Database; en
   out.write(`job ${started.jobId}: ${started.units} answer(s) on ${started.platforms.join(", ")}; the server runs it\n`);
   if (!wait) return 0;
   let shown = "";
+  let checked = 0;
   for (;;) {
     const job = store.get(started.jobId)!;
     const c = store.counts(started.jobId);
@@ -53,6 +57,14 @@ export async function runRunCommand(args: string[], deps: { sqlite: Database; en
       if (out.isTTY) out.write("\n");
       out.write(`${job.status}: ${c.done} answered, ${c.failed} failed${job.failed_reason ? ` (${job.failed_reason})` : ""}\n`);
       return job.status === "completed" ? 0 : 1;
+    }
+    if (Date.now() - checked >= SERVER_CHECK_MS) {
+      checked = Date.now();
+      if (!deps.serverRunning()) {
+        if (out.isTTY && shown) out.write("\n");
+        err.write(`answerwatch: no server runs on DATA_DIR=${deps.dataDir}: job ${started.jobId} stays queued and runs when one starts (answerwatch serve); not waiting\n`);
+        return 3;
+      }
     }
     await Bun.sleep(500);
   }

@@ -127,6 +127,17 @@ test("answerwatch demo --keep serves the dashboard with the demo's data until SI
     const { count } = await sb.from("suggestions").select("id", { count: "exact", head: true }).eq("brand_id", brand.id);
     expect(count).toBeGreaterThan(0);
 
+    // Sample site data: AI-referred visits by several assistants, crawlers verified and spoofed, humans apart.
+    const traffic = await (await fetch(`${url}/api/brands/${brand.id}/traffic`, { headers: { authorization: `Bearer ${signIn.session!.access_token}` } })).json();
+    const printed = out.match(/(\d+) AI-referred visits, (\d+) crawler requests/)!;
+    expect(traffic.totals.visits).toBe(Number(printed[1]));
+    expect(traffic.platforms.filter((p: { visits: number }) => p.visits > 0).length).toBeGreaterThanOrEqual(4);
+    const bots = (await sb.rpc("insights_crawlers", { p_brand_id: brand.id })).data as { bot: string | null; class: string; verdict: string | null; requests: number }[];
+    expect(bots.reduce((n, b) => n + b.requests, 0)).toBe(Number(printed[2]));
+    expect(bots.find((b) => b.bot === "GPTBot" && b.verdict === "verified")).toBeDefined();
+    expect(bots.find((b) => b.bot === "GPTBot" && b.verdict === "spoofed")).toBeDefined();
+    expect(bots.some((b) => b.class === "human")).toBe(true);
+
     // SIGTERM: a clean stop, the data left where it was printed.
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);

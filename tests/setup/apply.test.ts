@@ -139,11 +139,12 @@ test("run BRAND --wait starts a run the server carries out, and follows it to th
   const { startFakeUpstream } = await import("../fakes/upstream");
   const { testServer } = await import("../helpers/app");
   const fake = await startFakeUpstream();
-  const server = await testServer({ ...fake.env(), DATA_DIR: dataDir });
+  const fakeEnv = fake.env();
+  const server = await testServer({ ...fakeEnv, DATA_DIR: dataDir });
   try {
     const env = { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fake.env() };
     const proc = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env, stdout: "pipe", stderr: "pipe" });
-    const [code, out, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    const [code, out, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]).finally(() => proc.kill());
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(out).toMatch(/^job [0-9a-f-]+: 9 answer\(s\) on chatgpt, perplexity; the server runs it\n/);
     expect(out).toContain("completed: 9 answered, 0 failed");
@@ -154,6 +155,18 @@ test("run BRAND --wait starts a run the server carries out, and follows it to th
   } finally {
     await server.stop();
     await fake.stop();
+  }
+  // No server on DATA_DIR any more: --wait says so and stops instead of waiting forever.
+  const orphan = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fakeEnv }, stdout: "pipe", stderr: "pipe" });
+  const killer = setTimeout(() => orphan.kill(), 20_000);
+  try {
+    const [code, out, err] = await Promise.all([orphan.exited, new Response(orphan.stdout).text(), new Response(orphan.stderr).text()]);
+    expect(out).toMatch(/^job [0-9a-f-]+: 9 answer\(s\)/);
+    expect({ code, err }).toEqual({ code: 3, err: expect.stringContaining(`no server runs on DATA_DIR=${dataDir}`) as unknown as string });
+    expect(err).toContain("stays queued and runs when one starts");
+  } finally {
+    clearTimeout(killer);
+    orphan.kill();
   }
   expect(cli("user", "add", "--email", "analyst@example.com", "--password", "correct-horse", "--org", "Agency", "--role", "viewer").code).toBe(0);
   const listed = cli("user", "list").out;

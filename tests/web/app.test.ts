@@ -106,6 +106,9 @@ async function settle(read: () => Promise<string>, expected: string): Promise<st
 }
 
 const pctText = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
+/** A rate cell: the rate, and its 95 % interval under it as text. */
+const rateText = (r: { visibility_rate: number | null; ci_low: number | null; ci_high: number | null }) => (r.visibility_rate === null ? "—" : `${pctText(r.visibility_rate)}\n${pctText(r.ci_low)} – ${pctText(r.ci_high)}`);
+const csvNumber = (v: number) => String(Math.round(v * 1e6) / 1e6);
 
 test("sign up, onboarding and a first run through the app", async () => {
   await page.goto(`${bin.url}/`);
@@ -156,10 +159,10 @@ test("the overview shows the numbers insights_overview and insights_competitors 
   expect(await kpi("Citation share")).toBe(pctText(overview.citation_share.value));
   expect(await kpi("Share of voice")).toBe(pctText(overview.share_of_voice.value));
   expect(await page.locator('[data-kpi="Visibility rate"] .kpi-value').getAttribute("title")).toContain(`n = ${overview.visibility_rate.n}`);
-  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_from: from30, p_to: today, p_branded: false })).data as { name: string; visibility_rate: number }[];
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_from: from30, p_to: today, p_branded: false })).data as { name: string; visibility_rate: number; ci_low: number; ci_high: number }[];
   for (const c of competitors) {
     const row = page.locator("tr", { has: page.locator(`td[data-col="name"]`, { hasText: c.name }) }).first();
-    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(pctText(c.visibility_rate));
+    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(rateText(c));
   }
   await shoot("overview");
 
@@ -209,24 +212,34 @@ test("the overview's data arrives in at most 6 requests, and the JavaScript is a
 test("prompts: the table equals insights_prompts, CSV export matches it, and a prompt's page leads with its answers", async () => {
   await page.goto(`${bin.url}/b/${brandId}/prompts`);
   await page.locator("table").waitFor();
-  const rows = (await sb.rpc("insights_prompts", { p_brand_id: brandId })).data as { text: string; visibility_rate: number; answers: number; prompt_id: string }[];
+  const rows = (await sb.rpc("insights_prompts", { p_brand_id: brandId })).data as { text: string; visibility_rate: number; ci_low: number; ci_high: number; answers: number; prompt_id: string }[];
   expect(rows).toHaveLength(3);
   for (const r of rows) {
     const row = page.locator("tr", { hasText: r.text });
-    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(pctText(r.visibility_rate));
+    expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(rateText(r));
     expect(await row.locator('td[data-col="answers"]').innerText()).toBe(String(r.answers));
   }
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export CSV" }).click();
   const csv = await Bun.file((await (await download).path())!).text();
   const [header, ...lines] = csv.trim().split("\n");
-  expect(header!.split(",").slice(0, 3)).toEqual(["text", "is_branded", "visibility_rate"]);
+  // The interval travels with the rate, numbers at six decimals at most.
+  expect(header!.split(",").slice(0, 5)).toEqual(["text", "is_branded", "visibility_rate", "ci_low", "ci_high"]);
   expect(lines).toHaveLength(3);
-  for (const r of rows) expect(lines.some((l) => l.startsWith(`${r.text.includes(",") ? `"${r.text}"` : r.text},`) && l.includes(`,${r.visibility_rate},`))).toBe(true);
+  for (const r of rows) expect(lines.some((l) => l.startsWith(`${r.text.includes(",") ? `"${r.text}"` : r.text},`) && l.includes(`,${csvNumber(r.visibility_rate)},${csvNumber(r.ci_low)},${csvNumber(r.ci_high)},`))).toBe(true);
+  for (const line of lines) expect(line).not.toMatch(/\d\.\d{7,}/);
   await shoot("prompts");
   await page.getByRole("link", { name: PROMPTS[0] }).click();
   await page.locator("article.answer").first().waitFor();
-  expect(await page.locator("article.answer").count()).toBe(2);
+  // Every sample of each engine's latest run, counted here from the raw rows.
+  const promptId = rows.find((r) => r.text === PROMPTS[0])!.prompt_id;
+  const results = (await sb.from("prompt_results").select("platform, job_id, created_at").eq("prompt_id", promptId).order("created_at", { ascending: false })).data as { platform: string; job_id: string }[];
+  const latestJob = new Map<string, string>();
+  for (const r of results) if (!latestJob.has(r.platform)) latestJob.set(r.platform, r.job_id);
+  const expectedAnswers = results.filter((r) => latestJob.get(r.platform) === r.job_id).length;
+  expect(latestJob.size).toBe(2);
+  expect(expectedAnswers).toBeGreaterThan(latestJob.size);
+  expect(await page.locator("article.answer").count()).toBe(expectedAnswers);
   // Names are marked once the brand's competitors have loaded (a request of its own).
   await page.locator("mark.brand").first().waitFor();
   expect(await page.locator("mark.brand").count()).toBeGreaterThan(0);

@@ -190,16 +190,25 @@ export function StackedBars({ periods, series, yLabel, height = 240 }: { periods
   const [at, setAt] = useState<number | null>(null);
   const totals = useMemo(() => periods.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)), [periods, series]);
   const max = Math.max(1, ...totals);
-  const width = 640;
+  // Drawn at the box's own width (one unit a pixel), so text keeps its size on a phone.
+  const figure = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(960);
+  useEffect(() => {
+    const el = figure.current;
+    if (!el) return;
+    const resize = new ResizeObserver(() => setWidth(Math.max(280, Math.round(el.clientWidth))));
+    resize.observe(el);
+    return () => resize.disconnect();
+  }, []);
   const pad = { left: 44, bottom: 22, top: 8 };
   const plotH = height - pad.bottom - pad.top;
   const slot = (width - pad.left) / Math.max(1, periods.length);
   const barW = Math.max(2, Math.min(36, slot * 0.7));
   const ticks = [0, 0.5, 1].map((f) => Math.round(max * f));
-  const labelEvery = Math.max(1, Math.ceil(periods.length / 8));
+  const labelEvery = Math.max(1, Math.ceil(periods.length / Math.max(2, Math.floor(width / 70))));
   const format = (v: number | null) => int(v);
   return (
-    <figure class="chart-figure">
+    <figure class="chart-figure" ref={figure}>
       <svg class="bars" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${yLabel} per period, stacked: ${series.map((s) => `${s.label} ${s.summary}`).join("; ")}`} onMouseLeave={() => setAt(null)}>
         {ticks.map((t) => {
           const y = pad.top + plotH - (t / max) * plotH;

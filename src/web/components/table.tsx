@@ -12,7 +12,15 @@ export interface Column<T> {
   render?: (row: T) => ComponentChildren;
   numeric?: boolean;
   title?: (row: T) => string | undefined;
+  /** More columns for the CSV only (a rate's interval bounds, say). */
+  csvExtra?: { key: string; value: (row: T) => number | string | null | undefined }[];
 }
+
+/** A rate column's 95 % interval bounds in its CSV export (rows carrying ci_low and ci_high). */
+export const INTERVAL_CSV = [
+  { key: "ci_low", value: (r: any) => r.ci_low as number | null },
+  { key: "ci_high", value: (r: any) => r.ci_high as number | null },
+];
 
 export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption, pageSize = 50 }: { rows: T[]; columns: Column<T>[]; csvName: string; initialSort?: { key: string; desc: boolean }; rowKey: (row: T) => string; caption?: string; pageSize?: number }) {
   const [sort, setSort] = useState(initialSort ?? null);
@@ -42,7 +50,7 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption,
     <div class="table-wrap">
       <div class="table-tools">
         {caption && <span class="table-caption">{caption}</span>}
-        <button type="button" class="link" onClick={() => downloadCsv(csvName, toCsv(sorted, columns.map((c) => ({ header: c.key, value: c.value }))))}>
+        <button type="button" class="link" onClick={() => downloadCsv(csvName, toCsv(sorted, columns.flatMap((c) => [{ header: c.key, value: c.value }, ...(c.csvExtra ?? []).map((x) => ({ header: x.key, value: x.value }))])))}>
           Export CSV
         </button>
       </div>
@@ -51,12 +59,19 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption,
           <thead>
             <tr>
               {columns.map((c) => (
-                <th key={c.key} class={c.numeric ? "num" : undefined} aria-sort={sort?.key === c.key ? (sort.desc ? "descending" : "ascending") : "none"}>
-                  <button type="button" class="sort" onClick={() => toggle(c.key)}>
-                    {c.header}
-                    <span aria-hidden="true">{sort?.key === c.key ? (sort.desc ? " ▾" : " ▴") : ""}</span>
-                  </button>
-                </th>
+                // A column without a header (row actions) is not sortable: a button needs a name.
+                c.header ? (
+                  <th key={c.key} class={c.numeric ? "num" : undefined} aria-sort={sort?.key === c.key ? (sort.desc ? "descending" : "ascending") : "none"}>
+                    <button type="button" class="sort" onClick={() => toggle(c.key)}>
+                      {c.header}
+                      <span aria-hidden="true">{sort?.key === c.key ? (sort.desc ? " ▾" : " ▴") : ""}</span>
+                    </button>
+                  </th>
+                ) : (
+                  <th key={c.key}>
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )
               ))}
             </tr>
           </thead>
@@ -64,7 +79,7 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption,
             {shown.map((row) => (
               <tr key={rowKey(row)}>
                 {columns.map((c) => (
-                  <td key={c.key} class={c.numeric ? "num" : undefined} title={c.title?.(row)} data-col={c.key}>
+                  <td key={c.key} class={c.numeric ? "num" : undefined} title={c.title?.(row)} data-col={c.key} data-label={c.header || undefined}>
                     {c.render ? c.render(row) : String(c.value(row) ?? "—")}
                   </td>
                 ))}

@@ -96,3 +96,14 @@ export function CopyField({ label, value }: { label: string; value: string }) {
     </span>
   );
 }
+
+/** A rate with its 95 % interval underneath, as text (no hover needed). */
+export function RateCell({ value, ci_low, ci_high, n }: { value: number | null; ci_low: number | null; ci_high: number | null; n: number }) {
+  const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
+  return (
+    <span class="rate-cell">
+      {pct(value)}
+      {n > 0 && value !== null && <span class="cell-ci">{`${pct(ci_low)} – ${pct(ci_high)}`}</span>}
+    </span>
+  );
+}

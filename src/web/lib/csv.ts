@@ -8,7 +8,8 @@ export interface CsvColumn<T> {
 
 const field = (v: unknown) => {
   if (v === null || v === undefined) return "";
-  const text = typeof v === "number" ? String(v) : neutralizeFormula(typeof v === "object" ? JSON.stringify(v) : String(v));
+  // Six decimals are more than any rate or mean here carries; 16-digit floats only add noise.
+  const text = typeof v === "number" ? String(Number.isInteger(v) ? v : Math.round(v * 1e6) / 1e6) : neutralizeFormula(typeof v === "object" ? JSON.stringify(v) : String(v));
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 

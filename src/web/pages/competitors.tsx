@@ -2,8 +2,8 @@
 // competitor), from insights_competitors for the filters in the URL.
 import { useState } from "preact/hooks";
 import { FilterBar } from "../components/filter-bar";
-import { Table } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { Table, INTERVAL_CSV } from "../components/table";
+import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { int, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
@@ -27,6 +27,9 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
       ) : (
         <>
           <h2>Leaderboard</h2>
+          <p class="muted">
+            Visibility counts the answers that name each one (with its 95 % interval); share of voice counts every mention. A name repeated within fewer answers can lead on share of voice and trail on visibility.
+          </p>
           <Table
             rows={data.data!}
             rowKey={(r) => r.entity_id}
@@ -34,7 +37,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
             initialSort={{ key: "visibility_rate", desc: true }}
             columns={[
               { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name} (you)</strong> : r.name) },
-              { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle(r) },
+              { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
               { key: "answers_mentioning", header: "Answers naming", numeric: true, value: (r) => r.answers_mentioning, render: (r) => `${int(r.answers_mentioning)} / ${int(r.n)}` },
               { key: "mentions", header: "Mentions", numeric: true, value: (r) => r.mentions, render: (r) => int(r.mentions) },
               { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },

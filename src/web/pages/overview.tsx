@@ -3,8 +3,8 @@
 // insights_competitors and /api/tracking/jobs (four requests; the schedule comes with the brand).
 import { LineChart, type Series } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
-import { Table } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { Table, INTERVAL_CSV } from "../components/table";
+import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext, PlatformRow } from "./brand";
@@ -98,6 +98,12 @@ export function trendSeries(trend: any[], groups: string[], periods: string[], s
       summary: summary(g),
     };
   });
+}
+
+/** A mean sentiment score in words: a bare "0.15" says little to a reader. */
+function sentimentWords(v: number | null): string {
+  if (v === null) return "no passages about the brand";
+  return v >= 0.5 ? "clearly positive" : v >= 0.05 ? "leaning positive" : v > -0.05 ? "neutral" : v > -0.5 ? "leaning negative" : "clearly negative";
 }
 
 const PROMPT_SCOPE: Record<string, string> = { false: "non-branded prompts", true: "branded prompts", null: "all prompts" };
@@ -213,6 +219,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
             Sentiment
           </span>
           <span class="kpi-value">{num(overview.sentiment.value, 2)}</span>
+          <span class="kpi-ci">{sentimentWords(overview.sentiment.value)} (scale −1 to +1)</span>
           <span class="kpi-n">n = {int(overview.sentiment.n)}</span>
           <span class="verdict">
             {int(overview.sentiment.positive)} positive · {int(overview.sentiment.neutral)} neutral · {int(overview.sentiment.negative)} negative
@@ -232,7 +239,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
         initialSort={{ key: "visibility_rate", desc: true }}
         columns={[
           { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name}</strong> : r.name) },
-          { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle(r) },
+          { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
           { key: "answers_mentioning", header: "Answers", numeric: true, value: (r) => r.answers_mentioning, render: (r) => int(r.answers_mentioning) },
           { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },
           { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },

@@ -5,8 +5,8 @@ import type { ComponentChildren } from "preact";
 import { LineChart } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Markdown } from "../components/markdown";
-import { Table } from "../components/table";
-import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../components/ui";
+import { Table, INTERVAL_CSV } from "../components/table";
+import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { dateTime, int, intervalText, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "./brand";
@@ -37,7 +37,7 @@ export function Prompts({ ctx }: { ctx: BrandContext }) {
           columns={[
             { key: "text", header: "Prompt", value: (r) => r.text, render: (r) => (ctx.shared ? r.text : <a href={`/b/${ctx.brand.id}/prompts/${r.prompt_id}${location.search}`}>{r.text}</a>) },
             { key: "is_branded", header: "Branded", value: (r) => (r.is_branded ? "yes" : "no") },
-            { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => pct(r.visibility_rate), title: (r) => intervalTitle({ ...r, n: r.answers }) },
+            { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.answers} />, title: (r) => intervalTitle({ ...r, n: r.answers }), csvExtra: INTERVAL_CSV },
             { key: "answers", header: "Answers", numeric: true, value: (r) => r.answers, render: (r) => int(r.answers) },
             { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
             { key: "top_competitors", header: "Top competitors", value: (r) => r.top_competitors.map((c: any) => c.name).join(", ") },
@@ -172,7 +172,8 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
                 {a.sentiment ? ` · ${a.sentiment}` : ""}
               </span>
             </header>
-            <div class="answer-text">
+            {/* Focusable: a long answer scrolls inside its box, and keyboards must reach it too. */}
+            <div class="answer-text" tabIndex={0} role="region" aria-label={`Answer from ${a.platform}`}>
               {a.response ? <Markdown source={a.response} text={(t) => <Highlighted text={t} names={names} />} /> : <p class="muted">(this answer's text was removed by the retention setting)</p>}
             </div>
             {a.citations?.length > 0 && (
