@@ -1,7 +1,10 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
 import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
-import { dataDirHeld, describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
+import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
+
+/** Commands beside a running server wait for its write lock rather than fail half-way. */
+const CLI_DATABASE = { busyTimeoutMs: CLI_BUSY_TIMEOUT_MS };
 import { ensureSecrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
@@ -89,7 +92,7 @@ function reportFailure(error: unknown, env: Env): number {
 async function withDatabase(env: Env, run: (sqlite: import("bun:sqlite").Database, config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
   const config = loadConfig(env);
   prepareDataDir(config.dataDir);
-  const dbh = openDataDirDatabase(config.dataDir);
+  const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
   try {
     return await run(dbh.sqlite, config);
   } finally {
@@ -145,7 +148,7 @@ const commands: Record<string, Command> = {
     // Not under a running server: another binary's migrations would change the schema beneath it.
     const lock = lockDataDir(config.dataDir);
     try {
-      const dbh = openDataDirDatabase(config.dataDir, { migrate: false });
+      const dbh = openDataDirDatabase(config.dataDir, { ...CLI_DATABASE, migrate: false });
       let applied: number;
       try {
         applied = prepareSchema(dbh.sqlite);
@@ -167,12 +170,12 @@ const commands: Record<string, Command> = {
     }
     const config = loadConfig(env);
     prepareDataDir(config.dataDir);
-    const dbh = openDataDirDatabase(config.dataDir);
+    const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
       const { rebuildRollups } = await import("./rollups/triggers");
       const { rebuildLatest } = await import("./results/latest");
       for (const r of rebuildRollups(dbh.sqlite)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
-      process.stdout.write(`prompt_results_latest: ${dbh.sqlite.transaction(() => rebuildLatest(dbh.sqlite))()} rows\n`);
+      process.stdout.write(`prompt_results_latest: ${dbh.sqlite.transaction(() => rebuildLatest(dbh.sqlite)).immediate()} rows\n`);
       return 0;
     } finally {
       dbh.close();
@@ -190,7 +193,7 @@ const commands: Record<string, Command> = {
     // A full VACUUM rewrites the file: only with no server on it.
     const lock = full ? lockDataDir(config.dataDir) : undefined;
     try {
-      const dbh = openDataDirDatabase(config.dataDir);
+      const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
       try {
         const { runMaintenance } = await import("./storage/maintenance");
         const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
@@ -216,7 +219,7 @@ const commands: Record<string, Command> = {
     const config = loadConfig(env);
     prepareDataDir(config.dataDir);
     const secrets = await ensureSecrets(config);
-    const dbh = openDataDirDatabase(config.dataDir);
+    const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
       const { runUserCommand } = await import("./platform/auth/cli");
       return await runUserCommand(args, { config, secrets, dbh });

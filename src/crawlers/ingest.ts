@@ -90,6 +90,8 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
       }
       let accepted = 0;
       let events = 0;
+      // IMMEDIATE: the write lock at BEGIN, so a busy database waits (busy_timeout) instead of a
+      // read-then-write upgrade failing at once when the pixel's writer committed in between.
       deps.sqlite.transaction(() => {
         const org = (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id;
         for (const row of rows) {
@@ -102,7 +104,7 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
             events++;
           }
         }
-      })();
+      }).immediate();
       if (events) deps.onEvents?.();
       return { accepted, duplicates: rows.length - accepted, errors };
     },

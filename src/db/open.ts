@@ -33,11 +33,20 @@ export function prepareSchema(sqlite: Database): number {
   return applied;
 }
 
-export function openDatabase(path: string, options: { migrate?: boolean } = {}): DbHandle {
+/** How long a server's connection waits for the write lock: a busy database answers 503 after it. */
+export const SERVER_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long a CLI command waits for the write lock. It runs beside a server whose longest writes (a
+ * bulk insert through /rest/v1, a rollup rebuild) hold the lock for many seconds; nobody is waiting
+ * on a socket, so waiting is better than failing half-way.
+ */
+export const CLI_BUSY_TIMEOUT_MS = 300_000;
+
+export function openDatabase(path: string, options: { migrate?: boolean; busyTimeoutMs?: number } = {}): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true });
   try {
     // busy_timeout first: switching to WAL needs a lock that another process may hold.
-    sqlite.run("PRAGMA busy_timeout = 5000");
+    sqlite.run(`PRAGMA busy_timeout = ${Math.round(options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS)}`);
     // A new file frees pages as it goes (answerwatch vacuum / retention); set before the first table.
     if (options.migrate !== false && (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count === 0) sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
     sqlite.run("PRAGMA journal_mode = WAL");
@@ -63,7 +72,7 @@ export function openDatabase(path: string, options: { migrate?: boolean } = {}):
 }
 
 /** DATA_DIR's database, with SQLite's failures to open it said in one line (describeDatabaseFailure). */
-export function openDataDirDatabase(dataDir: string, options: { migrate?: boolean } = {}): DbHandle {
+export function openDataDirDatabase(dataDir: string, options: { migrate?: boolean; busyTimeoutMs?: number } = {}): DbHandle {
   const path = join(dataDir, DB_FILE);
   try {
     return openDatabase(path, options);

@@ -65,6 +65,6 @@ export function ensureBranded(sqlite: Database): boolean {
       sqlite.run(`CREATE TRIGGER ${name} ${body}`);
     }
     sqlite.run(`UPDATE prompts SET is_branded = ${brandedOf("prompts")}`);
-  })();
+  }).immediate();
   return true;
 }

@@ -45,6 +45,6 @@ export function ensureLatest(sqlite: Database): boolean {
   sqlite.transaction(() => {
     for (const name of missing) sqlite.run(`CREATE TRIGGER ${name} ${LATEST_TRIGGERS[name]}`);
     rebuildLatest(sqlite);
-  })();
+  }).immediate();
   return true;
 }

@@ -125,7 +125,7 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
       const rows = (sqlite.query(`SELECT count(*) AS n FROM ${spec.table}`).get() as { n: number }).n;
       return { table: spec.table, rows, ms: Math.round(performance.now() - started) };
     }),
-  )();
+  ).immediate();
 }
 
 /**
@@ -151,6 +151,6 @@ export function ensureRollups(sqlite: Database): string[] {
     }
     rebuildRollups(sqlite, rebuild);
     for (const spec of rebuild) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
-  })();
+  }).immediate();
   return rebuild.map((s) => s.table);
 }

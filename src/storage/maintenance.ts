@@ -55,7 +55,7 @@ export async function compressPlainRows(sqlite: Database, pause: Pause = noPause
       const rows = select.all(from, to) as ({ id: number } & Record<(typeof PACKED_COLUMNS)[number], string | Uint8Array>)[];
       for (const row of rows) update.run(...PACKED_COLUMNS.map((c) => (typeof row[c] === "string" ? packText(row[c] as string) : row[c])), row.id);
       return rows.length;
-    })(),
+    }).immediate(),
   );
   return { compressed: changed, lastRowid };
 }

@@ -14,6 +14,9 @@ import { TokenError, type AccessClaims, type TokenService } from "./tokens";
 export type OrgRole = "owner" | "admin" | "member" | "viewer";
 export const ORG_ROLES: OrgRole[] = ["owner", "admin", "member", "viewer"];
 
+/** Write transactions take the write lock at BEGIN: a read-then-write upgrade would fail at once when another connection committed in between. */
+const IMMEDIATE = { behavior: "immediate" } as const;
+
 /** GoTrue's refresh-token reuse interval: a token replaced this recently may be used again. */
 export const REFRESH_REUSE_INTERVAL_MS = 10_000;
 
@@ -135,7 +138,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       db.insert(sessions).values({ id: sessionId, userId }).run();
       db.update(users).set({ lastSignInAt: at, updatedAt: at }).where(eq(users.id, userId)).run();
       return newRefreshToken(sessionId, userId, null);
-    });
+    }, IMMEDIATE);
     return issueSession(userId, sessionId, refresh);
   }
 
@@ -144,7 +147,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     db.transaction(() => {
       const revoked = db.update(sessions).set({ revokedAt: at, updatedAt: at }).where(and(where, isNull(sessions.revokedAt))).returning({ id: sessions.id }).all();
       for (const s of revoked) db.update(refreshTokens).set({ revoked: true }).where(eq(refreshTokens.sessionId, s.id)).run();
-    });
+    }, IMMEDIATE);
   }
 
   /** Creates a user (and, unless `organization` is given, an organization they own). */
@@ -197,7 +200,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         db.insert(organizationMembers).values({ organizationId: orgId, userId, role }).run();
       }
       return findUser(userId)!;
-    });
+    }, IMMEDIATE);
   }
 
   return {
@@ -250,7 +253,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         db.update(refreshTokens).set({ revoked: true, rotatedAt: at }).where(eq(refreshTokens.id, row.id)).run();
         db.update(sessions).set({ updatedAt: at }).where(eq(sessions.id, row.sessionId)).run();
         return newRefreshToken(row.sessionId, row.userId, row.id);
-      });
+      }, IMMEDIATE);
       return issueSession(row.userId, row.sessionId, next);
     },
 
