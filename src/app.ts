@@ -14,6 +14,7 @@ import { createStorageHealth, healthResponse, type StorageHealth } from "./http/
 import type { Resolver } from "./webhooks/destination";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
+import type { DirectRoutes, RequestMeta } from "./http/request";
 import type { RestThreadPool } from "./platform/rest/thread-pool";
 import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
@@ -69,13 +70,7 @@ export interface AppDeps {
   resolveHost?: Resolver;
 }
 
-export interface RequestMeta {
-  requestId: string;
-  ip: string;
-}
-
-/** Routes served without Elysia: exact path → method → handler (the pixel's hot paths). */
-export type DirectRoutes = Record<string, Record<string, (request: Request) => Response | Promise<Response>>>;
+export type { DirectRoutes, RequestMeta } from "./http/request";
 
 export interface App {
   elysia: Elysia<any, any, any, any, any, any, any>;

@@ -106,7 +106,11 @@ const commands: Record<string, Command> = {
   ask: async (args, env) => (await import("./engines/cli")).runAskCommand(args, env),
   models: async (args, env) => (await import("./engines/cli")).runModelsCommand(args, env),
   doctor: async (args, env) => (await import("./engines/cli")).runDoctorCommand(args, env),
-  demo: async (args, env) => (await import("./demo/run")).runDemoCommand(args, env),
+  demo: async (args, env) => {
+    const [{ runDemoCommand }, { startServer }, { createLogger }] = await Promise.all([import("./demo/run"), import("./server"), import("./http/log")]);
+    // The demo's server: quiet, no scheduler (the demo runs its own past and today's run).
+    return runDemoCommand(args, env, (config) => startServer(config, createLogger("silent"), { scheduler: false }));
+  },
   async serve(args, env) {
     const config = loadConfig(withServeFlags(args, env));
     // Signals are taken from the first moment, so a stop during start-up is graceful too.

@@ -9,9 +9,7 @@ import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Env } from "../config";
-import { createLogger } from "../http/log";
-import { startServer, type RunningServer } from "../server";
+import { loadConfig, type Config, type Env } from "../config";
 import { BRAND, COMPETITORS, DEMO_PLATFORMS, HISTORY_DAYS_AGO, PROMPT_SET_NAME, PROMPTS, TOPICS } from "./dataset";
 import { replayHistory } from "./history";
 import { seedVisits } from "./visits";
@@ -37,6 +35,15 @@ function progressLine(out: Out) {
 export const DEMO_EMAIL = "demo@answerwatch.example";
 const SAMPLES = 2;
 const USAGE = "usage: answerwatch demo [--keep] [--port N]";
+
+/** What the demo needs of a server: the composition root (main.ts) starts it, the demo uses it. */
+export interface DemoServer {
+  url: string;
+  secrets: { anonKey: string; serviceRoleKey: string };
+  dbh: { sqlite: import("bun:sqlite").Database };
+  stop(): Promise<void>;
+}
+export type StartDemoServer = (config: Config) => Promise<DemoServer>;
 
 export interface DemoOptions {
   /** Leave the server running with its data until SIGINT / SIGTERM. */
@@ -106,7 +113,7 @@ async function createDemoBrand(sb: SupabaseClient, organizationId: string) {
 }
 
 /** Today's run, through /api/tracking like any client, with a progress bar. */
-async function runToday(server: RunningServer, token: string, brandId: string, out: Out) {
+async function runToday(server: DemoServer, token: string, brandId: string, out: Out) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const start = await (await fetch(`${server.url}/api/tracking/start`, { method: "POST", headers, body: JSON.stringify({ brandId, platforms: DEMO_PLATFORMS, samples: SAMPLES }) })).json();
   if (!start.success) throw new Error(`starting today's run failed: ${start.error?.message}`);
@@ -158,17 +165,17 @@ async function printSummary(sb: SupabaseClient, brandId: string, out: Out) {
  * Runs the demo; resolves with the exit code. `signals` resolves when the process is asked to stop
  * (SIGINT / SIGTERM): with --keep that is the end of the demo, before it an interruption.
  */
-export async function runDemo(env: Env, options: DemoOptions, out: Out = process.stdout, signals: Promise<string> = stopSignal()): Promise<number> {
+export async function runDemo(env: Env, options: DemoOptions, startServer: StartDemoServer, out: Out = process.stdout, signals: Promise<string> = stopSignal()): Promise<number> {
   const began = performance.now();
   const dataDir = mkdtempSync(join(tmpdir(), "answerwatch-demo-"));
   let upstream: DemoUpstream | undefined;
-  let server: RunningServer | undefined;
+  let server: DemoServer | undefined;
   let keepData = false;
   try {
     const work = (async () => {
       upstream = await startDemoUpstream();
       const config = loadConfig({ ...env, ...upstream.env, DATA_DIR: dataDir, PORT: String(options.port ?? 0), HOST: "127.0.0.1", LOG_LEVEL: "silent", WORKERS: "2" });
-      server = await startServer(config, createLogger("silent"), { scheduler: false });
+      server = await startServer(config);
       out.write(
         [
           `answerwatch demo — server on ${server.url}, data in ${dataDir}`,
@@ -265,11 +272,11 @@ function stopSignal(): Promise<string> {
 }
 
 /** The CLI's entry: options, then the demo. */
-export async function runDemoCommand(args: string[], env: Env): Promise<number> {
+export async function runDemoCommand(args: string[], env: Env, startServer: StartDemoServer): Promise<number> {
   const options = parseDemoArgs(args);
   if (typeof options === "string") {
     process.stderr.write(`answerwatch: ${options} (${USAGE})\n`);
     return 2;
   }
-  return runDemo(env, options);
+  return runDemo(env, options, startServer);
 }

@@ -3,7 +3,7 @@
 // handlers: the server mounts them as native Bun.serve routes (no Elysia, no URL parsing on the
 // hottest path), and app.handle calls the same functions for in-process requests.
 import { Elysia } from "elysia";
-import type { DirectRoutes, RequestMeta } from "../app";
+import type { DirectRoutes, RequestMeta } from "../http/request";
 import type { DbHandle } from "../db/open";
 import { AppError } from "../http/errors";
 import type { CallerResolver } from "../platform/auth/caller";

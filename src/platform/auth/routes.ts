@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { AppError } from "../../http/errors";
 import { clientAddress } from "../../http/client-address";
-import type { RequestMeta } from "../../app";
+import type { RequestMeta } from "../../http/request";
 import type { Config } from "../../config";
 import type { CallerResolver } from "./caller";
 import type { AuthService } from "./service";

@@ -4,8 +4,8 @@
 // the write's transaction, before and after the statement.
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
-import type { WriteAction, WriteGuard } from "./policies";
-import { sql, type Sql } from "./sql";
+import type { WriteAction, WriteGuard } from "./policy-types";
+import { sql, type Sql } from "./sql-fragment";
 
 const PRIVILEGED = ["owner", "admin"];
 

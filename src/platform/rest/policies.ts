@@ -6,10 +6,10 @@ import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
 import type { SchemaCache } from "./schema-cache";
 import { membershipGuard } from "./membership";
-import { ident, sql, type Sql } from "./sql";
+import type { Action, WriteAction, WriteGuard } from "./policy-types";
+import { ident, sql, type Sql } from "./sql-fragment";
 
-export type WriteAction = "insert" | "update" | "delete";
-export type Action = "read" | WriteAction;
+export type { Action, WriteAction, WriteGuard } from "./policy-types";
 
 const EVERYONE: readonly OrgRole[] = ["owner", "admin", "member", "viewer"];
 const WRITERS: readonly OrgRole[] = ["owner", "admin", "member"];
@@ -41,13 +41,6 @@ export interface TablePolicy {
   ownRows?: { column: string; actions: readonly Action[] };
 }
 
-/**
- * A trigger-like rule on writes: `begin` sees the rows an update or delete targets (none for an
- * insert) before the statement, `after` the rows as written, both inside the transaction.
- */
-export interface WriteGuard {
-  begin(run: { values(query: Sql): unknown[][] }, caller: Caller, action: WriteAction, targets: number[]): { after(written: number[]): void };
-}
 
 /**
  * The exposed tables. Anything not listed (users, sessions, refresh_tokens, jobs, job_units,

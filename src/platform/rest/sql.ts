@@ -8,45 +8,12 @@ import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
 import { organizationOf, scopePredicate, type Action, type Policies } from "./policies";
 import type { ColumnInfo, ForeignKey, SchemaCache, TableInfo } from "./schema-cache";
+import { ident, joinSql, raw, Sql, sql } from "./sql-fragment";
 import type { SqlValue } from "./values";
 
-export class Sql {
-  constructor(
-    readonly text: string,
-    readonly params: readonly unknown[],
-  ) {}
-}
-
-/** Tagged template: interpolated Sql is spliced in, anything else becomes a `?` parameter. */
-export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
-  let text = strings[0];
-  const params: unknown[] = [];
-  values.forEach((value, i) => {
-    if (value instanceof Sql) {
-      text += value.text;
-      params.push(...value.params);
-    } else {
-      text += "?";
-      params.push(value);
-    }
-    text += strings[i + 1];
-  });
-  return new Sql(text, params);
-}
-
-/** SQL text that is a constant of this module (operators, keywords). */
-const raw = (text: string) => new Sql(text, []);
-
-/** A quoted identifier; callers pass names from the schema cache or generated aliases only. */
-export function ident(name: string): Sql {
-  return raw(`"${name.replaceAll('"', '""')}"`);
-}
+export { ident, joinSql, Sql, sql } from "./sql-fragment";
 
 const col = (alias: string, name: string) => sql`${ident(alias)}.${ident(name)}`;
-
-export function joinSql(parts: Sql[], separator: string): Sql {
-  return new Sql(parts.map((p) => p.text).join(separator), parts.flatMap((p) => p.params));
-}
 
 /** a AND b AND … as a balanced tree, so hundreds of filters stay far below SQLite's depth limit. */
 function balanced(parts: Sql[], op: "AND" | "OR"): Sql {

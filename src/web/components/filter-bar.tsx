@@ -1,13 +1,8 @@
 // Window, platform, model, region, topic and branded filters; each change goes into the URL.
 import { setQuery } from "../lib/router";
-import { WINDOW_PRESETS, type Filters } from "../lib/filters";
+import { WINDOW_PRESETS, type FilterOptions, type Filters } from "../lib/filters";
 
-export interface FilterOptions {
-  platforms: string[];
-  models: string[];
-  regions: string[];
-  topics: { id: string; name: string }[];
-}
+export type { FilterOptions } from "../lib/filters";
 
 /** `branded`: whether the branded / non-branded switch applies to the view (not to traffic). */
 export function FilterBar({ filters, options, branded = true, brandedDefault = null }: { filters: Filters; options: FilterOptions; branded?: boolean; brandedDefault?: boolean | null }) {

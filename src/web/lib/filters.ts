@@ -46,3 +46,11 @@ export function rpcArgs(brandId: string, f: Filters): Record<string, unknown> {
     p_branded: f.branded ?? null,
   };
 }
+
+/** The values a brand's filters offer: its platforms, models, regions and topics. */
+export interface FilterOptions {
+  platforms: string[];
+  models: string[];
+  regions: string[];
+  topics: { id: string; name: string }[];
+}

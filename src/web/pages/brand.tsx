@@ -1,7 +1,7 @@
 // A brand's pages share its row, the caller's role in its organization and the filter options.
 import { ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
-import type { FilterOptions } from "../components/filter-bar";
-import { readFilters, type Filters } from "../lib/filters";
+import type { BrandContext, BrandRow, PlatformRow } from "../lib/brand-context";
+import { readFilters, type FilterOptions } from "../lib/filters";
 import type { Connection, Session } from "../lib/session";
 import { Competitors } from "./competitors";
 import { Crawlers } from "./crawlers";
@@ -13,44 +13,7 @@ import { Sources } from "./sources";
 import { Suggestions } from "./suggestions";
 import { Traffic } from "./traffic";
 
-export interface BrandRow {
-  id: string;
-  name: string;
-  slug: string;
-  organization_id: string;
-  region: string | null;
-  language: string | null;
-  aliases: string[];
-  tracking_code: string;
-  is_active: boolean;
-  industry: string | null;
-  description: string | null;
-}
-
-export interface PlatformRow {
-  platform: string;
-  model: string | null;
-  is_enabled: boolean;
-  check_frequency: string;
-  last_checked_at: string | null;
-  samples: number;
-}
-
-export interface BrandContext {
-  conn: Connection;
-  session: Session;
-  brand: BrandRow;
-  role: string;
-  /** Owners, admins and members write; viewers only read. */
-  canEdit: boolean;
-  canManage: boolean;
-  options: FilterOptions;
-  platforms: PlatformRow[];
-  filters: Filters;
-  query: URLSearchParams;
-  /** Opened through a share link: the brand's insights only, read-only, no account. */
-  shared?: { token: string };
-}
+export type { BrandContext, BrandRow, PlatformRow } from "../lib/brand-context";
 
 export function BrandPages({ conn, session, brandId, page, itemId, query }: { conn: Connection; session: Session; brandId: string; page: string; itemId: string | null; query: URLSearchParams }) {
   const loaded = useAsync(async () => {

@@ -6,7 +6,7 @@ import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { int, intervalTitle, num, pct } from "../lib/format";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 
 export function Competitors({ ctx }: { ctx: BrandContext }) {
   const [open, setOpen] = useState<string | null>(null);

@@ -6,7 +6,7 @@ import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { CopyField, Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import { int, pct } from "../lib/format";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 import { trendInterval } from "./overview";
 
 const CLASS_TEXT: Record<string, string> = { ai_training: "AI training", ai_search: "AI search", ai_user: "AI user fetch", search_engine: "search engine", other_bot: "other bot", human: "human" };

@@ -7,7 +7,7 @@ import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
-import type { BrandContext, PlatformRow } from "./brand";
+import type { BrandContext, PlatformRow } from "../lib/brand-context";
 
 type Rate = { value: number | null; n: number; ci_low: number | null; ci_high: number | null; previous: { value: number | null; n: number; ci_low: number | null; ci_high: number | null }; change: { delta: number | null; verdict: string; ci_low: number | null; ci_high: number | null; n_current: number; n_previous: number; model_changed: boolean } };
 

@@ -9,7 +9,7 @@ import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { dateTime, int, intervalText, intervalTitle, num, pct } from "../lib/format";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 import { trendInterval, trendSeries } from "./overview";
 
 const STATE_TEXT: Record<string, string> = { new: "new", gained: "gained", lost: "lost", kept: "kept", absent: "absent" };

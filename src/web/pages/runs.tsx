@@ -5,7 +5,7 @@ import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
 import { errorMessage } from "../lib/session";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 
 interface Job {
   jobId: string;

@@ -8,7 +8,7 @@ import { Table } from "../components/table";
 import { CopyField, ErrorBox, Field, Loading, unwrap, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
 import { errorMessage } from "../lib/session";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 
 const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter(Boolean);
 

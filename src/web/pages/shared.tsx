@@ -5,7 +5,7 @@ import { createClient } from "@supabase/supabase-js";
 import { ErrorBox, Loading, useAsync } from "../components/ui";
 import { readFilters } from "../lib/filters";
 import { ApiError, type Connection } from "../lib/session";
-import type { BrandContext, BrandRow } from "./brand";
+import type { BrandContext, BrandRow } from "../lib/brand-context";
 import { Overview } from "./overview";
 import { Prompts } from "./prompts";
 import { Sources } from "./sources";

@@ -7,7 +7,7 @@ import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../com
 import { rpcArgs } from "../lib/filters";
 import { dateTime, int, pct } from "../lib/format";
 import { setQuery } from "../lib/router";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 
 const CLASSES = ["own", "competitor", "third_party"];
 

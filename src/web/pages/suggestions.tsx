@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { Empty, ErrorBox, ExternalLink, Loading, unwrap, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
 import { errorMessage } from "../lib/session";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 
 const PRIORITY = { high: 0, medium: 1, low: 2 } as Record<string, number>;
 

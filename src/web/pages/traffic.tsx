@@ -5,7 +5,7 @@ import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import { dateTime, int, pct } from "../lib/format";
-import type { BrandContext } from "./brand";
+import type { BrandContext } from "../lib/brand-context";
 import { trendInterval } from "./overview";
 
 export function Traffic({ ctx }: { ctx: BrandContext }) {
