@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { int } from "../lib/format";
+import { int, pct } from "../lib/format";
 
 export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 const OTHER_COLOUR = "#999999";
@@ -121,7 +121,7 @@ export function LineChart({ periods, series, yLabel, percent = true, height = 26
   const plotRef = useRef<uPlot | null>(null);
   const [at, setAt] = useState<number | null>(null);
   const [hidden, setHidden] = useState<Set<number>>(new Set());
-  const format = (v: number | null) => (v === null ? "—" : percent ? `${(v * 100).toFixed(1)} %` : v.toLocaleString("en", { maximumFractionDigits: 2 }));
+  const format = (v: number | null) => (v === null ? "—" : percent ? pct(v) : v.toLocaleString("en", { maximumFractionDigits: 2 }));
   useEffect(() => {
     const el = box.current;
     if (!el) return;

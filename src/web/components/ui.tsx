@@ -2,6 +2,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { errorMessage } from "../lib/session";
+import { pct } from "../lib/format";
 
 export function Loading({ what = "Loading" }: { what?: string }) {
   return (
@@ -99,7 +100,6 @@ export function CopyField({ label, value }: { label: string; value: string }) {
 
 /** A rate with its 95 % interval underneath, as text (no hover needed). */
 export function RateCell({ value, ci_low, ci_high, n }: { value: number | null; ci_low: number | null; ci_high: number | null; n: number }) {
-  const pct = (v: number | null) => (v === null ? "—" : `${(v * 100).toFixed(1)} %`);
   return (
     <span class="rate-cell">
       {pct(value)}

@@ -1,6 +1,7 @@
 // AI crawlers: which AI bots read the brand's site, verified or not, from its server or CDN logs —
 // insights_crawlers, insights_crawler_trend and insights_crawler_paths.
 import { useState } from "preact/hooks";
+import { previousWindow } from "../../insights/window";
 import { capSeries, StackedBars } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table } from "../components/table";
@@ -13,19 +14,11 @@ const CLASS_TEXT: Record<string, string> = { ai_training: "AI training", ai_sear
 
 const ANSWERS_HELP = { refused: "Answered 401, 403 or 429: the site said no", not_found: "Answered 404 or 410", server_errors: "Answered 5xx: the site failed" };
 
-/** The window of the same length just before `from`…`to` (days, inclusive). */
-function previousWindow(from: string, to: string): { from: string; to: string } {
-  const day = 86_400_000;
-  const days = Math.round((Date.parse(to) - Date.parse(from)) / day) + 1;
-  const end = Date.parse(from) - day;
-  return { from: new Date(end - (days - 1) * day).toISOString().slice(0, 10), to: new Date(end).toISOString().slice(0, 10) };
-}
-
 export function Crawlers({ ctx }: { ctx: BrandContext }) {
   const args = { p_brand_id: ctx.brand.id, p_from: ctx.filters.from, p_to: ctx.filters.to };
   const interval = trendInterval(ctx.filters.from, ctx.filters.to);
   const data = useAsync(async () => {
-    const before = previousWindow(args.p_from, args.p_to);
+    const before = previousWindow({ from: args.p_from, to: args.p_to });
     const [bots, previous, trend, paths] = await Promise.all([
       ctx.conn.sb.rpc("insights_crawlers", args),
       ctx.conn.sb.rpc("insights_crawlers", { ...args, p_from: before.from, p_to: before.to }),
