@@ -158,8 +158,10 @@ export function LineChart({ periods, series, yLabel, percent = true, height = 26
     setHidden(new Set());
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height }));
     resize.observe(el);
-    el.addEventListener("mouseleave", () => setAt(null));
+    const leave = () => setAt(null);
+    el.addEventListener("mouseleave", leave);
     return () => {
+      el.removeEventListener("mouseleave", leave);
       resize.disconnect();
       plot.destroy();
       plotRef.current = null;

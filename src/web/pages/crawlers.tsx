@@ -84,10 +84,11 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
   const shown = crawlers.filter((r) => (!bot || r.bot === bot) && (!cls || r.class === cls) && (!verdict || (r.verdict ?? "none") === verdict));
   const names = [...new Set(crawlers.map((r) => r.bot).filter(Boolean))].sort() as string[];
   const periods = [...new Set(trend.map((r) => r.period as string))];
-  const trendRows = trend.filter((r) => shown.some((b) => b.bot === r.bot));
-  const byBot = [...new Set(trendRows.map((r) => r.bot as string))].map((b) => ({ label: b, values: periods.map((p) => trendRows.find((r) => r.period === p && r.bot === b)?.requests ?? 0) as number[] }));
+  const shownBots = new Set(shown.map((b) => b.bot));
+  const requests = new Map(trend.filter((r) => shownBots.has(r.bot)).map((r) => [`${r.period}\u0000${r.bot}`, r.requests as number]));
+  const byBot = [...new Set(trend.filter((r) => shownBots.has(r.bot)).map((r) => r.bot as string))].map((b) => ({ label: b, values: periods.map((p) => requests.get(`${p}\u0000${b}`) ?? 0) }));
   const series = capSeries(byBot, (s) => s.values.reduce((a, v) => a + (v ?? 0), 0)).map((s) => ({ label: s.label, values: s.values, summary: `${int(s.values.reduce((a: number, v) => a + (v ?? 0), 0))} requests` }));
-  const shownPaths = paths.filter((r) => (!bot || r.bot === bot) && (!hit || r.hit === hit) && shown.some((b) => b.bot === r.bot));
+  const shownPaths = paths.filter((r) => (!bot || r.bot === bot) && (!hit || r.hit === hit) && shownBots.has(r.bot));
   const change = hitsBefore ? (hits - hitsBefore) / hitsBefore : null;
   return (
     <>

@@ -2,6 +2,7 @@
 // a prompt's page leads with each engine's latest answer, brand and competitors highlighted, its
 // cited sources (own / competitor / third party, with category) and search queries, then history.
 import type { ComponentChildren } from "preact";
+import { groupBy } from "../../analysis/group";
 import { LineChart } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Markdown } from "../components/markdown";
@@ -130,7 +131,9 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
   const latestRun = new Map<string, string>();
   for (const a of answers) if (!latestRun.has(a.platform)) latestRun.set(a.platform, a.job_id ?? a.id);
   const latest = answers.filter((a) => latestRun.get(a.platform) === (a.job_id ?? a.id)).sort((a, b) => a.platform.localeCompare(b.platform) || a.sample - b.sample);
-  const samplesOf = (platform: string) => latest.filter((a) => a.platform === platform).length;
+  // Each answer's place among its engine's samples ("sample 2 of 3"), counted once.
+  const sampleOf = new Map<string, { at: number; of: number }>();
+  for (const [, answers] of groupBy(latest, (a) => a.platform)) answers.forEach((a, i) => sampleOf.set(a.id, { at: i + 1, of: answers.length }));
   const platforms = [...new Set(trend.map((r) => r.group as string))].filter(Boolean).sort();
   const periods = [...new Set(trend.map((r) => r.period as string))];
   const series = trendSeries(trend, platforms, periods, (p) => {
@@ -165,7 +168,7 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
             <header>
               <h3>
                 {a.platform}
-                {samplesOf(a.platform) > 1 && <span class="muted"> · sample {latest.filter((x) => x.platform === a.platform).indexOf(a) + 1} of {samplesOf(a.platform)}</span>}
+                {sampleOf.get(a.id)!.of > 1 && <span class="muted"> · sample {sampleOf.get(a.id)!.at} of {sampleOf.get(a.id)!.of}</span>}
               </h3>
               <span class="muted">
                 {a.model} · {dateTime(a.created_at)} · {a.mentioned ? `brand named${a.mention_position ? `, position ${a.mention_position}` : ""}` : "brand not named"}
