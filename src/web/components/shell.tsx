@@ -2,6 +2,7 @@
 import type { ComponentChildren } from "preact";
 import type { Connection, Session } from "../lib/session";
 import { useLocation } from "../lib/router";
+import { useEffect, useRef } from "preact/hooks";
 
 export const BRAND_PAGES: [string, string][] = [
   ["overview", "Overview"],
@@ -20,6 +21,12 @@ export function Shell({ conn, session, brandId, children }: { conn: Connection; 
   const page = loc.path.split("/")[3] ?? "overview";
   // Filters travel with the pages that share them.
   const search = new URLSearchParams(loc.query);
+  // On a phone the tab bar scrolls: bring the current tab into view rather than leave it under the fade.
+  const tabs = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const current = tabs.current?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (current && tabs.current) tabs.current.scrollLeft = Math.max(0, current.offsetLeft - tabs.current.offsetLeft - 16);
+  }, [page, brandId]);
   return (
     <>
       <a class="skip" href="#main">
@@ -30,7 +37,7 @@ export function Shell({ conn, session, brandId, children }: { conn: Connection; 
           answerwatch
         </a>
         {brandId && (
-          <nav aria-label="Brand pages" class="tabs">
+          <nav aria-label="Brand pages" class="tabs" ref={tabs}>
             {BRAND_PAGES.map(([id, label]) => (
               <a key={id} href={`/b/${brandId}/${id}${search.toString() ? `?${search}` : ""}`} aria-current={page === id ? "page" : undefined}>
                 {label}

@@ -113,10 +113,10 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
           </span>
         </div>
         <div class="kpi" data-kpi="Refused">
-          <span class="kpi-label">Refused · not found · errors</span>
+          <span class="kpi-label">Refused by the site</span>
           <span class="kpi-value">{int(sum(ai, "refused"))}</span>
           <span class="kpi-n">
-            {int(sum(ai, "not_found"))} not found · {int(sum(ai, "server_errors"))} server errors
+            answered 401, 403 or 429 · apart: {int(sum(ai, "not_found"))} not found, {int(sum(ai, "server_errors"))} server errors
           </span>
         </div>
       </div>
