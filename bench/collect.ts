@@ -12,7 +12,7 @@
 // too: it is what decides the ratio when the load generator and the server share two cores.
 // ROUNDS, REQUESTS and CONNECTIONS tune it.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../src/db/functions";
+import { registerSqlFunctions } from "../src/database";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { startBinary } from "../tests/helpers/binary";

@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
 import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
-import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, openDataDirDatabase, prepareDataDir, prepareSchema } from "./db/open";
+import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, prepareDataDir } from "./db/open";
+import { openDataDirDatabase, prepareSchema } from "./database";
 
 /** Commands beside a running server wait for its write lock rather than fail half-way. */
 const CLI_DATABASE = { busyTimeoutMs: CLI_BUSY_TIMEOUT_MS };

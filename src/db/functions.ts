@@ -1,12 +1,12 @@
 // The SQL functions every answerwatch connection registers: the stored columns' decompression
-// (aw_text) and the brand matcher of prompts.is_branded (aw_names_brand). Triggers call them, so a
-// connection without them (a bare sqlite3 shell) can read the file but not write results, prompts
-// or brands.
+// (aw_text, the database layer's own) and those the features' triggers call (handed down as schema
+// parts, such as the brand matcher of prompts.is_branded). A connection without them (a bare sqlite3
+// shell) can read the file but not write results, prompts or brands.
 import type { Database } from "bun:sqlite";
-import { registerBrandedFunction } from "../insights/branded";
+import type { SchemaPart } from "./schema-part";
 import { registerTextFunctions } from "./text-codec";
 
-export function registerSqlFunctions(sqlite: Database): void {
+export function registerSqlFunctions(sqlite: Database, parts: readonly SchemaPart[]): void {
   registerTextFunctions(sqlite);
-  registerBrandedFunction(sqlite);
+  for (const part of parts) part.functions?.(sqlite);
 }

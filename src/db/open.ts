@@ -6,12 +6,10 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode, StartupError } from "../config";
-import { ensureBranded } from "../insights/branded";
-import { ensureLatest } from "../results/latest";
-import { ensureRollups } from "../rollups/triggers";
 import { applyMigrations } from "./migrations";
 import { embeddedMigrations } from "./migrations.generated";
 import { registerSqlFunctions } from "./functions";
+import type { SchemaPart } from "./schema-part";
 
 export interface DbHandle {
   sqlite: Database;
@@ -22,15 +20,21 @@ export const DB_FILE = "answerwatch.db";
 export const LOCK_FILE = "answerwatch.lock";
 
 /**
- * The embedded migrations, then the triggers made from code (rollups, latest results, branded prompts): a changed
- * definition or a missing trigger rebuilds what it keeps. Returns the migrations applied.
+ * The embedded migrations, then what the features' schema parts keep from code (rollups, latest
+ * results, branded prompts), in the order given: a changed definition or a missing trigger rebuilds
+ * what it keeps. Returns the migrations applied.
  */
-export function prepareSchema(sqlite: Database): number {
+export function prepareSchema(sqlite: Database, parts: readonly SchemaPart[]): number {
   const applied = applyMigrations(sqlite, embeddedMigrations);
-  ensureRollups(sqlite);
-  ensureLatest(sqlite);
-  ensureBranded(sqlite);
+  for (const part of parts) part.ensure?.(sqlite);
   return applied;
+}
+
+export interface OpenOptions {
+  /** The features' triggers and SQL functions (src/database.ts lists them). */
+  parts: readonly SchemaPart[];
+  migrate?: boolean;
+  busyTimeoutMs?: number;
 }
 
 /** How long a server's connection waits for the write lock: a busy database answers 503 after it. */
@@ -42,7 +46,7 @@ export const SERVER_BUSY_TIMEOUT_MS = 5_000;
  */
 export const CLI_BUSY_TIMEOUT_MS = 300_000;
 
-export function openDatabase(path: string, options: { migrate?: boolean; busyTimeoutMs?: number } = {}): DbHandle {
+export function openDatabase(path: string, options: OpenOptions): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true });
   try {
     // busy_timeout first: switching to WAL needs a lock that another process may hold.
@@ -53,8 +57,8 @@ export function openDatabase(path: string, options: { migrate?: boolean; busyTim
     // NORMAL is durable against process crashes in WAL mode (only an OS crash can lose the last commits).
     sqlite.run("PRAGMA synchronous = NORMAL");
     sqlite.run("PRAGMA foreign_keys = ON");
-    registerSqlFunctions(sqlite);
-    if (options.migrate !== false) prepareSchema(sqlite);
+    registerSqlFunctions(sqlite, options.parts);
+    if (options.migrate !== false) prepareSchema(sqlite, options.parts);
   } catch (error) {
     sqlite.close();
     throw error;
@@ -72,7 +76,7 @@ export function openDatabase(path: string, options: { migrate?: boolean; busyTim
 }
 
 /** DATA_DIR's database, with SQLite's failures to open it said in one line (describeDatabaseFailure). */
-export function openDataDirDatabase(dataDir: string, options: { migrate?: boolean; busyTimeoutMs?: number } = {}): DbHandle {
+export function openDataDirDatabase(dataDir: string, options: OpenOptions): DbHandle {
   const path = join(dataDir, DB_FILE);
   try {
     return openDatabase(path, options);

@@ -3,6 +3,7 @@
 // (REST, the CLI, a rename of the brand, a domain added) through aw_names_brand(), a function every
 // connection registers; made here, not in a migration, like the rollups' triggers.
 import type { Database } from "bun:sqlite";
+import type { SchemaPart } from "../db/schema-part";
 import { compileEntities, findMentions, type CompiledEntities, type Entity } from "../analysis/entities";
 
 export const NAMES_BRAND_FUNCTION = "aw_names_brand";
@@ -68,3 +69,6 @@ export function ensureBranded(sqlite: Database): boolean {
   }).immediate();
   return true;
 }
+
+/** prompts.is_branded: the brand matcher SQL function and the triggers that call it. */
+export const brandedSchema: SchemaPart = { name: "branded", functions: registerBrandedFunction, ensure: ensureBranded };

@@ -1,6 +1,6 @@
 // Worker-thread entry: one SQLite connection and one engine registry per thread; runs units as
 // the main thread hands them over, many at once (they wait on the network, not the CPU).
-import { openDatabase } from "../db/open";
+import { openDatabase } from "../database";
 import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
 import { createUnitRunner } from "../tracking/unit-runner";
 import type { TaskError, WorkerCommand, WorkerReply } from "./messages";

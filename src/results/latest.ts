@@ -4,6 +4,7 @@
 // not in a migration: a table rebuilt by a later migration loses its triggers, and a missing one is
 // put back (with the table rebuilt) the next time the database is opened for serving.
 import type { Database } from "bun:sqlite";
+import type { SchemaPart } from "../db/schema-part";
 
 const GROUP = (r: string) => `prompt_id = ${r}.prompt_id AND platform = ${r}.platform AND model = ${r}.model AND region = ${r}.region`;
 const COLUMNS = "prompt_id, platform, model, region, brand_id, result_id, created_at";
@@ -48,3 +49,6 @@ export function ensureLatest(sqlite: Database): boolean {
   }).immediate();
   return true;
 }
+
+/** latest_results and the triggers that keep it. */
+export const latestSchema: SchemaPart = { name: "latest", ensure: ensureLatest };

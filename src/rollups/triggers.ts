@@ -3,6 +3,7 @@
 // delete), and rebuilt from raw rows when their definition changes or on demand
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
+import type { SchemaPart } from "../db/schema-part";
 import { ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
@@ -154,3 +155,6 @@ export function ensureRollups(sqlite: Database): string[] {
   }).immediate();
   return rebuild.map((s) => s.table);
 }
+
+/** The rollup tables of spec.ts and their triggers. */
+export const rollupsSchema: SchemaPart = { name: "rollups", ensure: ensureRollups };

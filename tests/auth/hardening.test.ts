@@ -4,7 +4,7 @@
 // refused even when signed with the real secret; an absurd admin page number is a 400.
 // Clients appear at different addresses by binding to different loopback addresses (127.0.0.0/8).
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import http from "node:http";

@@ -4,7 +4,7 @@
 // directory is a small tmpfs this test mounts (the tests run as root, as CI does).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { startBinary, type StartedBinary } from "../helpers/binary";

@@ -3,7 +3,7 @@
 // before the fix. Two organizations: A (owner, admin, member, viewer) and B, whose owner is also a
 // viewer of A — the caller of the review's first finding.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

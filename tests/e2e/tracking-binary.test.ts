@@ -1,6 +1,6 @@
 // Tracking through the compiled binary: worker threads load from inside it, and a run survives kill -9.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";

@@ -1,6 +1,7 @@
 // Issue #28: arrows point down. No import circle in src/ (type-only imports count: a circle of types
 // is still two modules that cannot be understood apart), and nothing below the composition roots
-// imports them (app.ts, runtime.ts, server.ts).
+// imports them (app.ts, runtime.ts, server.ts); src/db/ imports no feature (they hand their schema
+// parts down through src/database.ts).
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -78,4 +79,11 @@ test("no import circle in src/", () => {
 test("nothing below the composition roots imports app.ts, runtime.ts or server.ts", () => {
   const upward = [...graph].flatMap(([file, imports]) => (ROOTS.has(relative(SRC, file)) ? [] : imports.filter((i) => ROOTS.has(relative(SRC, i))).map((i) => `${relative(SRC, file)} → ${relative(SRC, i)}`)));
   expect(upward).toEqual([]);
+});
+
+test("the database layer knows no feature: src/db/ imports only src/db/ and config.ts", () => {
+  const reaching = [...graph].flatMap(([file, imports]) =>
+    relative(SRC, file).startsWith("db/") ? imports.filter((i) => !relative(SRC, i).startsWith("db/") && relative(SRC, i) !== "config.ts").map((i) => `${relative(SRC, file)} → ${relative(SRC, i)}`) : [],
+  );
+  expect(reaching).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { renderEmbeddedMigrations } from "../../src/db/migrations";
 import { embeddedMigrations } from "../../src/db/migrations.generated";
-import { openDatabase } from "../../src/db/open";
+import { openDatabase } from "../../src/database";
 import { brandOwnedTables } from "../../src/db/schema";
 import { ROOT, tempDir } from "../helpers/app";
 

@@ -4,7 +4,7 @@
 // force over the old rows says, the rollups equal sums over the raw rows, and after `vacuum`
 // compresses the old answers, /rest/v1 returns every answer and JSON column byte for byte.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";

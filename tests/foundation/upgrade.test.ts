@@ -5,7 +5,7 @@
 // (unique citation positions, updated_at kept by the database, Ansvisor's aliases) hold.
 import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { applyMigrations } from "../../src/db/migrations";

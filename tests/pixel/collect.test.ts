@@ -1,7 +1,7 @@
 // POST /t/collect and GET /t.js through the app (in process, with a peer address and an injected
 // clock): what is accepted, what is refused, what a stored row holds, and what never is stored.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
 // loopback load generator are all answered 2xx, and exactly 50,000 rows are there after SIGTERM
 // and a restart; after kill -9 every beacon that got its 2xx is still there.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../helpers/app";

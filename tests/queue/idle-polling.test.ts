@@ -1,7 +1,7 @@
 // An idle server's pollers (tracking jobs, webhook deliveries) only read: while another process
 // holds the database's write lock, they must not sit in a lock wait on the thread that answers HTTP.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 

@@ -4,7 +4,7 @@
 // that shape a response.
 import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { createResponseCache } from "../../src/platform/rest/response-cache";
 import { restRoutes } from "../../src/platform/rest/routes";
 import { testApp } from "../helpers/app";

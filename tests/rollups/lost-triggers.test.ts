@@ -3,7 +3,8 @@
 // rebuilds what it keeps from raw rows: rows written meanwhile are not lost from either.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { DB_FILE, openDatabase } from "../../src/db/open";
+import { DB_FILE } from "../../src/db/open";
+import { openDatabase } from "../../src/database";
 import { tempDir } from "../helpers/app";
 import { rollupDifferences } from "./recompute";
 

@@ -4,7 +4,8 @@
 // whole freed pages back (space inside pages that retention thinned needs `vacuum --full`).
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { DB_FILE, openDatabase } from "../../src/db/open";
+import { DB_FILE } from "../../src/db/open";
+import { openDatabase } from "../../src/database";
 import { createResultStore } from "../../src/results/store";
 import { runMaintenance } from "../../src/storage/maintenance";
 import type { ResultValues } from "../../src/tracking/unit-runner";

@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { DB_FILE, openDatabase } from "../../src/db/open";
+import { DB_FILE } from "../../src/db/open";
+import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";

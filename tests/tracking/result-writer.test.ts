@@ -1,9 +1,10 @@
 import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../src/db/functions";
+import { registerSqlFunctions } from "../../src/database";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { DB_FILE, openDatabase } from "../../src/db/open";
+import { DB_FILE } from "../../src/db/open";
+import { openDatabase } from "../../src/database";
 import { createQueueStore } from "../../src/queue/store";
 import { createResultWriter } from "../../src/tracking/result-writer";
 import type { ResultValues, UnitTask } from "../../src/tracking/unit-runner";

@@ -2,7 +2,7 @@
 // (the writer) and the REST service over it. Each request arrives as plain data with its caller
 // resolved on the serving thread, and goes back as bytes.
 import { Database } from "bun:sqlite";
-import { registerSqlFunctions } from "../../db/functions";
+import { registerSqlFunctions } from "../../database";
 import { REPORTS } from "../../reports/registry";
 import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";

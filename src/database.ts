@@ -1,0 +1,19 @@
+// The composition of the database: which features hand which schema parts (triggers, SQL functions)
+// down to src/db/, in the order they are made. Everything that opens the answerwatch database opens
+// it through here, so every connection registers the same functions.
+import type { DbHandle } from "./db/open";
+import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
+import { registerSqlFunctions as registerWith } from "./db/functions";
+import { brandedSchema } from "./insights/branded";
+import { latestSchema } from "./results/latest";
+import { rollupsSchema } from "./rollups/triggers";
+
+/** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */
+export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema] as const;
+
+type Options = { migrate?: boolean; busyTimeoutMs?: number };
+
+export const openDatabase = (path: string, options: Options = {}): DbHandle => openWith(path, { ...options, parts: SCHEMA_PARTS });
+export const openDataDirDatabase = (dataDir: string, options: Options = {}): DbHandle => openDataDirWith(dataDir, { ...options, parts: SCHEMA_PARTS });
+export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith(sqlite, SCHEMA_PARTS);
+export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
