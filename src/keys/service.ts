@@ -4,8 +4,8 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
-import type { ApiUser } from "../platform/auth/caller";
-import { ORG_ROLES, type OrgRole } from "../platform/auth/service";
+import type { ApiUser } from "../common/identity";
+import { ORG_ROLES, type OrgRole } from "../common/identity";
 
 export const KEY_PREFIX = "aw_";
 const RANK: Record<OrgRole, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };

@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
-import type { ApiUser } from "../platform/auth/caller";
+import type { ApiUser } from "../common/identity";
 
 const ROLES = ["owner", "admin", "member", "viewer"] as const;
 type Role = (typeof ROLES)[number];

@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
-import type { ApiUser } from "../platform/auth/caller";
+import type { ApiUser } from "../common/identity";
 
 export const SHARE_PREFIX = "aws_";
 const MANAGERS = ["owner", "admin"];

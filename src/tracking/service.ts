@@ -4,8 +4,8 @@ import type { Database } from "bun:sqlite";
 import { createEngineRegistry, type EngineConfig, type PlatformId } from "../engines";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
-import type { ApiUser } from "../platform/auth/caller";
-import type { OrgRole } from "../platform/auth/service";
+import type { ApiUser } from "../common/identity";
+import type { OrgRole } from "../common/identity";
 import type { JobRow, NewUnit, QueueStore } from "../queue/store";
 
 const WRITERS: OrgRole[] = ["owner", "admin", "member"];

@@ -2,7 +2,7 @@
 // made here, shown once (on creation and on rotation), and never readable afterwards.
 import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
-import type { ApiUser } from "../platform/auth/caller";
+import type { ApiUser } from "../common/identity";
 import { requireUuid } from "../http/validate";
 import { checkDestination, DestinationError, type Resolver } from "./destination";
 import { EVENT_TYPES, recordEvent } from "./events";

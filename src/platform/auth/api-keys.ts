@@ -2,7 +2,8 @@
 // signed with JWT_SECRET, as Supabase issues them (DESIGN §4).
 import { decodeJwt, jwtVerify, type JWTPayload } from "jose";
 
-export type ApiKeyRole = "anon" | "service_role";
+import type { ApiKeyRole } from "../../common/identity";
+export type { ApiKeyRole };
 
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
 

@@ -5,26 +5,12 @@ import type { Secrets } from "../../secrets";
 import { apiKeyRole, type ApiKeyRole } from "./api-keys";
 import { SessionGoneError, type AuthService, type AuthenticatedUser, type OrgRole } from "./service";
 import { TokenError, bearerToken } from "./tokens";
-
-export interface Caller {
-  role: ApiKeyRole | "authenticated";
-  user?: AuthenticatedUser;
-  /** organization id → the caller's role in it (empty for anon and service_role) */
-  orgRoles: Map<string, OrgRole>;
-  /** A share link's reader: this brand's insights RPCs and nothing else. */
-  shareBrandId?: string;
-}
+import type { ApiUser, Caller } from "../../common/identity";
+export type { ApiUser, Caller };
 
 /** Share links (src/share): the brand a live `aws_` token opens, or null. */
 export interface ShareResolver {
   resolve(token: string): { brandId: string; organizationId: string } | null;
-}
-
-export interface ApiUser {
-  user: AuthenticatedUser;
-  orgRoles: Map<string, OrgRole>;
-  /** Set when the bearer is a personal API key (its id): one organization, the key's role. */
-  viaKey?: string;
 }
 
 /** Personal API keys (src/keys): the identity behind an `aw_` bearer, or null. */

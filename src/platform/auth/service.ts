@@ -11,8 +11,9 @@ import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
 import { TokenError, type AccessClaims, type TokenService } from "./tokens";
 
-export type OrgRole = "owner" | "admin" | "member" | "viewer";
-export const ORG_ROLES: OrgRole[] = ["owner", "admin", "member", "viewer"];
+export { ORG_ROLES, type OrgRole } from "../../common/identity";
+import { ORG_ROLES, type AuthenticatedUser, type OrgRole } from "../../common/identity";
+export type { AuthenticatedUser };
 
 /** Write transactions take the write lock at BEGIN: a read-then-write upgrade would fail at once when another connection committed in between. */
 const IMMEDIATE = { behavior: "immediate" } as const;
@@ -25,13 +26,6 @@ export interface AuthServiceDeps {
   config: Pick<Config, "auth">;
   tokens: TokenService;
   now?: () => Date;
-}
-
-export interface AuthenticatedUser {
-  id: string;
-  email: string;
-  sessionId: string;
-  claims: AccessClaims;
 }
 
 function sha256(text: string): string {

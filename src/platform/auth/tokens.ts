@@ -3,20 +3,9 @@
 // and so rejects alg:none, other keys, malformed tokens and tokens that would never expire.
 import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import { secretBytes } from "./api-keys";
+import type { AccessClaims } from "../../common/identity";
 
-export interface AccessClaims extends JWTPayload {
-  sub: string;
-  aud: string;
-  role: string;
-  email: string;
-  phone: string;
-  app_metadata: Record<string, unknown>;
-  user_metadata: Record<string, unknown>;
-  aal: string;
-  amr: { method: string; timestamp: number }[];
-  session_id: string;
-  is_anonymous: boolean;
-}
+export type { AccessClaims } from "../../common/identity";
 
 export type TokenProblem = "expired" | "invalid";
 
