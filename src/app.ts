@@ -27,6 +27,7 @@ import { createScheduleService, type ScheduleService } from "./schedule/service"
 import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
+import { createSqliteKeyStore } from "./keys/store.sqlite";
 import { keyRoutes } from "./keys/routes";
 import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
@@ -101,7 +102,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
-  const keys = createKeyService({ sqlite: deps.dbh.sqlite, now: deps.now });
+  const keys = createKeyService({ store: createSqliteKeyStore(deps.dbh.sqlite), now: deps.now });
   const members = createMembersService({ sqlite: deps.dbh.sqlite, now: deps.now });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
   const shares = createShareService({ sqlite: deps.dbh.sqlite, now: deps.now, publicUrl });

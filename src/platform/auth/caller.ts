@@ -15,7 +15,7 @@ export interface ShareResolver {
 
 /** Personal API keys (src/keys): the identity behind an `aw_` bearer, or null. */
 export interface KeyResolver {
-  resolve(token: string): { keyId: string; userId: string; email: string; organizationId: string; role: OrgRole } | null;
+  resolve(token: string): Promise<{ keyId: string; userId: string; email: string; organizationId: string; role: OrgRole } | null>;
 }
 
 const NO_API_KEY = new AppError(401, "no_api_key", "No API key found in request", {
@@ -29,9 +29,9 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
   const { auth, secrets } = deps;
 
   /** An `aw_` bearer as a user scoped to the key's organization and role; null for any other token. */
-  function keyUser(token: string): ApiUser | null {
+  async function keyUser(token: string): Promise<ApiUser | null> {
     if (!token.startsWith("aw_") || !deps.keys) return null;
-    const key = deps.keys.resolve(token);
+    const key = await deps.keys.resolve(token);
     if (!key) throw new AppError(401, "invalid_api_key", "The API key is unknown, revoked or expired");
     const claims = { sub: key.userId, aud: "authenticated", role: "authenticated", email: key.email, phone: "", app_metadata: {}, user_metadata: {}, aal: "aal1", amr: [], session_id: `key:${key.keyId}`, is_anonymous: false };
     return { user: { id: key.userId, email: key.email, sessionId: `key:${key.keyId}`, claims }, orgRoles: new Map([[key.organizationId, key.role]]), viaKey: key.keyId };
@@ -70,7 +70,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
         return { role: "authenticated", orgRoles: new Map([[shared.organizationId, "viewer"]]), shareBrandId: shared.brandId };
       }
       try {
-        const viaKey = keyUser(token);
+        const viaKey = await keyUser(token);
         if (viaKey) return { role: "authenticated", user: viaKey.user, orgRoles: viaKey.orgRoles };
       } catch {
         throw invalid("The API key is unknown, revoked or expired");
@@ -102,7 +102,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
     async apiUser(request: Request): Promise<ApiUser> {
       const token = bearerToken(request);
       if (!token) throw new AppError(401, "unauthorized", "Missing bearer token: send Authorization: Bearer <access token or API key>");
-      const viaKey = keyUser(token);
+      const viaKey = await keyUser(token);
       if (viaKey) return viaKey;
       try {
         const user = await auth.authenticate(token);
