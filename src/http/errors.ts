@@ -66,7 +66,7 @@ export function errorResponse(err: AppError, surface: Surface, request?: Request
   return Response.json(body, { status: err.status, headers });
 }
 
-/** SQLite's result code of an error thrown by bun:sqlite ("SQLITE_FULL", …), if it is one. */
+/** SQLite's result code of an error thrown by the SQLite driver ("SQLITE_FULL", …), if it is one. */
 export function sqliteCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
