@@ -11,6 +11,7 @@ import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
 import { apiHealthRoutes } from "./http/api-routes";
 import { createStorageHealth, healthResponse, type StorageHealth } from "./http/health";
+import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { Resolver } from "./webhooks/destination";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
@@ -102,6 +103,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
+  const status = createSqliteStatusStore(deps.dbh.sqlite);
   const keys = createKeyService({ store: createSqliteKeyStore(deps.dbh.sqlite), now: deps.now });
   const members = createMembersService({ sqlite: deps.dbh.sqlite, now: deps.now });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
@@ -152,7 +154,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
       return thrownResponse(error, surface, request, meta(request).requestId);
     })
-    .get("/healthz", () => healthResponse(deps.dbh.sqlite, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
+    .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
     .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, sourceCategories: deps.config.rest.sourceCategories, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))

@@ -10,6 +10,7 @@ import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
 import { createMetrics } from "./http/metrics";
+import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
 import { createQueueStore } from "./queue/store";
@@ -47,7 +48,7 @@ export async function startRuntime(input: {
   const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
   const metrics = createMetrics();
-  metrics.useDatabase(dbh.sqlite);
+  metrics.useStatus(createSqliteStatusStore(dbh.sqlite));
   const restPool = (size: number, writable: boolean) =>
     createRestThreadPool({
       size,

@@ -14,6 +14,7 @@ import { errorCode, StartupError, type Config } from "./config";
 import { DB_FILE, lockDataDir, prepareDataDir, type DataDirLock, type DbHandle } from "./db/open";
 import { openDataDirDatabase } from "./database";
 import { healthResponse } from "./http/health";
+import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { Resolver } from "./webhooks/destination";
 import { requestIdFor } from "./http/request-id";
 import { createLogger, type Logger } from "./http/log";
@@ -53,9 +54,6 @@ export interface StartOptions {
   onLoadFailure?: (error: unknown) => void;
 }
 
-// Work a previous run left behind: the runtime must load at once to carry it on.
-const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM jobs WHERE status IN ('waiting', 'active'))
-                         OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') AS pending`;
 // setTimeout holds at most ~24.8 days; longer waits are taken in steps.
 const MAX_TIMER_MS = 24 * 3600 * 1000;
 // The runtime is loaded this long before a scheduled run, so the scheduler is in place for it.
@@ -118,6 +116,7 @@ function listenProblem({ host, port }: Config, code: string): string {
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   await checkHostResolves(config.host);
   const { lock, secrets, dbh } = await openDataDir(config);
+  const status = createSqliteStatusStore(dbh.sqlite);
   const dbPath = join(config.dataDir, DB_FILE);
   const startedAt = Date.now();
   let runtime: Runtime | undefined;
@@ -140,8 +139,8 @@ export async function startServer(config: Config, logger = createLogger(config.l
     return runtime!.app.handle(request, srv.requestIP(request)?.address);
   };
   /** /healthz before the runtime is loaded: the same answer, and 503 while the runtime cannot load. */
-  function shellHealth(request: Request): Response {
-    const response = healthResponse(dbh.sqlite, VERSION, startedAt, { runtimeFailed: loadFailed });
+  async function shellHealth(request: Request): Promise<Response> {
+    const response = await healthResponse(status, VERSION, startedAt, { runtimeFailed: loadFailed });
     response.headers.set("x-request-id", requestIdFor(request));
     return response;
   }
@@ -228,9 +227,10 @@ export async function startServer(config: Config, logger = createLogger(config.l
 
   if (options.lazy) {
     // Looked at just after start, so the first requests are not kept waiting by it.
-    scheduleTimer = setTimeout(() => {
-      const pending = (dbh.sqlite.query(PENDING_WORK).get() as { pending: number }).pending === 1;
-      if (pending) void load().catch(fail);
+    scheduleTimer = setTimeout(async () => {
+      // Work a previous run left behind: the runtime must load at once to carry it on (and, when the
+      // database cannot say, loading is what reports why).
+      if (await status.pendingWork().catch(() => true)) void load().catch(fail);
       else scheduleTimer = setTimeout(armSchedule, SCHEDULE_ARM_DELAY_MS);
     }, 0);
   } else {

@@ -1,7 +1,7 @@
 // GET /healthz: the process is up and its database answers (and, before the lazily loaded
 // runtime is up, that it did not fail to load), and no write has recently failed for want of disk.
-import type { Database } from "bun:sqlite";
 import { isStorageFull } from "./errors";
+import type { StatusStore } from "./status-store";
 
 /** How long after the last write that failed for want of disk /healthz still reports it. */
 const WRITE_FAILURE_WINDOW_MS = 60_000;
@@ -25,11 +25,11 @@ export function createStorageHealth(now: () => number = Date.now) {
 
 export type StorageHealth = ReturnType<typeof createStorageHealth>;
 
-export function healthResponse(sqlite: Database, version: string, startedAt: number, state: { runtimeFailed?: boolean; writeFailure?: string | null } = {}): Response {
+export async function healthResponse(status: StatusStore, version: string, startedAt: number, state: { runtimeFailed?: boolean; writeFailure?: string | null } = {}): Promise<Response> {
   const body = { status: "ok", version, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok" };
   if (state.runtimeFailed) return Response.json({ ...body, status: "error", runtime: "error" }, { status: 503 });
   try {
-    sqlite.query("SELECT count(*) FROM sqlite_master").get();
+    await status.ping();
   } catch {
     return Response.json({ ...body, status: "error", db: "error" }, { status: 503 });
   }

@@ -2,7 +2,7 @@
 // handler, the dispatcher, the pixel and the reader pool, and gauges read from the database when
 // scraped. Routes are labelled by the pattern they matched (unknown paths as one label, methods from
 // a fixed set), so an attacker's random URLs cannot grow the label set.
-import type { Database } from "bun:sqlite";
+import type { StatusCounts, StatusStore } from "./status-store";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 const APP_PREFIXES = ["/b/", "/login", "/signup", "/onboarding", "/account"];
@@ -47,62 +47,27 @@ export function createMetrics() {
   const upstream = new Counter({ name: "answerwatch_upstream_calls_total", help: "Calls to AI engines by platform and outcome (answered, or the error kind)", labelNames: ["platform", "outcome"], registers: [registry] });
   const upstreamLatency = new Histogram({ name: "answerwatch_upstream_call_duration_seconds", help: "Time from a unit's start to its engine's answer, by platform", labelNames: ["platform"], buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120], registers: [registry] });
   const readerWait = new Histogram({ name: "answerwatch_reader_pool_wait_seconds", help: "Time a /rest/v1 read, RPC or report waited for a reader thread", buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
-  let sqlite: Database | undefined;
-  const rows = <T>(sql: string) => (sqlite ? (sqlite.query(sql).all() as T[]) : []);
-  new Gauge({
-    name: "answerwatch_jobs",
-    help: "Tracking jobs by state",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of rows<{ status: string; n: number }>("SELECT status, count(*) AS n FROM jobs GROUP BY status")) this.set({ state: r.status }, r.n);
-    },
-  });
-  new Gauge({
-    name: "answerwatch_job_units",
-    help: "Units of the waiting and running jobs by state",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of rows<{ status: string; n: number }>("SELECT u.status, count(*) AS n FROM jobs AS j JOIN job_units AS u ON u.job_id = j.id WHERE j.status IN ('waiting', 'active') GROUP BY u.status"))
-        this.set({ state: r.status }, r.n);
-    },
-  });
-  new Gauge({
-    name: "answerwatch_queue_depth",
-    help: "Units still to run: pending units of waiting and running jobs",
-    registers: [registry],
-    collect() {
-      this.set(rows<{ n: number }>("SELECT count(*) AS n FROM jobs AS j JOIN job_units AS u ON u.job_id = j.id WHERE j.status IN ('waiting', 'active') AND u.status = 'pending'")[0]?.n ?? 0);
-    },
-  });
-  new Gauge({
-    name: "answerwatch_webhook_deliveries",
-    help: "Webhook deliveries by state",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of rows<{ status: string; n: number }>("SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status")) this.set({ state: r.status }, r.n);
-    },
-  });
-  new Gauge({
-    name: "answerwatch_database_bytes",
-    help: "Size of the SQLite database (pages × page size)",
-    registers: [registry],
-    collect() {
-      const r = rows<{ bytes: number }>("SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()")[0];
-      this.set(r?.bytes ?? 0);
-    },
-  });
+  // The gauges are set from one read of the status store per scrape (text()), not one query each.
+  let status: StatusStore | undefined;
+  const jobs = new Gauge({ name: "answerwatch_jobs", help: "Tracking jobs by state", labelNames: ["state"], registers: [registry] });
+  const units = new Gauge({ name: "answerwatch_job_units", help: "Units of the waiting and running jobs by state", labelNames: ["state"], registers: [registry] });
+  const depth = new Gauge({ name: "answerwatch_queue_depth", help: "Units still to run: pending units of waiting and running jobs", registers: [registry] });
+  const deliveries = new Gauge({ name: "answerwatch_webhook_deliveries", help: "Webhook deliveries by state", labelNames: ["state"], registers: [registry] });
+  const databaseBytes = new Gauge({ name: "answerwatch_database_bytes", help: "Size of the SQLite database (pages × page size)", registers: [registry] });
+  function setGauges(c: StatusCounts): void {
+    for (const [gauge, rows] of [[jobs, c.jobs], [units, c.activeUnits], [deliveries, c.deliveries]] as const) {
+      gauge.reset();
+      for (const r of rows) gauge.set({ state: r.status }, r.n);
+    }
+    depth.set(c.queueDepth);
+    databaseBytes.set(c.databaseBytes);
+  }
 
   return {
     registry,
-    /** The database the gauges read when scraped. */
-    useDatabase(db: Database) {
-      sqlite = db;
+    /** Where the gauges are read from when scraped. */
+    useStatus(store: StatusStore) {
+      status = store;
     },
     /** `route` is the request's pattern label (createRouteLabeler). */
     request(pathname: string, route: string, rawMethod: string, status: number, durationMs: number) {
@@ -118,7 +83,10 @@ export function createMetrics() {
     readerWait(ms: number) {
       readerWait.observe(ms / 1000);
     },
-    text: () => registry.metrics(),
+    async text() {
+      if (status) setGauges(await status.counts());
+      return registry.metrics();
+    },
     contentType: registry.contentType,
   };
 }

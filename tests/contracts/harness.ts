@@ -16,6 +16,8 @@ export interface Fixtures {
   brand(organizationId: string, name?: string): Promise<string>;
   /** A prompt of the brand (its own prompt set). */
   prompt(brandId: string, text?: string): Promise<string>;
+  /** A tracking job of the brand in `status`, with one unit per entry of `units` (its status). */
+  job(brandId: string, status: string, units: string[]): Promise<string>;
 }
 
 export interface Harness {
@@ -38,6 +40,10 @@ export function sqliteHarness(): SqliteHarness {
   const dbh = openDatabase(join(dir, "answerwatch.db"));
   const { sqlite } = dbh;
   const insert = (sql: string, ...params: unknown[]) => (sqlite.query(sql).get(...(params as never[])) as { id: string }).id;
+  async function makePrompt(brandId: string, text = unique("best tools for")): Promise<string> {
+    const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
+    return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
+  }
   return {
     backend: "sqlite",
     dbh,
@@ -46,9 +52,14 @@ export function sqliteHarness(): SqliteHarness {
       organization: async (name = unique("org")) => insert("INSERT INTO organizations (name, slug) VALUES (?, ?) RETURNING id", name, name.toLowerCase()),
       member: async (organizationId, userId, role = "member") => void sqlite.run("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?)", [organizationId, userId, role]),
       brand: async (organizationId, name = unique("Brand")) => insert("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?) RETURNING id", organizationId, name, name.toLowerCase()),
-      prompt: async (brandId, text = unique("best tools for")) => {
-        const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
-        return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
+      prompt: makePrompt,
+      job: async (brandId, status, units) => {
+        const prompt = await makePrompt(brandId);
+        const job = insert("INSERT INTO jobs (type, brand_id, status, run_at) VALUES ('tracking', ?, ?, ?) RETURNING id", brandId, status, new Date().toISOString());
+        units.forEach((unitStatus, seq) =>
+          sqlite.run("INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, status) VALUES (?, ?, ?, ?, 'chatgpt', 'gpt-4o', ?)", [job, seq, brandId, prompt, unitStatus]),
+        );
+        return job;
       },
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
