@@ -33,6 +33,7 @@ import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
+import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import { createShareService } from "./share/service";
 import { shareRoutes } from "./share/routes";
 import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
@@ -119,6 +120,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now, logger: deps.logger });
 
   const storage = deps.storage ?? createStorageHealth();
+  const crawlerStore = createSqliteCrawlerStore(deps.dbh.sqlite);
 
   /** Anything a route threw, in its surface's error shape; what is not an AppError is logged as a 5xx. */
   function thrownResponse(error: unknown, surface: Surface, request: Request, requestId: string): Response {
@@ -160,7 +162,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
     .use(memberRoutes({ members, callers }))
-    .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
+    .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
