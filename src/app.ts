@@ -20,6 +20,8 @@ import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
+import { createSqlitePixelStore } from "./pixel/store.sqlite";
+import { inProcessReports } from "./reports/registry";
 import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
@@ -141,7 +143,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, reports: deps.rest?.readers.report, onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: createSqlitePixelStore(deps.dbh.sqlite), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(deps.dbh.sqlite), onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {

@@ -16,6 +16,8 @@ export interface Fixtures {
   brand(organizationId: string, name?: string): Promise<string>;
   /** A prompt of the brand (its own prompt set). */
   prompt(brandId: string, text?: string): Promise<string>;
+  /** A brand the pixel knows: its tracking code, domains as given, and whether it honours DNT. */
+  trackedBrand(organizationId: string, options?: { domains?: string[]; respectDnt?: boolean }): Promise<{ id: string; trackingCode: string }>;
 }
 
 export interface Harness {
@@ -49,6 +51,12 @@ export function sqliteHarness(): SqliteHarness {
       prompt: async (brandId, text = unique("best tools for")) => {
         const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
         return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
+      },
+      trackedBrand: async (organizationId, { domains = [], respectDnt = false } = {}) => {
+        const name = unique("Tracked");
+        const row = sqlite.query("INSERT INTO brands (organization_id, name, slug, respect_dnt) VALUES (?, ?, ?, ?) RETURNING id, tracking_code").get(organizationId, name, name.toLowerCase(), respectDnt ? 1 : 0) as { id: string; tracking_code: string };
+        for (const domain of domains) sqlite.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [row.id, domain]);
+        return { id: row.id, trackingCode: row.tracking_code };
       },
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
