@@ -21,6 +21,8 @@ import { restRoutes } from "./platform/rest/routes";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
+import { createSqlitePixelStore } from "./pixel/store.sqlite";
+import { inProcessReports } from "./reports/registry";
 import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
@@ -34,6 +36,7 @@ import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
+import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import { createShareService } from "./share/service";
 import { shareRoutes } from "./share/routes";
 import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
@@ -121,6 +124,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now, logger: deps.logger });
 
   const storage = deps.storage ?? createStorageHealth();
+  const crawlerStore = createSqliteCrawlerStore(deps.dbh.sqlite);
 
   /** Anything a route threw, in its surface's error shape; what is not an AppError is logged as a 5xx. */
   function thrownResponse(error: unknown, surface: Surface, request: Request, requestId: string): Response {
@@ -141,7 +145,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ dbh: deps.dbh, callers, meta, now: deps.now, reports: deps.rest?.readers.report, onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: createSqlitePixelStore(deps.dbh.sqlite), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(deps.dbh.sqlite), onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
@@ -162,7 +166,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
     .use(memberRoutes({ members, callers }))
-    .use(crawlerRoutes({ sqlite: deps.dbh.sqlite, callers, ingest: crawlerIngestFor({ sqlite: deps.dbh.sqlite, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
+    .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)

@@ -237,8 +237,9 @@ const commands: Record<string, Command> = {
   logs: (args, env) =>
     withDatabase(env, async (sqlite, config) => {
       const secrets = await ensureSecrets(config);
-      const [{ runLogsCommand }, { crawlerIngestFor }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup")]);
-      return runLogsCommand(args, { sqlite, ingest: crawlerIngestFor({ sqlite, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
+      const [{ runLogsCommand }, { crawlerIngestFor }, { createSqliteCrawlerStore }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup"), import("./crawlers/store.sqlite")]);
+      const store = createSqliteCrawlerStore(sqlite, { bulkImport: true });
+      return runLogsCommand(args, { store, ingest: crawlerIngestFor({ store, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
     }),
   run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) })),
   brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),

@@ -1,7 +1,7 @@
 // `answerwatch logs import --brand SLUG [--org ORG] FILE…`: nginx/Apache combined or JSON-lines
 // logs, gzip or not, streamed in batches; re-importing a file adds nothing.
-import type { Database } from "bun:sqlite";
 import type { CrawlerIngest } from "./ingest";
+import type { CrawlerStore } from "./store";
 import { fileLines, MAX_LOG_LINE_CHARS, OVERLONG, parseLogLine } from "./logs";
 
 type Out = { write(text: string): void };
@@ -12,7 +12,7 @@ const IMPORT_BATCH_BYTES = 2 << 20;
 /** Past this resident size, a full collection after a batch: a multi-gigabyte log is mostly garbage strings. */
 const RSS_CEILING = 64 << 20;
 
-export async function runLogsCommand(args: string[], deps: { sqlite: Database; ingest: CrawlerIngest }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+export async function runLogsCommand(args: string[], deps: { store: CrawlerStore; ingest: CrawlerIngest }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const usage = "usage: answerwatch logs import --brand SLUG [--org ORGANIZATION] FILE…\n";
   if (args[0] !== "import") return err.write(usage), 2;
   const value = (flag: string) => {
@@ -23,13 +23,8 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
   const org = value("--org");
   const files = args.slice(1).filter((a, i, rest) => !a.startsWith("--") && rest[i - 1] !== "--brand" && rest[i - 1] !== "--org");
   if (!slug || !files.length) return err.write(usage), 2;
-  const brands = deps.sqlite
-    .query("SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ?1 AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)")
-    .all(slug, org ?? null) as { id: string }[];
+  const brands = await deps.store.brandsBySlug({ slug, organization: org ?? null });
   if (brands.length !== 1) return err.write(brands.length ? `answerwatch: several brands "${slug}": add --org\n` : `answerwatch: no brand "${slug}"\n`), 2;
-  // Each transaction's temporary structures (statement journals, trigger subqueries) stay in
-  // memory: on a file they doubled the import's time (bench/crawlers.ts).
-  deps.sqlite.run("PRAGMA temp_store = MEMORY");
   let failed = false;
   for (const file of files) {
     if (!(await Bun.file(file).exists())) return err.write(`answerwatch: no file ${file}\n`), 2;
@@ -40,7 +35,7 @@ export async function runLogsCommand(args: string[], deps: { sqlite: Database; i
     let batch: Record<string, unknown>[] = [];
     let batchBytes = 0;
     const flush = async () => {
-      const r = await deps.ingest.ingest(brands[0]!.id, batch);
+      const r = await deps.ingest.ingest(brands[0]!, batch);
       accepted += r.accepted;
       duplicates += r.duplicates;
       malformed += r.errors.length;

@@ -1,9 +1,8 @@
 // One normalized record per request, from every source (issue #21): checked, classified, verified,
 // stored without its client address, and recognised when sent again (a keyed hash of the record).
-import type { Database } from "bun:sqlite";
 import { hitKind, identify } from "./classify";
+import type { CrawlerHit, CrawlerStore } from "./store";
 import type { Verifier } from "./verify";
-import { recordEvent } from "../webhooks/events";
 
 export interface CrawlerRecord {
   timestamp: string;
@@ -59,13 +58,7 @@ function refererHost(referer: string | null | undefined): string | null {
   }
 }
 
-export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void }) {
-  const firstSeen = deps.sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
-  const organizationOf = deps.sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
-  const insert = deps.sqlite.prepare(
-    `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, at, record_key) DO NOTHING`,
-  );
+export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void }) {
   // 16 bytes of the HMAC: unique among one brand's records of the same second by a wide margin.
   const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest().subarray(0, 16);
   // Logs repeat the same few user agents and each bot's few addresses: remember recent answers.
@@ -76,7 +69,7 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
     /** Stores the good records of a batch in one transaction; bad ones are reported by index. */
     async ingest(brandId: string, raw: unknown[]): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
-      const rows: unknown[][] = [];
+      const hits: CrawlerHit[] = [];
       for (const [index, item] of raw.entries()) {
         const r = normalizeRecord(item);
         if (typeof r === "string") {
@@ -86,27 +79,29 @@ export function createCrawlerIngest(deps: { sqlite: Database; verifier: Verifier
         const who = identities.get(r.user_agent) ?? identities.set(r.user_agent, identify(r.user_agent));
         const seen = who.bot ? `${who.bot}\u0000${r.ip}` : "";
         const verdict = seen ? (verdicts.get(seen) ?? verdicts.set(seen, await deps.verifier.verify(who, r.ip))) : null;
-        rows.push([brandId, r.timestamp, r.host ?? "", r.method, r.path, r.status, r.bytes ?? null, r.user_agent, refererHost(r.referer), who.bot, who.operator, who.class, hitKind(r.path), verdict, verdict ? deps.verifier.listVersion : null, recordKey(r)]);
-      }
-      let accepted = 0;
-      let events = 0;
-      // IMMEDIATE: the write lock at BEGIN, so a busy database waits (busy_timeout) instead of a
-      // read-then-write upgrade failing at once when the pixel's writer committed in between.
-      deps.sqlite.transaction(() => {
-        const org = (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id;
-        for (const row of rows) {
-          if (!insert.run(...(row as [string])).changes) continue;
-          accepted++;
+        hits.push({
+          at: r.timestamp,
+          host: r.host ?? "",
+          method: r.method,
+          path: r.path,
+          status: r.status,
+          bytes: r.bytes ?? null,
+          userAgent: r.user_agent,
+          refererHost: refererHost(r.referer),
+          bot: who.bot,
+          operator: who.operator,
+          class: who.class,
+          hit: hitKind(r.path),
+          verdict,
+          listVersion: verdict ? deps.verifier.listVersion : null,
+          recordKey: recordKey(r),
           // A new AI bot (not a spoofed one) reading the site: crawler.first_seen, once per brand and bot.
-          const [, at, , , path, , , , , bot, operator, cls, , verdict] = row as string[];
-          if (org && bot && cls?.startsWith("ai_") && verdict !== "spoofed" && firstSeen.run(brandId, bot, at).changes) {
-            recordEvent(deps.sqlite, { organizationId: org, brandId, type: "crawler.first_seen", data: { bot, operator, class: cls, verdict, first_seen: at, path } }, (deps.now?.() ?? new Date()).toISOString());
-            events++;
-          }
-        }
-      }).immediate();
+          mayAnnounce: Boolean(who.class?.startsWith("ai_")) && verdict !== "spoofed",
+        });
+      }
+      const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: (deps.now?.() ?? new Date()).toISOString() });
       if (events) deps.onEvents?.();
-      return { accepted, duplicates: rows.length - accepted, errors };
+      return { accepted, duplicates: hits.length - accepted, errors };
     },
   };
 }

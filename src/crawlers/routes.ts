@@ -2,12 +2,12 @@
 // server or CDN (API key or access token; members and up). Good records are kept, bad ones are
 // reported by index; a record sent again adds nothing.
 import { Elysia } from "elysia";
-import type { Database } from "bun:sqlite";
 import { forEachLineCapped } from "../http/body";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { CallerResolver } from "../platform/auth/caller";
 import { MAX_BATCH, type CrawlerIngest } from "./ingest";
+import type { CrawlerStore } from "./store";
 
 const WRITERS = ["owner", "admin", "member"];
 
@@ -22,13 +22,13 @@ export function fromLogpush(o: Record<string, unknown>): Record<string, unknown>
   return { timestamp, method: o.ClientRequestMethod, host: o.ClientRequestHost, path: o.ClientRequestURI, status: o.EdgeResponseStatus, ip: o.ClientIP, user_agent: o.ClientRequestUserAgent ?? "", referer: o.ClientRequestReferer || null, bytes: o.EdgeResponseBytes };
 }
 
-export function crawlerRoutes(deps: { sqlite: Database; ingest: CrawlerIngest; callers: CallerResolver }) {
+export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest; callers: CallerResolver }) {
   async function writableBrand(request: Request, id: string): Promise<string> {
     const user = await deps.callers.apiUser(request);
     const brandId = requireUuid(id, "brandId");
-    const brand = deps.sqlite.query("SELECT organization_id FROM brands WHERE id = ?").get(brandId) as { organization_id: string } | null;
-    const role = brand ? user.orgRoles.get(brand.organization_id) : undefined;
-    if (!brand || !role) throw new AppError(404, "not_found", "Brand not found");
+    const organization = await deps.store.brandOrganization(brandId);
+    const role = organization ? user.orgRoles.get(organization) : undefined;
+    if (!organization || !role) throw new AppError(404, "not_found", "Brand not found");
     if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot send crawler logs");
     return brandId;
   }

@@ -4,7 +4,6 @@
 // hottest path), and app.handle calls the same functions for in-process requests.
 import { Elysia } from "elysia";
 import type { DirectRoutes, RequestMeta } from "../http/request";
-import type { DbHandle } from "../db/open";
 import { AppError } from "../http/errors";
 import type { CallerResolver } from "../platform/auth/caller";
 import { MAX_BEACON_BYTES } from "./beacon";
@@ -12,14 +11,15 @@ import { originHost } from "./origin";
 import { createScriptAsset } from "./script";
 import type { ReportRunner } from "../reports/registry";
 import { createPixelService, type PixelOptions } from "./service";
+import type { PixelStore } from "./store";
 
 export interface PixelRoutesDeps {
-  dbh: DbHandle;
+  store: PixelStore;
   callers: CallerResolver;
   meta: (request: Request) => RequestMeta;
   now?: () => Date;
   options?: Partial<PixelOptions>;
-  reports?: ReportRunner;
+  reports: ReportRunner;
   /** Registers work for shutdown: the batch writer flushes there. */
   onClose: (close: () => Promise<void>) => void;
 }
@@ -39,7 +39,7 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
 }
 
 export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {
-  const service = createPixelService({ dbh: deps.dbh, now: deps.now, options: deps.options, reports: deps.reports });
+  const service = createPixelService({ store: deps.store, now: deps.now, options: deps.options, reports: deps.reports });
   deps.onClose(() => service.close());
   const script = createScriptAsset();
   const serveScript = (request: Request) => script.respond(request);

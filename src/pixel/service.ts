@@ -1,16 +1,15 @@
 // The pixel's service: accept or refuse a beacon, turn it into a traffic row, and read the traffic
-// report. Everything it depends on (database, clock, options) comes in through createPixelService.
-import type { DbHandle } from "../db/open";
+// report. Everything it depends on (store, report runner, clock, options) comes in through createPixelService.
 import { AppError } from "../http/errors";
 import { createRateLimiter } from "../http/rate-limit";
 import type { ApiUser } from "../platform/auth/caller";
 import { parseBeacon } from "./beacon";
-import { createBrandDirectory } from "./brands";
+import { createBrandDirectory, type PixelBrand } from "./brands";
 import { createSourceClassifier, createUserAgentReader } from "./classify";
 import { clientAddress } from "../http/client-address";
 import { hostAllowed, originHost } from "./origin";
-import { openTrafficStore, type TrafficRow } from "./store";
-import { inProcessReports, type ReportRunner } from "../reports/registry";
+import type { PixelStore, TrafficRow } from "./store";
+import type { ReportRunner } from "../reports/registry";
 import { parseTrafficQuery, type TrafficReport } from "./traffic";
 import { createVisitorHasher } from "./visitor";
 import { RowNotWrittenError, WriterBusyError, WriterClosedError, createBatchWriter } from "./writer";
@@ -36,9 +35,9 @@ export const DEFAULT_PIXEL_OPTIONS: PixelOptions = {
 };
 
 export interface PixelServiceDeps {
-  dbh: DbHandle;
-  /** Where the traffic report runs (a reader thread); in-process on dbh without it. */
-  reports?: ReportRunner;
+  store: PixelStore;
+  /** Where the traffic report runs (a reader thread, or in-process). */
+  reports: ReportRunner;
   now?: () => Date;
   options?: Partial<PixelOptions>;
 }
@@ -67,14 +66,16 @@ function storedUrl(url: URL): string {
 export function createPixelService(deps: PixelServiceDeps) {
   const options = { ...DEFAULT_PIXEL_OPTIONS, ...deps.options };
   const now = deps.now ?? (() => new Date());
-  const brands = createBrandDirectory(deps.dbh.sqlite, () => now().getTime(), { ttlMs: options.brandCacheTtlMs, maxEntries: options.brandCacheMaxEntries });
+  const { store } = deps;
+  const brands = createBrandDirectory(store, () => now().getTime(), { ttlMs: options.brandCacheTtlMs, maxEntries: options.brandCacheMaxEntries });
   const limiter = createRateLimiter({ limit: options.rateLimitPerMinute, windowMs: 60_000, now: () => now().getTime() });
   const classifier = createSourceClassifier();
   const readUserAgent = createUserAgentReader();
   const visitorHash = createVisitorHasher({ now });
-  const store = openTrafficStore(deps.dbh);
-  const writer = createBatchWriter<TrafficRow>(store.write, { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows, maxInFlight: 4 });
-  const brandOrg = deps.dbh.sqlite.query<{ organization_id: string }, [string]>("SELECT organization_id FROM brands WHERE id = ?");
+  const writer = createBatchWriter<TrafficRow>((rows) => store.appendBeacons(rows), { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows, maxInFlight: 4 });
+
+  let lookingUp = 0;
+  let lookedUp: (() => void) | undefined;
 
   async function collect(request: BeaconRequest): Promise<BeaconOutcome> {
     // Cheapest refusals first: the rate limit counts invalid beacons too.
@@ -82,7 +83,18 @@ export function createPixelService(deps: PixelServiceDeps) {
     if (!limiter.hit(client))
       throw new AppError(429, "rate_limited", "Too many beacons from this address", { headers: { "retry-after": "60" } });
     const beacon = parseBeacon(request.body);
-    const brand = brands.lookup(beacon.trackingCode);
+    const found = brands.lookup(beacon.trackingCode);
+    let brand: PixelBrand | null;
+    if (found instanceof Promise) {
+      // Until its brand is read, a beacon has not reached the writer: close() waits for it. From
+      // here to writer.add nothing yields, so close() cannot slip in between.
+      lookingUp++;
+      try {
+        brand = await found;
+      } finally {
+        if (--lookingUp === 0) lookedUp?.();
+      }
+    } else brand = found;
     if (!brand) throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
     const host = originHost(request.origin);
     if (!host || !hostAllowed(host, brand.domains)) throw new AppError(403, "origin_not_allowed", "The Origin is not a domain of this brand");
@@ -124,14 +136,12 @@ export function createPixelService(deps: PixelServiceDeps) {
     return { stored: true };
   }
 
-  const reports = deps.reports ?? inProcessReports(deps.dbh.sqlite);
-
   async function traffic(caller: ApiUser, brandId: string, query: Record<string, string | undefined>): Promise<TrafficReport> {
-    const brand = brandOrg.get(brandId);
+    const organization = await store.brandOrganization(brandId);
     // Someone else's brand reads as missing, so ids of other organizations' brands leak nothing.
-    if (!brand || !caller.orgRoles.has(brand.organization_id)) throw new AppError(404, "brand_not_found", "No such brand");
+    if (!organization || !caller.orgRoles.has(organization)) throw new AppError(404, "brand_not_found", "No such brand");
     const q = parseTrafficQuery(query, now());
-    return reports("traffic", { brandId, from: q.from.toISOString(), to: q.to.toISOString(), interval: q.interval });
+    return deps.reports("traffic", { brandId, from: q.from.toISOString(), to: q.to.toISOString(), interval: q.interval });
   }
 
   return {
@@ -139,6 +149,7 @@ export function createPixelService(deps: PixelServiceDeps) {
     traffic,
     /** Writes the beacons still waiting, then closes the writer's connection (shutdown). */
     async close(): Promise<void> {
+      if (lookingUp) await new Promise<void>((resolve) => (lookedUp = resolve));
       await writer.close();
       await store.close();
     },

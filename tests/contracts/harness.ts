@@ -18,6 +18,8 @@ export interface Fixtures {
   prompt(brandId: string, text?: string): Promise<string>;
   /** A tracking job of the brand in `status`, with one unit per entry of `units` (its status). */
   job(brandId: string, status: string, units: string[]): Promise<string>;
+  /** A brand the pixel knows: its tracking code, domains as given, and whether it honours DNT. */
+  trackedBrand(organizationId: string, options?: { domains?: string[]; respectDnt?: boolean }): Promise<{ id: string; trackingCode: string }>;
 }
 
 export interface Harness {
@@ -60,6 +62,12 @@ export function sqliteHarness(): SqliteHarness {
           sqlite.run("INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, status) VALUES (?, ?, ?, ?, 'chatgpt', 'gpt-4o', ?)", [job, seq, brandId, prompt, unitStatus]),
         );
         return job;
+      },
+      trackedBrand: async (organizationId, { domains = [], respectDnt = false } = {}) => {
+        const name = unique("Tracked");
+        const row = sqlite.query("INSERT INTO brands (organization_id, name, slug, respect_dnt) VALUES (?, ?, ?, ?) RETURNING id, tracking_code").get(organizationId, name, name.toLowerCase(), respectDnt ? 1 : 0) as { id: string; tracking_code: string };
+        for (const domain of domains) sqlite.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [row.id, domain]);
+        return { id: row.id, trackingCode: row.tracking_code };
       },
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],

@@ -120,7 +120,9 @@ test("the pixel service's close() writes the beacons still waiting (shutdown flu
   const { CHROME_UA, beaconJson, seedBrand, trafficRows } = await import("./fixtures");
   const { dbh } = await testApp();
   const brand = seedBrand(dbh.sqlite, { domains: ["acme.com"] });
-  const service = createPixelService({ dbh });
+  const { createSqlitePixelStore } = await import("../../src/pixel/store.sqlite");
+  const { inProcessReports } = await import("../../src/reports/registry");
+  const service = createPixelService({ store: createSqlitePixelStore(dbh.sqlite), reports: inProcessReports(dbh.sqlite) });
   const beacons = Array.from({ length: 100 }, (_, i) =>
     service.collect({
       body: beaconJson({ brand: brand.trackingCode, url: `https://acme.com/flush/${i}` }),

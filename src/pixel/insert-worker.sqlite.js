@@ -1,4 +1,4 @@
-// Runs in a Worker thread (started from this text by store.ts, so the compiled binary needs no extra
+// Runs in a Worker thread (started from this text by store.sqlite.ts, so the compiled binary needs no extra
 // entry point): owns one SQLite connection and inserts each batch it is sent in one transaction.
 // Commits (and their fsync) happen here, off the thread that answers HTTP.
 //
@@ -7,7 +7,7 @@
 // Messages out: {type:"written", id, failed:[[index, message], …]}  and  {type:"closed"}
 import { Database } from "bun:sqlite";
 
-// Prefix of a failure that is the database's, not the row's (store.ts tells the two apart).
+// Prefix of a failure that is the database's, not the row's (store.sqlite.ts tells the two apart).
 const UNAVAILABLE = "database unavailable";
 // When the database last failed a commit (lock wait ran out, disk full…) and why: batches sent
 // before that moment waited behind the same failure and fail with it instead of waiting again.

@@ -1,0 +1,55 @@
+// The crawler-log store on SQLite (store.ts says what each operation does).
+import type { Database } from "bun:sqlite";
+import { recordEvent } from "../webhooks/events";
+import type { CrawlerStore } from "./store";
+
+export interface SqliteCrawlerStoreOptions {
+  /**
+   * A bulk import (`answerwatch logs import`) owns its connection: each transaction's temporary
+   * structures (statement journals, trigger subqueries) then stay in memory — on a file they
+   * doubled the import's time (bench/crawlers.ts).
+   */
+  bulkImport?: boolean;
+}
+
+export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawlerStoreOptions = {}): CrawlerStore {
+  if (options.bulkImport) sqlite.run("PRAGMA temp_store = MEMORY");
+  const firstSeen = sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
+  const organizationOf = sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
+  const insert = sqlite.prepare(
+    `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, at, record_key) DO NOTHING`,
+  );
+  const bySlug = sqlite.prepare("SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ?1 AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)");
+
+  // IMMEDIATE (below): the write lock at BEGIN, so a busy database waits (busy_timeout) instead of
+  // a read-then-write upgrade failing at once when the pixel's writer committed in between.
+  const append = sqlite.transaction((input: Parameters<CrawlerStore["appendHits"]>[0]) => {
+    const { brandId, hits, at } = input;
+    let accepted = 0;
+    let events = 0;
+    const org = (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id;
+    for (const h of hits) {
+      if (!insert.run(brandId, h.at, h.host, h.method, h.path, h.status, h.bytes, h.userAgent, h.refererHost, h.bot, h.operator, h.class, h.hit, h.verdict, h.listVersion, h.recordKey).changes) continue;
+      accepted++;
+      // Once per brand and bot.
+      if (org && h.bot && h.mayAnnounce && firstSeen.run(brandId, h.bot, h.at).changes) {
+        recordEvent(sqlite, { organizationId: org, brandId, type: "crawler.first_seen", data: { bot: h.bot, operator: h.operator, class: h.class, verdict: h.verdict, first_seen: h.at, path: h.path } }, at);
+        events++;
+      }
+    }
+    return { accepted, events };
+  });
+
+  return {
+    async brandsBySlug({ slug, organization }) {
+      return (bySlug.all(slug, organization) as { id: string }[]).map((r) => r.id);
+    },
+    async brandOrganization(brandId) {
+      return (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id ?? null;
+    },
+    async appendHits(input) {
+      return append.immediate(input);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// The pixel store's contract (src/pixel/store.ts), for every backend.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { PixelStore, TrafficRow } from "../../src/pixel/store";
+import type { Harness } from "./harness";
+
+export function describePixelStoreContract(name: string, make: () => Promise<Harness & { store: PixelStore }>) {
+  describe(`PixelStore contract (${name})`, () => {
+    let h: Harness & { store: PixelStore };
+    beforeAll(async () => void (h = await make()));
+    afterAll(async () => {
+      await h.store.close();
+      await h.close();
+    });
+
+    let serial = 0;
+    const row = (brandId: string, over: Partial<TrafficRow> = {}): TrafficRow => {
+      const n = ++serial;
+      return {
+        id: Bun.randomUUIDv7(),
+        brandId,
+        url: `https://acme.com/p/${n}?utm_source=chatgpt.com`,
+        path: `/p/${n}`,
+        referrerHost: "chatgpt.com",
+        sourcePlatform: "chatgpt",
+        utmSource: "chatgpt.com",
+        visitorHash: `visitor-${n}`,
+        country: null,
+        language: "en-US",
+        screen: "1280x720",
+        userAgentFamily: "Chrome",
+        createdAt: new Date(Date.UTC(2026, 10, 20, 8, 0, n)).toISOString(),
+        ...over,
+      };
+    };
+    const stored = (brandId: string) => h.inspect<Record<string, unknown>>("SELECT * FROM ai_traffic_logs WHERE brand_id = ? ORDER BY created_at, id", brandId);
+    async function brand(options?: { domains?: string[]; respectDnt?: boolean }) {
+      const org = await h.fixtures.organization();
+      return { org, ...(await h.fixtures.trackedBrand(org, options)) };
+    }
+
+    test("brandByTrackingCode: the brand with its domains as entered and its DNT choice; null for an unknown code", async () => {
+      const a = await brand({ domains: ["WWW.Acme.com", "shop.acme.com"], respectDnt: true });
+      const found = await h.store.brandByTrackingCode(a.trackingCode);
+      expect({ ...found!, domains: found!.domains.sort() }).toEqual({ id: a.id, domains: ["WWW.Acme.com", "shop.acme.com"].sort(), respectDnt: true });
+      const bare = await brand();
+      expect(await h.store.brandByTrackingCode(bare.trackingCode)).toEqual({ id: bare.id, domains: [], respectDnt: false });
+      expect(await h.store.brandByTrackingCode("aw_000000000000000000000000")).toBeNull();
+    });
+
+    test("brandOrganization: the brand's organization; null for an unknown brand", async () => {
+      const a = await brand();
+      expect(await h.store.brandOrganization(a.id)).toBe(a.org);
+      expect(await h.store.brandOrganization(crypto.randomUUID())).toBeNull();
+    });
+
+    test("appendBeacons stores every field, failing nothing; an empty call is answered too", async () => {
+      const a = await brand({ domains: ["acme.com"] });
+      const rows = [row(a.id), row(a.id, { referrerHost: null, sourcePlatform: null, utmSource: null, language: null, screen: null, country: "DE" })];
+      expect(await h.store.appendBeacons(rows)).toEqual(new Map());
+      expect(await h.store.appendBeacons([])).toEqual(new Map());
+      expect(await stored(a.id)).toEqual(
+        rows.map((r) => ({ id: r.id, brand_id: a.id, url: r.url, path: r.path, referrer_host: r.referrerHost, source_platform: r.sourcePlatform, utm_source: r.utmSource, visitor_hash: r.visitorHash, country: r.country, language: r.language, screen: r.screen, user_agent_family: r.userAgentFamily, created_at: r.createdAt })),
+      );
+    });
+
+    test("a row whose brand does not exist fails alone, by its index, naming the foreign key; a repeated id fails alone too", async () => {
+      const a = await brand();
+      const first = row(a.id);
+      const failed = await h.store.appendBeacons([first, row(crypto.randomUUID()), row(a.id), { ...first }]);
+      expect([...failed.keys()]).toEqual([1, 3]);
+      expect(failed.get(1)).toContain("FOREIGN KEY");
+      expect(await stored(a.id)).toHaveLength(2);
+    });
+
+    test("concurrent calls (sharing commits) each settle with their own rows written; a large batch in one call", async () => {
+      const a = await brand();
+      const batches = Array.from({ length: 20 }, () => Array.from({ length: 50 }, () => row(a.id)));
+      const results = await Promise.all(batches.map((rows) => h.store.appendBeacons(rows)));
+      expect(results.every((r) => r.size === 0)).toBe(true);
+      expect(await stored(a.id)).toHaveLength(1000);
+      const b = await brand();
+      expect(await h.store.appendBeacons(Array.from({ length: 5000 }, () => row(b.id)))).toEqual(new Map());
+      expect(await stored(b.id)).toHaveLength(5000);
+    });
+
+    test("close() lets the writes under way finish; then appendBeacons rejects", async () => {
+      const a = await brand();
+      const pending = h.store.appendBeacons([row(a.id), row(a.id)]);
+      await h.store.close();
+      expect(await pending).toEqual(new Map());
+      expect(await stored(a.id)).toHaveLength(2);
+      await expect(h.store.appendBeacons([row(a.id)])).rejects.toThrow();
+      // Reads still answer.
+      expect(await h.store.brandOrganization(a.id)).toBe(a.org);
+    });
+  });
+}
