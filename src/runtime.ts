@@ -23,7 +23,7 @@ export interface Runtime {
   app: App;
   dispatcher: Dispatcher;
   /** Runs the scheduler's job now (`late`: for a run whose time passed before the runtime was up). */
-  runSchedule(late?: boolean): void;
+  runSchedule(late?: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -95,9 +95,9 @@ export async function startRuntime(input: {
 
 
   /** One scheduled run: the same function as POST /cron/daily-tracking, logged. */
-  function runSchedule(late = false): void {
+  async function runSchedule(late = false): Promise<void> {
     try {
-      const outcome = app.schedule.runDue();
+      const outcome = await app.schedule.runDue();
       logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, ...(late ? { late } : {}) });
     } catch (error) {
       logger.error("scheduled tracking failed", { error: String(error) });
