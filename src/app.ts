@@ -45,6 +45,7 @@ import { INSIGHT_RPCS } from "./insights/rpc";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
+import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
@@ -118,7 +119,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
-  const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
+  const webhooks = createWebhookService({ store: createSqliteWebhookStore(deps.dbh.sqlite), allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
   const schedule = createScheduleService({ store: createSqliteScheduleStore(deps.dbh.sqlite), tracking, now: deps.now, logger: deps.logger });
 
   const storage = deps.storage ?? createStorageHealth();

@@ -17,6 +17,7 @@ import type { Secrets } from "./secrets";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
+import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
 export interface Runtime {
@@ -62,7 +63,7 @@ export async function startRuntime(input: {
     });
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
-  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
+  const deliverer = createDeliverer({ store: createSqliteWebhookStore(dbh.sqlite), logger, now: options.now, resolve: resolveHost, ...config.webhooks });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();

@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { hitKind, identify } from "./classify";
 import type { Verifier } from "./verify";
-import { recordEvent } from "../webhooks/events";
+import { recordEvent } from "../webhooks/events.sqlite";
 
 export interface CrawlerRecord {
   timestamp: string;
