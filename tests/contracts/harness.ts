@@ -16,6 +16,13 @@ export interface Fixtures {
   brand(organizationId: string, name?: string): Promise<string>;
   /** A prompt of the brand (its own prompt set). */
   prompt(brandId: string, text?: string): Promise<string>;
+  /** A platform of the brand with its schedule (defaults: enabled, daily, never checked). */
+  brandPlatform(brandId: string, platform: string, schedule?: { frequency?: string; lastCheckedAt?: string | null; enabled?: boolean }): Promise<void>;
+  topic(brandId: string, name: string): Promise<string>;
+  /** Sets the brand's is_active to false. */
+  deactivateBrand(brandId: string): Promise<void>;
+  /** A tracking job of the brand in the given status. */
+  trackingJob(brandId: string, status: string): Promise<string>;
 }
 
 export interface Harness {
@@ -50,6 +57,11 @@ export function sqliteHarness(): SqliteHarness {
         const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
         return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
       },
+      brandPlatform: async (brandId, platform, schedule = {}) =>
+        void sqlite.run("INSERT INTO brand_platforms (brand_id, platform, is_enabled, check_frequency, last_checked_at) VALUES (?, ?, ?, ?, ?)", [brandId, platform, schedule.enabled === false ? 0 : 1, schedule.frequency ?? "daily", schedule.lastCheckedAt ?? null]),
+      topic: async (brandId, name) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
+      deactivateBrand: async (brandId) => void sqlite.run("UPDATE brands SET is_active = 0 WHERE id = ?", [brandId]),
+      trackingJob: async (brandId, status) => insert("INSERT INTO jobs (type, brand_id, status, run_at) VALUES ('tracking', ?, ?, ?) RETURNING id", brandId, status, new Date().toISOString()),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
     async close() {
