@@ -27,6 +27,7 @@ import type { Secrets } from "./secrets";
 import { createQueueStore, type QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
+import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
@@ -34,10 +35,12 @@ import { createSqliteKeyStore } from "./keys/store.sqlite";
 import { keyRoutes } from "./keys/routes";
 import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
+import { createSqliteMembersStore } from "./members/store.sqlite";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import { createShareService } from "./share/service";
+import { createSqliteShareStore } from "./share/store.sqlite";
 import { shareRoutes } from "./share/routes";
 import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
 import { REST_POLICIES } from "./platform/rest/policies";
@@ -46,6 +49,7 @@ import { INSIGHT_RPCS } from "./insights/rpc";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
+import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
 
 export interface AppDeps {
@@ -108,9 +112,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const status = createSqliteStatusStore(deps.dbh.sqlite);
   const keys = createKeyService({ store: createSqliteKeyStore(deps.dbh.sqlite), now: deps.now });
-  const members = createMembersService({ sqlite: deps.dbh.sqlite, now: deps.now });
+  const members = createMembersService({ store: createSqliteMembersStore(deps.dbh.sqlite), now: deps.now });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
-  const shares = createShareService({ sqlite: deps.dbh.sqlite, now: deps.now, publicUrl });
+  const shares = createShareService({ store: createSqliteShareStore(deps.dbh.sqlite), now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;
   const closers: (() => void | Promise<void>)[] = [];
@@ -120,8 +124,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
-  const webhooks = createWebhookService({ sqlite: deps.dbh.sqlite, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
-  const schedule = createScheduleService({ sqlite: deps.dbh.sqlite, tracking, now: deps.now, logger: deps.logger });
+  const webhooks = createWebhookService({ store: createSqliteWebhookStore(deps.dbh.sqlite), allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
+  const schedule = createScheduleService({ store: createSqliteScheduleStore(deps.dbh.sqlite), tracking, now: deps.now, logger: deps.logger });
 
   const storage = deps.storage ?? createStorageHealth();
   const crawlerStore = createSqliteCrawlerStore(deps.dbh.sqlite);

@@ -18,13 +18,14 @@ import type { Secrets } from "./secrets";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
+import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
 export interface Runtime {
   app: App;
   dispatcher: Dispatcher;
   /** Runs the scheduler's job now (`late`: for a run whose time passed before the runtime was up). */
-  runSchedule(late?: boolean): void;
+  runSchedule(late?: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,7 +64,7 @@ export async function startRuntime(input: {
     });
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
-  const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
+  const deliverer = createDeliverer({ store: createSqliteWebhookStore(dbh.sqlite), logger, now: options.now, resolve: resolveHost, ...config.webhooks });
   const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();
@@ -96,9 +97,9 @@ export async function startRuntime(input: {
 
 
   /** One scheduled run: the same function as POST /cron/daily-tracking, logged. */
-  function runSchedule(late = false): void {
+  async function runSchedule(late = false): Promise<void> {
     try {
-      const outcome = app.schedule.runDue();
+      const outcome = await app.schedule.runDue();
       logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, ...(late ? { late } : {}) });
     } catch (error) {
       logger.error("scheduled tracking failed", { error: String(error) });

@@ -1,6 +1,6 @@
 // The crawler-log store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import { recordEvent } from "../webhooks/events";
+import { recordEvent } from "../webhooks/events.sqlite";
 import type { CrawlerStore } from "./store";
 
 export interface SqliteCrawlerStoreOptions {

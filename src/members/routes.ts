@@ -11,7 +11,7 @@ import type { MembersService } from "./service";
 export function memberRoutes(deps: { members: MembersService; callers: CallerResolver }) {
   const { members, callers } = deps;
   const invite = async ({ request, params, body, set }: { request: Request; params: { id: string }; body: unknown; set: { status?: number | string } }) => {
-    const result = members.invite(await callers.apiUser(request), params.id, body as Record<string, unknown>);
+    const result = await members.invite(await callers.apiUser(request), params.id, body as Record<string, unknown>);
     set.status = 201;
     return result;
   };

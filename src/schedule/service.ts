@@ -1,10 +1,10 @@
 // The one function behind the internal scheduler and POST /cron/daily-tracking: one job per brand
 // with its due platforms; none for a brand that already has a run waiting or active.
-import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import type { TrackingService } from "../tracking/service";
 import type { Logger } from "../http/log";
-import { isDue, type PlatformSchedule } from "./due";
+import { isDue } from "./due";
+import type { ScheduleStore } from "./store";
 
 export interface ScheduleOutcome {
   success: true;
@@ -12,23 +12,16 @@ export interface ScheduleOutcome {
   skipped: { brandId: string; reason: string }[];
 }
 
-export function createScheduleService(deps: { sqlite: Database; tracking: TrackingService; now?: () => Date; logger?: Logger }) {
+export function createScheduleService(deps: { store: ScheduleStore; tracking: TrackingService; now?: () => Date; logger?: Logger }) {
+  const { store } = deps;
   const now = deps.now ?? (() => new Date());
-  const q = {
-    platforms: deps.sqlite.prepare(
-      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, b.is_active AS brand_active
-       FROM brand_platforms bp JOIN brands b ON b.id = bp.brand_id
-       WHERE (?1 IS NULL OR b.organization_id = ?1) ORDER BY b.created_at, b.id, bp.platform`,
-    ),
-    openJob: deps.sqlite.prepare("SELECT id FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') LIMIT 1"),
-  };
 
   return {
-    runDue(options: { organizationId?: string | null } = {}): ScheduleOutcome {
+    async runDue(options: { organizationId?: string | null } = {}): Promise<ScheduleOutcome> {
       const at = now();
       const dueByBrand = new Map<string, string[]>();
       const inactive = new Set<string>();
-      for (const row of q.platforms.all(options.organizationId ?? null) as (PlatformSchedule & { brand_id: string; brand_active: number })[]) {
+      for (const row of await store.platformSchedules({ organizationId: options.organizationId ?? null })) {
         if (!row.brand_active) inactive.add(row.brand_id);
         if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
         if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
@@ -42,7 +35,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
       for (const [brandId, platforms] of dueByBrand) {
         // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
         try {
-          scheduleBrand(brandId, platforms, outcome);
+          await scheduleBrand(brandId, platforms, outcome);
         } catch (error) {
           deps.logger?.error("scheduling a brand failed", { brand_id: brandId, error: String((error as Error)?.stack ?? error) });
           outcome.skipped.push({ brandId, reason: "internal error while scheduling this brand (see the server log)" });
@@ -53,16 +46,16 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
   };
 
   /** The outcome for one brand: enqueued, or skipped with the reason. */
-  function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): void {
+  async function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): Promise<void> {
     const skip = (reason: string) => void outcome.skipped.push({ brandId, reason });
     if (!platforms.length) return skip("no platform is due");
-    const open = q.openJob.get(brandId) as { id: string } | null;
-    if (open) return skip(`a tracking run is already waiting or active (${open.id})`);
+    const open = await store.openTrackingJob(brandId);
+    if (open) return skip(`a tracking run is already waiting or active (${open})`);
     const configured = platforms.filter((p) => deps.tracking.registry.isConfigured(p as never));
     if (!configured.length)
       return skip(`no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})`);
     try {
-      const run = deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
+      const run = await deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
       outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;

@@ -22,7 +22,7 @@ export function shareRoutes(deps: { share: ShareService; callers: CallerResolver
   return routes;
 
   async function sharedPage(token: string): Promise<Response> {
-    const page = share.resolve(token) ? await deps.page() : undefined;
+    const page = (await share.resolve(token)) ? await deps.page() : undefined;
     return page ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } }) : new Response(GONE, { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
   }
 }

@@ -8,7 +8,7 @@ import type { SentimentLabel } from "../analysis/sentiment";
 import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
 import { visibilityAlerts } from "../insights/alerts";
-import { recordEvent } from "../webhooks/events";
+import { recordEvent } from "../webhooks/events.sqlite";
 
 export interface FailedUnit {
   seq: number;

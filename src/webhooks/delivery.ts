@@ -1,14 +1,14 @@
-// Durable delivery of webhook events (issue 9): pending deliveries live in SQLite, are claimed with
+// Durable delivery of webhook events (issue 9): pending deliveries live in the database, are claimed with
 // a lease (next_at moved past the send time-out), sent signed, and retried on a fixed schedule.
 // A process killed between attempts picks them up again when it restarts.
-import type { Database } from "bun:sqlite";
 import type { Logger } from "../http/log";
 import { checkDestinationUrl, DestinationError, pinnedRequest, resolveDestination, systemResolver, type PinnedDestination, type Resolver } from "./destination";
 import { eventPayload } from "./events";
 import { signatureHeaders } from "./signing";
+import type { ClaimedDelivery, WebhookStore } from "./store";
 
 export interface DelivererOptions {
-  sqlite: Database;
+  store: Pick<WebhookStore, "claimDue" | "finishDelivery">;
   logger: Logger;
   allowPrivate: boolean;
   /** Waits after the 1st, 2nd, … failed attempt; after the last one the delivery is failed. */
@@ -20,21 +20,6 @@ export interface DelivererOptions {
   resolve?: Resolver;
   pollMs?: number;
   concurrency?: number;
-}
-
-interface Claimed {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  is_active: number;
-  type: string;
-  organization_id: string;
-  brand_id: string | null;
-  payload: string;
-  event_created_at: string;
 }
 
 /** The promise, or the signal's reason once it fires (a resolver that hangs must not hold a delivery past its time-out). */
@@ -63,7 +48,7 @@ async function sendPinned(target: PinnedDestination, send: (request: ReturnType<
 }
 
 export function createDeliverer(options: DelivererOptions) {
-  const { sqlite, logger } = options;
+  const { store, logger } = options;
   const now = options.now ?? (() => new Date());
   const doFetch = options.fetch ?? fetch;
   const resolve = options.resolve ?? systemResolver;
@@ -76,29 +61,7 @@ export function createDeliverer(options: DelivererOptions) {
   let stopped = false;
   const running = new Set<Promise<void>>();
 
-  const q = {
-    // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
-    // the deliverer polls every second.
-    due: sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?1) AS due`),
-    claim: sqlite.prepare(
-      `UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2
-       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at LIMIT ?3)
-       RETURNING id`,
-    ),
-    details: sqlite.prepare(
-      `SELECT d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.secret, e.is_active, v.type, v.organization_id, v.brand_id,
-              v.payload, v.created_at AS event_created_at
-       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events v ON v.id = d.event_id
-       WHERE d.id = ?`,
-    ),
-    record: sqlite.prepare(
-      `UPDATE webhook_deliveries SET status = ?2, attempts = ?3, next_at = ?4, last_status = ?5, last_error = ?6, duration_ms = ?7, updated_at = ?8
-       WHERE id = ?1`,
-    ),
-    disable: sqlite.prepare("UPDATE webhook_endpoints SET is_active = 0, updated_at = ? WHERE id = ?"),
-  };
-
-  async function deliver(d: Claimed): Promise<void> {
+  async function deliver(d: ClaimedDelivery, leaseUntil: string): Promise<void> {
     const attempts = d.attempts + 1;
     const started = performance.now();
     let status: number | null = null;
@@ -137,15 +100,13 @@ export function createDeliverer(options: DelivererOptions) {
     const durationMs = Math.round(performance.now() - started);
     if (outcome === "retry" && attempts > options.retryScheduleMs.length) outcome = "failed";
     const at = iso();
+    const finish = { id: d.id, leaseUntil, attempts, lastStatus: status, durationMs, at };
     if (outcome === "gone") {
       // 410 Gone is the receiver saying "stop": the endpoint is disabled, as Standard Webhooks suggests.
-      sqlite.transaction(() => {
-        q.record.run(d.id, "failed", attempts, null, status, "endpoint answered 410 Gone and was disabled", durationMs, at);
-        q.disable.run(at, d.endpoint_id);
-      }).immediate();
+      await store.finishDelivery({ ...finish, status: "failed", nextAt: null, lastError: "endpoint answered 410 Gone and was disabled", disableEndpoint: d.endpoint_id });
     } else if (outcome === "retry") {
       const waitMs = options.retryScheduleMs[attempts - 1]!;
-      q.record.run(d.id, "pending", attempts, iso(waitMs), status, error, durationMs, at);
+      await store.finishDelivery({ ...finish, status: "pending", nextAt: iso(waitMs), lastError: error });
       // Waits shorter than the poll are kept to the millisecond, not rounded up to the next poll.
       if (waitMs < pollMs) {
         const t = setTimeout(() => {
@@ -155,7 +116,7 @@ export function createDeliverer(options: DelivererOptions) {
         timers.add(t);
       }
     } else {
-      q.record.run(d.id, outcome, attempts, null, status, error, durationMs, at);
+      await store.finishDelivery({ ...finish, status: outcome, nextAt: null, lastError: error });
     }
     logger.info("webhook delivery", { delivery_id: d.id, type: d.type, outcome, status, attempts, duration_ms: durationMs });
   }
@@ -164,21 +125,27 @@ export function createDeliverer(options: DelivererOptions) {
     if (stopped) return;
     const room = concurrency - inFlight;
     if (room <= 0) return;
-    let ids: { id: string }[];
+    // The room is taken while the claim is under way, so a pump started meanwhile cannot claim past the concurrency.
+    inFlight += room;
+    const p = claimAndSend(room).finally(() => running.delete(p));
+    running.add(p);
+  }
+
+  async function claimAndSend(room: number): Promise<void> {
+    const at = iso();
+    const leaseUntil = iso(leaseMs);
+    let claimed: ClaimedDelivery[];
     try {
-      const at = iso();
-      if ((q.due.get(at) as { due: number }).due === 0) return;
-      ids = q.claim.all(iso(leaseMs), at, room) as { id: string }[];
+      claimed = await store.claimDue({ now: at, leaseUntil, limit: room });
     } catch (error) {
+      inFlight -= room;
       logger.error("webhook claim failed", { error: String(error) });
       return;
     }
-    for (const { id } of ids) {
-      const d = q.details.get(id) as Claimed | null;
-      if (!d) continue;
-      inFlight++;
-      const p = deliver(d)
-        .catch((error) => logger.error("webhook delivery crashed", { delivery_id: id, error: String(error) }))
+    inFlight -= room - claimed.length;
+    for (const d of claimed) {
+      const p = deliver(d, leaseUntil)
+        .catch((error) => logger.error("webhook delivery crashed", { delivery_id: d.id, error: String(error) }))
         .finally(() => {
           inFlight--;
           running.delete(p);
@@ -198,7 +165,8 @@ export function createDeliverer(options: DelivererOptions) {
       clearInterval(timer);
       timers.forEach(clearTimeout);
       // In-flight sends finish (bounded by their time-out) so none is left half-recorded.
-      await Promise.allSettled([...running]);
+      // A claim under way adds its sends to `running` when it settles.
+      while (running.size) await Promise.allSettled([...running]);
     },
   };
 }

@@ -9,6 +9,7 @@ import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
 import { createQueueStore, type QueueStore } from "../../src/queue/store";
 import { createScheduleService } from "../../src/schedule/service";
+import { createSqliteScheduleStore } from "../../src/schedule/store.sqlite";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { TrackingService } from "../../src/tracking/service";
 import { tempDir } from "../helpers/app";
@@ -25,7 +26,7 @@ function capturingLogger() {
   return { logger: createLogger("error", (line) => lines.push(JSON.parse(line))), lines };
 }
 
-test("a brand whose scheduling throws is skipped with a reason; the brands after it are still enqueued", () => {
+test("a brand whose scheduling throws is skipped with a reason; the brands after it are still enqueued", async () => {
   const { sqlite, org } = database();
   const brands = ["first", "broken", "last"].map((name) => seedBrand(sqlite, org, { name, prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] }).brandId);
   const broken = brands[1]!;
@@ -40,7 +41,7 @@ test("a brand whose scheduling throws is skipped with a reason; the brands after
     },
   } as unknown as TrackingService;
   const { logger, lines } = capturingLogger();
-  const outcome = createScheduleService({ sqlite, tracking, logger }).runDue();
+  const outcome = await createScheduleService({ store: createSqliteScheduleStore(sqlite), tracking, logger }).runDue();
   expect(enqueued.sort()).toEqual([brands[0]!, brands[2]!].sort());
   expect(outcome.skipped).toEqual([{ brandId: broken, reason: "internal error while scheduling this brand (see the server log)" }]);
   expect(lines.some((l) => l.msg === "scheduling a brand failed" && l.brand_id === broken)).toBe(true);

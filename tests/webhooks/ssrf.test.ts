@@ -14,9 +14,10 @@ import { errorResponse, toAppError } from "../../src/http/errors";
 import { createLogger } from "../../src/http/log";
 import { createDeliverer } from "../../src/webhooks/delivery";
 import type { Resolver } from "../../src/webhooks/destination";
-import { recordEvent } from "../../src/webhooks/events";
+import { recordEvent } from "../../src/webhooks/events.sqlite";
 import { webhookRoutes } from "../../src/webhooks/routes";
 import { createWebhookService } from "../../src/webhooks/service";
+import { createSqliteWebhookStore } from "../../src/webhooks/store.sqlite";
 import { newSecret } from "../../src/webhooks/signing";
 import { tempDir, testServer } from "../helpers/app";
 import { startBinary } from "../helpers/binary";
@@ -156,7 +157,7 @@ describe("creation through HTTP (real server, WEBHOOK_ALLOW_PRIVATE unset)", () 
     api = apiClient(server.url, signed.session.access_token);
     // The app wires no resolver at creation, so names are resolved here on the same routes and
     // service, with the real caller resolution and the /api error shape, over a socket.
-    const webhooks = createWebhookService({ sqlite: server.dbh.sqlite, allowPrivate: false, wake: () => {}, resolve: stubResolver });
+    const webhooks = createWebhookService({ store: createSqliteWebhookStore(server.dbh.sqlite), allowPrivate: false, wake: () => {}, resolve: stubResolver });
     const app = new Elysia().onError(({ error }) => errorResponse(toAppError(error), "api")).use(webhookRoutes({ webhooks, callers: server.app.callers }));
     routesOnly = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
     stubbedApi = apiClient(`http://127.0.0.1:${routesOnly.port}`, signed.session.access_token);
@@ -216,7 +217,7 @@ function deliveryBed(urls: string[], options: { allowPrivate: boolean; resolve: 
   );
   sqlite.transaction(() => recordEvent(sqlite, { organizationId: orgId, brandId: null, type: "webhook.test", data: { n: 1 } }, new Date().toISOString())).immediate();
   const deliverer = createDeliverer({
-    sqlite,
+    store: createSqliteWebhookStore(sqlite),
     logger: createLogger("silent"),
     allowPrivate: options.allowPrivate,
     retryScheduleMs: [60_000],

@@ -10,7 +10,7 @@ export type { ApiUser, Caller };
 
 /** Share links (src/share): the brand a live `aws_` token opens, or null. */
 export interface ShareResolver {
-  resolve(token: string): { brandId: string; organizationId: string } | null;
+  resolve(token: string): Promise<{ brandId: string; organizationId: string } | null>;
 }
 
 /** Personal API keys (src/keys): the identity behind an `aw_` bearer, or null. */
@@ -65,7 +65,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       const role = await keyRole(token);
       if (role) return { role, orgRoles: new Map() };
       if (token.startsWith("aws_") && deps.shares) {
-        const shared = deps.shares.resolve(token);
+        const shared = await deps.shares.resolve(token);
         if (!shared) throw invalid("The share link is unknown, revoked or expired");
         return { role: "authenticated", orgRoles: new Map([[shared.organizationId, "viewer"]]), shareBrandId: shared.brandId };
       }
