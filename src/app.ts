@@ -21,7 +21,8 @@ import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
 import type { Secrets } from "./secrets";
-import { createQueueStore, type QueueStore } from "./queue/store";
+import type { QueueStore } from "./queue/store";
+import { createSqliteQueueStore } from "./queue/store.sqlite";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { timingSafeEqual } from "node:crypto";
@@ -43,6 +44,7 @@ import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
+import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 
 export interface AppDeps {
   /** Reverse DNS for crawler verification (VERIFY_RDNS); the system's by default, a stub in tests. */
@@ -110,8 +112,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   let appPage: Promise<string | undefined> | undefined;
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
-    sqlite: deps.dbh.sqlite,
-    store: deps.tracking?.store ?? createQueueStore(deps.dbh.sqlite, deps.now),
+    store: deps.tracking?.store ?? createSqliteQueueStore(deps.dbh.sqlite, deps.now),
+    tracking: createSqliteTrackingStore(deps.dbh.sqlite),
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });

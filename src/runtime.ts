@@ -12,9 +12,10 @@ import { runMaintenance } from "./storage/maintenance";
 import { createMetrics } from "./http/metrics";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
-import { createQueueStore } from "./queue/store";
+import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { Secrets } from "./secrets";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
+import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
 import { systemResolver, type Resolver } from "./webhooks/destination";
@@ -23,7 +24,7 @@ export interface Runtime {
   app: App;
   dispatcher: Dispatcher;
   /** Runs the scheduler's job now (`late`: for a run whose time passed before the runtime was up). */
-  runSchedule(late?: boolean): void;
+  runSchedule(late?: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +39,7 @@ export async function startRuntime(input: {
   options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
   const { config, secrets, dbh, dbPath, logger, options } = input;
-  const store = createQueueStore(dbh.sqlite, options.now);
+  const store = createSqliteQueueStore(dbh.sqlite, options.now);
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
@@ -63,7 +64,7 @@ export async function startRuntime(input: {
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ sqlite: dbh.sqlite, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
-  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  const dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(dbh.sqlite), pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();
     await deliverer.stop();
@@ -95,9 +96,9 @@ export async function startRuntime(input: {
 
 
   /** One scheduled run: the same function as POST /cron/daily-tracking, logged. */
-  function runSchedule(late = false): void {
+  async function runSchedule(late = false): Promise<void> {
     try {
-      const outcome = app.schedule.runDue();
+      const outcome = await app.schedule.runDue();
       logger.info("scheduled tracking", { enqueued: outcome.enqueued.length, skipped: outcome.skipped.length, ...(late ? { late } : {}) });
     } catch (error) {
       logger.error("scheduled tracking failed", { error: String(error) });

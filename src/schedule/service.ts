@@ -24,7 +24,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
   };
 
   return {
-    runDue(options: { organizationId?: string | null } = {}): ScheduleOutcome {
+    async runDue(options: { organizationId?: string | null } = {}): Promise<ScheduleOutcome> {
       const at = now();
       const dueByBrand = new Map<string, string[]>();
       const inactive = new Set<string>();
@@ -42,7 +42,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
       for (const [brandId, platforms] of dueByBrand) {
         // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
         try {
-          scheduleBrand(brandId, platforms, outcome);
+          await scheduleBrand(brandId, platforms, outcome);
         } catch (error) {
           deps.logger?.error("scheduling a brand failed", { brand_id: brandId, error: String((error as Error)?.stack ?? error) });
           outcome.skipped.push({ brandId, reason: "internal error while scheduling this brand (see the server log)" });
@@ -53,7 +53,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
   };
 
   /** The outcome for one brand: enqueued, or skipped with the reason. */
-  function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): void {
+  async function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): Promise<void> {
     const skip = (reason: string) => void outcome.skipped.push({ brandId, reason });
     if (!platforms.length) return skip("no platform is due");
     const open = q.openJob.get(brandId) as { id: string } | null;
@@ -62,7 +62,7 @@ export function createScheduleService(deps: { sqlite: Database; tracking: Tracki
     if (!configured.length)
       return skip(`no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})`);
     try {
-      const run = deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
+      const run = await deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
       outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;

@@ -7,7 +7,9 @@ import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
-import { createQueueStore, type QueueStore } from "../../src/queue/store";
+import type { QueueStore } from "../../src/queue/store";
+import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
+import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createScheduleService } from "../../src/schedule/service";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { TrackingService } from "../../src/tracking/service";
@@ -25,7 +27,7 @@ function capturingLogger() {
   return { logger: createLogger("error", (line) => lines.push(JSON.parse(line))), lines };
 }
 
-test("a brand whose scheduling throws is skipped with a reason; the brands after it are still enqueued", () => {
+test("a brand whose scheduling throws is skipped with a reason; the brands after it are still enqueued", async () => {
   const { sqlite, org } = database();
   const brands = ["first", "broken", "last"].map((name) => seedBrand(sqlite, org, { name, prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] }).brandId);
   const broken = brands[1]!;
@@ -40,7 +42,7 @@ test("a brand whose scheduling throws is skipped with a reason; the brands after
     },
   } as unknown as TrackingService;
   const { logger, lines } = capturingLogger();
-  const outcome = createScheduleService({ sqlite, tracking, logger }).runDue();
+  const outcome = await createScheduleService({ sqlite, tracking, logger }).runDue();
   expect(enqueued.sort()).toEqual([brands[0]!, brands[2]!].sort());
   expect(outcome.skipped).toEqual([{ brandId: broken, reason: "internal error while scheduling this brand (see the server log)" }]);
   expect(lines.some((l) => l.msg === "scheduling a brand failed" && l.brand_id === broken)).toBe(true);
@@ -65,20 +67,20 @@ afterEach(async () => {
 
 test("a job that cannot start is failed with its reason, and the job queued behind it still runs", async () => {
   const { sqlite, org } = database();
-  const store = createQueueStore(sqlite);
-  const jobs = ["bad", "good"].map((name) => {
+  const store = createSqliteQueueStore(sqlite);
+  const jobs = await Promise.all(["bad", "good"].map((name) => {
     const { brandId, promptIds } = seedBrand(sqlite, org, { name, prompts: 1 });
     return store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
-  });
+  }));
   const failing: QueueStore = {
     ...store,
-    counts(jobId: string) {
+    async counts(jobId: string) {
       if (jobId === jobs[0]) throw new Error("disk I/O error reading the job");
       return store.counts(jobId);
     },
   };
   const { logger, lines } = capturingLogger();
-  dispatcher = createDispatcher({ sqlite, store: failing, pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
+  dispatcher = createDispatcher({ store: failing, tracking: createSqliteTrackingStore(sqlite), pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
   const status = (id: string) => (sqlite.query("SELECT status, failed_reason FROM jobs WHERE id = ?").get(id) as { status: string; failed_reason: string | null });
   for (let i = 0; i < 200 && status(jobs[1]!).status !== "completed"; i++) await Bun.sleep(10);
   expect(status(jobs[1]!).status).toBe("completed");
