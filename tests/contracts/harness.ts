@@ -16,6 +16,9 @@ export interface Fixtures {
   brand(organizationId: string, name?: string): Promise<string>;
   /** A prompt of the brand (its own prompt set). */
   prompt(brandId: string, text?: string): Promise<string>;
+  /** A platform setting of the brand (brand_platforms): enabled, samples 1 and no model unless given. */
+  brandPlatform(brandId: string, platform: string, options?: { model?: string | null; samples?: number; enabled?: boolean }): Promise<void>;
+  competitor(brandId: string, name: string, domain?: string | null): Promise<string>;
 }
 
 export interface Harness {
@@ -50,6 +53,9 @@ export function sqliteHarness(): SqliteHarness {
         const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
         return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
       },
+      brandPlatform: async (brandId, platform, o = {}) =>
+        void sqlite.run("INSERT INTO brand_platforms (brand_id, platform, model, samples, is_enabled) VALUES (?, ?, ?, ?, ?)", [brandId, platform, o.model ?? null, o.samples ?? 1, o.enabled === false ? 0 : 1]),
+      competitor: async (brandId, name, domain = null) => insert("INSERT INTO competitors (brand_id, name, domain) VALUES (?, ?, ?) RETURNING id", brandId, name, domain),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
     async close() {
