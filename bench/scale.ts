@@ -3,7 +3,7 @@
 // days; 49 more brands share the rest), each result with ~7 citations and a 2–8 KB markdown answer,
 // plus a year of the big brand's AI-referred traffic (as many visits as the scale has results, and
 // 30 % other page views). bench/scale/generate.ts builds each database through the product's own
-// write paths (sign-up through the server, src/results/store.ts for results) and caches it in
+// write paths (sign-up through the server, src/results/store.sqlite.ts for results) and caches it in
 // bench/.cache/scale/<scale>/, keyed by the migrations and the result store: a storage change
 // regenerates it.
 //
@@ -75,7 +75,7 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<T | nu
 function cacheKey(): string {
   const h = createHash("sha256");
   h.update(`generator ${GENERATOR_VERSION}\n`);
-  for (const f of ["src/db/migrations.generated.ts", "src/results/store.ts"]) h.update(readFileSync(join(ROOT, f)));
+  for (const f of ["src/db/migrations.generated.ts", "src/results/store.sqlite.ts"]) h.update(readFileSync(join(ROOT, f)));
   return h.digest("hex").slice(0, 16);
 }
 

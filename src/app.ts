@@ -24,7 +24,8 @@ import { pixelRoutes } from "./pixel/routes";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import { inProcessReports } from "./reports/registry";
 import type { Secrets } from "./secrets";
-import { createQueueStore, type QueueStore } from "./queue/store";
+import type { QueueStore } from "./queue/store";
+import { createSqliteQueueStore } from "./queue/store.sqlite";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
@@ -51,6 +52,7 @@ import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
+import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 
 export interface AppDeps {
   /** Reverse DNS for crawler verification (VERIFY_RDNS); the system's by default, a stub in tests. */
@@ -119,8 +121,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   let appPage: Promise<string | undefined> | undefined;
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
-    sqlite: deps.dbh.sqlite,
-    store: deps.tracking?.store ?? createQueueStore(deps.dbh.sqlite, deps.now),
+    store: deps.tracking?.store ?? createSqliteQueueStore(deps.dbh.sqlite, deps.now),
+    tracking: createSqliteTrackingStore(deps.dbh.sqlite),
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });

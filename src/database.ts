@@ -5,7 +5,7 @@ import type { DbHandle } from "./db/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
 import { brandedSchema } from "./insights/branded";
-import { latestSchema } from "./results/latest";
+import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers";
 
 /** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */

@@ -178,7 +178,7 @@ const commands: Record<string, Command> = {
     const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
       const { rebuildRollups } = await import("./rollups/triggers");
-      const { rebuildLatest } = await import("./results/latest");
+      const { rebuildLatest } = await import("./results/latest.sqlite");
       for (const r of rebuildRollups(dbh.sqlite)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
       process.stdout.write(`prompt_results_latest: ${dbh.sqlite.transaction(() => rebuildLatest(dbh.sqlite)).immediate()} rows\n`);
       return 0;
@@ -241,7 +241,11 @@ const commands: Record<string, Command> = {
       const store = createSqliteCrawlerStore(sqlite, { bulkImport: true });
       return runLogsCommand(args, { store, ingest: crawlerIngestFor({ store, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
     }),
-  run: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./tracking/cli")).runRunCommand(args, { sqlite, engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) })),
+  run: (args, env) =>
+    withDatabase(env, async (sqlite, config) => {
+      const [{ runRunCommand }, { createSqliteQueueStore }, { createSqliteTrackingStore }] = await Promise.all([import("./tracking/cli"), import("./queue/store.sqlite"), import("./tracking/store.sqlite")]);
+      return runRunCommand(args, { store: createSqliteQueueStore(sqlite), tracking: createSqliteTrackingStore(sqlite), engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) });
+    }),
   brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
   async keys(_args, env) {
     const config = loadConfig(env);

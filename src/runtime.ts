@@ -13,9 +13,10 @@ import { createMetrics } from "./http/metrics";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
-import { createQueueStore } from "./queue/store";
+import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { Secrets } from "./secrets";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
+import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
@@ -40,7 +41,7 @@ export async function startRuntime(input: {
   options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
   const { config, secrets, dbh, dbPath, logger, options } = input;
-  const store = createQueueStore(dbh.sqlite, options.now);
+  const store = createSqliteQueueStore(dbh.sqlite, options.now);
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
@@ -65,7 +66,7 @@ export async function startRuntime(input: {
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ store: createSqliteWebhookStore(dbh.sqlite), logger, now: options.now, resolve: resolveHost, ...config.webhooks });
-  const dispatcher = createDispatcher({ sqlite: dbh.sqlite, store, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  const dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(dbh.sqlite), pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();
     await deliverer.stop();

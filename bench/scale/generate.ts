@@ -1,7 +1,7 @@
 // Builds bench/scale's year of data in a DATA_DIR: one organization (made by signing up through the
 // real server, so its owner can sign in), 50 brands with competitors, prompts and daily platforms,
 // one result per prompt × platform per day written through the product's result store
-// (src/results/store.ts), and a year of the big brand's traffic in ai_traffic_logs.
+// (src/results/store.sqlite.ts), and a year of the big brand's traffic in ai_traffic_logs.
 //
 // The world is the same at every scale: the big brand holds 584/1050 of the results (200 prompts ×
 // 8 platforms = 1,600 a day), the other 49 brands (about 26 prompt × platform groups each) the
@@ -15,7 +15,7 @@ import { openDatabase } from "../../src/database";
 import { DEFAULT_MODELS, SERP_PLATFORMS } from "../../src/engines/config";
 import { PLATFORM_IDS, type PlatformId } from "../../src/engines/types";
 import type { Citation } from "../../src/analysis/citations";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { ensureSecrets } from "../../src/secrets";
 import { ROOT } from "../lib";

@@ -7,11 +7,13 @@
 import type { Database } from "bun:sqlite";
 import type { Env } from "../config";
 import { createEngineRegistry, loadEngineConfig } from "../engines";
-import { createQueueStore } from "../queue/store";
-import { createResultStore } from "../results/store";
+import { createSqliteQueueStore } from "../queue/store.sqlite";
+import { createResultStore } from "../results/store.sqlite";
 import { finalizeJob } from "../tracking/finalize";
 import { createTrackingService } from "../tracking/service";
+import { createSqliteTrackingStore } from "../tracking/store.sqlite";
 import { createUnitRunner, type ResultValues } from "../tracking/unit-runner";
+import { createSqliteUnitStore } from "../tracking/units.sqlite";
 import { DAYS_AGO_HEADER } from "./upstream";
 
 const DAY_MS = 86_400_000;
@@ -49,6 +51,8 @@ export async function replayHistory(input: HistoryInput): Promise<HistorySummary
   const { sqlite } = input;
   const days = [...new Set(input.daysAgo)].filter((d) => d > 0).sort((a, b) => b - a);
   const results = createResultStore(sqlite);
+  const trackingStore = createSqliteTrackingStore(sqlite);
+  const unitStore = createSqliteUnitStore(sqlite);
   const engineConfig = loadEngineConfig(input.env);
   const owner = `answerwatch-demo-history:${crypto.randomUUID()}`;
   const summary: HistorySummary = { runs: 0, answers: 0, failed: 0, oldest: null };
@@ -58,7 +62,7 @@ export async function replayHistory(input: HistoryInput): Promise<HistorySummary
     const startedAt = runStart(input.now, daysAgo, index);
     let elapsedMs = 0;
     const clock = () => new Date(startedAt + elapsedMs);
-    const store = createQueueStore(sqlite, clock);
+    const store = createSqliteQueueStore(sqlite, clock);
     // The upstream is told which day the answer is for; everything else is the real engine.
     const registry = createEngineRegistry(engineConfig, {
       fetch: (request, init) => {
@@ -67,16 +71,16 @@ export async function replayHistory(input: HistoryInput): Promise<HistorySummary
         return fetch(request, { ...init, headers });
       },
     });
-    const tracking = createTrackingService({ sqlite, store, engines: engineConfig });
-    const { jobId } = tracking.enqueueRun({ brandId: input.brandId, platforms: input.platforms, samples: input.samples, force: true, createdBy: input.userId });
-    // Claimed at once (nothing awaits in between, so the server's dispatcher never sees it waiting),
-    // with a lease that outlasts the replay in real time.
-    const claimed = store.claim(owner, Date.now() - startedAt + 3_600_000);
+    const tracking = createTrackingService({ store, tracking: trackingStore, engines: engineConfig });
+    const { jobId } = await tracking.enqueueRun({ brandId: input.brandId, platforms: input.platforms, samples: input.samples, force: true, createdBy: input.userId });
+    // Claimed at once (nothing but the store's own promises in between, so the server's dispatcher
+    // never sees it waiting), with a lease that outlasts the replay in real time.
+    const claimed = await store.claim({ owner, leaseMs: Date.now() - startedAt + 3_600_000 });
     if (claimed?.id !== jobId) throw new Error(`the demo could not take its replayed run ${jobId} (another job was waiting)`);
 
-    const runner = createUnitRunner({ sqlite, registry });
+    const runner = createUnitRunner({ store: unitStore, registry });
     const signal = new AbortController().signal;
-    const units = store.pendingUnits(jobId);
+    const units = await store.pendingUnits(jobId);
     const outcomes = await Promise.all(
       units.map((u) =>
         runner
@@ -87,12 +91,13 @@ export async function replayHistory(input: HistoryInput): Promise<HistorySummary
     );
 
     // The answers arrive over the run's first minute or so.
+    const failures: { seq: number; error: string }[] = [];
     sqlite
       .transaction(() => {
         for (const { unit, outcome, error } of outcomes) {
           elapsedMs = 1_000 + unit.seq * 400 + ((unit.seq * 37) % 300);
           if (!outcome) {
-            store.failUnit(jobId, unit.seq, error ?? "unknown error");
+            failures.push({ seq: unit.seq, error: error ?? "unknown error" });
             summary.failed++;
           } else if (outcome.kind === "answered") {
             const createdAt = clock();
@@ -110,10 +115,11 @@ export async function replayHistory(input: HistoryInput): Promise<HistorySummary
         }
       })
       .immediate();
+    for (const f of failures) await store.failUnit({ jobId, ...f });
 
     elapsedMs += 2_000;
-    const counts = store.counts(jobId);
-    finalizeJob({ sqlite, store, jobId, owner, brandId: input.brandId, organizationId: input.organizationId, counts, retries: 0, now: clock, visibilityAlertPoints: input.visibilityAlertPoints });
+    const counts = await store.counts(jobId);
+    await finalizeJob({ store: trackingStore, jobId, owner, brandId: input.brandId, organizationId: input.organizationId, counts, retries: 0, now: clock, visibilityAlertPoints: input.visibilityAlertPoints });
     summary.runs++;
     input.onRun?.(summary.runs, days.length);
   }

@@ -9,7 +9,7 @@ import { groupBy } from "../analysis/group";
 import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
 import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
 import { identify } from "../crawlers/classify";
-import { loadEntities } from "../tracking/entities";
+import { loadEntities } from "../tracking/entities.sqlite";
 import type { GroupBy, InsightArgs, InsightFilters } from "./args";
 import { bucketRanges, periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
 

@@ -1,5 +1,5 @@
 // Messages between the main thread and the worker threads.
-import type { UnitTask } from "../tracking/unit-runner";
+import type { UnitTask } from "../tracking/unit";
 
 export interface WorkerInit {
   type: "init";

@@ -1,6 +1,6 @@
 // A pool of Bun Worker threads. Tasks go to the least busy thread; a thread that dies is
 // replaced and its tasks fail as transient (the dispatcher retries them).
-import type { UnitTask } from "../tracking/unit-runner";
+import type { UnitTask } from "../tracking/unit";
 import type { TaskError, WorkerCommand, WorkerInit, WorkerReply } from "./messages";
 
 interface Slot {

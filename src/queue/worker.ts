@@ -1,8 +1,10 @@
-// Worker-thread entry: one SQLite connection and one engine registry per thread; runs units as
-// the main thread hands them over, many at once (they wait on the network, not the CPU).
+// Worker-thread entry: one database connection (opened from the init message's path) and one
+// engine registry per thread; runs units as the main thread hands them over, many at once (they
+// wait on the network, not the CPU).
 import { openDatabase } from "../database";
 import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
 import { createUnitRunner } from "../tracking/unit-runner";
+import { createSqliteUnitStore } from "../tracking/units.sqlite";
 import type { TaskError, WorkerCommand, WorkerReply } from "./messages";
 
 declare const self: Worker;
@@ -23,7 +25,7 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   const command = event.data;
   if (command.type === "init") {
     const dbh = openDatabase(command.dbPath, { migrate: false });
-    runner = createUnitRunner({ sqlite: dbh.sqlite, registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
+    runner = createUnitRunner({ store: createSqliteUnitStore(dbh.sqlite), registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
     reply({ type: "ready" });
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();

@@ -1,17 +1,17 @@
 // `answerwatch run BRAND [--wait]`: enqueues a tracking run for a brand (by slug) as the API would;
 // the server's dispatcher runs it. --wait follows it to the end, with a progress bar on a terminal.
-import type { Database } from "bun:sqlite";
 import type { EngineConfig } from "../engines";
 import { AppError } from "../http/errors";
-import { createQueueStore } from "../queue/store";
+import type { QueueStore } from "../queue/store";
 import { createTrackingService } from "./service";
+import type { TrackingStore } from "./store";
 
 type Out = { write(text: string): void; isTTY?: boolean };
 
 /** How often --wait checks that a server still holds DATA_DIR (no server: nobody runs the job). */
 const SERVER_CHECK_MS = 2_000;
 
-export async function runRunCommand(args: string[], deps: { sqlite: Database; engines: EngineConfig; serverRunning: () => boolean; dataDir: string }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+export async function runRunCommand(args: string[], deps: { store: QueueStore; tracking: TrackingStore; engines: EngineConfig; serverRunning: () => boolean; dataDir: string }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const wait = args.includes("--wait");
   const orgAt = args.indexOf("--org");
   const org = orgAt >= 0 ? args[orgAt + 1] : undefined;
@@ -20,18 +20,16 @@ export async function runRunCommand(args: string[], deps: { sqlite: Database; en
     err.write("usage: answerwatch run BRAND_SLUG [--org ORGANIZATION] [--wait]\n");
     return 2;
   }
-  const brands = deps.sqlite
-    .query("SELECT b.id, o.name AS org FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ? AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)")
-    .all(positional[0]!, org ?? null) as { id: string; org: string }[];
+  const brands = await deps.tracking.brandsBySlug({ slug: positional[0]!, organization: org ?? null });
   if (brands.length !== 1) {
     err.write(brands.length ? `answerwatch: several organizations have a brand "${positional[0]}" (${brands.map((b) => b.org).join(", ")}): add --org\n` : `answerwatch: no brand "${positional[0]}" (answerwatch brands lists them)\n`);
     return 2;
   }
-  const store = createQueueStore(deps.sqlite);
-  const tracking = createTrackingService({ sqlite: deps.sqlite, store, engines: deps.engines });
+  const { store } = deps;
+  const tracking = createTrackingService({ store, tracking: deps.tracking, engines: deps.engines });
   let started: { jobId: string; units: number; platforms: string[] };
   try {
-    started = tracking.enqueueRun({ brandId: brands[0]!.id, createdBy: null });
+    started = await tracking.enqueueRun({ brandId: brands[0]!.id, createdBy: null });
   } catch (error) {
     if (error instanceof AppError) {
       err.write(`answerwatch: ${error.message}\n`);
@@ -44,8 +42,8 @@ export async function runRunCommand(args: string[], deps: { sqlite: Database; en
   let shown = "";
   let checked = 0;
   for (;;) {
-    const job = store.get(started.jobId)!;
-    const c = store.counts(started.jobId);
+    const job = (await store.get(started.jobId))!;
+    const c = await store.counts(started.jobId);
     const done = c.done + c.failed;
     if (out.isTTY) {
       const width = 30;

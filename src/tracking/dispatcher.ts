@@ -1,7 +1,6 @@
 // The main-thread side of tracking runs: claims jobs from the queue, hands their units to the
 // worker threads under one per-provider limiter (so concurrency and requests-per-minute hold
 // across all threads), retries transient failures with backoff, and finalizes finished jobs.
-import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import { createLimiter, type EngineConfig, type Limiter, type PlatformId } from "../engines";
 import type { Logger } from "../http/log";
@@ -9,11 +8,12 @@ import { TaskFailure, type WorkerPool } from "../queue/pool";
 import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
 import { createResultWriter } from "./result-writer";
-import type { UnitOutcome } from "./unit-runner";
+import type { TrackingStore } from "./store";
+import type { UnitOutcome } from "./unit";
 
 export interface DispatcherOptions {
-  sqlite: Database;
   store: QueueStore;
+  tracking: TrackingStore;
   pool: WorkerPool;
   engines: EngineConfig;
   logger: Logger;
@@ -78,7 +78,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const retryMaxMs = options.retryMaxMs ?? 60_000;
   const owner = `${OWNER_PREFIX}${crypto.randomUUID()}`;
   const active = new Map<string, ActiveJob>();
-  const writer = createResultWriter(options.sqlite);
+  const writer = createResultWriter(options.tracking);
   const limiters = new Map<string, Limiter>();
   let stopped = false;
   let pumping = false;
@@ -94,22 +94,22 @@ export function createDispatcher(options: DispatcherOptions) {
 
   function settle(job: ActiveJob) {
     job.unsettled--;
-    if (job.unsettled === 0) finish(job);
+    if (job.unsettled === 0) void finish(job);
   }
 
-  function finish(job: ActiveJob) {
+  async function finish(job: ActiveJob) {
     active.delete(job.id);
     job.timers.forEach(clearTimeout);
     if (job.abort.signal.aborted) return void wake();
     try {
-      const counts = store.counts(job.id);
-      store.setProgress(job.id, { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total });
-      const outcome = finalizeJob({ sqlite: options.sqlite, store, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
+      const counts = await store.counts(job.id);
+      await store.setProgress({ jobId: job.id, progress: { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total } });
+      const outcome = await finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
       options.onEvents?.();
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
     } catch (error) {
       logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });
-      failJob(job.id, `could not finalize the run: ${String(error)}`);
+      await failJob(job.id, `could not finalize the run: ${String(error)}`);
     }
     wake();
   }
@@ -118,9 +118,9 @@ export function createDispatcher(options: DispatcherOptions) {
    * A job that cannot be started or finalized is failed with the reason, so it neither blocks the
    * jobs queued behind it nor comes back on every lease expiry.
    */
-  function failJob(jobId: string, reason: string) {
+  async function failJob(jobId: string, reason: string) {
     try {
-      store.finish(jobId, owner, "failed", null, reason, { phase: "failed" });
+      await store.finish({ jobId, owner, status: "failed", result: null, failedReason: reason, progress: { phase: "failed" } });
     } catch (error) {
       logger.error("tracking job could not be marked failed", { job_id: jobId, error: String(error) });
     }
@@ -156,7 +156,7 @@ export function createDispatcher(options: DispatcherOptions) {
   async function runUnit(job: ActiveJob, unit: UnitRow, callDone: () => void): Promise<void> {
     const dead = job.deadPlatforms.get(unit.platform);
     if (dead) {
-      store.failUnit(job.id, unit.seq, dead);
+      await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
       callDone();
       return settle(job);
     }
@@ -190,12 +190,12 @@ export function createDispatcher(options: DispatcherOptions) {
       const reason = failure.variable && failure.kind === "auth" ? failure.message : `${unit.platform}: ${failure.message}`;
       if (failure.permanent || attempt >= maxUnitAttempts) {
         if (failure.kind === "auth") job.deadPlatforms.set(unit.platform, reason);
-        store.failUnit(job.id, unit.seq, reason);
+        await store.failUnit({ jobId: job.id, seq: unit.seq, error: reason });
         settle(job);
       } else {
         job.retries++;
         const delay = retryDelay(attempt, failure.retryAfterMs, retryBaseMs, retryMaxMs);
-        store.scheduleRetry(job.id, unit.seq, delay, reason);
+        await store.scheduleRetry({ jobId: job.id, seq: unit.seq, delayMs: delay, error: reason });
         const timer = setTimeout(() => {
           job.timers.delete(timer);
           enqueue(job, { ...unit, attempts: attempt });
@@ -208,8 +208,8 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  function startJob(row: { id: string; brand_id: string | null; organization_id: string | null; attempts: number; max_attempts: number }) {
-    const counts = store.counts(row.id);
+  async function startJob(row: { id: string; brand_id: string | null; organization_id: string | null; attempts: number; max_attempts: number }) {
+    const counts = await store.counts(row.id);
     const job: ActiveJob = {
       id: row.id,
       brandId: row.brand_id!,
@@ -222,15 +222,16 @@ export function createDispatcher(options: DispatcherOptions) {
       ready: new Map(),
     };
     active.set(job.id, job);
-    store.setProgress(job.id, { phase: "querying", completed: counts.done + counts.failed, total: counts.total });
+    await store.setProgress({ jobId: job.id, progress: { phase: "querying", completed: counts.done + counts.failed, total: counts.total } });
     if (row.attempts > row.max_attempts) {
       // A job that keeps killing its process is given up rather than retried forever.
-      for (const unit of store.pendingUnits(job.id)) store.failUnit(job.id, unit.seq, `gave up after ${row.max_attempts} attempts of the job`);
+      for (const unit of await store.pendingUnits(job.id)) await store.failUnit({ jobId: job.id, seq: unit.seq, error: `gave up after ${row.max_attempts} attempts of the job` });
       job.unsettled = 0;
     }
     if (job.unsettled === 0) return finish(job);
+    const pending = await store.pendingUnits(job.id);
     const at = now().getTime();
-    for (const unit of store.pendingUnits(job.id)) {
+    for (const unit of pending) {
       const waitMs = unit.run_at ? Date.parse(unit.run_at) - at : 0;
       if (waitMs > 0) {
         const timer = setTimeout(() => {
@@ -242,23 +243,24 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  function pump() {
+  async function pump() {
     if (pumping) return void (pumpAgain = true);
     pumping = true;
     try {
+      await leasesExpired;
       do {
         pumpAgain = false;
         while (!stopped && active.size < maxActiveJobs) {
-          const row = store.claim(owner, leaseMs);
+          const row = await store.claim({ owner, leaseMs });
           if (!row) break;
           try {
-            startJob(row);
+            await startJob(row);
           } catch (error) {
             // One job's bad data must not stop the others from being claimed.
             logger.error("tracking job could not start", { job_id: row.id, error: String(error) });
             const job = active.get(row.id);
             if (job) abortJob(job);
-            failJob(row.id, `could not start the run: ${String(error)}`);
+            await failJob(row.id, `could not start the run: ${String(error)}`);
           }
         }
       } while (pumpAgain && !stopped);
@@ -270,12 +272,16 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   function wake() {
-    if (!stopped) queueMicrotask(pump);
+    if (!stopped) queueMicrotask(() => void pump());
   }
 
-  function heartbeat() {
-    for (const job of active.values()) {
-      if (!store.heartbeat(job.id, owner, leaseMs)) abortJob(job);
+  async function heartbeat() {
+    try {
+      for (const job of [...active.values()]) {
+        if (!(await store.heartbeat({ jobId: job.id, owner, leaseMs }))) abortJob(job);
+      }
+    } catch (error) {
+      logger.error("tracking dispatcher could not renew its leases", { error: String(error) });
     }
   }
 
@@ -285,10 +291,11 @@ export function createDispatcher(options: DispatcherOptions) {
     active.delete(job.id);
   }
 
-  store.expireDeadLeases(isDeadLocalOwner);
-  const heartbeatTimer = setInterval(heartbeat, Math.max(50, Math.floor(leaseMs / 3)));
+  // Before the first claim: the jobs of a previous process on this host are resumed at once.
+  const leasesExpired = store.expireDeadLeases(isDeadLocalOwner).catch((error) => logger.error("tracking dispatcher could not expire dead leases", { error: String(error) }));
+  const heartbeatTimer = setInterval(() => void heartbeat(), Math.max(50, Math.floor(leaseMs / 3)));
   // Jobs enqueued by another process, and retries whose time came, are picked up by polling too.
-  const pollTimer = setInterval(pump, options.pollMs ?? 1000);
+  const pollTimer = setInterval(() => void pump(), options.pollMs ?? 1000);
   wake();
 
   return {
@@ -307,11 +314,9 @@ export function createDispatcher(options: DispatcherOptions) {
       // Answers already received are written while the jobs are still ours; then the jobs are
       // handed back for the next start to resume at once. A clean stop is not a failed attempt:
       // only crashes count toward max_attempts.
-      writer.flush();
+      await writer.flush();
       for (const job of active.values()) abortJob(job);
-      options.sqlite
-        .prepare("UPDATE jobs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, attempts = max(0, attempts - 1) WHERE lease_owner = ?1 AND status = 'active'")
-        .run(owner);
+      await store.releaseOwned(owner);
     },
   };
 }

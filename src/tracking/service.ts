@@ -1,12 +1,12 @@
 // Start, poll, cancel and list tracking jobs (DESIGN §6). Validation lives here so that every
 // bad request gets a 4xx that says what is allowed, and nothing is enqueued half-way.
-import type { Database } from "bun:sqlite";
 import { createEngineRegistry, type EngineConfig, type PlatformId } from "../engines";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
 import type { OrgRole } from "../common/identity";
-import type { JobRow, NewUnit, QueueStore } from "../queue/store";
+import type { JobRow, JobStatus, NewUnit, QueueStore } from "../queue/store";
+import type { TrackingStore } from "./store";
 
 const WRITERS: OrgRole[] = ["owner", "admin", "member"];
 
@@ -46,36 +46,30 @@ function storedStringList(json: string | null): string[] {
   }
 }
 
-export function createTrackingService(deps: { sqlite: Database; store: QueueStore; engines: EngineConfig; notifier?: TrackingNotifier }) {
-  const { sqlite, store } = deps;
+/** `store` is the queue the runs go to; `tracking` what they are made of. */
+export function createTrackingService(deps: { store: QueueStore; tracking: TrackingStore; engines: EngineConfig; notifier?: TrackingNotifier }) {
+  const { store, tracking } = deps;
   const registry = createEngineRegistry(deps.engines);
-  const q = {
-    brand: sqlite.prepare("SELECT id, organization_id, region, is_active FROM brands WHERE id = ?"),
-    brandPlatforms: sqlite.prepare("SELECT platform, model, samples FROM brand_platforms WHERE brand_id = ? AND is_enabled = 1 ORDER BY platform"),
-    samplesOf: sqlite.prepare("SELECT platform, samples FROM brand_platforms WHERE brand_id = ?"),
-    prompts: sqlite.prepare("SELECT id, platforms, models, regions FROM prompts WHERE brand_id = ? AND is_active = 1 ORDER BY created_at, id"),
-    openJobs: sqlite.prepare("SELECT id, data FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') ORDER BY created_at"),
-  };
 
   /** The brand, if the caller may see it, with the caller's role in its organization. */
-  function visibleBrand(user: ApiUser, brandId: string) {
-    const brand = q.brand.get(brandId) as { id: string; organization_id: string; region: string | null } | null;
+  async function visibleBrand(user: ApiUser, brandId: string) {
+    const brand = await tracking.brandForRun(brandId);
     const role = brand ? user.orgRoles.get(brand.organization_id) : undefined;
     if (!brand || !role) throw new AppError(404, "not_found", "Brand not found");
     return { brand, role };
   }
 
-  function visibleJob(user: ApiUser, jobId: unknown) {
+  async function visibleJob(user: ApiUser, jobId: unknown) {
     const id = requireUuid(jobId, "jobId");
-    const job = store.get(id);
+    const job = await store.get(id);
     const role = job?.organization_id ? user.orgRoles.get(job.organization_id) : undefined;
     if (!job || !role) throw new AppError(404, "not_found", "Job not found");
     return { job, role };
   }
 
-  function describe(job: JobRow) {
+  async function describe(job: JobRow) {
     const progress = JSON.parse(job.progress || "{}") as { phase?: string; total?: number };
-    const counts = store.counts(job.id);
+    const counts = await store.counts(job.id);
     return {
       success: true,
       jobId: job.id,
@@ -92,7 +86,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   }
 
   /** Which platforms and models a run covers; throws 400 naming what is allowed. */
-  function selectTargets(brandId: string, platformsIn?: string[], modelsIn?: string[]): Map<PlatformId, string[]> {
+  async function selectTargets(brandId: string, platformsIn?: string[], modelsIn?: string[]): Promise<Map<PlatformId, string[]>> {
     const allowedPlatforms = registry.platforms;
     const unknown = (platformsIn ?? []).filter((p) => !allowedPlatforms.includes(p as PlatformId));
     if (unknown.length)
@@ -114,7 +108,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
         });
       modelsByPlatform.set(platform, [...(modelsByPlatform.get(platform) ?? []), model]);
     }
-    const enabled = q.brandPlatforms.all(brandId) as { platform: string; model: string | null; samples: number }[];
+    const enabled = await tracking.enabledPlatforms(brandId);
     let platforms: PlatformId[];
     if (platformsIn) platforms = platformsIn as PlatformId[];
     else if (modelsByPlatform.size) platforms = [...modelsByPlatform.keys()];
@@ -132,20 +126,20 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   }
 
   /** Turns a validated request into units and one waiting job; shared by the API and the scheduler. */
-  function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; samples?: number; createdBy: string | null }) {
-    const brand = q.brand.get(input.brandId) as { id: string; organization_id: string; region: string | null; is_active: number } | null;
+  async function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; samples?: number; createdBy: string | null }) {
+    const brand = await tracking.brandForRun(input.brandId);
     if (!brand) throw new AppError(404, "not_found", "Brand not found");
     if (!brand.is_active) throw new AppError(409, "brand_inactive", "The brand is inactive (is_active = false): activate it to track it");
     const { brandId, promptIds } = input;
-    const targets = selectTargets(brandId, input.platforms, input.models);
+    const targets = await selectTargets(brandId, input.platforms, input.models);
     const platforms = [...targets.keys()].sort();
-    const prompts = (q.prompts.all(brandId) as { id: string; platforms: string; models: string; regions: string }[]).filter(
+    const prompts = (await tracking.activePrompts(brandId)).filter(
       (p) => !promptIds || promptIds.includes(p.id),
     );
     if (!prompts.length) throw new AppError(409, "no_active_prompts", "The brand has no active prompts to track");
 
     // Asks per prompt × model × region: the request's `samples`, else the platform's setting (brand_platforms.samples).
-    const platformSamples = new Map((q.samplesOf.all(brandId) as { platform: string; samples: number }[]).map((r) => [r.platform, r.samples]));
+    const platformSamples = new Map((await tracking.platformSamples(brandId)).map((r) => [r.platform, r.samples]));
     const samplesFor = (platform: string) => input.samples ?? platformSamples.get(platform) ?? 1;
     const units: NewUnit[] = [];
     for (const prompt of prompts) {
@@ -161,13 +155,13 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
     if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
 
     if (!input.force) {
-      for (const open of q.openJobs.all(brandId) as { id: string; data: string }[]) {
+      for (const open of await store.openJobs({ brandId, type: "tracking" })) {
         const openPlatforms = ((JSON.parse(open.data) as { platforms?: string[] }).platforms ?? []).slice().sort();
         if (openPlatforms.join(",") === platforms.join(","))
           throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId: open.id } });
       }
     }
-    const jobId = store.enqueue({
+    const jobId = await store.enqueue({
       type: "tracking",
       brandId,
       organizationId: brand.organization_id,
@@ -182,7 +176,7 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
   return {
     registry,
 
-    start(user: ApiUser, body: StartInput) {
+    async start(user: ApiUser, body: StartInput) {
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
       const brandId = requireUuid(body.brandId, "brandId");
       const platforms = stringList(body.platforms, "platforms");
@@ -192,40 +186,36 @@ export function createTrackingService(deps: { sqlite: Database; store: QueueStor
       const samples = body.samples ?? undefined;
       if (samples !== undefined && (typeof samples !== "number" || !Number.isInteger(samples) || samples < 1 || samples > MAX_SAMPLES))
         throw new AppError(400, "validation_failed", `samples must be a whole number from 1 to ${MAX_SAMPLES}`);
-      const { role } = visibleBrand(user, brandId);
+      const { role } = await visibleBrand(user, brandId);
       if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot start tracking runs");
       return enqueueRun({ brandId, platforms, models, promptIds, force: body.force === true, samples: samples as number | undefined, createdBy: user.user.id });
     },
 
     enqueueRun,
 
-    get(user: ApiUser, jobId: unknown) {
-      return describe(visibleJob(user, jobId).job);
+    async get(user: ApiUser, jobId: unknown) {
+      return describe((await visibleJob(user, jobId)).job);
     },
 
-    cancel(user: ApiUser, jobId: unknown) {
-      const { job, role } = visibleJob(user, jobId);
+    async cancel(user: ApiUser, jobId: unknown) {
+      const { job, role } = await visibleJob(user, jobId);
       if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot cancel tracking runs");
-      if (!store.cancel(job.id)) throw new AppError(409, "job_finished", `The job is already ${job.status}`);
+      if (!(await store.cancel(job.id))) throw new AppError(409, "job_finished", `The job is already ${job.status}`);
       deps.notifier?.cancel(job.id);
-      return describe(store.get(job.id)!);
+      return describe((await store.get(job.id))!);
     },
 
-    list(user: ApiUser, query: { brandId?: string; status?: string; limit?: string }) {
+    async list(user: ApiUser, query: { brandId?: string; status?: string; limit?: string }) {
       const limit = query.limit === undefined ? 20 : Number(query.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new AppError(400, "validation_failed", "limit must be a whole number from 1 to 100");
       const statuses = ["waiting", "active", "completed", "failed", "cancelled"];
       if (query.status !== undefined && !statuses.includes(query.status))
         throw new AppError(400, "validation_failed", `status must be one of ${statuses.join(", ")}`);
       const orgs = [...user.orgRoles.keys()];
-      if (query.brandId !== undefined) visibleBrand(user, requireUuid(query.brandId, "brandId"));
+      if (query.brandId !== undefined) await visibleBrand(user, requireUuid(query.brandId, "brandId"));
       if (!orgs.length) return { success: true, jobs: [] };
-      const where = [`organization_id IN (${orgs.map(() => "?").join(",")})`, "type = 'tracking'"];
-      const params: (string | number)[] = [...orgs];
-      if (query.brandId) (where.push("brand_id = ?"), params.push(query.brandId.toLowerCase()));
-      if (query.status) (where.push("status = ?"), params.push(query.status));
-      const rows = sqlite.query(`SELECT * FROM jobs WHERE ${where.join(" AND ")} ORDER BY created_at DESC LIMIT ${limit}`).all(...params) as JobRow[];
-      return { success: true, jobs: rows.map(describe) };
+      const rows = await store.listJobs({ organizationIds: orgs, type: "tracking", brandId: query.brandId ? query.brandId.toLowerCase() : undefined, status: query.status as JobStatus | undefined, limit });
+      return { success: true, jobs: await Promise.all(rows.map(describe)) };
     },
   };
 }

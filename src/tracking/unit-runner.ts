@@ -1,62 +1,21 @@
 // One unit of a tracking job, run on a worker thread: ask the engine and analyse the answer. The
 // row it produces is written by the main thread (result-writer.ts), the database's one writer.
-import type { Database } from "bun:sqlite";
 import type { AnswerAnalysis, CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
-import { loadEntities } from "./entities";
+import type { BrandEntities, UnitStore } from "./store";
+import type { ResultValues, UnitOutcome, UnitTask } from "./unit";
 
 type Analysis = typeof import("../analysis");
 
-export interface UnitTask {
-  jobId: string;
-  seq: number;
-  brandId: string;
-  promptId: string;
-  platform: string;
-  model: string;
-  region: string;
-  /** Which repeated ask of this prompt × platform × model × region in the run (0-based). */
-  sample: number;
-}
-
-/** Column values of one prompt_results row, in ResultWriter's insert order after the key columns. */
-export interface ResultValues {
-  surface: string;
-  response: string;
-  mentioned: number;
-  mention_count: number;
-  mention_position: number | null;
-  competitor_mentions: string;
-  citations: string;
-  citation_count: number;
-  brand_citation_count: number;
-  sources: string;
-  source_count: number;
-  sentiment: string | null;
-  sentiment_score: number | null;
-  visibility_score: number;
-  search_queries: string;
-  details: string;
-  /** The model the engine said answered; '' when it did not say. */
-  reported_model?: string;
-}
-
-/**
- * `result` is the JSON of ResultValues: one string crosses the thread boundary far cheaper than an
- * object graph. The citation rows are written from its `citations` column, so they cross once.
- */
-export type UnitOutcome =
-  | { kind: "answered"; result: string }
-  | { kind: "no_surface"; reason: string }
-  | { kind: "skipped"; reason: string };
+export type { ResultValues, UnitOutcome, UnitTask } from "./unit";
 
 export interface SentimentJudge {
   platform: string;
   model: string;
 }
 
-export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegistry; judge?: SentimentJudge }) {
-  const { sqlite, registry } = deps;
+export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegistry; judge?: SentimentJudge }) {
+  const { store, registry } = deps;
 
   /**
    * The optional model judge (SENTIMENT_PLATFORM / SENTIMENT_MODEL) rates the brand's passages; any
@@ -90,31 +49,29 @@ export function createUnitRunner(deps: { sqlite: Database; registry: EngineRegis
     return analysisModule;
   };
   // Entities read and compiled once per job (brand and competitors do not change mid-run as far as a run is concerned).
-  const entitiesByJob = new Map<string, { loaded: NonNullable<ReturnType<typeof loadEntities>>; compiled?: CompiledEntities }>();
-  const q = {
-    unit: sqlite.prepare("SELECT status FROM job_units WHERE job_id = ? AND seq = ?"),
-    prompt: sqlite.prepare("SELECT text FROM prompts WHERE id = ?"),
-  };
+  // The read in flight is what is kept, so a job's units starting together read them once; a brand
+  // not found (or a failed read) is not kept.
+  const entitiesByJob = new Map<string, Promise<{ loaded: BrandEntities; compiled?: CompiledEntities } | null>>();
 
   function entitiesFor(task: UnitTask) {
     let entry = entitiesByJob.get(task.jobId);
     if (!entry) {
-      const loaded = loadEntities(sqlite, task.brandId);
-      if (!loaded) return null;
-      entry = { loaded };
       if (entitiesByJob.size > 64) entitiesByJob.clear();
-      entitiesByJob.set(task.jobId, entry);
+      const loading = store.entities(task.brandId).then((loaded) => (loaded ? { loaded } : null));
+      entitiesByJob.set(task.jobId, (entry = loading));
+      const forget = () => void (entitiesByJob.get(task.jobId) === loading && entitiesByJob.delete(task.jobId));
+      loading.then((e) => e ?? forget(), forget);
     }
     return entry;
   }
 
   return {
     async run(task: UnitTask, signal: AbortSignal, onAnswered: () => void = () => {}): Promise<UnitOutcome> {
-      const unit = q.unit.get(task.jobId, task.seq) as { status: string } | null;
-      if (!unit || unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit?.status ?? "gone"}` };
-      const prompt = q.prompt.get(task.promptId) as { text: string } | null;
-      const entities = entitiesFor(task);
-      if (!prompt || !entities) return { kind: "skipped", reason: "prompt or brand was deleted" };
+      const unit = await store.unitInput({ jobId: task.jobId, seq: task.seq, promptId: task.promptId });
+      if (unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit.status ?? "gone"}` };
+      const entities = await entitiesFor(task);
+      if (unit.promptText === null || !entities) return { kind: "skipped", reason: "prompt or brand was deleted" };
+      const prompt = { text: unit.promptText };
 
       const language = entities.loaded.language ?? undefined;
       const asked = registry.engine(task.platform as PlatformId).ask({ prompt: prompt.text, model: task.model, region: task.region || undefined, language, signal });

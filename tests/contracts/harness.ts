@@ -20,11 +20,12 @@ export interface Fixtures {
   job(brandId: string, status: string, units: string[]): Promise<string>;
   /** A brand the pixel knows: its tracking code, domains as given, and whether it honours DNT. */
   trackedBrand(organizationId: string, options?: { domains?: string[]; respectDnt?: boolean }): Promise<{ id: string; trackingCode: string }>;
-  /** A platform of the brand with its schedule (defaults: enabled, daily, never checked). */
-  brandPlatform(brandId: string, platform: string, schedule?: { frequency?: string; lastCheckedAt?: string | null; enabled?: boolean }): Promise<void>;
   topic(brandId: string, name: string): Promise<string>;
   /** Sets the brand's is_active to false. */
   deactivateBrand(brandId: string): Promise<void>;
+  /** A platform setting of the brand (brand_platforms); defaults: enabled, daily, never checked, samples 1, no model. */
+  brandPlatform(brandId: string, platform: string, options?: { model?: string | null; samples?: number; enabled?: boolean; frequency?: string; lastCheckedAt?: string | null }): Promise<void>;
+  competitor(brandId: string, name: string, domain?: string | null): Promise<string>;
 }
 
 export interface Harness {
@@ -74,10 +75,19 @@ export function sqliteHarness(): SqliteHarness {
         for (const domain of domains) sqlite.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [row.id, domain]);
         return { id: row.id, trackingCode: row.tracking_code };
       },
-      brandPlatform: async (brandId, platform, schedule = {}) =>
-        void sqlite.run("INSERT INTO brand_platforms (brand_id, platform, is_enabled, check_frequency, last_checked_at) VALUES (?, ?, ?, ?, ?)", [brandId, platform, schedule.enabled === false ? 0 : 1, schedule.frequency ?? "daily", schedule.lastCheckedAt ?? null]),
       topic: async (brandId, name) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
       deactivateBrand: async (brandId) => void sqlite.run("UPDATE brands SET is_active = 0 WHERE id = ?", [brandId]),
+      brandPlatform: async (brandId, platform, o = {}) =>
+        void sqlite.run("INSERT INTO brand_platforms (brand_id, platform, model, samples, is_enabled, check_frequency, last_checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+          brandId,
+          platform,
+          o.model ?? null,
+          o.samples ?? 1,
+          o.enabled === false ? 0 : 1,
+          o.frequency ?? "daily",
+          o.lastCheckedAt ?? null,
+        ]),
+      competitor: async (brandId, name, domain = null) => insert("INSERT INTO competitors (brand_id, name, domain) VALUES (?, ?, ?) RETURNING id", brandId, name, domain),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
     async close() {

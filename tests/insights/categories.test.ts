@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { tempDir, testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 

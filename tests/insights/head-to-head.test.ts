@@ -1,7 +1,7 @@
 // insights_head_to_head: per prompt, answers naming both the brand and one competitor, only the
 // brand, only the competitor, neither — computed here from the raw rows the test wrote.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { seededRandom } from "../helpers/random";
 import { testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";

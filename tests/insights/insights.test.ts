@@ -9,7 +9,7 @@
 import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { createResultStore, type ResultKey } from "../../src/results/store";
+import { createResultStore, type ResultKey } from "../../src/results/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { jsonResponse, startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../fakes/upstream";
 import { testServer } from "../helpers/app";

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { TOOLS } from "../../src/mcp/tools";
 import { openaiAnswer } from "../fakes/answers";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";

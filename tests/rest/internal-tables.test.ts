@@ -3,7 +3,7 @@
 // even the service role, neither as a table nor as an embed; the shared URL table's ids are never
 // readable from citations.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 import { memberOf, signedUpOrg, type Org } from "../rest/helpers";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 
 const SEED = Number(process.env.LATEST_SEED ?? Math.floor(Math.random() * 2 ** 32));
 const ROUNDS = 5;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers";
 import { ROLLUP_TABLES, rollupCounts, rollupDifferences, TABLES } from "./recompute";
 

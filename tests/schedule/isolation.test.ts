@@ -7,7 +7,9 @@ import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
-import { createQueueStore, type QueueStore } from "../../src/queue/store";
+import type { QueueStore } from "../../src/queue/store";
+import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
+import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createScheduleService } from "../../src/schedule/service";
 import { createSqliteScheduleStore } from "../../src/schedule/store.sqlite";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
@@ -66,20 +68,20 @@ afterEach(async () => {
 
 test("a job that cannot start is failed with its reason, and the job queued behind it still runs", async () => {
   const { sqlite, org } = database();
-  const store = createQueueStore(sqlite);
-  const jobs = ["bad", "good"].map((name) => {
+  const store = createSqliteQueueStore(sqlite);
+  const jobs = await Promise.all(["bad", "good"].map((name) => {
     const { brandId, promptIds } = seedBrand(sqlite, org, { name, prompts: 1 });
     return store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
-  });
+  }));
   const failing: QueueStore = {
     ...store,
-    counts(jobId: string) {
+    async counts(jobId: string) {
       if (jobId === jobs[0]) throw new Error("disk I/O error reading the job");
       return store.counts(jobId);
     },
   };
   const { logger, lines } = capturingLogger();
-  dispatcher = createDispatcher({ sqlite, store: failing, pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
+  dispatcher = createDispatcher({ store: failing, tracking: createSqliteTrackingStore(sqlite), pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
   const status = (id: string) => (sqlite.query("SELECT status, failed_reason FROM jobs WHERE id = ?").get(id) as { status: string; failed_reason: string | null });
   for (let i = 0; i < 200 && status(jobs[1]!).status !== "completed"; i++) await Bun.sleep(10);
   expect(status(jobs[1]!).status).toBe("completed");

@@ -2,7 +2,7 @@
 // another brand, no table, no write, not /api or /mcp — and answers 404 once revoked or expired.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createClient } from "@supabase/supabase-js";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { testServer } from "../helpers/app";
 import { createBrand, memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 

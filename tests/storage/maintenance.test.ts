@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { runMaintenance } from "../../src/storage/maintenance";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { tempDir } from "../helpers/app";

@@ -5,7 +5,8 @@ import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
-import { createQueueStore } from "../../src/queue/store";
+import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
+import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { UnitTask } from "../../src/tracking/unit-runner";
 import { tempDir } from "../helpers/app";
@@ -41,11 +42,11 @@ test("a platform's next unit is handed out when the previous call is answered, n
   const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
   const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
   const { brandId, promptIds } = seedBrand(sqlite, org, { prompts: 3 });
-  const store = createQueueStore(sqlite);
-  const jobId = store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
+  const store = createSqliteQueueStore(sqlite);
+  const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
   const { pool, calls } = handPool();
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: "1", PERPLEXITY_RPM: "0" });
-  dispatcher = createDispatcher({ sqlite, store, pool, engines, logger: createLogger("silent") });
+  dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(sqlite), pool, engines, logger: createLogger("silent") });
 
   await tick();
   // Concurrency 1: one call at a time.
@@ -59,7 +60,7 @@ test("a platform's next unit is handed out when the previous call is answered, n
   calls[2]!.answered();
 
   for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
-  for (let i = 0; i < 100 && store.get(jobId)!.status === "active"; i++) await tick();
-  expect(store.get(jobId)!.status).toBe("completed");
-  expect(store.counts(jobId)).toMatchObject({ done: 3, pending: 0 });
+  for (let i = 0; i < 100 && (await store.get(jobId))!.status === "active"; i++) await tick();
+  expect((await store.get(jobId))!.status).toBe("completed");
+  expect(await store.counts(jobId)).toMatchObject({ done: 3, pending: 0 });
 });

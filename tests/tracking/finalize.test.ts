@@ -8,13 +8,14 @@ import type { AnalyzedSource, Citation } from "../../src/analysis/citations";
 import { buildSuggestions, type SuggestionAnswer } from "../../src/analysis/suggestions";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
-import { createQueueStore } from "../../src/queue/store";
-import { createResultStore } from "../../src/results/store";
+import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
+import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
+import { createResultStore } from "../../src/results/store.sqlite";
 import { finalizeJob } from "../../src/tracking/finalize";
 import { tempDir } from "../helpers/app";
 import { seededRandom } from "../helpers/random";
 
-test("suggestions from the finalizer's projection equal buildSuggestions over the full answers", () => {
+test("suggestions from the finalizer's projection equal buildSuggestions over the full answers", async () => {
   const { pick, chance, int } = seededRandom(99);
   const dbh = openDatabase(join(tempDir(), DB_FILE));
   const db = dbh.sqlite;
@@ -24,11 +25,11 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
   db.run("INSERT INTO prompt_sets (id, brand_id, name) VALUES ('s', 'b', 'S')");
   const prompts = ["p1", "p2", "p3", "p4"];
   for (const p of prompts) db.run("INSERT INTO prompts (id, prompt_set_id, brand_id, text) VALUES (?, 's', 'b', ?)", [p, `question ${p}`]);
-  const store = createQueueStore(db);
+  const store = createSqliteQueueStore(db);
   const platforms = ["chatgpt", "perplexity"];
   const units = prompts.flatMap((promptId) => platforms.map((platform) => ({ promptId, platform, model: "m", region: "" })));
-  const jobId = store.enqueue({ type: "tracking", brandId: "b", organizationId: "o", data: {}, units });
-  const claimed = store.claim("owner", 60_000)!;
+  const jobId = await store.enqueue({ type: "tracking", brandId: "b", organizationId: "o", data: {}, units });
+  const claimed = (await store.claim({ owner: "owner", leaseMs: 60_000 }))!;
   expect(claimed.id).toBe(jobId);
 
   const domains = ["acme.com", "globex.com", "news.example", "wiki.example", "blog.example"];
@@ -60,7 +61,7 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
   const expected = buildSuggestions({ brand: { name: "Acme" }, answers });
   expect(new Set(expected.map((s) => s.type)).size).toBeGreaterThanOrEqual(3);
 
-  finalizeJob({ sqlite: db, store, jobId, owner: "owner", brandId: "b", organizationId: "o", counts: store.counts(jobId), retries: 0, now: () => new Date(), visibilityAlertPoints: 10 });
+  await finalizeJob({ store: createSqliteTrackingStore(db), jobId, owner: "owner", brandId: "b", organizationId: "o", counts: await store.counts(jobId), retries: 0, now: () => new Date(), visibilityAlertPoints: 10 });
   const stored = db.query("SELECT type, key, title, detail, evidence, priority FROM suggestions WHERE brand_id = 'b' ORDER BY type, key").all() as { evidence: string }[];
   expect(stored.map((s) => ({ ...s, evidence: JSON.parse(s.evidence) }))).toEqual(
     expected.map((s) => ({ type: s.type, key: s.key, title: s.title, detail: s.detail, evidence: JSON.parse(JSON.stringify(s.evidence)), priority: s.priority })).sort((a, b) => (a.type + a.key < b.type + b.key ? -1 : 1)),

@@ -5,21 +5,22 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
-import { createQueueStore } from "../../src/queue/store";
+import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
+import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createResultWriter } from "../../src/tracking/result-writer";
 import type { ResultValues, UnitTask } from "../../src/tracking/unit-runner";
 import { tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 
-function setUp(prompts = 3) {
+async function setUp(prompts = 3) {
   const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
   const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
   const { brandId, promptIds, competitorIds } = seedBrand(sqlite, org, { prompts });
-  const store = createQueueStore(sqlite);
-  const jobId = store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "US" })) });
-  store.claim("test-owner", 30_000);
+  const store = createSqliteQueueStore(sqlite);
+  const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "US" })) });
+  await store.claim({ owner: "test-owner", leaseMs: 30_000 });
   const task = (seq: number): UnitTask => ({ jobId, seq, brandId, promptId: promptIds[seq]!, platform: "perplexity", model: "sonar", region: "US", sample: 0 });
-  return { sqlite, store, jobId, competitorIds, task };
+  return { sqlite, store, tracking: createSqliteTrackingStore(sqlite), jobId, competitorIds, task };
 }
 
 /** An answered outcome the way a worker sends it: the row as one JSON string. */
@@ -36,8 +37,8 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 describe("result writer", () => {
   test("a unit's row, one citation row per entry of its citations column, and its status commit together; a repeated unit adds nothing", async () => {
-    const { sqlite, store, jobId, competitorIds, task } = setUp();
-    const writer = createResultWriter(sqlite);
+    const { sqlite, store, jobId, competitorIds, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking);
     const citations = [
       { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", host: "acme.com", title: "Acme", is_brand: true, competitor_id: null },
       { position: 2, url: "https://globex.com/", normalized_url: "https://globex.com/", domain: null, host: "globex.com", title: null, is_brand: false, competitor_id: competitorIds[0] },
@@ -53,15 +54,15 @@ describe("result writer", () => {
       { position: 2, url: "https://globex.com/", normalized_url: "https://globex.com/", domain: "globex.com", title: null, is_brand: 0, competitor_id: competitorIds[0] },
     ]);
     for (const c of stored) expect(c.id).toMatch(UUID_V7);
-    expect(store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
+    expect(await store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
 
     expect(await writer.write(task(0), answered(citations))).toBe("duplicate");
     expect(sqlite.query("SELECT count(*) AS n FROM citations").get()).toEqual({ n: 2 });
   });
 
   test("the samples of one prompt × platform × model × region are rows of their own; a repeated sample adds nothing", async () => {
-    const { sqlite, jobId, task } = setUp();
-    const writer = createResultWriter(sqlite);
+    const { sqlite, jobId, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking);
     const sample = (n: number): UnitTask => ({ ...task(0), sample: n });
     expect(await writer.write(sample(0), answered([]))).toBe("written");
     expect(await writer.write(sample(1), answered([]))).toBe("written");
@@ -72,45 +73,45 @@ describe("result writer", () => {
   });
 
   test("an answer that arrives after its job was cancelled is not kept", async () => {
-    const { sqlite, store, jobId, task } = setUp();
-    const writer = createResultWriter(sqlite);
+    const { sqlite, store, jobId, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking);
     expect(await writer.write(task(0), answered([]))).toBe("written");
-    store.cancel(jobId);
+    await store.cancel(jobId);
     expect(await writer.write(task(1), answered([]))).toBe("job_inactive");
     expect(await writer.write(task(2), { kind: "no_surface", reason: "no AI overview" })).toBe("job_inactive");
     expect(sqlite.query("SELECT count(*) AS n FROM prompt_results").get()).toEqual({ n: 1 });
-    expect(store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
+    expect(await store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
   });
 
   test("a unit that cannot be written fails alone; the others of its batch are written", async () => {
-    const { sqlite, store, jobId, task } = setUp();
-    const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 3 });
+    const { sqlite, store, jobId, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 3 });
     // The prompt of unit 1 is deleted while its answer is on its way: its row breaks a foreign key.
     sqlite.query("DELETE FROM prompts WHERE id = ?").run(task(1).promptId);
     const outcomes = await Promise.allSettled([0, 1, 2].map((seq) => writer.write(task(seq), answered([]))));
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 2 });
-    expect(store.counts(jobId)).toMatchObject({ done: 2 });
+    expect(await store.counts(jobId)).toMatchObject({ done: 2 });
   });
 
   test("flush() commits what is waiting at once (a clean stop keeps answers already received)", async () => {
-    const { sqlite, jobId, task } = setUp();
-    const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 64 });
+    const { sqlite, jobId, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 64 });
     const pending = writer.write(task(0), answered([]));
     expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 0 });
-    writer.flush();
+    await writer.flush();
     expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 1 });
     expect(await pending).toBe("written");
   });
 
   test("a locked database fails the batch once, without retrying unit by unit on the serving thread", async () => {
-    const { sqlite, jobId, task } = setUp(20);
+    const { sqlite, jobId, task, tracking } = await setUp(20);
     sqlite.run("PRAGMA busy_timeout = 100");
     const other = new Database(sqlite.filename);
     registerSqlFunctions(other);
     other.run("BEGIN IMMEDIATE");
     try {
-      const writer = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 20 });
+      const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 20 });
       const started = performance.now();
       const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, seq) => writer.write(task(seq), answered([]))));
       const blockedMs = performance.now() - started;
@@ -125,22 +126,22 @@ describe("result writer", () => {
   });
 
   test("results are committed together: a full batch at once, the rest once results stop arriving", async () => {
-    const { sqlite, task } = setUp();
+    const { sqlite, task, tracking } = await setUp();
     const settledWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), Bun.sleep(ms).then(() => false)]);
 
     // Nothing but a full batch can end the wait here.
-    const full = createResultWriter(sqlite, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 2 });
+    const full = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 2 });
     const first = full.write(task(0), answered([]));
     expect(await settledWithin(first, 50)).toBe(false);
     const second = full.write(task(1), answered([]));
     expect(await settledWithin(Promise.all([first, second]), 1000)).toBe(true);
 
     // A lone result waits for company only as long as nothing else arrives (idleMs)…
-    const idle = createResultWriter(sqlite, { idleMs: 20, maxWaitMs: 60_000, maxBatch: 64 });
+    const idle = createResultWriter(tracking, { idleMs: 20, maxWaitMs: 60_000, maxBatch: 64 });
     expect(await settledWithin(idle.write(task(2), { kind: "no_surface", reason: "none" }), 1000)).toBe(true);
 
     // …and a steady stream is committed every maxWaitMs, not only when it ends.
-    const streaming = createResultWriter(sqlite, { idleMs: 200, maxWaitMs: 30, maxBatch: 64 });
+    const streaming = createResultWriter(tracking, { idleMs: 200, maxWaitMs: 30, maxBatch: 64 });
     const earliest = streaming.write(task(0), answered([]));
     let streamEnded = false;
     const stream = (async () => {

@@ -4,7 +4,7 @@ import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
 import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
 import { receiver } from "../helpers/webhooks";
-import { createResultStore } from "../../src/results/store";
+import { createResultStore } from "../../src/results/store.sqlite";
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;

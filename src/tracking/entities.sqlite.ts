@@ -1,7 +1,9 @@
-// A brand's entities (name, aliases, domains; competitors) as analysis wants them. Kept apart from
-// the analysis code so the main thread can read them without loading the sentiment lexicon.
+// A brand's entities (name, aliases, domains; competitors) as analysis wants them, read from SQLite.
+// Kept apart from the analysis code so the main thread can read them without loading the sentiment
+// lexicon; the unit store (units.sqlite.ts) and the insights read them through here.
 import type { Database } from "bun:sqlite";
 import type { Entity } from "../analysis/entities";
+import type { BrandEntities } from "./store";
 
 interface BrandRow {
   id: string;
@@ -19,7 +21,7 @@ function parseList(json: string | null): string[] {
   }
 }
 
-export function loadEntities(sqlite: Database, brandId: string): { brand: Entity; competitors: Entity[]; language: string | null } | null {
+export function loadEntities(sqlite: Database, brandId: string): BrandEntities | null {
   const brand = sqlite.query("SELECT id, name, aliases, language FROM brands WHERE id = ?").get(brandId) as BrandRow | null;
   if (!brand) return null;
   const domains = (sqlite.query("SELECT domain FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC, domain").all(brandId) as { domain: string }[]).map((d) => d.domain);

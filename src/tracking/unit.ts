@@ -1,0 +1,45 @@
+// One unit of a tracking run as it crosses between threads and stores: the task handed to a
+// worker thread, the outcome it sends back, and the stored values of an answer.
+
+export interface UnitTask {
+  jobId: string;
+  seq: number;
+  brandId: string;
+  promptId: string;
+  platform: string;
+  model: string;
+  region: string;
+  /** Which repeated ask of this prompt × platform × model × region in the run (0-based). */
+  sample: number;
+}
+
+/** Column values of one prompt_results row, in ResultWriter's insert order after the key columns. */
+export interface ResultValues {
+  surface: string;
+  response: string;
+  mentioned: number;
+  mention_count: number;
+  mention_position: number | null;
+  competitor_mentions: string;
+  citations: string;
+  citation_count: number;
+  brand_citation_count: number;
+  sources: string;
+  source_count: number;
+  sentiment: string | null;
+  sentiment_score: number | null;
+  visibility_score: number;
+  search_queries: string;
+  details: string;
+  /** The model the engine said answered; '' when it did not say. */
+  reported_model?: string;
+}
+
+/**
+ * `result` is the JSON of ResultValues: one string crosses the thread boundary far cheaper than an
+ * object graph. The citation rows are written from its `citations` column, so they cross once.
+ */
+export type UnitOutcome =
+  | { kind: "answered"; result: string }
+  | { kind: "no_surface"; reason: string }
+  | { kind: "skipped"; reason: string };

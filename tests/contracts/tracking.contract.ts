@@ -1,0 +1,213 @@
+// The tracking stores' contract (src/tracking/store.ts: TrackingStore and UnitStore), for every
+// backend. Jobs and units are made through the queue store (src/queue/store.ts), as the service does.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Suggestion } from "../../src/analysis/suggestions";
+import type { QueueStore } from "../../src/queue/store";
+import type { ResultToRecord, TrackingStore, UnitStore } from "../../src/tracking/store";
+import type { ResultValues, UnitTask } from "../../src/tracking/unit";
+import type { Harness } from "./harness";
+
+export interface TrackingHarness extends Harness {
+  store: TrackingStore;
+  units: UnitStore;
+  queue: QueueStore;
+}
+
+export function describeTrackingStoreContract(name: string, make: () => Promise<TrackingHarness>) {
+  describe(`TrackingStore and UnitStore contract (${name})`, () => {
+    let h: TrackingHarness;
+    beforeAll(async () => void (h = await make()));
+    afterAll(() => h.close());
+
+    /** A brand with prompts and a claimed job of one unit per prompt (owner "me"). */
+    async function run(prompts = 3, platform = "perplexity") {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      const promptIds: string[] = [];
+      for (let i = 0; i < prompts; i++) promptIds.push(await h.fixtures.prompt(brand, `question ${i} ${crypto.randomUUID()}`));
+      const jobId = await h.queue.enqueue({ type: "tracking", brandId: brand, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform, model: "sonar", region: "US" })) });
+      // Claims may take another case's leftover job first: claim until ours is active.
+      for (let i = 0; i < 50 && (await h.queue.get(jobId))!.status === "waiting"; i++) await h.queue.claim({ owner: "me", leaseMs: 600_000 });
+      expect((await h.queue.get(jobId))!.status).toBe("active");
+      const task = (seq: number, sample = 0): UnitTask => ({ jobId, seq, brandId: brand, promptId: promptIds[seq]!, platform, model: "sonar", region: "US", sample });
+      return { org, brand, promptIds, jobId, task };
+    }
+
+    function answered(values: Partial<ResultValues> = {}): ResultToRecord["outcome"] {
+      const row: ResultValues = {
+        surface: "api", response: "Acme and Globex.", mentioned: 1, mention_count: 1, mention_position: 1, competitor_mentions: "[]",
+        citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: "neutral", sentiment_score: 0,
+        visibility_score: 80, search_queries: "[]", details: "{}", ...values,
+      };
+      return { kind: "answered", result: JSON.stringify(row) };
+    }
+
+    test("brandForRun, enabledPlatforms, platformSamples and activePrompts read what a run is made of", async () => {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      await h.fixtures.brandPlatform(brand, "perplexity", { model: "sonar-pro", samples: 3 });
+      await h.fixtures.brandPlatform(brand, "chatgpt");
+      await h.fixtures.brandPlatform(brand, "gemini", { enabled: false, samples: 2 });
+      const first = await h.fixtures.prompt(brand, "first");
+      await Bun.sleep(2);
+      const second = await h.fixtures.prompt(brand, "second");
+      expect(await h.store.brandForRun(brand)).toEqual({ id: brand, organization_id: org, region: null, is_active: 1 });
+      expect(await h.store.brandForRun(crypto.randomUUID())).toBeNull();
+      expect(await h.store.enabledPlatforms(brand)).toEqual([
+        { platform: "chatgpt", model: null, samples: 1 },
+        { platform: "perplexity", model: "sonar-pro", samples: 3 },
+      ]);
+      expect((await h.store.platformSamples(brand)).sort((a, b) => a.platform.localeCompare(b.platform))).toEqual([
+        { platform: "chatgpt", samples: 1 },
+        { platform: "gemini", samples: 2 },
+        { platform: "perplexity", samples: 3 },
+      ]);
+      const prompts = await h.store.activePrompts(brand);
+      expect(prompts.map((p) => p.id)).toEqual([first, second]);
+      expect(JSON.parse(prompts[0]!.platforms)).toEqual([]);
+      expect(await h.store.activePrompts(crypto.randomUUID())).toEqual([]);
+    });
+
+    test("brandsBySlug finds a slug in every organization, or in the one named or slugged", async () => {
+      const slug = `shared-${crypto.randomUUID().slice(0, 8)}`;
+      const a = await h.fixtures.organization(`Alpha-${slug}`);
+      const b = await h.fixtures.organization(`Beta-${slug}`);
+      const inA = await h.fixtures.brand(a, slug);
+      const inB = await h.fixtures.brand(b, slug);
+      expect((await h.store.brandsBySlug({ slug })).map((r) => r.id).sort()).toEqual([inA, inB].sort());
+      expect(await h.store.brandsBySlug({ slug, organization: `Alpha-${slug}` })).toEqual([{ id: inA, org: `Alpha-${slug}` }]);
+      expect(await h.store.brandsBySlug({ slug, organization: `beta-${slug}` })).toEqual([{ id: inB, org: `Beta-${slug}` }]);
+      expect(await h.store.brandsBySlug({ slug: `missing-${slug}` })).toEqual([]);
+    });
+
+    test("recordResults writes a batch in order: answers, no-surface units, repeats as duplicates; the units are done", async () => {
+      const r = await run(3);
+      const outcomes = await h.store.recordResults([
+        { task: r.task(0), outcome: answered() },
+        { task: r.task(1), outcome: { kind: "no_surface", reason: "no AI overview" } },
+        { task: r.task(0), outcome: answered() },
+        { task: r.task(2, 1), outcome: answered() },
+      ]);
+      expect(outcomes).toEqual(["written", "no_surface", "duplicate", "written"]);
+      expect(await h.queue.counts(r.jobId)).toEqual({ total: 3, done: 3, failed: 0, pending: 0 });
+      const summary = await h.store.runForSummary({ jobId: r.jobId, brandId: r.brand });
+      expect(summary.results.map((x) => x.prompt_id).sort()).toEqual([r.promptIds[0], r.promptIds[2]].sort());
+      expect(summary.noSurface).toBe(1);
+      // A unit repeated after a crash (a new batch) adds nothing either.
+      expect(await h.store.recordResults([{ task: r.task(0), outcome: answered() }])).toEqual(["duplicate"]);
+      expect(await h.store.recordResults([])).toEqual([]);
+    });
+
+    test("recordResults keeps nothing of a job that is no longer active", async () => {
+      const r = await run(2);
+      await h.queue.cancel(r.jobId);
+      expect(await h.store.recordResults([{ task: r.task(0), outcome: answered() }, { task: r.task(1), outcome: { kind: "no_surface", reason: "x" } }])).toEqual(["job_inactive", "job_inactive"]);
+      expect((await h.store.runForSummary({ jobId: r.jobId, brandId: r.brand })).results).toEqual([]);
+      expect(await h.queue.counts(r.jobId)).toMatchObject({ done: 0, pending: 2 });
+    });
+
+    test("recordResults is one transaction: an answer that cannot be stored fails its whole batch", async () => {
+      const r = await run(2);
+      const orphan = { ...r.task(1), promptId: crypto.randomUUID() }; // no such prompt
+      await expect(h.store.recordResults([{ task: r.task(0), outcome: answered() }, { task: orphan, outcome: answered() }])).rejects.toThrow();
+      expect(await h.queue.counts(r.jobId)).toMatchObject({ done: 0, pending: 2 });
+      expect((await h.store.runForSummary({ jobId: r.jobId, brandId: r.brand })).results).toEqual([]);
+      expect(await h.store.recordResults([{ task: r.task(0), outcome: answered() }])).toEqual(["written"]);
+    });
+
+    test("runForSummary: answers cut down to what the summary reads, failed units by seq, no-surface count, brand name and prompt texts", async () => {
+      const r = await run(4);
+      const brandPage = { position: 1, url: "https://acme.com/a", normalized_url: "acme.com/a", domain: "acme.com", host: "acme.com", title: "A", is_brand: true, competitor_id: null };
+      const other = { position: 2, url: "https://news.example/x", normalized_url: "news.example/x", domain: "news.example", host: "news.example", title: "X", is_brand: false, competitor_id: null };
+      const uncited = { position: 3, url: "https://acme.com/pricing", normalized_url: "acme.com/pricing", domain: "acme.com", host: "acme.com", title: "P", is_brand: true, competitor_id: null, cited: false };
+      await h.store.recordResults([
+        // Cites the brand: its sources are not needed.
+        { task: r.task(0), outcome: answered({ citations: JSON.stringify([brandPage, other]), citation_count: 2, brand_citation_count: 1, sources: JSON.stringify([{ ...brandPage, cited: true }, uncited]), sentiment: "positive", details: JSON.stringify({ sentiment_passages: ["good"] }) }) },
+        // Cites none of the brand's pages, negative: its uncited brand sources and passages are.
+        { task: r.task(1), outcome: answered({ citations: JSON.stringify([other]), citation_count: 1, sources: JSON.stringify([{ ...other, cited: true }, uncited]), sentiment: "negative", sentiment_score: -0.5, details: JSON.stringify({ sentiment_passages: ["slow"], list_rank: 2 }) }) },
+      ]);
+      await h.queue.failUnit({ jobId: r.jobId, seq: 3, error: "perplexity: bad key" });
+      await h.store.recordResults([{ task: r.task(2), outcome: { kind: "no_surface", reason: "none" } }]);
+      const s = await h.store.runForSummary({ jobId: r.jobId, brandId: r.brand });
+      const byPrompt = new Map(s.results.map((x) => [x.prompt_id, x]));
+      const cites = byPrompt.get(r.promptIds[0]!)!;
+      expect(cites).toMatchObject({ platform: "perplexity", model: "sonar", mentioned: 1, brand_citation_count: 1, sentiment: "positive", brand_id: r.brand, sources: "[]", details: "{}" });
+      expect(JSON.parse(cites.citations)).toEqual([
+        { domain: "acme.com", normalized_url: "acme.com/a", is_brand: true, competitor_id: null },
+        { domain: "news.example", normalized_url: "news.example/x", is_brand: false, competitor_id: null },
+      ]);
+      const negative = byPrompt.get(r.promptIds[1]!)!;
+      expect(JSON.parse(negative.sources)).toEqual([{ normalized_url: "acme.com/pricing", is_brand: true, cited: false }]);
+      expect(JSON.parse(negative.details)).toEqual({ sentiment_passages: ["slow"] });
+      expect(negative.sentiment_score).toBe(-0.5);
+      expect(s.failedUnits).toEqual([{ seq: 3, prompt_id: r.promptIds[3]!, platform: "perplexity", model: "sonar", region: "US", error: "perplexity: bad key" }]);
+      expect(s.noSurface).toBe(1);
+      expect(s.brandName).toBeString();
+      expect(s.promptTexts.get(r.promptIds[0]!)).toStartWith("question 0 ");
+      expect(s.promptTexts.size).toBe(4);
+      const unknown = await h.store.runForSummary({ jobId: crypto.randomUUID(), brandId: crypto.randomUUID() });
+      expect(unknown).toEqual({ results: [], failedUnits: [], noSurface: 0, brandName: null, promptTexts: new Map() });
+    });
+
+    test("finishRun: suggestions, platform stamps, webhook events and the job's end in one go; the job ends only if the lease is ours", async () => {
+      const r = await run(1);
+      await h.fixtures.brandPlatform(r.brand, "perplexity");
+      const suggestion: Suggestion = { type: "content_gap", key: `k-${r.jobId}`, title: "Write about it", detail: "d", evidence: { prompts: [] } as never, priority: "high" };
+      const now = new Date("2026-03-02T09:00:00.000Z");
+      const input = {
+        jobId: r.jobId, owner: "someone-else", brandId: r.brand, organizationId: r.org, status: "completed" as const, jobFailedReason: null, eventFailedReason: null,
+        result: { units: { total: 1 } }, progress: { phase: "done", completed: 1, total: 1 }, suggestions: [suggestion], answeredPlatforms: ["perplexity"], now, visibilityAlertPoints: 10,
+      };
+      expect(await h.store.finishRun(input)).toBe(false);
+      expect((await h.queue.get(r.jobId))!.status).toBe("active");
+      const later = new Date(now.getTime() + 60_000);
+      expect(await h.store.finishRun({ ...input, owner: "me", now: later })).toBe(true);
+      const job = (await h.queue.get(r.jobId))!;
+      expect(job).toMatchObject({ status: "completed", finished_at: later.toISOString(), lease_owner: null, failed_reason: null });
+      expect(JSON.parse(job.result!)).toEqual({ units: { total: 1 } });
+      expect(await h.inspect("SELECT type, title, priority FROM suggestions WHERE brand_id = ?", r.brand)).toEqual([{ type: "content_gap", title: "Write about it", priority: "high" }]);
+      expect(await h.inspect("SELECT last_checked_at FROM brand_platforms WHERE brand_id = ?", r.brand)).toEqual([{ last_checked_at: later.toISOString() }]);
+      const events = await h.inspect<{ type: string; payload: string }>("SELECT type, payload FROM webhook_events WHERE brand_id = ? ORDER BY type", r.brand);
+      // Called twice (the first time without the lease, which still records the run), the suggestion is new only the first time.
+      expect(events.map((e) => e.type)).toEqual(["suggestion.created", "tracking.completed", "tracking.completed"]);
+      expect(JSON.parse(events[1]!.payload)).toEqual({ job_id: r.jobId, status: "completed", failed_reason: null, result: { units: { total: 1 } } });
+    });
+
+    test("finishRun of a failed run records its reasons; a job of no organization records no event", async () => {
+      const r = await run(1);
+      const base = { owner: "me", brandId: r.brand, status: "failed" as const, jobFailedReason: "no unit succeeded", eventFailedReason: null, result: null, progress: { phase: "failed" }, suggestions: [], answeredPlatforms: [], now: new Date(), visibilityAlertPoints: 10 };
+      expect(await h.store.finishRun({ ...base, jobId: r.jobId, organizationId: r.org })).toBe(true);
+      expect((await h.queue.get(r.jobId))!).toMatchObject({ status: "failed", failed_reason: "no unit succeeded" });
+      expect((await h.inspect<{ type: string }>("SELECT type FROM webhook_events WHERE brand_id = ?", r.brand)).map((e) => e.type)).toEqual(["tracking.failed"]);
+      const lone = await run(1);
+      expect(await h.store.finishRun({ ...base, jobId: lone.jobId, organizationId: null })).toBe(true);
+      expect(await h.inspect("SELECT type FROM webhook_events WHERE brand_id = ?", lone.brand)).toEqual([]);
+    });
+
+    test("UnitStore.unitInput: a pending unit with its prompt's text; a done or unknown unit without", async () => {
+      const r = await run(2);
+      expect(await h.units.unitInput({ jobId: r.jobId, seq: 0, promptId: r.promptIds[0]! })).toEqual({ status: "pending", promptText: expect.stringMatching(/^question 0 /) });
+      expect(await h.units.unitInput({ jobId: r.jobId, seq: 0, promptId: crypto.randomUUID() })).toEqual({ status: "pending", promptText: null });
+      await h.store.recordResults([{ task: r.task(1), outcome: { kind: "no_surface", reason: "x" } }]);
+      expect((await h.units.unitInput({ jobId: r.jobId, seq: 1, promptId: r.promptIds[1]! })).status).toBe("done");
+      expect(await h.units.unitInput({ jobId: r.jobId, seq: 9, promptId: r.promptIds[0]! })).toEqual({ status: null, promptText: null });
+    });
+
+    test("UnitStore.entities: the brand and its competitors as analysis wants them; unknown brand → null", async () => {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org, `Acme-${crypto.randomUUID().slice(0, 6)}`);
+      const globex = await h.fixtures.competitor(brand, "Globex", "globex.com");
+      await Bun.sleep(2);
+      const initech = await h.fixtures.competitor(brand, "Initech");
+      const e = (await h.units.entities(brand))!;
+      expect(e.brand).toMatchObject({ id: brand, kind: "brand", aliases: [], domains: [] });
+      expect(e.brand.name).toStartWith("Acme-");
+      expect(e.language).toBeNull();
+      expect(e.competitors).toEqual([
+        { id: globex, kind: "competitor", name: "Globex", aliases: [], domains: ["globex.com"] },
+        { id: initech, kind: "competitor", name: "Initech", aliases: [], domains: [] },
+      ]);
+      expect(await h.units.entities(crypto.randomUUID())).toBeNull();
+    });
+  });
+}
