@@ -11,6 +11,7 @@ import { clientAddress } from "../http/client-address";
 import { hostAllowed, originHost } from "./origin";
 import { openTrafficStore, type TrafficRow } from "./store";
 import { inProcessReports, type ReportRunner } from "../reports/registry";
+import { createSqliteReportsStore } from "../reports/store.sqlite";
 import { parseTrafficQuery, type TrafficReport } from "./traffic";
 import { createVisitorHasher } from "./visitor";
 import { RowNotWrittenError, WriterBusyError, WriterClosedError, createBatchWriter } from "./writer";
@@ -124,7 +125,7 @@ export function createPixelService(deps: PixelServiceDeps) {
     return { stored: true };
   }
 
-  const reports = deps.reports ?? inProcessReports(deps.dbh.sqlite);
+  const reports = deps.reports ?? inProcessReports(createSqliteReportsStore(deps.dbh.sqlite));
 
   async function traffic(caller: ApiUser, brandId: string, query: Record<string, string | undefined>): Promise<TrafficReport> {
     const brand = brandOrg.get(brandId);

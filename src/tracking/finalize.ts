@@ -7,7 +7,7 @@ import type { AnalyzedSource, Citation } from "../analysis/citations";
 import type { SentimentLabel } from "../analysis/sentiment";
 import { buildSuggestions } from "../analysis/suggestions";
 import type { QueueStore, UnitCounts } from "../queue/store";
-import { visibilityAlerts } from "../insights/alerts";
+import { visibilityAlerts } from "../insights/alerts.sqlite";
 import { recordEvent } from "../webhooks/events";
 
 export interface FailedUnit {
