@@ -14,8 +14,33 @@ export interface Fixtures {
   organization(name?: string): Promise<string>;
   member(organizationId: string, userId: string, role?: string): Promise<void>;
   brand(organizationId: string, name?: string): Promise<string>;
-  /** A prompt of the brand (its own prompt set). */
-  prompt(brandId: string, text?: string): Promise<string>;
+  /** A prompt of the brand (its own prompt set), in `topicId` when given. */
+  prompt(brandId: string, text?: string, topicId?: string): Promise<string>;
+  competitor(brandId: string, name?: string): Promise<string>;
+  topic(brandId: string, name?: string): Promise<string>;
+  /** An answer as the tracking run writes it (its citations as rows too); the rollups follow by themselves. */
+  result(input: ResultFixture): Promise<string>;
+  /** A request of a crawler to the brand's site, as the log import writes it. */
+  crawlerHit(input: { brandId: string; at: string; bot: string | null; class: string; hit: "page" | "robots" | "sitemap" | "asset"; path: string; status: number; verdict?: string | null }): Promise<void>;
+}
+
+export interface ResultFixture {
+  brandId: string;
+  promptId: string;
+  platform: string;
+  model?: string;
+  region?: string;
+  /** The run's job (null: a result of no job). */
+  jobId?: string | null;
+  createdAt: string;
+  mentioned: boolean;
+  mentionCount?: number;
+  position?: number | null;
+  competitors?: { competitorId: string; mentionCount: number; position: number | null }[];
+  citations?: { url: string; normalizedUrl: string; domain: string; title?: string; isBrand?: boolean }[];
+  searchQueries?: string[];
+  /** The answer's text (stored as given, uncompressed). */
+  response?: string;
 }
 
 export interface Harness {
@@ -46,10 +71,34 @@ export function sqliteHarness(): SqliteHarness {
       organization: async (name = unique("org")) => insert("INSERT INTO organizations (name, slug) VALUES (?, ?) RETURNING id", name, name.toLowerCase()),
       member: async (organizationId, userId, role = "member") => void sqlite.run("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?)", [organizationId, userId, role]),
       brand: async (organizationId, name = unique("Brand")) => insert("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?) RETURNING id", organizationId, name, name.toLowerCase()),
-      prompt: async (brandId, text = unique("best tools for")) => {
+      prompt: async (brandId, text = unique("best tools for"), topicId) => {
         const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
-        return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
+        return insert("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?) RETURNING id", set, brandId, text, topicId ?? null);
       },
+      competitor: async (brandId, name = unique("Rival")) => insert("INSERT INTO competitors (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
+      topic: async (brandId, name = unique("topic")) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
+      result: async (r) => {
+        const citations = (r.citations ?? []).map((c, i) => ({ position: i + 1, url: c.url, normalized_url: c.normalizedUrl, domain: c.domain, host: c.domain, title: c.title ?? "", is_brand: !!c.isBrand, competitor_id: null }));
+        const competitors = (r.competitors ?? []).map((c) => ({ competitor_id: c.competitorId, mention_count: c.mentionCount, position: c.position }));
+        const id = sqlite.transaction(() => {
+          const resultId = insert(
+            `INSERT INTO prompt_results (job_id, brand_id, prompt_id, platform, model, region, mentioned, mention_count, mention_position, competitor_mentions, citations, citation_count, brand_citation_count, search_queries, response, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+            r.jobId ?? null, r.brandId, r.promptId, r.platform, r.model ?? "m-1", r.region ?? "", r.mentioned ? 1 : 0, r.mentionCount ?? (r.mentioned ? 1 : 0), r.position ?? null,
+            JSON.stringify(competitors), JSON.stringify(citations), citations.length, citations.filter((c) => c.is_brand).length, JSON.stringify(r.searchQueries ?? []), r.response ?? "", r.createdAt,
+          );
+          for (const c of citations) {
+            const urlId =
+              (sqlite.query("SELECT id FROM citation_urls WHERE url = ? AND normalized_url = ? AND title = ?").get(c.url, c.normalized_url, c.title) as { id: string } | null)?.id ??
+              insert("INSERT INTO citation_urls (url, normalized_url, title) VALUES (?, ?, ?) RETURNING id", c.url, c.normalized_url, c.title);
+            sqlite.run("INSERT INTO citations (result_id, brand_id, position, url_id, domain, is_brand, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [resultId, r.brandId, c.position, urlId, c.domain, c.is_brand ? 1 : 0, r.createdAt]);
+          }
+          return resultId;
+        }).immediate();
+        return id;
+      },
+      crawlerHit: async (h) =>
+        void sqlite.run("INSERT INTO crawler_hits (brand_id, at, method, path, status, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, randomblob(16))", [h.brandId, h.at, h.path, h.status, h.bot, h.class, h.hit, h.verdict ?? null]),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
     async close() {
