@@ -21,6 +21,8 @@ export interface Fixtures {
   /** An answer as the tracking run writes it (its citations as rows too); the rollups follow by themselves. */
   result(input: ResultFixture): Promise<string>;
   /** A request of a crawler to the brand's site, as the log import writes it. */
+  /** A page view on the brand's site, as the pixel writes it (`platform`: the assistant that sent it, null: none). */
+  visit(input: { brandId: string; at: string; path: string; platform: string | null; visitor: string }): Promise<void>;
   crawlerHit(input: { brandId: string; at: string; bot: string | null; class: string; hit: "page" | "robots" | "sitemap" | "asset"; path: string; status: number; verdict?: string | null }): Promise<void>;
 }
 
@@ -97,6 +99,8 @@ export function sqliteHarness(): SqliteHarness {
         }).immediate();
         return id;
       },
+      visit: async (v) =>
+        void sqlite.run("INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)", [v.brandId, `https://site.example${v.path}`, v.path, v.platform, v.visitor, v.at]),
       crawlerHit: async (h) =>
         void sqlite.run("INSERT INTO crawler_hits (brand_id, at, method, path, status, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, randomblob(16))", [h.brandId, h.at, h.path, h.status, h.bot, h.class, h.hit, h.verdict ?? null]),
     },
