@@ -23,6 +23,7 @@ import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import { inProcessReports } from "./reports/registry";
+import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { Secrets } from "./secrets";
 import type { QueueStore } from "./queue/store";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
@@ -151,7 +152,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ store: createSqlitePixelStore(deps.dbh.sqlite), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(deps.dbh.sqlite), onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: createSqlitePixelStore(deps.dbh.sqlite), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(createSqliteReportsStore(deps.dbh.sqlite)), onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {

@@ -4,9 +4,9 @@
 import type { DbHandle } from "./db/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
-import { brandedSchema } from "./insights/branded";
+import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
-import { rollupsSchema } from "./rollups/triggers";
+import { rollupsSchema } from "./rollups/triggers.sqlite";
 
 /** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */
 export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema] as const;

@@ -177,7 +177,7 @@ const commands: Record<string, Command> = {
     prepareDataDir(config.dataDir);
     const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
-      const { rebuildRollups } = await import("./rollups/triggers");
+      const { rebuildRollups } = await import("./rollups/triggers.sqlite");
       const { rebuildLatest } = await import("./results/latest.sqlite");
       for (const r of rebuildRollups(dbh.sqlite)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
       process.stdout.write(`prompt_results_latest: ${dbh.sqlite.transaction(() => rebuildLatest(dbh.sqlite)).immediate()} rows\n`);
@@ -201,7 +201,8 @@ const commands: Record<string, Command> = {
       const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
       try {
         const { runMaintenance } = await import("./storage/maintenance");
-        const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
+        const { createSqliteStorageStore } = await import("./storage/store.sqlite");
+        const report = await runMaintenance(createSqliteStorageStore(dbh.sqlite), { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
         process.stdout.write(`answers emptied by retention: ${report.answersDropped}\nrows compressed: ${report.rowsCompressed}\npages freed: ${report.pagesFreed}\n`);
         if (full) {
           const before = Bun.file(dbh.sqlite.filename).size;

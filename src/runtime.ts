@@ -9,6 +9,7 @@ import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
+import { createSqliteStorageStore } from "./storage/store.sqlite";
 import { createMetrics } from "./http/metrics";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
@@ -127,11 +128,12 @@ export async function startRuntime(input: {
   // compression of rows written plain, returning freed pages. One batch at a time on this thread.
   let maintaining = false;
   const maintenanceCursor = { compressedThrough: 0 };
+  const storageStore = createSqliteStorageStore(dbh.sqlite);
   const maintain = async () => {
     if (maintaining) return;
     maintaining = true;
     try {
-      const report = await runMaintenance(dbh.sqlite, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
+      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
       if (report.answersDropped || report.rowsCompressed || report.pagesFreed) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });

@@ -2,8 +2,9 @@
 // brand's visibility over the last 7 days with the 7 before, over the (prompt, platform) pairs
 // answered in both weeks. It fires when Newcombe's interval excludes 0 (verdict up or down) and
 // the move is at least VISIBILITY_ALERT_POINTS, at most once per brand × platform × UTC day.
-import type { Database } from "bun:sqlite";
-import { visibilityChange } from "./service";
+// The decision is here; reading the sums (inside the run's transaction) is alerts.sqlite.ts's.
+import type { InsightArgs } from "./args";
+import type { visibilityChangeOf } from "./service";
 import { addDays, isoDay, type DateWindow } from "./window";
 
 export const ALERT_WINDOW_DAYS = 7;
@@ -18,22 +19,24 @@ export interface VisibilityAlert {
   change_points: number;
 }
 
-export function visibilityAlerts(sqlite: Database, input: { brandId: string; platforms: string[]; now: Date; points: number }): VisibilityAlert[] {
-  const today = isoDay(input.now);
-  const window = { from: addDays(today, -(ALERT_WINDOW_DAYS - 1)), to: today };
-  const previous = { from: addDays(today, -(2 * ALERT_WINDOW_DAYS - 1)), to: addDays(today, -ALERT_WINDOW_DAYS) };
-  const alertedToday = sqlite.prepare(
-    "SELECT 1 FROM webhook_events WHERE brand_id = ? AND type = 'visibility.changed' AND created_at >= ? AND json_extract(payload, '$.platform') = ? LIMIT 1",
-  );
-  const alerts: VisibilityAlert[] = [];
-  for (const platform of input.platforms) {
-    const args = { brandId: input.brandId, window, platforms: [platform], models: null, regions: null, topicIds: null, promptIds: null, branded: null };
-    const { current, previous: before, change } = visibilityChange({ sqlite }, args, previous);
-    if (change.verdict !== "up" && change.verdict !== "down") continue;
-    const points = Math.round(change.delta! * 1000) / 10;
-    if (Math.abs(points) < input.points) continue;
-    if (alertedToday.get(input.brandId, `${today}T00:00:00.000Z`, platform)) continue;
-    alerts.push({ platform, window, previous_window: previous, current, previous: before, change, change_points: points });
-  }
-  return alerts;
+/** The day of `now`, the last ALERT_WINDOW_DAYS days up to it and the same number before. */
+export function alertWindows(now: Date): { today: string; window: DateWindow; previous: DateWindow } {
+  const today = isoDay(now);
+  return {
+    today,
+    window: { from: addDays(today, -(ALERT_WINDOW_DAYS - 1)), to: today },
+    previous: { from: addDays(today, -(2 * ALERT_WINDOW_DAYS - 1)), to: addDays(today, -ALERT_WINDOW_DAYS) },
+  };
+}
+
+/** One platform's insight arguments over the current alert window. */
+export const alertArgs = (brandId: string, platform: string, window: DateWindow): InsightArgs => ({ brandId, window, platforms: [platform], models: null, regions: null, topicIds: null, promptIds: null, branded: null });
+
+/** The alert a platform's change makes, or null when it is not significant or smaller than `points` (whether it fired today already is the caller's check). */
+export function alertOf(platform: string, windows: { window: DateWindow; previous: DateWindow }, measured: ReturnType<typeof visibilityChangeOf>, minPoints: number): VisibilityAlert | null {
+  const { current, previous, change } = measured;
+  if (change.verdict !== "up" && change.verdict !== "down") return null;
+  const points = Math.round(change.delta! * 1000) / 10;
+  if (Math.abs(points) < minPoints) return null;
+  return { platform, window: windows.window, previous_window: windows.previous, current, previous, change, change_points: points };
 }

@@ -1,29 +1,29 @@
 // The insights as functions of /rest/v1/rpc/ (issue #18): their parameters, whether they return
 // one object or a set of rows, and the service function each one calls. Row-level security is the
 // results' own: a caller reads the insights of the brands of their organizations, nothing else.
-import type { Database } from "bun:sqlite";
 import type { CategoryList } from "../analysis/source-categories";
 import { COMMON_PARAMS, GROUP_BYS, INTERVALS, oneOf, parseInsightArgs, requiredUuid } from "./args";
 import * as insights from "./service";
+import type { InsightsStore } from "./store";
 
 export interface InsightRpc {
   params: readonly string[];
   /** `object`: one JSON object (like a function returning json); `set`: rows (like a set-returning function). */
   returns: "object" | "set";
   /** `mayRead` says whether the caller may read a brand: one they may not reads as a brand with no rows. */
-  run(ctx: insights.InsightsContext, args: Record<string, unknown>, today: Date, mayRead: (brandId: string) => boolean): unknown;
+  run(ctx: insights.InsightsContext, args: Record<string, unknown>, today: Date, mayRead: (brandId: string) => Promise<boolean>): Promise<unknown>;
 }
 
 /** A brand id no brand has: what an invisible brand's insights are computed for (row-level security hides rows, not errors). */
 const NO_BRAND = "00000000-0000-0000-0000-000000000000";
 
-const common = (run: (ctx: insights.InsightsContext, a: ReturnType<typeof parseInsightArgs>, raw: Record<string, unknown>) => unknown, returns: InsightRpc["returns"] = "set", extra: string[] = []): InsightRpc => ({
+const common = (run: (ctx: insights.InsightsContext, a: ReturnType<typeof parseInsightArgs>, raw: Record<string, unknown>) => Promise<unknown>, returns: InsightRpc["returns"] = "set", extra: string[] = []): InsightRpc => ({
   params: [...COMMON_PARAMS, ...extra],
   returns,
-  run: (ctx, raw, today, mayRead) => {
+  run: async (ctx, raw, today, mayRead) => {
     // Arguments are checked first: a bad one is the same error whoever asks.
     const args = parseInsightArgs(raw, today);
-    return run(ctx, mayRead(args.brandId) ? args : { ...args, brandId: NO_BRAND }, raw);
+    return run(ctx, (await mayRead(args.brandId)) ? args : { ...args, brandId: NO_BRAND }, raw);
   },
 });
 
@@ -47,12 +47,12 @@ export interface InsightReader {
 }
 
 /** Whether `reader` may read the brand's insights: the service role, or a member of its organization (any role). */
-export function mayReadBrand(sqlite: Database, reader: InsightReader, brandId: string): boolean {
+export async function mayReadBrand(store: InsightsStore, reader: InsightReader, brandId: string): Promise<boolean> {
   if (reader.role === "service_role") return true;
-  const brand = sqlite.query("SELECT organization_id FROM brands WHERE id = ?").get(brandId) as { organization_id: string } | null;
+  const brand = await store.brand(brandId);
   return !!brand && new Set(reader.orgIds).has(brand.organization_id);
 }
 
-export function insightsContext(sqlite: Database, sourceCategories?: CategoryList, checkDeadline?: () => void): insights.InsightsContext {
-  return { sqlite, sourceCategories, checkDeadline };
+export function insightsContext(store: InsightsStore, sourceCategories?: CategoryList, checkDeadline?: () => void): insights.InsightsContext {
+  return { store, sourceCategories, checkDeadline };
 }

@@ -1,93 +1,32 @@
 // The insights (issue #18, DESIGN §14): computed once here, over the rollups, and served as RPCs
 // (/rest/v1/rpc/insights_*), MCP tools and web-app views. Every rate carries its n and a Wilson
 // interval; a change carries Newcombe's interval over the (prompt, platform) pairs seen in both
-// windows. Functions of a read connection and plain arguments, so they run on reader threads.
-import type { Database } from "bun:sqlite";
+// windows. Functions of an insights store (store.ts) and plain arguments, so they run on reader threads.
 import { ownerOfHost } from "../analysis/citations";
 import { compileEntities, type CompiledEntities } from "../analysis/entities";
 import { groupBy } from "../analysis/group";
 import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
 import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
 import { identify } from "../crawlers/classify";
-import { loadEntities } from "../tracking/entities.sqlite";
-import type { GroupBy, InsightArgs, InsightFilters } from "./args";
-import { bucketRanges, periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
+import type { GroupBy, InsightArgs } from "./args";
+import { COMPETITOR_MEASURES, RESULT_MEASURES, type InsightsStore, type ResultGroupColumn, type ResultSums, type ResultSumsRow } from "./store";
+import { periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
 
-type Params = (string | number | null)[];
 type Row = Record<string, unknown>;
 
 export interface InsightsContext {
-  sqlite: Database;
+  store: InsightsStore;
   /** The user's additions to the shipped source-category list (SOURCE_CATEGORIES_FILE). */
   sourceCategories?: CategoryList;
   /** Throws once the request's time (STATEMENT_TIMEOUT_MS) is up; loops over periods call it. */
   checkDeadline?: () => void;
 }
 
-// ---- reading the rollups ---------------------------------------------------------------------
-
-const RESULT_MEASURES = [
-  "results", "mentioned", "mention_sum", "position_sum", "position_n", "cited", "citation_sum", "brand_citation_sum", "competitor_mention_sum",
-  "sentiment_sum", "sentiment_n", "positive", "neutral", "negative", "visibility_sum", "visibility_n",
-] as const;
-type ResultSums = Record<(typeof RESULT_MEASURES)[number], number>;
-const COMPETITOR_MEASURES = ["results", "mentions", "position_sum", "position_n", "both"] as const;
-const DOMAIN_MEASURES = ["citations", "answers", "brand_mentioned"] as const;
-
-const placeholders = (list: readonly unknown[]) => list.map(() => "?").join(", ");
-
-/** Whether a filter needs the prompt (topic, branded, prompt ids): then only per-prompt rollups can answer. */
-const needsPrompt = (f: InsightFilters) => f.topicIds !== null || f.promptIds !== null || f.branded !== null;
-
-/** WHERE terms over a rollup or result row `a` for the filters (an empty list selects nothing). */
-function filterSql(f: InsightFilters, a: string, brandId: string): { sql: string; params: Params } {
-  const terms: string[] = [];
-  const params: Params = [];
-  for (const [column, list] of [["platform", f.platforms], ["model", f.models], ["region", f.regions]] as const) {
-    if (list === null) continue;
-    terms.push(list.length ? `${a}.${column} IN (${placeholders(list)})` : "0");
-    params.push(...list);
-  }
-  if (needsPrompt(f)) {
-    const inner = ["p.brand_id = ?"];
-    params.push(brandId);
-    if (f.topicIds !== null) (inner.push(f.topicIds.length ? `p.topic_id IN (${placeholders(f.topicIds)})` : "0"), params.push(...f.topicIds));
-    if (f.promptIds !== null) (inner.push(f.promptIds.length ? `p.id IN (${placeholders(f.promptIds)})` : "0"), params.push(...f.promptIds));
-    if (f.branded !== null) (inner.push("p.is_branded = ?"), params.push(f.branded ? 1 : 0));
-    terms.push(`${a}.prompt_id IN (SELECT p.id FROM prompts AS p WHERE ${inner.join(" AND ")})`);
-  }
-  return { sql: terms.length ? ` AND ${terms.join(" AND ")}` : "", params };
-}
-
-/**
- * The rows of a rollup family (`<base>_daily` / `<base>_monthly`) inside a window, filtered, as one
- * UNION ALL with the bucket named `bucket`. `daysOnly` reads day buckets throughout (a trend by day
- * or week needs them); otherwise whole months come from the monthly table.
- */
-function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, options: { daysOnly?: boolean; dailyTable?: string } = {}) {
-  const ranges = options.daysOnly ? [{ table: "daily" as const, from: window.from, to: window.to }] : bucketRanges(window);
-  const parts: string[] = [];
-  const params: Params = [];
-  for (const range of ranges) {
-    const table = range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : `${base}_monthly`;
-    const bucket = range.table === "daily" ? "day" : "month";
-    const filter = filterSql(args, "r", args.brandId);
-    parts.push(`SELECT r.${bucket} AS bucket, ${columns.map((c) => `r.${c}`).join(", ")} FROM ${table} AS r WHERE r.brand_id = ? AND r.${bucket} BETWEEN ? AND ?${filter.sql}`);
-    params.push(args.brandId, range.from, range.to, ...filter.params);
-  }
-  return { sql: parts.join(" UNION ALL "), params };
-}
+// ---- sums ------------------------------------------------------------------------------------
 
 /** Sums of the result measures per `groupBy` columns over a window. */
-function resultSums(sqlite: Database, args: InsightArgs, window: DateWindow, groupBy: string[], options: { daysOnly?: boolean } = {}): (Row & ResultSums)[] {
-  // Without a prompt in the grouping or the filters, the brand-level day table is enough (and smaller).
-  const perPrompt = groupBy.includes("prompt_id") || needsPrompt(args);
-  const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
-  const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, { ...options, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
-  const keys = groupBy.length ? groupBy.join(", ") : "";
-  const sql = `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql})${keys ? ` GROUP BY ${keys}` : ""}`;
-  return (sqlite.query(sql).all(...source.params) as (Row & ResultSums)[]).filter((r) => (r.results ?? 0) > 0);
-}
+const resultSums = (ctx: InsightsContext, args: InsightArgs, window: DateWindow, groupBy: ResultGroupColumn[], options: { daysOnly?: boolean } = {}) =>
+  ctx.store.resultSums({ query: args, window, groupBy, daysOnly: options.daysOnly });
 
 function emptySums(): ResultSums {
   return Object.fromEntries(RESULT_MEASURES.map((m) => [m, 0])) as ResultSums;
@@ -108,7 +47,7 @@ interface PairSums {
 }
 
 /** Per (prompt, platform): the sums and the models the engine reported. */
-function byPair(rows: (Row & ResultSums)[]): Map<string, PairSums> {
+function byPair(rows: ResultSumsRow[]): Map<string, PairSums> {
   const pairs = new Map<string, PairSums>();
   for (const row of rows) {
     const key = `${row.prompt_id}\u0000${row.platform}`;
@@ -182,10 +121,10 @@ function shareOfVoiceChange(compared: ComparedPairs) {
 const mean = (sum: number, n: number) => ({ value: ratio(sum, n), n });
 const sentimentOf = (s: ResultSums) => ({ ...mean(s.sentiment_sum, s.sentiment_n), positive: s.positive, neutral: s.neutral, negative: s.negative });
 
-export function overview(ctx: InsightsContext, args: InsightArgs) {
+export async function overview(ctx: InsightsContext, args: InsightArgs) {
   const previous = previousWindow(args.window);
-  const rowsNow = resultSums(ctx.sqlite, args, args.window, ["prompt_id", "platform", "reported_model"]);
-  const rowsBefore = resultSums(ctx.sqlite, args, previous, ["prompt_id", "platform", "reported_model"]);
+  const rowsNow = await resultSums(ctx, args, args.window, ["prompt_id", "platform", "reported_model"]);
+  const rowsBefore = await resultSums(ctx, args, previous, ["prompt_id", "platform", "reported_model"]);
   const total = rowsNow.reduce(addSums, emptySums());
   const previousTotal = rowsBefore.reduce(addSums, emptySums());
   const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
@@ -205,8 +144,8 @@ export function overview(ctx: InsightsContext, args: InsightArgs) {
     // What moved where: each platform's and each topic's visibility with its own change, so a
     // significant move on one engine shows even when the pooled change is noise.
     by_platform: visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
-    by_topic: visibilityBy(rowsNow, rowsBefore, topicKey(ctx.sqlite, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
-    by_competitor: competitorChanges(ctx, args, previous),
+    by_topic: visibilityBy(rowsNow, rowsBefore, await topicKey(ctx, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
+    by_competitor: await competitorChanges(ctx, args, previous),
   };
 }
 
@@ -215,9 +154,9 @@ export function overview(ctx: InsightsContext, args: InsightArgs) {
  * the brand's, over all answers of each window: a competitor's mentions are not kept per prompt and
  * platform pair.
  */
-function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
-  const before = new Map(competitors(ctx, { ...args, window: previous }).map((r) => [r.entity_id, r]));
-  return competitors(ctx, args)
+async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
+  const before = new Map((await competitors(ctx, { ...args, window: previous })).map((r) => [r.entity_id, r]));
+  return (await competitors(ctx, args))
     .filter((r) => !r.is_brand)
     .map((r) => {
       const p = before.get(r.entity_id);
@@ -233,13 +172,13 @@ function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: Da
 const NO_TOPIC = "\u0000none";
 
 /** The topic of a row's prompt (NO_TOPIC when it has none), for grouping overview rows. */
-function topicKey(sqlite: Database, brandId: string): (row: Row) => string {
-  const topics = promptTopics(sqlite, brandId);
+async function topicKey(ctx: InsightsContext, brandId: string): Promise<(row: Row) => string> {
+  const topics = await promptTopics(ctx, brandId);
   return (row) => topics.get(String(row.prompt_id)) ?? NO_TOPIC;
 }
 
 /** Visibility of each group (by `keyOf`) in both windows, with its change over the pairs answered in both; most answers first. */
-function visibilityBy(rowsNow: (Row & ResultSums)[], rowsBefore: (Row & ResultSums)[], keyOf: (row: Row) => string) {
+function visibilityBy(rowsNow: ResultSumsRow[], rowsBefore: ResultSumsRow[], keyOf: (row: Row) => string) {
   const now = groupBy(rowsNow, keyOf);
   const before = groupBy(rowsBefore, keyOf);
   return [...now]
@@ -252,9 +191,17 @@ function visibilityBy(rowsNow: (Row & ResultSums)[], rowsBefore: (Row & ResultSu
 }
 
 /** A platform's visibility change between two windows (the alert's test), over the pairs seen in both. */
-export function visibilityChange(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
-  const rowsNow = resultSums(ctx.sqlite, args, args.window, ["prompt_id", "platform", "reported_model"]);
-  const rowsBefore = resultSums(ctx.sqlite, args, previous, ["prompt_id", "platform", "reported_model"]);
+export async function visibilityChange(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
+  const rowsNow = await resultSums(ctx, args, args.window, VISIBILITY_CHANGE_GROUPS);
+  const rowsBefore = await resultSums(ctx, args, previous, VISIBILITY_CHANGE_GROUPS);
+  return visibilityChangeOf(rowsNow, rowsBefore);
+}
+
+/** What visibilityChange reads per window: result sums grouped by these. */
+export const VISIBILITY_CHANGE_GROUPS: ResultGroupColumn[] = ["prompt_id", "platform", "reported_model"];
+
+/** visibilityChange over the two windows' result sums (grouped by VISIBILITY_CHANGE_GROUPS). */
+export function visibilityChangeOf(rowsNow: ResultSumsRow[], rowsBefore: ResultSumsRow[]) {
   const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
   const [x, n] = PROPORTIONS.visibility_rate(compared.current);
   const [px, pn] = PROPORTIONS.visibility_rate(compared.previous);
@@ -263,10 +210,10 @@ export function visibilityChange(ctx: InsightsContext, args: InsightArgs, previo
 
 // ---- trend ------------------------------------------------------------------------------------
 
-export function trend(ctx: InsightsContext, args: InsightArgs, period: Interval, groupBy: GroupBy) {
-  const groupColumn = groupBy === "none" ? null : groupBy === "topic" ? "prompt_id" : groupBy;
-  const rows = resultSums(ctx.sqlite, args, args.window, ["bucket", ...(groupColumn ? [groupColumn] : [])], { daysOnly: period !== "month" });
-  const topicOf = groupBy === "topic" ? promptTopics(ctx.sqlite, args.brandId) : null;
+export async function trend(ctx: InsightsContext, args: InsightArgs, period: Interval, groupBy: GroupBy) {
+  const groupColumn: ResultGroupColumn | null = groupBy === "none" ? null : groupBy === "topic" ? "prompt_id" : groupBy;
+  const rows = await resultSums(ctx, args, args.window, ["bucket", ...(groupColumn ? [groupColumn] : [])], { daysOnly: period !== "month" });
+  const topicOf = groupBy === "topic" ? await promptTopics(ctx, args.brandId) : null;
   const cells = new Map<string, ResultSums>();
   const groups = new Set<string | null>(groupBy === "none" ? [null] : []);
   for (const row of rows) {
@@ -300,45 +247,15 @@ export function trend(ctx: InsightsContext, args: InsightArgs, period: Interval,
   return out;
 }
 
-function promptTopics(sqlite: Database, brandId: string): Map<string, string | null> {
-  return new Map((sqlite.query("SELECT id, topic_id FROM prompts WHERE brand_id = ?").all(brandId) as { id: string; topic_id: string | null }[]).map((p) => [p.id, p.topic_id]));
+async function promptTopics(ctx: InsightsContext, brandId: string): Promise<Map<string, string | null>> {
+  return new Map((await ctx.store.promptTopics(brandId)).map((p) => [p.id, p.topic_id]));
 }
 
 // ---- competitors ------------------------------------------------------------------------------
 
-/**
- * Each key's measures inside the window, from a running-totals rollup (src/rollups/spec.ts): the
- * key's last row on or before the window's end minus its last row before the window's start — two
- * seeks per key, whatever the window's length. Keys with nothing in the window are left out.
- * `keyFilter` selects keys (columns of `<table>_keys`, alias k); `lastDay`/`firstDay` are the days of
- * the key's last and first rows inside the window.
- */
-function windowTotals<M extends string>(
-  sqlite: Database,
-  table: string,
-  keyColumns: string[],
-  measures: readonly M[],
-  brandId: string,
-  window: DateWindow,
-  keyFilter: { sql: string; params: Params } = { sql: "", params: [] },
-  withFirstDay = false,
-): (Row & Record<M, number> & { last_day: string; first_day?: string })[] {
-  const same = (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
-  const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
-  const rows = sqlite
-    .query(
-      `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
-         FROM ${table}_keys AS k
-         JOIN ${table} AS hi ON hi.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2 ORDER BY q.day DESC LIMIT 1)
-         LEFT JOIN ${table} AS lo ON lo.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1 ORDER BY q.day DESC LIMIT 1)
-        WHERE k.brand_id = ?3${keyFilter.sql}`,
-    )
-    .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & Record<M, number> & { last_day: string; first_day?: string })[];
-  return rows.filter((r) => r[measures[0]!] > 0);
-}
-
-function competitorSums(sqlite: Database, args: InsightArgs, groupBy: string[]) {
-  const rows = windowTotals(sqlite, "competitor_running", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, filterSql(args, "k", args.brandId));
+/** The competitors' totals over the window, summed per `groupBy` columns. */
+async function competitorSums(ctx: InsightsContext, args: InsightArgs, groupBy: ("prompt_id" | "competitor_id")[]) {
+  const rows = await ctx.store.competitorTotals(args);
   const groups = new Map<string, Row & Record<(typeof COMPETITOR_MEASURES)[number], number>>();
   for (const row of rows) {
     const key = groupBy.map((c) => row[c]).join("\u0000");
@@ -349,16 +266,13 @@ function competitorSums(sqlite: Database, args: InsightArgs, groupBy: string[]) 
   return [...groups.values()];
 }
 
-/** No filter at all: the brand-wide running totals can answer. */
-const unfiltered = (f: InsightFilters) => [f.platforms, f.models, f.regions, f.topicIds, f.promptIds, f.branded].every((v) => v === null);
-
-export function competitors(ctx: InsightsContext, args: InsightArgs) {
-  const brand = ctx.sqlite.query("SELECT id, name FROM brands WHERE id = ?").get(args.brandId) as { id: string; name: string } | null;
+export async function competitors(ctx: InsightsContext, args: InsightArgs) {
+  const brand = await ctx.store.brand(args.brandId);
   if (!brand) return [];
-  const total = resultSums(ctx.sqlite, args, args.window, []).reduce(addSums, emptySums());
+  const total = (await resultSums(ctx, args, args.window, [])).reduce(addSums, emptySums());
   const totalMentions = total.mention_sum + total.competitor_mention_sum;
-  const byCompetitor = new Map(competitorSums(ctx.sqlite, args, ["competitor_id"]).map((r) => [String(r.competitor_id), r]));
-  const rivals = ctx.sqlite.query("SELECT id, name FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(args.brandId) as { id: string; name: string }[];
+  const byCompetitor = new Map((await competitorSums(ctx, args, ["competitor_id"])).map((r) => [String(r.competitor_id), r]));
+  const rivals = await ctx.store.competitors(args.brandId);
   const entity = (id: string, name: string, isBrand: boolean, mentioning: number, mentions: number, positionSum: number, positionN: number, h2h: { both: number | null; only_brand: number | null; only_competitor: number | null }) => {
     const visibility = interval(mentioning, total.results);
     return {
@@ -389,10 +303,10 @@ export function competitors(ctx: InsightsContext, args: InsightArgs) {
  * The prompts behind a head-to-head: per prompt with answers in the window, how many name both the
  * brand and `competitorId`, only the brand, only the competitor.
  */
-export function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId: string) {
-  const answers = new Map(resultSums(ctx.sqlite, args, args.window, ["prompt_id"]).map((r) => [String(r.prompt_id), r]));
-  const rival = new Map(competitorSums(ctx.sqlite, args, ["prompt_id", "competitor_id"]).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
-  const texts = new Map((ctx.sqlite.query("SELECT id, text FROM prompts WHERE brand_id = ?").all(args.brandId) as { id: string; text: string }[]).map((p) => [p.id, p.text]));
+export async function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId: string) {
+  const answers = new Map((await resultSums(ctx, args, args.window, ["prompt_id"])).map((r) => [String(r.prompt_id), r]));
+  const rival = new Map((await competitorSums(ctx, args, ["prompt_id", "competitor_id"])).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
+  const texts = new Map((await ctx.store.promptTexts(args.brandId)).map((p) => [p.id, p.text]));
   return [...answers.entries()]
     .filter(([id]) => texts.has(id))
     .map(([id, s]) => {
@@ -407,8 +321,8 @@ export function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId
 
 type SourceClass = "own" | "competitor" | "third_party";
 
-function sourceClassifier(ctx: InsightsContext, brandId: string) {
-  const loaded = loadEntities(ctx.sqlite, brandId);
+async function sourceClassifier(ctx: InsightsContext, brandId: string) {
+  const loaded = await ctx.store.entities(brandId);
   const compiled: CompiledEntities | null = loaded ? compileEntities(loaded.brand, loaded.competitors) : null;
   const category = createSourceClassifier(ctx.sourceCategories);
   return (domain: string): { class: SourceClass; competitor_id: string | null; category: SourceCategory } => {
@@ -418,31 +332,10 @@ function sourceClassifier(ctx: InsightsContext, brandId: string) {
   };
 }
 
-type DomainSums = { domain: string; citations: number; answers: number; brand_mentioned: number; prompts: number };
-
-/** Per cited domain: brand-wide running totals without filters, else the per-prompt day and month rollups. */
-function domainSums(sqlite: Database, args: InsightArgs): DomainSums[] {
-  if (unfiltered(args)) {
-    const prompts = new Map<string, number>();
-    for (const r of windowTotals(sqlite, "domain_prompt_running", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
-    return windowTotals(sqlite, "domain_running", ["domain"], DOMAIN_MEASURES, args.brandId, args.window).map((r) => ({
-      domain: String(r.domain),
-      citations: r.citations,
-      answers: r.answers,
-      brand_mentioned: r.brand_mentioned,
-      prompts: prompts.get(String(r.domain)) ?? 0,
-    }));
-  }
-  const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window);
-  return sqlite
-    .query(`SELECT domain, sum(citations) AS citations, sum(answers) AS answers, sum(brand_mentioned) AS brand_mentioned, count(DISTINCT prompt_id) AS prompts FROM (${source.sql}) GROUP BY domain`)
-    .all(...source.params) as DomainSums[];
-}
-
-export function citationDomains(ctx: InsightsContext, args: InsightArgs) {
-  const rows = domainSums(ctx.sqlite, args);
+export async function citationDomains(ctx: InsightsContext, args: InsightArgs) {
+  const rows = await ctx.store.domainTotals(args);
   const all = rows.reduce((s, r) => s + r.citations, 0);
-  const classify = sourceClassifier(ctx, args.brandId);
+  const classify = await sourceClassifier(ctx, args.brandId);
   return rows
     .map((r) => ({
       domain: r.domain,
@@ -456,48 +349,9 @@ export function citationDomains(ctx: InsightsContext, args: InsightArgs) {
     .sort((a, b) => b.citations - a.citations || a.domain.localeCompare(b.domain));
 }
 
-/** The window as created_at bounds: [from 00:00, the day after `to`). */
-const timeBounds = (w: DateWindow): [string, string] => [`${w.from}T00:00:00.000Z`, `${nextDay(w.to)}T00:00:00.000Z`];
-const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
-/** The answers of the window passing the filters, as a SQL subquery of result ids (null: every answer of the brand). */
-function resultFilter(args: InsightArgs, column: string): { sql: string; params: Params } {
-  const f = filterSql(args, "fr", args.brandId);
-  if (!f.sql) return { sql: "", params: [] };
-  return { sql: ` AND ${column} IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ?${f.sql})`, params: [args.brandId, ...f.params] };
-}
-
-type UrlSums = { url: string; domain: string; title: string | null; citations: number; answers: number; first_seen: string; last_seen: string };
-
-/**
- * Per cited page (its normalized URL): without filters from the brand-wide running totals, shown
- * by the first of its spellings and its longest title in the URL table; with filters from the
- * window's citations. first_seen and last_seen are days.
- */
-function urlSums(sqlite: Database, args: InsightArgs): UrlSums[] {
-  if (unfiltered(args)) {
-    const shown = sqlite.prepare("SELECT min(url) AS url, nullif(max(title), '') AS title FROM citation_urls WHERE normalized_url = ?");
-    return windowTotals(sqlite, "url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true).map((r) => {
-      const page = shown.get(String(r.normalized_url)) as { url: string | null; title: string | null };
-      return { url: page.url ?? String(r.normalized_url), domain: String(r.domain), title: page.title, citations: r.citations, answers: r.answers, first_seen: r.first_day!, last_seen: r.last_day };
-    });
-  }
-  const [from, to] = timeBounds(args.window);
-  const filter = resultFilter(args, "c.result_id");
-  return sqlite
-    .query(
-      `SELECT min(coalesce(u.url, c.url)) AS url, c.domain AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, count(*) AS citations,
-              count(DISTINCT c.result_id) AS answers, substr(min(c.created_at), 1, 10) AS first_seen, substr(max(c.created_at), 1, 10) AS last_seen
-         FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id
-        WHERE c.brand_id = ? AND c.created_at >= ? AND c.created_at < ?${filter.sql}
-        GROUP BY coalesce(u.normalized_url, c.normalized_url)`,
-    )
-    .all(args.brandId, from, to, ...filter.params) as UrlSums[];
-}
-
-export function citationUrls(ctx: InsightsContext, args: InsightArgs) {
-  const rows = urlSums(ctx.sqlite, args);
-  const classify = sourceClassifier(ctx, args.brandId);
+export async function citationUrls(ctx: InsightsContext, args: InsightArgs) {
+  const rows = await ctx.store.urlTotals(args);
+  const classify = await sourceClassifier(ctx, args.brandId);
   return rows
     .map((r) => {
       const c = classify(r.domain);
@@ -521,21 +375,8 @@ export function runState(latest: boolean, previous: boolean | null): RunState {
 }
 
 /** Per prompt and platform: the last two runs up to the window's end (answers of one job are one run); per prompt, its last answer then. */
-function runStates(sqlite: Database, args: InsightArgs) {
-  const [, to] = timeBounds(args.window);
-  const f = filterSql(args, "l", args.brandId);
-  // Each group's newest answers, on the group's time index: two runs of up to ten samples each.
-  const rows = sqlite
-    .query(
-      `SELECT w.prompt_id, w.platform, coalesce(w.job_id, w.id) AS run, w.mentioned, w.created_at
-         FROM prompt_results_latest AS l
-         JOIN prompt_results AS w ON w.rowid IN (
-              SELECT x.rowid FROM prompt_results AS x
-               WHERE x.prompt_id = l.prompt_id AND x.platform = l.platform AND x.model = l.model AND x.region = l.region AND x.created_at < ?
-               ORDER BY x.created_at DESC LIMIT 20)
-        WHERE l.brand_id = ?${f.sql}`,
-    )
-    .all(to, args.brandId, ...f.params) as { prompt_id: string; platform: string; run: string; mentioned: number; created_at: string }[];
+async function runStates(ctx: InsightsContext, args: InsightArgs) {
+  const rows = await ctx.store.recentRunAnswers(args);
   const runs = new Map<string, Map<string, { at: string; mentioned: number; answers: number }>>();
   for (const r of rows) {
     const key = `${r.prompt_id}\u0000${r.platform}`;
@@ -563,31 +404,19 @@ function runStates(sqlite: Database, args: InsightArgs) {
   return { states, lastRunAt };
 }
 
-export function prompts(ctx: InsightsContext, args: InsightArgs) {
-  const { sqlite } = ctx;
-  const inner = ["brand_id = ?"];
-  const params: Params = [args.brandId];
-  if (args.topicIds !== null) (inner.push(args.topicIds.length ? `topic_id IN (${placeholders(args.topicIds)})` : "0"), params.push(...args.topicIds));
-  if (args.promptIds !== null) (inner.push(args.promptIds.length ? `id IN (${placeholders(args.promptIds)})` : "0"), params.push(...args.promptIds));
-  if (args.branded !== null) (inner.push("is_branded = ?"), params.push(args.branded ? 1 : 0));
-  const list = sqlite.query(`SELECT id, text, topic_id, is_active, is_branded FROM prompts WHERE ${inner.join(" AND ")} ORDER BY created_at, id`).all(...params) as {
-    id: string;
-    text: string;
-    topic_id: string | null;
-    is_active: number;
-    is_branded: number;
-  }[];
-  const sums = new Map(resultSums(sqlite, args, args.window, ["prompt_id"]).map((r) => [String(r.prompt_id), r]));
-  const names = new Map((sqlite.query("SELECT id, name FROM competitors WHERE brand_id = ?").all(args.brandId) as { id: string; name: string }[]).map((c) => [c.id, c.name]));
+export async function prompts(ctx: InsightsContext, args: InsightArgs) {
+  const list = await ctx.store.prompts(args);
+  const sums = new Map((await resultSums(ctx, args, args.window, ["prompt_id"])).map((r) => [String(r.prompt_id), r]));
+  const names = new Map((await ctx.store.competitors(args.brandId)).map((c) => [c.id, c.name]));
   const rivals = new Map<string, { name: string; results: number }[]>();
-  for (const r of competitorSums(sqlite, args, ["prompt_id", "competitor_id"])) {
+  for (const r of await competitorSums(ctx, args, ["prompt_id", "competitor_id"])) {
     const name = names.get(String(r.competitor_id));
     if (!name) continue;
     const entry = rivals.get(String(r.prompt_id)) ?? [];
     entry.push({ name, results: r.results });
     rivals.set(String(r.prompt_id), entry);
   }
-  const { states, lastRunAt } = runStates(sqlite, args);
+  const { states, lastRunAt } = await runStates(ctx, args);
   return list
     .filter((p) => p.is_active || sums.has(p.id))
     .map((p) => {
@@ -614,66 +443,28 @@ export function prompts(ctx: InsightsContext, args: InsightArgs) {
 
 // ---- fan-out queries --------------------------------------------------------------------------
 
-export function searchQueries(ctx: InsightsContext, args: InsightArgs) {
-  // Filtered by platform at most: the running totals per query and platform answer.
-  if (unfiltered({ ...args, platforms: null })) {
-    const byQuery = new Map<string, { query: string; answers: number; platforms: string[] }>();
-    const platforms = args.platforms === null ? { sql: "", params: [] } : filterSql({ ...args, models: null, regions: null }, "k", args.brandId);
-    for (const r of windowTotals(ctx.sqlite, "query_running", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
-      const q = byQuery.get(String(r.query)) ?? { query: String(r.query), answers: 0, platforms: [] };
-      q.answers += r.answers;
-      q.platforms.push(String(r.platform));
-      byQuery.set(q.query, q);
-    }
-    return [...byQuery.values()].map((q) => ({ ...q, platforms: q.platforms.sort() })).sort((a, b) => b.answers - a.answers || a.query.localeCompare(b.query));
-  }
-  const [from, to] = timeBounds(args.window);
-  const f = filterSql(args, "r", args.brandId);
-  const rows = ctx.sqlite
-    .query(
-      `SELECT q.value AS query, count(DISTINCT r.id) AS answers, json_group_array(DISTINCT r.platform) AS platforms
-         FROM prompt_results AS r,
-              json_each(CASE WHEN json_valid(r.search_queries) AND json_type(r.search_queries) = 'array' THEN r.search_queries ELSE '[]' END) AS q
-        WHERE r.brand_id = ? AND r.created_at >= ? AND r.created_at < ? AND q.type = 'text' AND trim(q.value) != ''${f.sql}
-        GROUP BY q.value`,
-    )
-    .all(args.brandId, from, to, ...f.params) as { query: string; answers: number; platforms: string }[];
-  return rows
-    .map((r) => ({ query: r.query, answers: r.answers, platforms: (JSON.parse(r.platforms) as string[]).sort() }))
+export async function searchQueries(ctx: InsightsContext, args: InsightArgs) {
+  return (await ctx.store.searchQueries(args))
+    .map((q) => ({ query: q.query, answers: q.answers, platforms: [...q.platforms].sort() }))
     .sort((a, b) => b.answers - a.answers || a.query.localeCompare(b.query));
 }
 
 // ---- AI crawlers (issue #21) --------------------------------------------------------------------
 
-/** crawler_daily / crawler_monthly rows inside a window: whole months from the monthly table, the edges (or, for `daysOnly`, everything) by day. */
-function crawlerRows(args: InsightArgs, daysOnly: boolean) {
-  const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
-  const sql = ranges
-    .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
-    .join(" UNION ALL ");
-  return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
-}
-
 /**
  * Per bot and verdict over the window: requests, page hits (not robots.txt, sitemaps or assets),
  * refusals (401, 403, 429), not-founds (404, 410) and server errors (5xx).
  */
-export function crawlers(ctx: InsightsContext, args: InsightArgs) {
-  const source = crawlerRows(args, false);
-  const rows = ctx.sqlite
-    .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused, sum(not_found) AS not_found, sum(server_errors) AS server_errors FROM (${source.sql}) GROUP BY bot, class, verdict`)
-    .all(...source.params) as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number; not_found: number; server_errors: number }[];
+export async function crawlers(ctx: InsightsContext, args: InsightArgs) {
+  const rows = await ctx.store.crawlerTotals(args);
   return rows
     .map((r) => ({ bot: r.bot || null, operator: r.bot ? identify(r.bot).operator : null, class: r.class, verdict: r.verdict || null, requests: r.requests, pages: r.pages, refused: r.refused, not_found: r.not_found, server_errors: r.server_errors }))
     .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }
 
 /** Crawler requests per period (day buckets by day or week; whole months by month), per bot; every period listed. */
-export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
-  const source = crawlerRows(args, period !== "month");
-  const rows = ctx.sqlite
-    .query(`SELECT bucket, bot, sum(requests) AS requests, sum(pages) AS pages FROM (${source.sql}) WHERE bot != '' GROUP BY bucket, bot`)
-    .all(...source.params) as { bucket: string; bot: string; requests: number; pages: number }[];
+export async function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
+  const rows = await ctx.store.crawlerBuckets({ query: args, daysOnly: period !== "month" });
   const cells = new Map<string, { requests: number; pages: number }>();
   const bots = new Set<string>();
   for (const r of rows) {
@@ -693,8 +484,8 @@ export function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: In
 }
 
 /** The paths each bot requested most in the window (its top `perBot`), with refusals, not-founds and server errors: running totals, two seeks per path whatever the window. */
-export function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 20) {
-  const rows = windowTotals(ctx.sqlite, "crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window) as unknown as { bot: string; path: string; hit: string; requests: number; refused: number; not_found: number; server_errors: number }[];
+export async function crawlerPaths(ctx: InsightsContext, args: InsightArgs, perBot = 20) {
+  const rows = await ctx.store.crawlerPathTotals(args);
   rows.sort((a, b) => (a.bot < b.bot ? -1 : a.bot > b.bot ? 1 : b.requests - a.requests || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
   const taken = new Map<string, number>();
   return rows

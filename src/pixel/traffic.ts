@@ -1,9 +1,9 @@
 // The traffic report: AI-referred visits per platform and period, and the pages they landed on.
 // A row with a source_platform is a visit an AI assistant sent; rows without one are the other
 // page views (counted only as the denominator).
-import type { Database } from "bun:sqlite";
 import { AppError } from "../http/errors";
 import { FIRST_DAY, LAST_DAY, dayInRange } from "../http/date-range";
+import type { Range, ReportsStore } from "../reports/store";
 
 export type TrafficInterval = "day" | "week";
 
@@ -92,27 +92,12 @@ function splitWindow(q: TrafficQuery) {
  * monthly one, and only the partial days at the window's ends from raw visits: a year costs
  * about what a month does.
  */
-export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery): TrafficReport {
+export async function trafficReport(store: ReportsStore, brandId: string, q: TrafficQuery): Promise<TrafficReport> {
   const { days, months, raw } = splitWindow(q);
-  const rawRanges = raw.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()]);
-  const rawWhere = rawRanges.length ? `(${rawRanges.map(() => "(created_at >= ? AND created_at < ?)").join(" OR ")})` : "0";
-  const rawParams = rawRanges.flat();
-  const dayParams = days ? [days.from, days.to] : ["", ""];
+  const rawRanges = raw.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()] as Range);
 
   // Visits and visitors per (day, platform); platform '' is a view no assistant sent, '*' (visitors only) any assistant.
-  type Cell = { day: string; platform: string; visits: number; visitors: number };
-  const cells = sqlite
-    .query<Cell, (string | number)[]>(
-      `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
-          SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND day >= ? AND day < ?
-          UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND day >= ? AND day < ?
-          UNION ALL SELECT substr(created_at, 1, 10), coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                 WHERE brand_id = ? AND ${rawWhere} GROUP BY 1, 2
-          UNION ALL SELECT substr(created_at, 1, 10), '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                 WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL GROUP BY 1)
-        GROUP BY day, platform`,
-    )
-    .all(brandId, ...dayParams, brandId, ...dayParams, brandId, ...rawParams, brandId, ...rawParams);
+  const cells = await store.trafficCells({ brandId, days: days ? [days.from, days.to] : null, raw: rawRanges });
 
   const totals = { visits: 0, visitors: 0, pageViews: 0 };
   const byPlatform = new Map<string, { platform: string; visits: number; visitors: number }>();
@@ -142,19 +127,9 @@ export function trafficReport(sqlite: Database, brandId: string, q: TrafficQuery
     periods.push({ period: key, ...(byPeriod.get(key) ?? { visits: 0, byPlatform: {} }) });
   }
 
-  const monthParams = months ? [months.from, months.to] : ["", ""];
   // Days outside the whole months: before them, after them, or all whole days when there are none.
-  const dayRanges = days ? (months ? [[days.from, months.fromDay], [months.toDay, days.to]] : [[days.from, days.to]]).filter(([a, b]) => a! < b!) : [];
-  const dayWhere = dayRanges.length ? `(${dayRanges.map(() => "(day >= ? AND day < ?)").join(" OR ")})` : "0";
-  const pageCells = sqlite
-    .query<{ path: string; platform: string; visits: number }, string[]>(
-      `SELECT path, platform, sum(visits) AS visits FROM (
-          SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = ? AND month >= ? AND month < ?
-          UNION ALL SELECT path, platform, visits FROM traffic_pages_daily WHERE brand_id = ? AND ${dayWhere}
-          UNION ALL SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL)
-        GROUP BY path, platform`,
-    )
-    .all(brandId, ...monthParams, brandId, ...dayRanges.flat() as string[], brandId, ...rawParams);
+  const dayRanges = days ? (months ? [[days.from, months.fromDay], [months.toDay, days.to]] : [[days.from, days.to]]).filter(([a, b]) => a! < b!) as Range[] : [];
+  const pageCells = await store.landingPageCells({ brandId, months: months ? [months.from, months.to] : null, days: dayRanges, raw: rawRanges });
   const pages = new Map<string, { path: string; visits: number; byPlatform: Record<string, number> }>();
   for (const cell of pageCells) {
     const page = pages.get(cell.path) ?? pages.set(cell.path, { path: cell.path, visits: 0, byPlatform: {} }).get(cell.path)!;

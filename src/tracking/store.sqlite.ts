@@ -1,6 +1,6 @@
 // The tracking store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import { visibilityAlerts } from "../insights/alerts";
+import { visibilityAlerts } from "../insights/alerts.sqlite";
 import { prepareJobFinish } from "../queue/store.sqlite";
 import { createResultStore } from "../results/store.sqlite";
 import { recordEvent } from "../webhooks/events.sqlite";

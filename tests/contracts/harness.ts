@@ -14,18 +14,43 @@ export interface Fixtures {
   organization(name?: string): Promise<string>;
   member(organizationId: string, userId: string, role?: string): Promise<void>;
   brand(organizationId: string, name?: string): Promise<string>;
-  /** A prompt of the brand (its own prompt set). */
-  prompt(brandId: string, text?: string): Promise<string>;
   /** A tracking job of the brand in `status`, with one unit per entry of `units` (its status). */
   job(brandId: string, status: string, units: string[]): Promise<string>;
   /** A brand the pixel knows: its tracking code, domains as given, and whether it honours DNT. */
   trackedBrand(organizationId: string, options?: { domains?: string[]; respectDnt?: boolean }): Promise<{ id: string; trackingCode: string }>;
-  topic(brandId: string, name: string): Promise<string>;
   /** Sets the brand's is_active to false. */
   deactivateBrand(brandId: string): Promise<void>;
   /** A platform setting of the brand (brand_platforms); defaults: enabled, daily, never checked, samples 1, no model. */
   brandPlatform(brandId: string, platform: string, options?: { model?: string | null; samples?: number; enabled?: boolean; frequency?: string; lastCheckedAt?: string | null }): Promise<void>;
-  competitor(brandId: string, name: string, domain?: string | null): Promise<string>;
+  /** A prompt of the brand (its own prompt set), in `topicId` when given. */
+  prompt(brandId: string, text?: string, topicId?: string): Promise<string>;
+  competitor(brandId: string, name?: string, domain?: string | null): Promise<string>;
+  topic(brandId: string, name?: string): Promise<string>;
+  /** An answer as the tracking run writes it (its citations as rows too); the rollups follow by themselves. */
+  result(input: ResultFixture): Promise<string>;
+  /** A page view on the brand's site, as the pixel writes it (`platform`: the assistant that sent it, null: none). */
+  visit(input: { brandId: string; at: string; path: string; platform: string | null; visitor: string }): Promise<void>;
+  /** A request of a crawler to the brand's site, as the log import writes it. */
+  crawlerHit(input: { brandId: string; at: string; bot: string | null; class: string; hit: "page" | "robots" | "sitemap" | "asset"; path: string; status: number; verdict?: string | null }): Promise<void>;
+}
+
+export interface ResultFixture {
+  brandId: string;
+  promptId: string;
+  platform: string;
+  model?: string;
+  region?: string;
+  /** The run's job (null: a result of no job). */
+  jobId?: string | null;
+  createdAt: string;
+  mentioned: boolean;
+  mentionCount?: number;
+  position?: number | null;
+  competitors?: { competitorId: string; mentionCount: number; position: number | null }[];
+  citations?: { url: string; normalizedUrl: string; domain: string; title?: string; isBrand?: boolean }[];
+  searchQueries?: string[];
+  /** The answer's text (stored as given, uncompressed). */
+  response?: string;
 }
 
 export interface Harness {
@@ -48,9 +73,9 @@ export function sqliteHarness(): SqliteHarness {
   const dbh = openDatabase(join(dir, "answerwatch.db"));
   const { sqlite } = dbh;
   const insert = (sql: string, ...params: unknown[]) => (sqlite.query(sql).get(...(params as never[])) as { id: string }).id;
-  async function makePrompt(brandId: string, text = unique("best tools for")): Promise<string> {
+  async function makePrompt(brandId: string, text = unique("best tools for"), topicId?: string): Promise<string> {
     const set = insert("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?) RETURNING id", brandId, unique("set"));
-    return insert("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?) RETURNING id", set, brandId, text);
+    return insert("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?) RETURNING id", set, brandId, text, topicId ?? null);
   }
   return {
     backend: "sqlite",
@@ -75,7 +100,6 @@ export function sqliteHarness(): SqliteHarness {
         for (const domain of domains) sqlite.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [row.id, domain]);
         return { id: row.id, trackingCode: row.tracking_code };
       },
-      topic: async (brandId, name) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
       deactivateBrand: async (brandId) => void sqlite.run("UPDATE brands SET is_active = 0 WHERE id = ?", [brandId]),
       brandPlatform: async (brandId, platform, o = {}) =>
         void sqlite.run("INSERT INTO brand_platforms (brand_id, platform, model, samples, is_enabled, check_frequency, last_checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
@@ -87,7 +111,32 @@ export function sqliteHarness(): SqliteHarness {
           o.frequency ?? "daily",
           o.lastCheckedAt ?? null,
         ]),
-      competitor: async (brandId, name, domain = null) => insert("INSERT INTO competitors (brand_id, name, domain) VALUES (?, ?, ?) RETURNING id", brandId, name, domain),
+      competitor: async (brandId, name = unique("Rival"), domain = null) => insert("INSERT INTO competitors (brand_id, name, domain) VALUES (?, ?, ?) RETURNING id", brandId, name, domain),
+      topic: async (brandId, name = unique("topic")) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
+      result: async (r) => {
+        const citations = (r.citations ?? []).map((c, i) => ({ position: i + 1, url: c.url, normalized_url: c.normalizedUrl, domain: c.domain, host: c.domain, title: c.title ?? "", is_brand: !!c.isBrand, competitor_id: null }));
+        const competitors = (r.competitors ?? []).map((c) => ({ competitor_id: c.competitorId, mention_count: c.mentionCount, position: c.position }));
+        const id = sqlite.transaction(() => {
+          const resultId = insert(
+            `INSERT INTO prompt_results (job_id, brand_id, prompt_id, platform, model, region, mentioned, mention_count, mention_position, competitor_mentions, citations, citation_count, brand_citation_count, search_queries, response, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+            r.jobId ?? null, r.brandId, r.promptId, r.platform, r.model ?? "m-1", r.region ?? "", r.mentioned ? 1 : 0, r.mentionCount ?? (r.mentioned ? 1 : 0), r.position ?? null,
+            JSON.stringify(competitors), JSON.stringify(citations), citations.length, citations.filter((c) => c.is_brand).length, JSON.stringify(r.searchQueries ?? []), r.response ?? "", r.createdAt,
+          );
+          for (const c of citations) {
+            const urlId =
+              (sqlite.query("SELECT id FROM citation_urls WHERE url = ? AND normalized_url = ? AND title = ?").get(c.url, c.normalized_url, c.title) as { id: string } | null)?.id ??
+              insert("INSERT INTO citation_urls (url, normalized_url, title) VALUES (?, ?, ?) RETURNING id", c.url, c.normalized_url, c.title);
+            sqlite.run("INSERT INTO citations (result_id, brand_id, position, url_id, domain, is_brand, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [resultId, r.brandId, c.position, urlId, c.domain, c.is_brand ? 1 : 0, r.createdAt]);
+          }
+          return resultId;
+        }).immediate();
+        return id;
+      },
+      visit: async (v) =>
+        void sqlite.run("INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)", [v.brandId, `https://site.example${v.path}`, v.path, v.platform, v.visitor, v.at]),
+      crawlerHit: async (h) =>
+        void sqlite.run("INSERT INTO crawler_hits (brand_id, at, method, path, status, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, randomblob(16))", [h.brandId, h.at, h.path, h.status, h.bot, h.class, h.hit, h.verdict ?? null]),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
     async close() {

@@ -122,7 +122,8 @@ test("the pixel service's close() writes the beacons still waiting (shutdown flu
   const brand = seedBrand(dbh.sqlite, { domains: ["acme.com"] });
   const { createSqlitePixelStore } = await import("../../src/pixel/store.sqlite");
   const { inProcessReports } = await import("../../src/reports/registry");
-  const service = createPixelService({ store: createSqlitePixelStore(dbh.sqlite), reports: inProcessReports(dbh.sqlite) });
+  const { createSqliteReportsStore } = await import("../../src/reports/store.sqlite");
+  const service = createPixelService({ store: createSqlitePixelStore(dbh.sqlite), reports: inProcessReports(createSqliteReportsStore(dbh.sqlite)) });
   const beacons = Array.from({ length: 100 }, (_, i) =>
     service.collect({
       body: beaconJson({ brand: brand.trackingCode, url: `https://acme.com/flush/${i}` }),

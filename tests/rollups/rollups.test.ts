@@ -12,7 +12,7 @@ import { testServer, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";
 import { createResultStore } from "../../src/results/store.sqlite";
-import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers";
+import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers.sqlite";
 import { ROLLUP_TABLES, rollupCounts, rollupDifferences, TABLES } from "./recompute";
 
 const SEED = Number(process.env.ROLLUPS_SEED ?? Math.floor(Math.random() * 2 ** 32));

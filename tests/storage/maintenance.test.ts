@@ -8,6 +8,7 @@ import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
 import { createResultStore } from "../../src/results/store.sqlite";
 import { runMaintenance } from "../../src/storage/maintenance";
+import { createSqliteStorageStore } from "../../src/storage/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { tempDir } from "../helpers/app";
 import { rollupCounts } from "../rollups/recompute";
@@ -47,7 +48,7 @@ test("answers are stored compressed; retention empties old answers' text and kee
   const analysed = () => db.query("SELECT id, mentioned, mention_count, sentiment_score, visibility_score, aw_text(citations) AS citations, created_at FROM prompt_results ORDER BY id").all();
   const before = { analysed: analysed(), rollups: rollupCounts(db), sums: db.query("SELECT sum(results), sum(mentioned), sum(visibility_sum) FROM result_rollups_daily").get(), latest: db.query("SELECT * FROM prompt_results_latest").all(), citations: db.query("SELECT count(*) AS n FROM citations").get() };
 
-  const report = await runMaintenance(db, { retentionDays: 90, now: NOW });
+  const report = await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW });
   const cutoff = new Date(NOW.getTime() - 90 * 86_400_000).toISOString();
   const old = (db.query("SELECT count(*) AS n FROM prompt_results WHERE created_at < ?").get(cutoff) as { n: number }).n;
   expect(old).toBe(309);
@@ -58,8 +59,8 @@ test("answers are stored compressed; retention empties old answers' text and kee
   for (const row of kept) expect(row.text).toBe(answer(Number(row.id.slice(1))));
   expect({ analysed: analysed(), rollups: rollupCounts(db), sums: db.query("SELECT sum(results), sum(mentioned), sum(visibility_sum) FROM result_rollups_daily").get(), latest: db.query("SELECT * FROM prompt_results_latest").all(), citations: db.query("SELECT count(*) AS n FROM citations").get() }).toEqual(before);
   // A second pass has nothing left to do; 0 days keeps everything.
-  expect(await runMaintenance(db, { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0 });
-  expect((await runMaintenance(db, { retentionDays: 0, now: new Date("2030-01-01") })).answersDropped).toBe(0);
+  expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0 });
+  expect((await runMaintenance(createSqliteStorageStore(db), { retentionDays: 0, now: new Date("2030-01-01") })).answersDropped).toBe(0);
 
   // Whole pages freed (here by deleting a brand) go back to the file system at the next upkeep.
   db.run("INSERT INTO brands (id, organization_id, name, slug) VALUES ('b2', 'o', 'B2', 'b2')");
@@ -70,7 +71,7 @@ test("answers are stored compressed; retention empties old answers' text and kee
   })();
   const pagesWithB2 = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
   db.run("DELETE FROM brands WHERE id = 'b2'");
-  const freed = (await runMaintenance(db, { retentionDays: 90, now: NOW })).pagesFreed;
+  const freed = (await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).pagesFreed;
   expect(freed).toBeGreaterThan(20);
   expect((db.query("PRAGMA page_count").get() as { page_count: number }).page_count).toBe(pagesWithB2 - freed);
   dbh.close();

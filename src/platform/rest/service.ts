@@ -5,7 +5,7 @@ import { AppError } from "../../http/errors";
 import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
 import * as schema from "../../db/schema";
-import { statementDeadline } from "./deadline";
+import { statementDeadline, statementTimeout } from "./deadline";
 import { parseRequest, type ApiRequest } from "./parse";
 import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
@@ -13,6 +13,7 @@ import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate 
 import { renderRead, renderWrite } from "./render";
 import type { CategoryList } from "../../analysis/source-categories";
 import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
+import { createSqliteInsightsStore } from "../../insights/store.sqlite";
 import { applyQuery } from "./computed-rows";
 import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
@@ -45,6 +46,7 @@ export function createRestService(deps: RestServiceDeps) {
   const responses = deps.responseCache === false ? null : createResponseCache(deps.sqlite, deps.responseCache);
   const deadline = statementDeadline(deps.sqlite);
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
+  const insightsStore = createSqliteInsightsStore(deps.sqlite);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
     const isRpc = request.url.includes("/rest/v1/rpc/");
@@ -79,7 +81,7 @@ export function createRestService(deps: RestServiceDeps) {
     return deadline.within(timeoutMs, () => execute(req, caller));
   }
 
-  function execute(req: ApiRequest, caller: Caller): Response {
+  function execute(req: ApiRequest, caller: Caller): Response | Promise<Response> {
     const ctx = { cache: planner.cache, policies: planner.policies, caller };
     const { name } = req.resource;
     const count = req.preferences.count;
@@ -116,22 +118,27 @@ export function createRestService(deps: RestServiceDeps) {
   }
 
   /** An insights RPC (src/insights): computed rows, then select/filters/order/range as PostgREST applies them to a function's rows. */
-  function insight(req: ApiRequest, name: string, args: Record<string, unknown>, caller: Caller, jsonBody: boolean): Response {
+  async function insight(req: ApiRequest, name: string, args: Record<string, unknown>, caller: Caller, jsonBody: boolean): Promise<Response> {
     const rpc = INSIGHT_RPCS[name]!;
     const argNames = Object.keys(args).sort();
     if (argNames.some((a) => !rpc.params.includes(a)) || !argNames.includes("p_brand_id")) throw noFunction(name, argNames, jsonBody, rpc.params);
     if (rpc.returns === "object" && req.media.kind === "csv") throw new AppError(406, "PGRST107", "None of these media types are available: text/csv", { details: `${name} returns one object; text/csv is offered by the functions that return rows` });
-    const ctx = insightsContext(deps.sqlite, deps.sourceCategories, deadline.check);
+    // The store is awaited, so the request's time is kept here rather than by the connection's deadline (which ends with the synchronous part).
+    const ends = performance.now() + timeoutMs;
+    const check = () => {
+      if (performance.now() > ends) throw statementTimeout(timeoutMs);
+    };
+    const ctx = insightsContext(insightsStore, deps.sourceCategories, check);
     // Row-level security as for results: another organization's brand reads as a brand with no rows.
-    const value = rpc.run(ctx, args, now(), (brandId) => mayReadBrand(deps.sqlite, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+    const value = await rpc.run(ctx, args, now(), (brandId) => mayReadBrand(insightsStore, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
     // The deadline covers the JavaScript steps too: computing, then filtering and rendering the rows.
-    deadline.check();
+    check();
     // A function returning json answers the value itself, as PostgREST does for a scalar result.
     if (rpc.returns === "object") return new Response(req.method === "HEAD" ? null : JSON.stringify(value), { headers: { "content-type": "application/json; charset=utf-8" } });
     const { rows, total } = applyQuery(value as Record<string, unknown>[], req.query, req.topRange);
-    deadline.check();
+    check();
     const response = renderRead(req, { rows: rows.map((r) => JSON.stringify(r)), total: req.preferences.count ? total : undefined });
-    deadline.check();
+    check();
     return response;
   }
 

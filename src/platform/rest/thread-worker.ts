@@ -4,6 +4,8 @@
 import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../database";
 import { REPORTS } from "../../reports/registry";
+import type { ReportsStore } from "../../reports/store";
+import { createSqliteReportsStore } from "../../reports/store.sqlite";
 import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
@@ -13,7 +15,7 @@ import { createRestService, type RestService } from "./service";
 declare const self: Worker;
 
 let rest: RestService | undefined;
-let connection: Database | undefined;
+let reports: ReportsStore | undefined;
 
 async function answer(command: Extract<ThreadCommand, { type: "request" }>): Promise<ThreadReply> {
   const caller: Caller = { role: command.caller.role, user: command.caller.user, orgRoles: new Map(command.caller.orgRoles as [string, OrgRole][]), shareBrandId: command.caller.shareBrandId };
@@ -33,10 +35,10 @@ async function answer(command: Extract<ThreadCommand, { type: "request" }>): Pro
   return { type: "done", id: command.id, status: response.status, headers: [...response.headers], body: await response.arrayBuffer(), internalError, sqliteError };
 }
 
-function runReport(command: Extract<ThreadCommand, { type: "report" }>): ThreadReply {
+async function runReport(command: Extract<ThreadCommand, { type: "report" }>): Promise<ThreadReply> {
   try {
-    const report = REPORTS[command.name] as (sqlite: Database, args: unknown) => unknown;
-    return { type: "report-done", id: command.id, value: report(connection!, command.args) };
+    const report = REPORTS[command.name] as (store: ReportsStore, args: unknown) => Promise<unknown>;
+    return { type: "report-done", id: command.id, value: await report(reports!, command.args) };
   } catch (error) {
     const appError = toAppError(error);
     return { type: "report-done", id: command.id, error: { status: appError.status, code: appError.code, message: appError.message, stack: String((error as Error)?.stack ?? error) } };
@@ -50,11 +52,11 @@ self.onmessage = async (event: MessageEvent<ThreadCommand>) => {
     sqlite.run("PRAGMA busy_timeout = 5000");
     registerSqlFunctions(sqlite);
     if (command.writable) sqlite.run("PRAGMA foreign_keys = ON");
-    connection = sqlite;
+    reports = createSqliteReportsStore(sqlite);
     rest = createRestService({ sqlite, responseCache: false, statementTimeoutMs: command.statementTimeoutMs, sourceCategories: command.sourceCategories });
     self.postMessage({ type: "ready" } satisfies ThreadReply);
   } else if (command.type === "report") {
-    self.postMessage(runReport(command));
+    self.postMessage(await runReport(command));
   } else {
     const reply = await answer(command);
     self.postMessage(reply, reply.type === "done" ? [reply.body] : []);

@@ -1,0 +1,40 @@
+// The storage store on SQLite (store.ts says what each operation does): positions are rowids of
+// prompt_results; compression packs the text columns (src/db/text-codec.ts).
+import type { Database } from "bun:sqlite";
+import { PACKED_COLUMNS, packText } from "../db/text-codec";
+import type { StorageStore } from "./store";
+
+export function createSqliteStorageStore(sqlite: Database): StorageStore {
+  const q = {
+    last: sqlite.prepare("SELECT coalesce(max(rowid), 0) AS last FROM prompt_results"),
+    drop: sqlite.prepare("UPDATE prompt_results SET response = '' WHERE rowid > ? AND rowid <= ? AND created_at < ? AND response != ''"),
+    plain: sqlite.prepare(
+      `SELECT rowid AS id, ${PACKED_COLUMNS.join(", ")} FROM prompt_results
+        WHERE rowid > ? AND rowid <= ? AND (${PACKED_COLUMNS.map((c) => `(typeof(${c}) = 'text' AND length(${c}) >= 200)`).join(" OR ")})`,
+    ),
+    pack: sqlite.prepare(`UPDATE prompt_results SET ${PACKED_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
+  };
+  const compress = sqlite.transaction((after: number, through: number) => {
+    const rows = q.plain.all(after, through) as ({ id: number } & Record<(typeof PACKED_COLUMNS)[number], string | Uint8Array>)[];
+    for (const row of rows) q.pack.run(...PACKED_COLUMNS.map((c) => (typeof row[c] === "string" ? packText(row[c] as string) : row[c])), row.id);
+    return rows.length;
+  });
+  const pragma = (name: string) => (sqlite.query(`PRAGMA ${name}`).get() as Record<string, number>)[name]!;
+  return {
+    async lastAnswerPosition() {
+      return (q.last.get() as { last: number }).last;
+    },
+    async dropAnswerText({ after, through, before }) {
+      return q.drop.run(after, through, before).changes;
+    },
+    async compressPlainAnswers({ after, through }) {
+      return compress.immediate(after, through);
+    },
+    async releaseFreePages() {
+      const before = pragma("freelist_count");
+      if (pragma("auto_vacuum") !== 2) return 0;
+      sqlite.run("PRAGMA incremental_vacuum");
+      return before - pragma("freelist_count");
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// What storage upkeep (maintenance.ts) asks of the database: the answers table walked in ranges of
+// positions (a rowid on SQLite), each step one short operation, and freed pages given back.
+// Backend implementations: store.sqlite.ts (and, with #29, store.pg.ts); the contract both must
+// keep is tests/contracts/storage.contract.ts.
+
+/** Positions (after, through] of the answers table: a step of a walk over it. */
+export interface AnswerRange {
+  after: number;
+  through: number;
+}
+
+export interface StorageStore {
+  /** The position of the newest answer (0 when there is none): where a walk ends. */
+  lastAnswerPosition(): Promise<number>;
+  /** Empties the text of the range's answers created before `before` (an ISO instant) that still have some; how many it emptied. */
+  dropAnswerText(input: AnswerRange & { before: string }): Promise<number>;
+  /** Compresses the range's answers whose text columns are still plain (and long enough to gain), in one transaction; how many rows. */
+  compressPlainAnswers(input: AnswerRange): Promise<number>;
+  /** Gives freed pages back to the file system where the database keeps them for that (incremental auto-vacuum); how many. */
+  releaseFreePages(): Promise<number>;
+}

@@ -1,0 +1,54 @@
+// The storage store's contract (src/storage/store.ts), for every backend: answers seeded through the
+// fixtures, walked in ranges of positions as maintenance.ts walks them.
+import { describe, expect, test, afterAll, beforeAll } from "bun:test";
+import type { StorageStore } from "../../src/storage/store";
+import type { Harness } from "./harness";
+
+const LONG = (n: number) => `Answer ${n}: ` + "lorem ipsum dolor sit amet ".repeat(20);
+
+export function describeStorageStoreContract(name: string, make: () => Promise<Harness & { store: StorageStore }>) {
+  describe(`StorageStore contract (${name})`, () => {
+    let h: Harness & { store: StorageStore };
+    const ids: Record<string, string> = {};
+    beforeAll(async () => {
+      h = await make();
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      const prompt = await h.fixtures.prompt(brand);
+      const answer = (createdAt: string, response: string, platform: string) => h.fixtures.result({ brandId: brand, promptId: prompt, platform, createdAt, mentioned: true, response });
+      ids.old = await answer("2025-01-01T00:00:00.000Z", LONG(1), "chatgpt");
+      ids.oldEmpty = await answer("2025-01-02T00:00:00.000Z", "", "gemini");
+      ids.recent = await answer("2026-06-01T00:00:00.000Z", LONG(2), "perplexity");
+    });
+    afterAll(() => h.close());
+
+    const text = async (id: string) => (await h.inspect<{ response: string }>("SELECT aw_text(response) AS response FROM prompt_results WHERE id = ?", id))[0]!.response;
+
+    test("lastAnswerPosition is past every answer; an empty range or one before the answers changes nothing", async () => {
+      const last = await h.store.lastAnswerPosition();
+      expect(last).toBeGreaterThanOrEqual(3);
+      expect(await h.store.dropAnswerText({ after: last, through: last + 100, before: "2030-01-01T00:00:00.000Z" })).toBe(0);
+      expect(await h.store.compressPlainAnswers({ after: last, through: last + 100 })).toBe(0);
+      expect(await text(ids.old!)).toBe(LONG(1));
+    });
+
+    test("dropAnswerText empties the text of the range's answers created before the cutoff, once; compressPlainAnswers then packs the long plain ones, once, keeping their text", async () => {
+      const last = await h.store.lastAnswerPosition();
+      expect(await h.store.dropAnswerText({ after: 0, through: last, before: "2026-01-01T00:00:00.000Z" })).toBe(1);
+      expect(await h.store.dropAnswerText({ after: 0, through: last, before: "2026-01-01T00:00:00.000Z" })).toBe(0);
+      expect([await text(ids.old!), await text(ids.oldEmpty!), await text(ids.recent!)]).toEqual(["", "", LONG(2)]);
+      expect(await h.store.compressPlainAnswers({ after: 0, through: last })).toBe(1);
+      expect(await h.store.compressPlainAnswers({ after: 0, through: last })).toBe(0);
+      expect(await text(ids.recent!)).toBe(LONG(2));
+      expect((await h.inspect<{ kind: string }>("SELECT typeof(response) AS kind FROM prompt_results WHERE id = ?", ids.recent!))[0]!.kind).toBe("blob");
+    });
+
+    test("releaseFreePages gives back every free page and says how many", async () => {
+      const free = async () => (await h.inspect<{ freelist_count: number }>("PRAGMA freelist_count"))[0]!.freelist_count;
+      const before = await free();
+      expect(await h.store.releaseFreePages()).toBe(before);
+      expect(await free()).toBe(0);
+      expect(await h.store.releaseFreePages()).toBe(0);
+    });
+  });
+}
