@@ -4,6 +4,7 @@
 // (`fk IN (SELECT value FROM json_each(?))`) and their JSON is built by SQLite itself.
 import type { Caller } from "../auth/caller";
 import { DEADLINE_FUNCTION } from "./deadline";
+import type { RestDialect } from "./dialect";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
 import { organizationOf, scopePredicate, type Action, type Policies } from "./policies";
@@ -24,6 +25,8 @@ function balanced(parts: Sql[], op: "AND" | "OR"): Sql {
 }
 
 export interface SqlContext {
+  /** The backend's SQL (dialect.ts). */
+  dialect: RestDialect;
   cache: SchemaCache;
   policies: Policies;
   caller: Caller;
