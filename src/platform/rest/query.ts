@@ -278,7 +278,7 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
     const overwritten = merge && policy.guard ? await existingRowids(run, table, plan.onConflict!.columns, rows) : [];
     const guard = await startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
     const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
-    const rowids = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict }), rows);
+    const rowids = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict, dialect: ctx.dialect }), rows);
     // An upsert that would overwrite a row the caller may not update: Postgres refuses it (USING).
     if (merge && rowids.length < rows.length) throw rlsViolation(ctx.caller, table.name);
     await checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
