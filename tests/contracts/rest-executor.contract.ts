@@ -34,6 +34,17 @@ export function describeRestExecutorContract(name: string, make: () => Promise<H
       return outcome!.error;
     };
 
+    test("schemaCache: the schema's tables, columns, keys and relationships, built once", async () => {
+      const cache = h.executor.schemaCache();
+      expect(h.executor.schemaCache()).toBe(cache);
+      const brands = cache.tables.get("brands")!;
+      expect(brands.primaryKey).toEqual(["id"]);
+      expect(brands.columns.get("organization_id")).toMatchObject({ type: "uuid", notNull: true });
+      expect(brands.foreignKeys.some((fk) => fk.column === "organization_id" && fk.refTable === "organizations" && fk.refColumn === "id")).toBe(true);
+      expect(cache.tables.get("organizations")!.uniqueKeys.some((k) => k.columns.join() === "slug")).toBe(true);
+      expect(cache.relationshipsOf("organizations").some((r) => r.table === "brands" && !r.toOne)).toBe(true);
+    });
+
     test("values: rows as arrays of column values in select order; none for no match", async () => {
       const org = await h.fixtures.organization("Exec Read");
       const rows = await run((s) => s.values(q`SELECT ${id("slug")}, ${id("name")} FROM ${id("organizations")} WHERE ${id("id")} = ${org}`));

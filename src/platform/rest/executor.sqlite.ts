@@ -8,6 +8,8 @@ import { statementTimeout } from "./deadline";
 import { SQLITE_DIALECT } from "./dialect.sqlite";
 import type { RestExecutor, RestExecutorOptions, RestSession } from "./executor";
 import type { Sql } from "./sql-fragment";
+import * as schema from "../../db/schema";
+import { buildSchemaCache, type SchemaCache } from "./schema-cache";
 
 const STATEMENT_CACHE = 256;
 
@@ -38,6 +40,7 @@ export function createSqliteRestExecutor(sqlite: Database, options: RestExecutor
   // A write transaction open on this connection: other requests sharing it (in-process, without
   // threads) wait for its end instead of reading its uncommitted rows or writing into it.
   let open: Promise<void> | null = null;
+  let cache: SchemaCache | undefined;
 
   function session(at: number, ms: number, inTransaction: boolean): RestSession {
     const check = () => {
@@ -83,6 +86,8 @@ export function createSqliteRestExecutor(sqlite: Database, options: RestExecutor
 
   return {
     dialect: SQLITE_DIALECT,
+    // The Drizzle schema of the SQLite database (src/db/schema.ts) is the source of truth.
+    schemaCache: () => (cache ??= buildSchemaCache(schema)),
     session(timeoutMs, work) {
       return work(session(performance.now() + timeoutMs, timeoutMs, false));
     },

@@ -5,6 +5,7 @@
 import type { CategoryList } from "../../analysis/source-categories";
 import type { Caller } from "../auth/caller";
 import type { RestDialect } from "./dialect";
+import type { SchemaCache } from "./schema-cache";
 import type { Sql } from "./sql-fragment";
 
 /** One request's view of the database: its statements run under the request's statement deadline. */
@@ -24,6 +25,8 @@ export interface RestSession {
 
 export interface RestExecutor {
   readonly dialect: RestDialect;
+  /** The tables, columns and relationships of this backend's schema (built once, then shared). */
+  schemaCache(): SchemaCache;
   /**
    * Runs one request's work with its statement deadline `timeoutMs` from now; past it a statement
    * fails with 57014 (and a write's transaction rolls back).

@@ -1,10 +1,9 @@
 // /rest/v1 request handling: parse → plan → (policies inside sql) → query → render. Built once per
-// app with its dependencies; the schema cache is derived from the Drizzle schema at that moment.
+// app with its dependencies; the schema cache is the executor's (derived from the Drizzle schema on SQLite).
 // Statements run through the executor (executor.ts), never on a connection of this module's own.
 import { AppError } from "../../http/errors";
 import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
-import * as schema from "../../db/schema";
 import { parseRequest, type ApiRequest } from "./parse";
 import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
@@ -15,7 +14,6 @@ import { applyQuery } from "./computed-rows";
 import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
-import { buildSchemaCache } from "./schema-cache";
 import type { RestExecutor, RestSession } from "./executor";
 
 export interface RestServiceDeps {
@@ -34,8 +32,8 @@ export interface RestServiceDeps {
 const PREFIX = "/rest/v1";
 
 export function createRestService(deps: RestServiceDeps) {
-  const planner: Planner = { cache: buildSchemaCache(schema), policies: deps.policies ?? REST_POLICIES };
   const { executor } = deps;
+  const planner: Planner = { cache: executor.schemaCache(), policies: deps.policies ?? REST_POLICIES };
   const dialect = executor.dialect;
   const now = deps.now ?? (() => new Date());
   const responses = deps.responseCache === false ? null : createResponseCache(executor, deps.responseCache);
