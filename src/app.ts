@@ -18,6 +18,7 @@ import { authRoutes } from "./platform/auth/routes";
 import type { DirectRoutes, RequestMeta } from "./http/request";
 import type { RestThreadPool } from "./platform/rest/thread-pool";
 import { restRoutes } from "./platform/rest/routes";
+import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import { createAuthService, type AuthService } from "./platform/auth/service";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
@@ -168,7 +169,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ dbh: deps.dbh, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, sourceCategories: deps.config.rest.sourceCategories, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
+    .use(restRoutes({ executor: createSqliteRestExecutor(deps.dbh.sqlite, { sourceCategories: deps.config.rest.sourceCategories }), callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))

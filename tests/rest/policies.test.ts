@@ -4,6 +4,7 @@ import { beforeAll, expect, test } from "bun:test";
 import { AppError } from "../../src/http/errors";
 import { REST_POLICIES } from "../../src/platform/rest/policies";
 import { createRestService } from "../../src/platform/rest/service";
+import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
 import { testApp } from "../helpers/app";
 
 let t: Awaited<ReturnType<typeof testApp>>;
@@ -23,7 +24,7 @@ async function signUp(email: string, body: Record<string, unknown>, path = "/aut
 
 beforeAll(async () => {
   t = await testApp();
-  service = createRestService({ sqlite: t.dbh.sqlite, policies: { ...REST_POLICIES, webhook_endpoints: { ...REST_POLICIES.webhook_endpoints, exposed: true } } });
+  service = createRestService({ executor: createSqliteRestExecutor(t.dbh.sqlite), policies: { ...REST_POLICIES, webhook_endpoints: { ...REST_POLICIES.webhook_endpoints, exposed: true } } });
   const session = await signUp("owner@example.com", { data: { organization_name: "Hooks" } });
   orgId = (t.dbh.sqlite.query("SELECT organization_id AS id FROM organization_members").get() as { id: string }).id;
   await signUp("member@example.com", { organization_id: orgId, role: "member" }, "/auth/v1/admin/users", t.secrets.serviceRoleKey);
@@ -63,6 +64,6 @@ test("read roles narrower than every member hide the rows from the others", asyn
 
 test("a table marked exposed: false is PGRST205 for everyone", async () => {
   const hidden = { ...REST_POLICIES, webhook_endpoints: { ...REST_POLICIES.webhook_endpoints!, exposed: false } };
-  const res = await get("/webhook_endpoints", owner, createRestService({ sqlite: t.dbh.sqlite, policies: hidden }));
+  const res = await get("/webhook_endpoints", owner, createRestService({ executor: createSqliteRestExecutor(t.dbh.sqlite), policies: hidden }));
   expect([res.status, res.body.code]).toEqual([404, "PGRST205"]);
 });

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import * as schema from "../../src/db/schema";
 import { REST_POLICIES } from "../../src/platform/rest/policies";
 import { restRoutes } from "../../src/platform/rest/routes";
+import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
 import { buildSchemaCache } from "../../src/platform/rest/schema-cache";
 import { testApp } from "../helpers/app";
 
@@ -81,7 +82,7 @@ function foreignSnapshot(): string {
 
 beforeAll(async () => {
   t = await testApp();
-  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql) });
+  rest = restRoutes({ executor: createSqliteRestExecutor(t.dbh.sqlite, { onStatement: (sql) => statements.push(sql) }), callers: t.app.callers });
   const a = await signUp("prop-a@example.com", "Alpha");
   const b = await signUp("prop-b@example.com", SECRET);
   tokenA = a.token;

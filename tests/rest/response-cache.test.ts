@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { registerSqlFunctions } from "../../src/database";
 import { createResponseCache } from "../../src/platform/rest/response-cache";
 import { restRoutes } from "../../src/platform/rest/routes";
+import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
 import { testApp } from "../helpers/app";
 
 let t: Awaited<ReturnType<typeof testApp>>;
@@ -36,7 +37,7 @@ const LIST = "/brands?select=name,brand_domains(domain)&order=name";
 
 beforeAll(async () => {
   t = await testApp();
-  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql) });
+  rest = restRoutes({ executor: createSqliteRestExecutor(t.dbh.sqlite, { onStatement: (sql) => statements.push(sql) }), callers: t.app.callers });
   await signUp("alpha");
   await signUp("beta");
   const db = t.dbh.sqlite;
@@ -127,7 +128,7 @@ describe("memory", () => {
   const tiny = () => new Response("[]", { status: 200, headers: { "content-type": "application/json" } });
 
   test("keys and headers count: many distinct tiny answers stay within maxBytes", async () => {
-    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 64 * 1024, maxEntryBytes: 16 * 1024 });
+    const cache = createResponseCache(createSqliteRestExecutor(new Database(":memory:")), { maxBytes: 64 * 1024, maxEntryBytes: 16 * 1024 });
     for (let i = 0; i < 2000; i++) {
       const request = new Request(`http://localhost/rest/v1/brands?select=id&n=${i}`, { headers: { prefer: `x=${"y".repeat(3000)}${i}` } });
       const miss = cache.lookup(request, anon);
@@ -140,7 +141,7 @@ describe("memory", () => {
   });
 
   test("two identical requests computed side by side are counted once", async () => {
-    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
+    const cache = createResponseCache(createSqliteRestExecutor(new Database(":memory:")), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
     const request = () => new Request("http://localhost/rest/v1/brands?select=id");
     const first = cache.lookup(request(), anon);
     const second = cache.lookup(request(), anon);
@@ -153,7 +154,7 @@ describe("memory", () => {
   });
 
   test("the memberships resolved for a request are part of its key", async () => {
-    const cache = createResponseCache(new Database(":memory:"), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
+    const cache = createResponseCache(createSqliteRestExecutor(new Database(":memory:")), { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024 });
     const user = { id: "u1", email: "u@example.com", sessionId: "s", claims: {} as never };
     const member = { role: "authenticated" as const, user, orgRoles: new Map([["org-a", "member" as const]]) };
     const removed = { role: "authenticated" as const, user, orgRoles: new Map() };

@@ -2,6 +2,7 @@
 // built here with a statement hook over the same database and caller resolver as the app.
 import { beforeAll, expect, test } from "bun:test";
 import { restRoutes } from "../../src/platform/rest/routes";
+import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
 import { testApp } from "../helpers/app";
 
 let t: Awaited<ReturnType<typeof testApp>>;
@@ -23,7 +24,7 @@ async function counted(path: string): Promise<{ statements: number; body: any[] 
 beforeAll(async () => {
   t = await testApp();
   // Without the response cache: every request here must reach SQLite to be counted.
-  rest = restRoutes({ dbh: t.dbh, callers: t.app.callers, onStatement: (sql) => statements.push(sql), responseCache: false });
+  rest = restRoutes({ executor: createSqliteRestExecutor(t.dbh.sqlite, { onStatement: (sql) => statements.push(sql) }), callers: t.app.callers, responseCache: false });
   const signup = await t.request("/auth/v1/signup", {
     method: "POST",
     headers: { apikey: t.secrets.anonKey, "content-type": "application/json" },

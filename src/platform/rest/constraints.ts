@@ -1,7 +1,8 @@
 // What Postgres would enforce with constraints and triggers, for the REST write path: normalized and
 // checked columns (domains, slugs), a column inherited from a parent row (prompts.brand_id from its
-// prompt set), NOT NULL, and SQLite's constraint errors re-worded as Postgres' 23502/23503/23505.
+// prompt set), NOT NULL, and the backend's constraint errors re-worded as Postgres' 23502/23503/23505.
 import { AppError } from "../../http/errors";
+import type { ConstraintViolation } from "./dialect";
 import { normalizeDomain } from "../../analysis/urls";
 import { MAX_PROMPT_CHARS } from "../../common/limits";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
@@ -160,49 +161,38 @@ export function checkNotNull(table: TableInfo, columns: ColumnInfo[], rows: Reco
     }
 }
 
-interface SqliteLikeError {
-  code?: string;
-  message?: string;
-}
-
-/**
- * SQLite's constraint errors as the Postgres errors PostgREST would relay. `describe` finds the
- * offending key values (SQLite's messages carry none).
- */
 /** What each named CHECK constraint allows, said in its error's details. */
 const CHECK_DETAILS: Record<string, string> = {
   brand_platforms_samples_range: "samples must be a whole number from 1 to 10",
 };
 
-export function constraintError(
+/**
+ * A constraint violation (as the dialect read it from the backend's error) as the Postgres error
+ * PostgREST would relay. `describe` finds the offending key values (SQLite's messages carry none).
+ */
+export async function constraintError(
   table: TableInfo,
-  error: unknown,
-  describe: { uniqueValues(columns: string[]): SqlValue[] | "hidden" | null; missingReference(): { fk: { name: string; column: string; refTable: string }; value: SqlValue } | null },
-): AppError | null {
-  const { code = "", message = "" } = (error ?? {}) as SqliteLikeError;
-  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-    const columns = (/constraint failed: (.*)$/.exec(message)?.[1] ?? "").split(", ").map((c) => c.slice(c.indexOf(".") + 1));
+  violation: ConstraintViolation | null,
+  describe: { uniqueValues(columns: string[]): Promise<SqlValue[] | "hidden" | null>; missingReference(): Promise<{ fk: { name: string; column: string; refTable: string }; value: SqlValue } | null> },
+): Promise<AppError | null> {
+  if (!violation) return null;
+  if (violation.kind === "unique") {
+    const { columns } = violation;
     const key = table.uniqueKeys.find((k) => k.columns.length === columns.length && k.columns.every((c) => columns.includes(c)));
-    const values = describe.uniqueValues(key?.columns ?? columns);
+    const values = await describe.uniqueValues(key?.columns ?? columns);
     const names = (key?.columns ?? columns).join(", ");
     return new AppError(409, "23505", `duplicate key value violates unique constraint "${key?.name ?? `${table.name}_key`}"`, {
       details: values === "hidden" ? `Key (${names}) already exists.` : values ? `Key (${names})=(${values.map(String).join(", ")}) already exists.` : null,
     });
   }
-  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
-    const missing = describe.missingReference();
+  if (violation.kind === "foreign_key") {
+    const missing = await describe.missingReference();
     return new AppError(409, "23503", `insert or update on table "${table.name}" violates foreign key constraint "${missing?.fk.name ?? `${table.name}_fkey`}"`, {
       details: missing ? `Key (${missing.fk.column})=(${missing.value}) is not present in table "${missing.fk.refTable}".` : null,
     });
   }
-  if (code === "SQLITE_CONSTRAINT_NOTNULL") {
-    const column = /constraint failed: [^.]*\.(.*)$/.exec(message)?.[1] ?? "?";
-    return notNullViolation(table.name, column, null);
-  }
-  if (code === "SQLITE_CONSTRAINT_CHECK") {
-    // "CHECK constraint failed: brand_platforms_samples_range": Postgres names the constraint too.
-    const name = /CHECK constraint failed: (.*)$/.exec(message)?.[1]?.trim() ?? `${table.name}_check`;
-    return new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${name}"`, { details: CHECK_DETAILS[name] ?? null });
-  }
-  return null;
+  if (violation.kind === "not_null") return notNullViolation(table.name, violation.column, null);
+  // Postgres names the constraint too.
+  const name = violation.constraint ?? `${table.name}_check`;
+  return new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${name}"`, { details: CHECK_DETAILS[name] ?? null });
 }

@@ -10,7 +10,7 @@ import { sql, type Sql } from "./sql-fragment";
 const PRIVILEGED = ["owner", "admin"];
 
 interface Runner {
-  values(query: Sql): unknown[][];
+  values(query: Sql): Promise<unknown[][]>;
 }
 
 const rowsOf = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
@@ -23,20 +23,20 @@ function ownedOrgs(caller: Caller): string {
  * Rows among `rowids` holding a privileged role in an organization the caller does not own; with
  * `exceptOwn`, the caller's own rows do not count (an admin may leave).
  */
-function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[], exceptOwn = false): boolean {
+async function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[], exceptOwn = false): Promise<boolean> {
   const own = exceptOwn && caller.user ? sql` AND user_id != ${caller.user.id}` : sql``;
   const query = sql`SELECT 1 FROM organization_members WHERE ${rowsOf(rowids)} AND role IN (SELECT value FROM json_each(${JSON.stringify(PRIVILEGED)}))
     AND organization_id NOT IN (SELECT value FROM json_each(${ownedOrgs(caller)}))${own} LIMIT 1`;
-  return run.values(query).length > 0;
+  return (await run.values(query)).length > 0;
 }
 
-function organizationsOf(run: Runner, rowids: number[]): string[] {
-  return run.values(sql`SELECT DISTINCT organization_id FROM organization_members WHERE ${rowsOf(rowids)}`).map((r) => r[0] as string);
+async function organizationsOf(run: Runner, rowids: number[]): Promise<string[]> {
+  return (await run.values(sql`SELECT DISTINCT organization_id FROM organization_members WHERE ${rowsOf(rowids)}`)).map((r) => r[0] as string);
 }
 
-function assertEachKeepsAnOwner(run: Runner, orgIds: string[]): void {
+async function assertEachKeepsAnOwner(run: Runner, orgIds: string[]): Promise<void> {
   if (!orgIds.length) return;
-  const ownerless = run.values(
+  const ownerless = await run.values(
     sql`SELECT o.id FROM organizations o WHERE o.id IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))
       AND NOT EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = o.id AND m.role = ${"owner"}) LIMIT 1`,
   );
@@ -51,14 +51,14 @@ const ownersOnly = (caller: Caller) =>
   new AppError(caller.role === "authenticated" ? 403 : 401, "42501", "Only owners can grant, change or remove the owner and admin roles");
 
 export const membershipGuard: WriteGuard = {
-  begin(run: Runner, caller: Caller, action: WriteAction, targets: number[]) {
+  async begin(run: Runner, caller: Caller, action: WriteAction, targets: number[]) {
     const restricted = caller.role !== "service_role";
-    if (restricted && targets.length && privilegedOutsideOwnership(run, caller, targets, action === "delete")) throw ownersOnly(caller);
-    const before = organizationsOf(run, targets);
+    if (restricted && targets.length && (await privilegedOutsideOwnership(run, caller, targets, action === "delete"))) throw ownersOnly(caller);
+    const before = await organizationsOf(run, targets);
     return {
-      after(written: number[]) {
-        if (restricted && action !== "delete" && written.length && privilegedOutsideOwnership(run, caller, written)) throw ownersOnly(caller);
-        if (action !== "insert") assertEachKeepsAnOwner(run, before);
+      async after(written: number[]) {
+        if (restricted && action !== "delete" && written.length && (await privilegedOutsideOwnership(run, caller, written))) throw ownersOnly(caller);
+        if (action !== "insert") await assertEachKeepsAnOwner(run, before);
       },
     };
   },

@@ -11,5 +11,5 @@ export type Action = "read" | WriteAction;
  * insert) before the statement, `after` the rows as written, both inside the transaction.
  */
 export interface WriteGuard {
-  begin(run: { values(query: Sql): unknown[][] }, caller: Caller, action: WriteAction, targets: number[]): { after(written: number[]): void };
+  begin(run: { values(query: Sql): Promise<unknown[][]> }, caller: Caller, action: WriteAction, targets: number[]): Promise<{ after(written: number[]): Promise<void> }>;
 }

@@ -1,8 +1,7 @@
-// Runs plans against SQLite (PostgREST's Query step): reads level by level, writes inside one
-// IMMEDIATE transaction with the policy checks in Postgres' order — grants, row-level security
+// Runs plans through the executor (PostgREST's Query step): reads level by level, writes inside one
+// write transaction with the policy checks in Postgres' order — grants, row-level security
 // WITH CHECK, then constraints — so a row aimed at another organization is a 42501 and never
 // reveals a duplicate key there.
-import type { Database, Statement } from "bun:sqlite";
 import { AppError } from "../../http/errors";
 import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
 import { PLANNED_COUNT_CAP, rollupCountQuery, type CountMode } from "./counts";
@@ -32,41 +31,12 @@ import {
   type Sql,
   type SqlContext,
 } from "./sql";
+import type { RestSession } from "./executor";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
 
-const STATEMENT_CACHE = 256;
-
-/** Prepared statements by SQL text (a bounded LRU: query shapes repeat, garbage query strings do not). */
-export function createRunner(sqlite: Database, onStatement?: (text: string) => void) {
-  const statements = new Map<string, Statement>();
-  function prepared(text: string): Statement {
-    let statement = statements.get(text);
-    if (statement) statements.delete(text);
-    else {
-      statement = sqlite.prepare(text);
-      if (statements.size >= STATEMENT_CACHE) {
-        const [oldest, old] = statements.entries().next().value!;
-        statements.delete(oldest);
-        old.finalize();
-      }
-    }
-    statements.set(text, statement);
-    return statement;
-  }
-  return {
-    values(query: Sql): unknown[][] {
-      onStatement?.(query.text);
-      return prepared(query.text).values(...(query.params as never[])) as unknown[][];
-    },
-    /** Runs `fn` in a BEGIN IMMEDIATE transaction (workers write too; no late lock upgrade). */
-    transaction<T>(fn: () => T): T {
-      return sqlite.transaction(fn).immediate();
-    },
-  };
-}
-
-export type Runner = ReturnType<typeof createRunner>;
+/** What the steps below run statements through: the request's session of the executor (executor.ts). */
+export type Runner = RestSession;
 
 // ---- reads ------------------------------------------------------------------------------------
 
@@ -87,20 +57,21 @@ function splice(json: string, parts: [ReadPlan, string | undefined][]): string {
 }
 
 /** Rows [.., json at `at`, link values after it] → each row's complete JSON, embeds fetched per level. */
-function assemble(run: Runner, ctx: SqlContext, node: ReadPlan, rows: unknown[][], at: number): string[] {
+async function assemble(run: Runner, ctx: SqlContext, node: ReadPlan, rows: unknown[][], at: number): Promise<string[]> {
   if (!node.embeds.length) return rows.map((r) => r[at] as string);
-  const children = node.embeds.map((embed, i) => {
+  const children: Map<unknown, string>[] = [];
+  for (const [i, embed] of node.embeds.entries()) {
     const keys = [...new Set(rows.map((r) => r[at + 1 + i]).filter((k) => k !== null && k !== undefined))] as SqlValue[];
-    return keys.length ? fetchChildren(run, ctx, embed, keys) : new Map<unknown, string>();
-  });
+    children.push(keys.length ? await fetchChildren(run, ctx, embed, keys) : new Map<unknown, string>());
+  }
   return rows.map((r) => splice(r[at] as string, node.embeds.map((embed, i) => [embed, children[i].get(r[at + 1 + i])])));
 }
 
 /** One statement for this level (plus one per level below): parent key → JSON object or array. */
-function fetchChildren(run: Runner, ctx: SqlContext, node: ReadPlan, keys: SqlValue[]): Map<unknown, string> {
-  const rows = run.values(childQuery(ctx, node, keys));
+async function fetchChildren(run: Runner, ctx: SqlContext, node: ReadPlan, keys: SqlValue[]): Promise<Map<unknown, string>> {
+  const rows = await run.values(childQuery(ctx, node, keys));
   if (!node.rel!.toOne && !node.embeds.length) return new Map(rows.map((r) => [r[0], r[1] as string]));
-  const objects = assemble(run, ctx, node, rows, 1);
+  const objects = await assemble(run, ctx, node, rows, 1);
   if (node.rel!.toOne) return new Map(rows.map((r, i) => [r[0], objects[i]]));
   const groups = new Map<unknown, string[]>();
   rows.forEach((r, i) => (groups.get(r[0]) ?? groups.set(r[0], []).get(r[0])!).push(objects[i]));
@@ -113,26 +84,26 @@ export interface ReadOutcome {
 }
 
 /** The total for Prefer: count=…: exact, or for planned/estimated exact up to a cap and sampled beyond it. */
-function countRows(run: Runner, ctx: SqlContext, plan: ReadPlan, mode: CountMode): number {
-  const first = (q: Sql) => Number(run.values(q)[0]![0]);
+async function countRows(run: Runner, ctx: SqlContext, plan: ReadPlan, mode: CountMode): Promise<number> {
+  const first = async (q: Sql) => Number((await run.values(q))[0]![0]);
   const fromRollup = rollupCountQuery(ctx, plan);
   if (fromRollup) return first(fromRollup);
   if (mode === "exact" || plan.source) return first(countQuery(ctx, plan));
-  const capped = first(cappedCountQuery(ctx, plan, PLANNED_COUNT_CAP));
-  return capped <= PLANNED_COUNT_CAP ? capped : Math.max(capped, first(sampledCountQuery(ctx, plan, SAMPLE_PROBES)));
+  const capped = await first(cappedCountQuery(ctx, plan, PLANNED_COUNT_CAP));
+  return capped <= PLANNED_COUNT_CAP ? capped : Math.max(capped, await first(sampledCountQuery(ctx, plan, SAMPLE_PROBES)));
 }
 
 const SAMPLE_PROBES = 2000;
 
-export function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: CountMode | undefined, rowids?: number[]): ReadOutcome {
+export async function executeRead(run: Runner, ctx: SqlContext, plan: ReadPlan, count: CountMode | undefined, rowids?: number[]): Promise<ReadOutcome> {
   try {
-    const rows = run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
-    const total = count && !rowids ? countRows(run, ctx, plan, count) : undefined;
-    return { rows: assemble(run, ctx, plan, rows, 0), total };
+    const rows = await run.values(rootQuery(ctx, plan, rowids ? { rowids, paginate: false } : {}));
+    const total = count && !rowids ? await countRows(run, ctx, plan, count) : undefined;
+    return { rows: await assemble(run, ctx, plan, rows, 0), total };
   } catch (error) {
     // A JSON column holding text that is not JSON: read again with every JSON value guarded.
     if (ctx.trustJson === false || !String((error as Error)?.message).includes("malformed JSON")) throw error;
-    return executeRead(run, { ...ctx, trustJson: false }, plan, count, rowids);
+    return await executeRead(run, { ...ctx, trustJson: false }, plan, count, rowids);
   }
 }
 
@@ -152,20 +123,20 @@ export interface WriteOptions {
   singular: boolean;
 }
 
-function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Action, values: SqlValue[]): void {
+async function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Action, values: SqlValue[]): Promise<void> {
   const check = withCheckQuery(ctx, table, action, values);
-  if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
+  if (check && (await run.values(check)).length) throw rlsViolation(ctx.caller, table.name);
 }
 
 /**
  * The rows as written — every column, derived ones included — must still be the caller's to write
  * (WITH CHECK on the final row), and their references must stay inside their brand/organization.
  */
-function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy: TablePolicy, action: Action, rowids: number[], ownerChanged: boolean): void {
+async function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy: TablePolicy, action: Action, rowids: number[], ownerChanged: boolean): Promise<void> {
   if (!rowids.length) return;
   const check = finalRowCheckQuery(ctx, table, policy.scope, action, rowids);
-  if (check && run.values(check).length) throw rlsViolation(ctx.caller, table.name);
-  checkReferences(run, ctx, table, policy.scope, rowids);
+  if (check && (await run.values(check)).length) throw rlsViolation(ctx.caller, table.name);
+  await checkReferences(run, ctx, table, policy.scope, rowids);
   // Rows elsewhere that point at these (prompts at a topic moved to another brand) must follow too;
   // only a row whose owner changed can have left them behind.
   if (!ownerChanged) return;
@@ -173,16 +144,16 @@ function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, policy
     if (!ctx.policies[child.name]) continue;
     for (const fk of child.foreignKeys) {
       if (fk.refTable !== table.name || fk.column === ctx.policies[child.name]!.scope) continue;
-      if (run.values(crossOwnerReferrerQuery(ctx, child, fk, table, rowids)).length) throw crossOwner(ctx, child.name, fk);
+      if ((await run.values(crossOwnerReferrerQuery(ctx, child, fk, table, rowids))).length) throw crossOwner(ctx, child.name, fk);
     }
   }
 }
 
 /** The rows' foreign keys (other than their scope) point at rows of the same brand or organization. */
-function checkReferences(run: Runner, ctx: SqlContext, table: TableInfo, scope: string, rowids: number[]): void {
+async function checkReferences(run: Runner, ctx: SqlContext, table: TableInfo, scope: string, rowids: number[]): Promise<void> {
   for (const fk of table.foreignKeys) {
     if (fk.column === scope || !ctx.policies[fk.refTable]) continue;
-    if (run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids)).length) throw crossOwner(ctx, table.name, fk);
+    if ((await run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids))).length) throw crossOwner(ctx, table.name, fk);
   }
 }
 
@@ -194,11 +165,11 @@ function crossOwner(ctx: SqlContext, table: string, fk: { column: string; refTab
 }
 
 /** Rowids of existing rows holding the key (conflict columns) of any of `rows`. */
-function existingRowids(run: Runner, table: TableInfo, columns: string[], rows: Record<string, SqlValue>[]): number[] {
+async function existingRowids(run: Runner, table: TableInfo, columns: string[], rows: Record<string, SqlValue>[]): Promise<number[]> {
   const found = new Set<number>();
   for (const row of rows) {
     if (!columns.every((c) => Object.hasOwn(row, c))) continue;
-    for (const [rowid] of run.values(keyRowQuery(table, columns, columns.map((c) => row[c]!)))) found.add(rowid as number);
+    for (const [rowid] of (await run.values(keyRowQuery(table, columns, columns.map((c) => row[c]!))))) found.add(rowid as number);
   }
   return [...found];
 }
@@ -212,20 +183,20 @@ function startGuard(run: Runner, ctx: SqlContext, policy: TablePolicy, action: W
  * ON UPDATE CASCADE for inherited columns: when a parent row's column changes (a prompt set moved to
  * another brand), its children's copy follows, so a prompt never sits in another brand than its set.
  */
-function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo, rowids: number[], touched: (column: string) => boolean): void {
+async function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo, rowids: number[], touched: (column: string) => boolean): Promise<void> {
   for (const rule of INHERITED_COLUMNS) {
     const child = ctx.cache.tables.get(rule.table)!;
     const fk = child.foreignKeys.find((f) => f.column === rule.via)!;
     if (fk.refTable !== table.name || !touched(rule.column) || !rowids.length) continue;
-    const moved = run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids)).map((r) => r[0] as number);
+    const moved = (await run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids))).map((r) => r[0] as number);
     // The children moved with their parent: their other references must still be theirs (a prompt's topic).
-    if (moved.length) checkReferences(run, ctx, child, ctx.policies[child.name]!.scope, moved);
+    if (moved.length) await checkReferences(run, ctx, child, ctx.policies[child.name]!.scope, moved);
   }
 }
 
-function checkInherited(run: Runner, table: TableInfo, rowids: number[], touched: (column: string) => boolean): void {
+async function checkInherited(run: Runner, table: TableInfo, rowids: number[], touched: (column: string) => boolean): Promise<void> {
   for (const rule of inheritedColumnsOf(table.name))
-    if ((touched(rule.column) || touched(rule.via)) && run.values(inheritedCheckQuery(table, rule.column, rule.via, rowids)).length) throw inheritanceViolation(rule);
+    if ((touched(rule.column) || touched(rule.via)) && (await run.values(inheritedCheckQuery(table, rule.column, rule.via, rowids))).length) throw inheritanceViolation(rule);
 }
 
 function singularityError(count: number): AppError {
@@ -233,18 +204,18 @@ function singularityError(count: number): AppError {
 }
 
 /** Whether the caller may read a row with this scope value (the read policy, USING). */
-function readable(run: Runner, ctx: SqlContext, table: TableInfo, scopeValue: SqlValue): boolean {
+async function readable(run: Runner, ctx: SqlContext, table: TableInfo, scopeValue: SqlValue): Promise<boolean> {
   const failing = withCheckQuery(ctx, table, "read", [scopeValue]);
-  return !failing || run.values(failing).length === 0;
+  return !failing || (await run.values(failing)).length === 0;
 }
 
 /** Runs a write statement, re-wording constraint failures as the Postgres errors PostgREST relays. */
-function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): number[] {
+async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): Promise<number[]> {
   try {
-    return run.values(statement).map((r) => r[0] as number);
+    return (await run.values(statement)).map((r) => r[0] as number);
   } catch (error) {
-    const mapped = constraintError(table, error, {
-      uniqueValues(columns) {
+    const mapped = await constraintError(table, ctx.dialect.constraintViolation(error), {
+      async uniqueValues(columns) {
         const keyOf = (row: Record<string, SqlValue>) => (columns.every((c) => Object.hasOwn(row, c)) ? columns.map((c) => row[c]) : null);
         const scope = ctx.policies[table.name]?.scope;
         const seen = new Set<string>();
@@ -253,17 +224,17 @@ function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql
           if (!key) continue;
           const text = JSON.stringify(key);
           if (seen.has(text)) return key;
-          const existing = run.values(keyRowQuery(table, columns, key, scope))[0];
+          const existing = (await run.values(keyRowQuery(table, columns, key, scope)))[0];
           // A key held by a row the caller cannot read is not repeated back (no echo of others' data).
-          if (existing) return scope && !readable(run, ctx, table, existing[0] as SqlValue) ? "hidden" : key;
+          if (existing) return scope && !(await readable(run, ctx, table, existing[0] as SqlValue)) ? "hidden" : key;
           seen.add(text);
         }
         return null;
       },
-      missingReference() {
+      async missingReference() {
         for (const fk of table.foreignKeys) {
           const values = [...new Set(rows.map((r) => r[fk.column]).filter((v) => v !== null && v !== undefined))];
-          const missing = values.length ? run.values(missingReferenceQuery(fk, values))[0] : undefined;
+          const missing = values.length ? (await run.values(missingReferenceQuery(fk, values)))[0] : undefined;
           if (missing) return { fk, value: missing[0] as SqlValue };
         }
         return null;
@@ -273,94 +244,94 @@ function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql
   }
 }
 
-function finish(run: Runner, ctx: SqlContext, read: ReadPlan, rowids: number[], inserted: number, options: WriteOptions): WriteOutcome {
+async function finish(run: Runner, ctx: SqlContext, read: ReadPlan, rowids: number[], inserted: number, options: WriteOptions): Promise<WriteOutcome> {
   if (options.singular && rowids.length !== 1) throw singularityError(rowids.length);
-  const rows = options.representation && rowids.length ? executeRead(run, ctx, read, undefined, rowids).rows : options.representation ? [] : undefined;
+  const rows = options.representation && rowids.length ? (await executeRead(run, ctx, read, undefined, rowids)).rows : options.representation ? [] : undefined;
   return { rows, affected: rowids.length, inserted };
 }
 
-export function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, read: ReadPlan, options: WriteOptions): WriteOutcome {
+export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPlan, read: ReadPlan, options: WriteOptions): Promise<WriteOutcome> {
   const { table, policy } = plan;
   assertGranted(ctx.caller, policy, table.name, "insert");
   const merge = plan.onConflict?.merge === true;
   if (merge) assertGranted(ctx.caller, policy, table.name, "update", plan.columns.map((c) => c.name));
   // An empty array (or a body that is not an object) inserts nothing, as in PostgREST: 201 with [].
   if (!plan.rows.length) return { rows: options.representation ? [] : undefined, affected: 0, inserted: 0 };
-  return run.transaction(() => {
+  return run.transaction(async (run) => {
     const columns = [...plan.columns];
     const rows = plan.rows.map((r) => ({ ...r }));
     // Like a BEFORE INSERT trigger: an inherited column left out is copied from the parent row.
     for (const rule of inheritedColumnsOf(table.name)) {
       const needing = rows.filter((r) => (r[rule.column] ?? null) === null && (r[rule.via] ?? null) !== null);
       if (!needing.length) continue;
-      const parents = new Map(run.values(inheritedLookupQuery(table, rule.column, rule.via, needing.map((r) => r[rule.via]))).map((r) => [r[0], r[1] as SqlValue]));
+      const parents = new Map((await run.values(inheritedLookupQuery(table, rule.column, rule.via, needing.map((r) => r[rule.via])))).map((r) => [r[0], r[1] as SqlValue]));
       for (const row of needing) if (parents.has(row[rule.via])) row[rule.column] = parents.get(row[rule.via])!;
       if (!columns.some((c) => c.name === rule.column)) columns.push(table.columns.get(rule.column)!);
     }
     const scopes = rows.map((r) => r[policy.scope] ?? null);
-    withCheck(run, ctx, table, "insert", scopes);
-    if (merge) withCheck(run, ctx, table, "update", scopes);
+    await withCheck(run, ctx, table, "insert", scopes);
+    if (merge) await withCheck(run, ctx, table, "update", scopes);
     checkNotNull(table, columns, rows, plan.missingDefault);
 
-    const before = plan.onConflict ? Number(run.values(maxRowidQuery(table))[0][0]) : 0;
+    const before = plan.onConflict ? Number((await run.values(maxRowidQuery(table)))[0][0]) : 0;
     // The rows an upsert would overwrite are the guard's targets, as an update's are.
-    const overwritten = merge && policy.guard ? existingRowids(run, table, plan.onConflict!.columns, rows) : [];
-    const guard = startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
+    const overwritten = merge && policy.guard ? await existingRowids(run, table, plan.onConflict!.columns, rows) : [];
+    const guard = await startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
     const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
-    const rowids = runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict }), rows);
+    const rowids = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict, dialect: ctx.dialect }), rows);
     // An upsert that would overwrite a row the caller may not update: Postgres refuses it (USING).
     if (merge && rowids.length < rows.length) throw rlsViolation(ctx.caller, table.name);
-    checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
-    if (merge) propagateInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
+    await checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
+    if (merge) await propagateInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
     // New rows get rowids above the previous maximum; upserted rows keep theirs.
     const created = plan.onConflict ? rowids.filter((id) => id > before) : rowids;
     const ownerWritten = columns.some((c) => c.name === policy.scope);
-    checkWrittenRows(run, ctx, table, policy, "insert", created, false);
-    checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before), ownerWritten);
-    guard?.after(rowids);
+    await checkWrittenRows(run, ctx, table, policy, "insert", created, false);
+    await checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before), ownerWritten);
+    await guard?.after(rowids);
     const inserted = created.length;
-    return finish(run, ctx, read, rowids, inserted, options);
+    return await finish(run, ctx, read, rowids, inserted, options);
   });
 }
 
-export function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan, set: [ColumnInfo, SqlValue][], now: string, options: WriteOptions): WriteOutcome {
+export async function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan, set: [ColumnInfo, SqlValue][], now: string, options: WriteOptions): Promise<WriteOutcome> {
   const { table, policy } = read;
   assertGranted(ctx.caller, policy, table.name, "update", set.map(([c]) => c.name));
   if (!set.length) return { rows: options.representation ? [] : undefined, affected: 0, inserted: 0 };
-  return run.transaction(() => {
+  return run.transaction(async (run) => {
     const assignments = [...set];
     const value = (name: string) => assignments.find(([c]) => c.name === name)?.[1];
     const scope = value(policy.scope);
-    if (scope !== undefined) withCheck(run, ctx, table, "update", [scope]);
+    if (scope !== undefined) await withCheck(run, ctx, table, "update", [scope]);
     for (const [column, v] of assignments) if (column.notNull && v === null) throw notNullViolation(table.name, column.name, null);
     for (const rule of inheritedColumnsOf(table.name)) {
       const via = value(rule.via);
       if (via === undefined || value(rule.column) !== undefined || via === null) continue;
-      const parent = run.values(inheritedLookupQuery(table, rule.column, rule.via, [via]))[0];
+      const parent = (await run.values(inheritedLookupQuery(table, rule.column, rule.via, [via])))[0];
       if (parent) assignments.push([table.columns.get(rule.column)!, parent[1] as SqlValue]);
     }
     const updatedAt = table.columns.get("updated_at");
     if (updatedAt && value("updated_at") === undefined) assignments.push([updatedAt, now]);
     const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
-    const guard = policy.guard && startGuard(run, ctx, policy, "update", run.values(targetQuery(ctx, read, "update")).map((r) => r[0] as number));
-    const rowids = runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row]);
-    checkInherited(run, table, rowids, (c) => value(c) !== undefined);
-    propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
-    checkWrittenRows(run, ctx, table, policy, "update", rowids, value(policy.scope) !== undefined);
-    guard?.after(rowids);
-    return finish(run, ctx, read, rowids, 0, options);
+    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number)));
+    const rowids = await runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row]);
+    await checkInherited(run, table, rowids, (c) => value(c) !== undefined);
+    await propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
+    await checkWrittenRows(run, ctx, table, policy, "update", rowids, value(policy.scope) !== undefined);
+    await guard?.after(rowids);
+    return await finish(run, ctx, read, rowids, 0, options);
   });
 }
 
-export function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan, options: WriteOptions): WriteOutcome {
+export async function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan, options: WriteOptions): Promise<WriteOutcome> {
   assertGranted(ctx.caller, read.policy, read.table.name, "delete");
-  return run.transaction(() => {
-    const rowids = run.values(targetQuery(ctx, read, "delete")).map((r) => r[0] as number);
-    const guard = startGuard(run, ctx, read.policy, "delete", rowids);
+  return run.transaction(async (run) => {
+    const rowids = (await run.values(targetQuery(ctx, read, "delete"))).map((r) => r[0] as number);
+    const guard = await startGuard(run, ctx, read.policy, "delete", rowids);
     // The representation is read before the rows are gone.
-    const outcome = finish(run, ctx, read, rowids, 0, options);
-    if (rowids.length) run.values(deleteQuery(read.table, rowids));
-    guard?.after([]);
+    const outcome = await finish(run, ctx, read, rowids, 0, options);
+    if (rowids.length) await run.values(deleteQuery(read.table, rowids));
+    await guard?.after([]);
     return outcome;
   });
 }

@@ -1,16 +1,16 @@
 // GET responses of /rest/v1, kept until the database changes. Dashboards ask the same question
 // again and again (every page load, every tab, every poll); while nothing was written, the answer
 // is byte for byte the one computed before. Validity is exact, not a TTL: the entry remembers the
-// database's version — this connection's total_changes() (its own writes, cascades included via
-// the statement that caused them) and PRAGMA data_version (commits by any other connection: worker
-// threads, the pixel's writer, another process) — and any difference drops the whole cache.
+// database's version as the executor tells it (executor.ts `dataVersion`: on SQLite this
+// connection's total_changes() and PRAGMA data_version, so commits by worker threads, the pixel's
+// writer or another process count too) and any difference drops the whole cache.
 // The key holds everything a response depends on besides the data: the caller's role, user and
 // memberships as resolved for this request (resolved just before the version is read, so they are
 // part of the key rather than trusted to match it), the method, the path and query string, and the
 // headers the request parser reads. Memory counts keys, headers and a fixed overhead as well as
 // bodies, so many tiny answers (an anonymous caller's `[]`s) are bounded as surely as big ones.
-import type { Database } from "bun:sqlite";
 import type { Caller } from "../auth/caller";
+import type { RestExecutor } from "./executor";
 
 export interface ResponseCacheOptions {
   /** Bytes of bodies kept in all (oldest dropped first). */
@@ -41,16 +41,14 @@ function sizeOf(key: string, headers: [string, string][], body: Uint8Array | nul
   return size;
 }
 
-export function createResponseCache(sqlite: Database, options: ResponseCacheOptions = DEFAULT_RESPONSE_CACHE) {
-  const versionQuery = sqlite.prepare<[number, number], []>("SELECT total_changes(), (SELECT data_version FROM pragma_data_version())");
+export function createResponseCache(database: Pick<RestExecutor, "dataVersion">, options: ResponseCacheOptions = DEFAULT_RESPONSE_CACHE) {
   const entries = new Map<string, Entry>();
   let version = "";
   let bytes = 0;
 
   /** The database's version now; a change since the last call empties the cache. */
   function current(): string {
-    const [changes, dataVersion] = versionQuery.values()[0] as [number, number];
-    const now = `${changes}:${dataVersion}`;
+    const now = database.dataVersion();
     if (now !== version) {
       version = now;
       entries.clear();

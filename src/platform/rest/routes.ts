@@ -1,26 +1,24 @@
 // /rest/v1 — PostgREST-compatible REST and RPC (DESIGN §5). Thin: resolve the caller, hand the
 // request to the service, render its errors in PostgREST's shape.
 import { Elysia } from "elysia";
-import type { DbHandle } from "../../db/open";
 import { AppError, errorResponse } from "../../http/errors";
 import type { CallerResolver } from "../auth/caller";
+import type { RestExecutor } from "./executor";
 import { createRestService, type RestServiceDeps } from "./service";
 
 export interface RestDeps {
-  dbh: DbHandle;
+  /** Runs the statements of requests answered on this thread (executor.ts). */
+  executor: RestExecutor;
   callers: CallerResolver;
   now?: () => Date;
-  /** Observes the SQL text of every statement /rest/v1 runs (tests count statements per request). */
-  onStatement?: RestServiceDeps["onStatement"];
   responseCache?: RestServiceDeps["responseCache"];
   readers?: RestServiceDeps["readers"];
   writer?: RestServiceDeps["writer"];
   statementTimeoutMs?: number;
-  sourceCategories?: RestServiceDeps["sourceCategories"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ sqlite: deps.dbh.sqlite, now: deps.now, onStatement: deps.onStatement, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, sourceCategories: deps.sourceCategories });
+  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs });
   return new Elysia().all(
     "/rest/v1/*",
     async ({ request }) => {

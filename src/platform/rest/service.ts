@@ -1,30 +1,24 @@
 // /rest/v1 request handling: parse → plan → (policies inside sql) → query → render. Built once per
-// app with its dependencies; the schema cache is derived from the Drizzle schema at that moment.
-import type { Database } from "bun:sqlite";
+// app with its dependencies; the schema cache is the executor's (derived from the Drizzle schema on SQLite).
+// Statements run through the executor (executor.ts), never on a connection of this module's own.
 import { AppError } from "../../http/errors";
 import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
-import * as schema from "../../db/schema";
-import { statementDeadline, statementTimeout } from "./deadline";
 import { parseRequest, type ApiRequest } from "./parse";
 import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
-import { createRunner, executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
+import { executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
-import type { CategoryList } from "../../analysis/source-categories";
-import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
-import { createSqliteInsightsStore } from "../../insights/store.sqlite";
+import { INSIGHT_RPCS } from "../../insights/rpc";
 import { applyQuery } from "./computed-rows";
 import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
-import { buildSchemaCache } from "./schema-cache";
+import type { RestExecutor, RestSession } from "./executor";
 
 export interface RestServiceDeps {
-  sqlite: Database;
+  executor: RestExecutor;
   now?: () => Date;
-  /** Called with the SQL text of every statement the REST layer runs (tests count them). */
-  onStatement?: (sql: string) => void;
   policies?: Policies;
   /** GET responses kept until the database changes; `false` turns the cache off. */
   responseCache?: ResponseCacheOptions | false;
@@ -33,20 +27,17 @@ export interface RestServiceDeps {
   /** Threads for reads and for writes; without them requests run on the calling thread. */
   readers?: Pick<RestThreadPool, "run">;
   writer?: Pick<RestThreadPool, "run">;
-  /** The user's source categories for the insights RPCs (SOURCE_CATEGORIES_FILE). */
-  sourceCategories?: CategoryList;
 }
 
 const PREFIX = "/rest/v1";
 
 export function createRestService(deps: RestServiceDeps) {
-  const planner: Planner = { cache: buildSchemaCache(schema), policies: deps.policies ?? REST_POLICIES };
-  const run = createRunner(deps.sqlite, deps.onStatement);
+  const { executor } = deps;
+  const planner: Planner = { cache: executor.schemaCache(), policies: deps.policies ?? REST_POLICIES };
+  const dialect = executor.dialect;
   const now = deps.now ?? (() => new Date());
-  const responses = deps.responseCache === false ? null : createResponseCache(deps.sqlite, deps.responseCache);
-  const deadline = statementDeadline(deps.sqlite);
+  const responses = deps.responseCache === false ? null : createResponseCache(executor, deps.responseCache);
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
-  const insightsStore = createSqliteInsightsStore(deps.sqlite);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
     const isRpc = request.url.includes("/rest/v1/rpc/");
@@ -77,12 +68,12 @@ export function createRestService(deps: RestServiceDeps) {
       return new Response(null, { status: 200, headers: { allow } });
     }
     const req = await parseRequest(request, path);
-    // Everything from here on is synchronous SQL: the deadline covers exactly this request.
-    return deadline.within(timeoutMs, () => execute(req, caller));
+    // The deadline covers exactly this request's SQL and the JavaScript steps between statements.
+    return executor.session(timeoutMs, (run) => execute(run, req, caller));
   }
 
-  function execute(req: ApiRequest, caller: Caller): Response | Promise<Response> {
-    const ctx = { cache: planner.cache, policies: planner.policies, caller };
+  async function execute(run: RestSession, req: ApiRequest, caller: Caller): Promise<Response> {
+    const ctx = { cache: planner.cache, policies: planner.policies, caller, dialect };
     const { name } = req.resource;
     const count = req.preferences.count;
 
@@ -94,51 +85,45 @@ export function createRestService(deps: RestServiceDeps) {
       const args = isPost ? req.payload : Object.fromEntries(req.query.params);
       if (!args || typeof args !== "object" || Array.isArray(args)) throw new AppError(400, "PGRST102", "The RPC arguments must be one JSON object");
       if (caller.shareBrandId && (!Object.hasOwn(INSIGHT_RPCS, name) || String((args as Record<string, unknown>).p_brand_id ?? "").toLowerCase() !== caller.shareBrandId)) throw shareOnly();
-      if (Object.hasOwn(INSIGHT_RPCS, name)) return insight(req, name, args as Record<string, unknown>, caller, isPost);
+      if (Object.hasOwn(INSIGHT_RPCS, name)) return insight(run, req, name, args as Record<string, unknown>, caller, isPost);
       const plan = planRpc(planner, name, args as Record<string, unknown>, isPost, req.query, req.topRange);
-      return renderRead(req, executeRead(run, ctx, plan, count));
+      return renderRead(req, await executeRead(run, ctx, plan, count));
     }
 
     const options = { representation: req.preferences.return === "representation", singular: req.media.kind === "object" };
     switch (req.method) {
       case "GET":
       case "HEAD":
-        return renderRead(req, executeRead(run, ctx, planRead(planner, name, req.query, req.topRange), count));
+        return renderRead(req, await executeRead(run, ctx, planRead(planner, name, req.query, req.topRange), count));
       case "POST": {
         const insert = planInsert(planner, name, req.query, req.preferences, req.payload);
-        return renderWrite(req, executeInsert(run, ctx, insert, planRead(planner, name, req.query, { offset: 0 }), options));
+        return renderWrite(req, await executeInsert(run, ctx, insert, planRead(planner, name, req.query, { offset: 0 }), options));
       }
       case "PATCH": {
         const set = planUpdate(planner, name, req.query, req.payload);
-        return renderWrite(req, executeUpdate(run, ctx, planRead(planner, name, req.query, req.topRange), set, now().toISOString(), options));
+        return renderWrite(req, await executeUpdate(run, ctx, planRead(planner, name, req.query, req.topRange), set, now().toISOString(), options));
       }
       case "DELETE":
-        return renderWrite(req, executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), options));
+        return renderWrite(req, await executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), options));
     }
   }
 
   /** An insights RPC (src/insights): computed rows, then select/filters/order/range as PostgREST applies them to a function's rows. */
-  async function insight(req: ApiRequest, name: string, args: Record<string, unknown>, caller: Caller, jsonBody: boolean): Promise<Response> {
+  async function insight(run: RestSession, req: ApiRequest, name: string, args: Record<string, unknown>, caller: Caller, jsonBody: boolean): Promise<Response> {
     const rpc = INSIGHT_RPCS[name]!;
     const argNames = Object.keys(args).sort();
     if (argNames.some((a) => !rpc.params.includes(a)) || !argNames.includes("p_brand_id")) throw noFunction(name, argNames, jsonBody, rpc.params);
     if (rpc.returns === "object" && req.media.kind === "csv") throw new AppError(406, "PGRST107", "None of these media types are available: text/csv", { details: `${name} returns one object; text/csv is offered by the functions that return rows` });
-    // The store is awaited, so the request's time is kept here rather than by the connection's deadline (which ends with the synchronous part).
-    const ends = performance.now() + timeoutMs;
-    const check = () => {
-      if (performance.now() > ends) throw statementTimeout(timeoutMs);
-    };
-    const ctx = insightsContext(insightsStore, deps.sourceCategories, check);
     // Row-level security as for results: another organization's brand reads as a brand with no rows.
-    const value = await rpc.run(ctx, args, now(), (brandId) => mayReadBrand(insightsStore, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+    const value = await run.insight({ name, args, today: now(), caller });
     // The deadline covers the JavaScript steps too: computing, then filtering and rendering the rows.
-    check();
+    run.checkDeadline();
     // A function returning json answers the value itself, as PostgREST does for a scalar result.
     if (rpc.returns === "object") return new Response(req.method === "HEAD" ? null : JSON.stringify(value), { headers: { "content-type": "application/json; charset=utf-8" } });
     const { rows, total } = applyQuery(value as Record<string, unknown>[], req.query, req.topRange);
-    check();
+    run.checkDeadline();
     const response = renderRead(req, { rows: rows.map((r) => JSON.stringify(r)), total: req.preferences.count ? total : undefined });
-    check();
+    run.checkDeadline();
     return response;
   }
 

@@ -1,9 +1,11 @@
-// Step 4 of /rest/v1 (DESIGN §5): plans → parameterized SQLite statements. Identifiers come only
-// from the schema cache (via ident/col); every value, JSON key and JSON path is a bound parameter.
-// A read costs one statement per embed level: children are fetched for all parents at once
-// (`fk IN (SELECT value FROM json_each(?))`) and their JSON is built by SQLite itself.
+// Step 4 of /rest/v1 (DESIGN §5): plans → parameterized statements. What differs by backend comes
+// from the context's dialect (dialect.ts: lists, row id, deadline probe, upsert); the JSON
+// building and operators below are still SQLite's and move behind it with the Postgres dialect.
+// Identifiers come only from the schema cache (via ident/col); every value, JSON key and JSON path
+// is a bound parameter. A read costs one statement per embed level: children are fetched for all
+// parents at once (`fk IN <one bound list>`) and their JSON is built by the database itself.
 import type { Caller } from "../auth/caller";
-import { DEADLINE_FUNCTION } from "./deadline";
+import type { RestDialect } from "./dialect";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
 import type { ColumnRef } from "./plan";
 import { organizationOf, scopePredicate, type Action, type Policies } from "./policies";
@@ -24,6 +26,8 @@ function balanced(parts: Sql[], op: "AND" | "OR"): Sql {
 }
 
 export interface SqlContext {
+  /** The backend's SQL (dialect.ts). */
+  dialect: RestDialect;
   cache: SchemaCache;
   policies: Policies;
   caller: Caller;
@@ -188,7 +192,8 @@ function levelConditions(ctx: SqlContext, node: ReadPlan, action: Action = "read
   const conditions = node.where.map((c) => conditionSql(ctx, node, c));
   for (const embed of node.embeds) if (embed.inner) conditions.push(existsSql(ctx, embed, node.alias));
   const policy = policyImpliedByParent(ctx, node) ? null : rls(ctx, node, action);
-  return [raw(`${DEADLINE_FUNCTION}()`), ...(policy ? [policy] : []), ...conditions];
+  const probe = ctx.dialect.deadlineProbe;
+  return [...(probe ? [probe] : []), ...(policy ? [policy] : []), ...conditions];
 }
 
 function existsSql(ctx: SqlContext, child: ReadPlan, parentAlias: string): Sql {
@@ -228,7 +233,7 @@ export interface RootOptions {
 
 function rootConditions(ctx: SqlContext, root: ReadPlan, options: RootOptions): Sql {
   const conditions = levelConditions(ctx, options.rowids ? { ...root, where: [] } : root, options.action);
-  if (options.rowids) conditions.push(sql`${ident(root.alias)}.rowid IN (SELECT value FROM json_each(${JSON.stringify(options.rowids)}))`);
+  if (options.rowids) conditions.push(sql`${ident(root.alias)}.${raw(ctx.dialect.rowId)} IN ${ctx.dialect.valueList(options.rowids)}`);
   return balanced(conditions, "AND");
 }
 
@@ -277,7 +282,7 @@ export function targetQuery(ctx: SqlContext, root: ReadPlan, action: Action): Sq
  */
 export function childQuery(ctx: SqlContext, node: ReadPlan, parentKeys: SqlValue[]): Sql {
   const key = col(node.alias, node.rel!.childColumn);
-  const where = balanced([sql`${key} IN (SELECT value FROM json_each(${JSON.stringify(parentKeys)}))`, ...levelConditions(ctx, node)], "AND");
+  const where = balanced([sql`${key} IN ${ctx.dialect.valueList(parentKeys)}`, ...levelConditions(ctx, node)], "AND");
   const from = sql`FROM ${source(node)} AS ${ident(node.alias)} WHERE ${where}`;
   const order = orderSql(ctx, node, node.order);
   if (node.rel!.toOne) return sql`SELECT ${key}, ${jsonObject(ctx, node)}${linkColumns(node)} ${from}`;
@@ -304,6 +309,7 @@ export interface InsertStatement {
   rows: Record<string, SqlValue>[];
   missingDefault: boolean;
   onConflict?: { columns: string[]; merge: boolean; updateGuard: Sql | null };
+  dialect: RestDialect;
 }
 
 /** INSERT … SELECT over json_each(one parameter): one statement whatever the number of rows. */
@@ -321,12 +327,8 @@ export function insertQuery(s: InsertStatement): Sql {
   );
   let conflict = raw("");
   if (s.onConflict) {
-    const target = joinSql(s.onConflict.columns.map(ident), ", ");
-    const updates = s.columns.filter((c) => !s.onConflict!.columns.includes(c.name)).map((c) => sql`${ident(c.name)} = excluded.${ident(c.name)}`);
-    conflict =
-      s.onConflict.merge && updates.length
-        ? sql` ON CONFLICT (${target}) DO UPDATE SET ${joinSql(updates, ", ")}${s.onConflict.updateGuard ? sql` WHERE ${s.onConflict.updateGuard}` : raw("")}`
-        : sql` ON CONFLICT (${target}) DO NOTHING`;
+    const updates = s.columns.filter((c) => !s.onConflict!.columns.includes(c.name)).map((c) => c.name);
+    conflict = s.dialect.onConflict(s.onConflict.columns, s.onConflict.merge ? updates : null, s.onConflict.updateGuard);
   }
   // "WHERE true" keeps SQLite from reading ON CONFLICT as a join constraint of the SELECT.
   return sql`INSERT INTO ${ident(s.table.name)} (${names}) SELECT ${values} FROM json_each(${JSON.stringify(s.rows)}) AS r WHERE true${conflict} RETURNING rowid`;
@@ -348,7 +350,7 @@ export function withCheckQuery(ctx: SqlContext, table: TableInfo, action: Action
   return sql`SELECT v.value FROM json_each(${JSON.stringify(scopeValues)}) AS v WHERE NOT coalesce(${predicate}, 0) LIMIT 1`;
 }
 
-const rowidList = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
+const rowidList = (ctx: SqlContext, rowids: number[]) => sql`${raw(ctx.dialect.rowId)} IN ${ctx.dialect.valueList(rowids)}`;
 
 /**
  * The WITH CHECK of a write on the rows as written (Postgres checks the final row, columns a
@@ -357,7 +359,7 @@ const rowidList = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_eac
 export function finalRowCheckQuery(ctx: SqlContext, table: TableInfo, scope: string, action: Action, rowids: number[]): Sql | null {
   const predicate = scopePredicate(ctx.cache, ctx.policies, ctx.caller, table.name, action, col(table.name, scope));
   if (!predicate) return null;
-  return sql`SELECT 1 FROM ${ident(table.name)} WHERE ${rowidList(rowids)} AND NOT coalesce(${predicate}, 0) LIMIT 1`;
+  return sql`SELECT 1 FROM ${ident(table.name)} WHERE ${rowidList(ctx, rowids)} AND NOT coalesce(${predicate}, 0) LIMIT 1`;
 }
 
 /**
@@ -370,7 +372,7 @@ export function crossOwnerReferenceQuery(ctx: SqlContext, table: TableInfo, fk: 
   const differs = sameBrand
     ? sql`p."brand_id" IS NOT c."brand_id"`
     : sql`${organizationOf(ctx.cache, ctx.policies, parent.name, "p")} IS NOT ${organizationOf(ctx.cache, ctx.policies, table.name, "c")}`;
-  return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(rowids)} AND ${differs} LIMIT 1`;
+  return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(ctx, rowids)} AND ${differs} LIMIT 1`;
 }
 
 /**
@@ -382,7 +384,7 @@ export function crossOwnerReferrerQuery(ctx: SqlContext, child: TableInfo, fk: F
   const differs = sameBrand
     ? sql`p."brand_id" IS NOT c."brand_id"`
     : sql`${organizationOf(ctx.cache, ctx.policies, parent.name, "p")} IS NOT ${organizationOf(ctx.cache, ctx.policies, child.name, "c")}`;
-  return sql`SELECT 1 FROM ${ident(parent.name)} AS p JOIN ${ident(child.name)} AS c ON c.${ident(fk.column)} = p.${ident(fk.refColumn)} WHERE p.${rowidList(rowids)} AND ${differs} LIMIT 1`;
+  return sql`SELECT 1 FROM ${ident(parent.name)} AS p JOIN ${ident(child.name)} AS c ON c.${ident(fk.column)} = p.${ident(fk.refColumn)} WHERE p.${rowidList(ctx, rowids)} AND ${differs} LIMIT 1`;
 }
 
 /** Guard of an upsert's DO UPDATE: the existing row must be one the caller may update. */
@@ -410,7 +412,7 @@ export function inheritedCheckQuery(table: TableInfo, column: string, via: strin
 export function inheritedPropagateQuery(child: TableInfo, column: string, via: string, parent: TableInfo, rowids: number[]): Sql {
   const fk = child.foreignKeys.find((f) => f.column === via)!;
   const parentValue = sql`(SELECT p.${ident(column)} FROM ${ident(parent.name)} AS p WHERE p.${ident(fk.refColumn)} = ${ident(child.name)}.${ident(via)})`;
-  const parents = sql`SELECT ${ident(fk.refColumn)} FROM ${ident(parent.name)} WHERE ${rowidList(rowids)}`;
+  const parents = sql`SELECT ${ident(fk.refColumn)} FROM ${ident(parent.name)} WHERE rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
   return sql`UPDATE ${ident(child.name)} SET ${ident(column)} = ${parentValue} WHERE ${ident(via)} IN (${parents}) AND ${ident(column)} IS NOT ${parentValue} RETURNING rowid`;
 }
 

@@ -1,0 +1,27 @@
+// A /rest/v1 thread's connection (thread-worker.ts), opened from its serialisable init message:
+// read-only for a reader, read-write for the writer, and the reports it can compute over it.
+import { Database } from "bun:sqlite";
+import { registerSqlFunctions } from "../../database";
+import { REPORTS } from "../../reports/registry";
+import type { ReportsStore } from "../../reports/store";
+import { createSqliteReportsStore } from "../../reports/store.sqlite";
+import { createSqliteRestExecutor } from "./executor.sqlite";
+import type { RestExecutor, RestExecutorOptions } from "./executor";
+
+export interface RestThreadConnection {
+  executor: RestExecutor;
+  /** A report of src/reports/registry.ts over this connection. */
+  report(name: string, args: unknown): Promise<unknown>;
+}
+
+export function openRestThreadConnection(init: { dbPath: string; writable: boolean }, options: RestExecutorOptions = {}): RestThreadConnection {
+  const sqlite = new Database(init.dbPath, { readonly: !init.writable, strict: true });
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  registerSqlFunctions(sqlite);
+  if (init.writable) sqlite.run("PRAGMA foreign_keys = ON");
+  const reports = createSqliteReportsStore(sqlite);
+  return {
+    executor: createSqliteRestExecutor(sqlite, options),
+    report: (name, args) => (REPORTS[name as keyof typeof REPORTS] as (store: ReportsStore, args: unknown) => Promise<unknown>)(reports, args),
+  };
+}
