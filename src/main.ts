@@ -226,8 +226,8 @@ const commands: Record<string, Command> = {
     const secrets = await ensureSecrets(config);
     const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
-      const { runUserCommand } = await import("./platform/auth/cli");
-      return await runUserCommand(args, { config, secrets, dbh });
+      const [{ runUserCommand }, { createSqliteAuthStore }] = await Promise.all([import("./platform/auth/cli"), import("./platform/auth/store.sqlite")]);
+      return await runUserCommand(args, { config, secrets, store: createSqliteAuthStore(dbh.sqlite) });
     } finally {
       dbh.close();
     }
