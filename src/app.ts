@@ -2,7 +2,6 @@
 // surface shares: request id, JSON access log, body-size limit, CORS, error shape, 404.
 import { Elysia } from "elysia";
 import type { Config } from "./config";
-import { drizzleDb } from "./db/drizzle";
 import type { DbHandle } from "./db/open";
 import { applyCors, corsPreflight } from "./http/cors";
 import { applySecurityHeaders } from "./http/security-headers";
@@ -20,6 +19,7 @@ import type { RestThreadPool } from "./platform/rest/thread-pool";
 import { restRoutes } from "./platform/rest/routes";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import { createAuthService, type AuthService } from "./platform/auth/service";
+import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
@@ -113,7 +113,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     expirySeconds: deps.config.auth.jwtExpirySeconds,
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
-  const auth = createAuthService({ db: drizzleDb(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
+  const auth = createAuthService({ store: createSqliteAuthStore(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
   const status = createSqliteStatusStore(deps.dbh.sqlite);
   const keys = createKeyService({ store: createSqliteKeyStore(deps.dbh.sqlite), now: deps.now });
   const members = createMembersService({ store: createSqliteMembersStore(deps.dbh.sqlite), now: deps.now });

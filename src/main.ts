@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
 import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
-import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, prepareDataDir } from "./db/open";
+import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, prepareDataDir, type DbHandle } from "./db/open";
 import { openDataDirDatabase, prepareSchema } from "./database";
 
 /** Commands beside a running server wait for its write lock rather than fail half-way. */
@@ -90,7 +90,7 @@ function reportFailure(error: unknown, env: Env): number {
 }
 
 /** A command on DATA_DIR's database beside a running server (SQLite keeps the two processes' writes apart). */
-async function withDatabase(env: Env, run: (sqlite: import("bun:sqlite").Database, config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
+async function withDatabase(env: Env, run: (sqlite: DbHandle["sqlite"], config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
   const config = loadConfig(env);
   prepareDataDir(config.dataDir);
   const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
@@ -101,6 +101,9 @@ async function withDatabase(env: Env, run: (sqlite: import("bun:sqlite").Databas
   }
 }
 
+/** The config-as-code store on a command's database, loaded with the command. */
+const setupStore = async (sqlite: DbHandle["sqlite"]) => (await import("./setup/store.sqlite")).createSqliteSetupStore(sqlite);
+
 const commands: Record<string, Command> = {
   // Commands other than serve are loaded when used, so the server starts without their modules
   // (the demo alone brings supabase-js, the CLIs node:util).
@@ -108,9 +111,12 @@ const commands: Record<string, Command> = {
   models: async (args, env) => (await import("./engines/cli")).runModelsCommand(args, env),
   doctor: async (args, env) => (await import("./engines/cli")).runDoctorCommand(args, env),
   demo: async (args, env) => {
-    const [{ runDemoCommand }, { startServer }, { createLogger }] = await Promise.all([import("./demo/run"), import("./server"), import("./http/log")]);
+    const [{ runDemoCommand }, { startServer }, { createLogger }, { createSqliteDemoHistoryStore }] = await Promise.all([import("./demo/run"), import("./server"), import("./http/log"), import("./demo/store.sqlite")]);
     // The demo's server: quiet, no scheduler (the demo runs its own past and today's run).
-    return runDemoCommand(args, env, (config) => startServer(config, createLogger("silent"), { scheduler: false }));
+    return runDemoCommand(args, env, async (config) => {
+      const server = await startServer(config, createLogger("silent"), { scheduler: false });
+      return { url: server.url, secrets: server.secrets, history: createSqliteDemoHistoryStore(server.dbh.sqlite), stop: () => server.stop() };
+    });
   },
   async serve(args, env) {
     const config = loadConfig(withServeFlags(args, env));
@@ -227,14 +233,14 @@ const commands: Record<string, Command> = {
     const secrets = await ensureSecrets(config);
     const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
-      const { runUserCommand } = await import("./platform/auth/cli");
-      return await runUserCommand(args, { config, secrets, dbh });
+      const [{ runUserCommand }, { createSqliteAuthStore }] = await Promise.all([import("./platform/auth/cli"), import("./platform/auth/store.sqlite")]);
+      return await runUserCommand(args, { config, secrets, store: createSqliteAuthStore(dbh.sqlite) });
     } finally {
       dbh.close();
     }
   },
-  apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { sqlite, platforms: Object.keys(config.engines.platforms) })),
-  export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { sqlite })),
+  apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { store: await setupStore(sqlite), platforms: Object.keys(config.engines.platforms) })),
+  export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { store: await setupStore(sqlite) })),
   logs: (args, env) =>
     withDatabase(env, async (sqlite, config) => {
       const secrets = await ensureSecrets(config);
@@ -247,7 +253,7 @@ const commands: Record<string, Command> = {
       const [{ runRunCommand }, { createSqliteQueueStore }, { createSqliteTrackingStore }] = await Promise.all([import("./tracking/cli"), import("./queue/store.sqlite"), import("./tracking/store.sqlite")]);
       return runRunCommand(args, { store: createSqliteQueueStore(sqlite), tracking: createSqliteTrackingStore(sqlite), engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) });
     }),
-  brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ sqlite })),
+  brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ store: await setupStore(sqlite) })),
   async keys(_args, env) {
     const config = loadConfig(env);
     prepareDataDir(config.dataDir);

@@ -1,5 +1,7 @@
 // Secrets bootstrap: JWT_SECRET, CRON_SECRET and the anon / service_role keys are generated on
-// first start and kept in DATA_DIR/secrets.json (mode 0600); the environment wins when it sets them.
+// first start and kept by a SecretStore; the environment wins when it sets them. The store here is
+// DATA_DIR/secrets.json (mode 0600); one shared by several instances (a database table) comes with
+// Postgres (#29) and keeps the same rules (deriveSecrets).
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { secretFingerprint, signApiKey, type ApiKeyRole } from "./platform/auth/api-keys";
@@ -12,7 +14,13 @@ export interface Secrets {
   cronSecret: string;
 }
 
-interface StoredSecrets {
+/** Where the generated secrets are kept: each call loads them, creating (and keeping) what is missing. */
+export interface SecretStore {
+  ensure(): Promise<Secrets>;
+}
+
+/** The secrets as a store keeps them. */
+export interface StoredSecrets {
   jwt_secret?: string;
   anon_key?: string;
   service_role_key?: string;
@@ -68,10 +76,10 @@ function writeStoredSecrets(file: string, secrets: StoredSecrets | undefined): v
   }
 }
 
-export async function ensureSecrets(config: Pick<Config, "dataDir" | "secrets">): Promise<Secrets> {
-  const file = join(config.dataDir, SECRETS_FILE);
-  const found = readStoredSecrets(file);
-  const stored: StoredSecrets = found ?? {};
+type SecretsConfig = Pick<Config, "dataDir" | "secrets">;
+
+/** The secrets in use given the stored ones and the environment's, and what the store should keep (`next`). */
+export async function deriveSecrets(stored: StoredSecrets, config: Pick<Config, "secrets">): Promise<{ secrets: Secrets; next: StoredSecrets }> {
   const next: StoredSecrets = { ...stored };
 
   const jwtSecret = config.secrets.jwtSecret ?? (next.jwt_secret ??= randomSecret(48));
@@ -87,8 +95,24 @@ export async function ensureSecrets(config: Pick<Config, "dataDir" | "secrets">)
   const serviceRoleKey = await key("service_role", config.secrets.serviceRoleKey, "service_role_key");
   const cronSecret = config.secrets.cronSecret ?? (next.cron_secret ??= randomSecret(32));
   if (next.anon_key || next.service_role_key) next.keys_signed_with = fingerprint;
+  return { secrets: { jwtSecret, anonKey, serviceRoleKey, cronSecret }, next };
+}
 
-  const changed = !found || JSON.stringify(next) !== JSON.stringify(stored);
-  writeStoredSecrets(file, changed ? next : undefined);
-  return { jwtSecret, anonKey, serviceRoleKey, cronSecret };
+/** DATA_DIR/secrets.json as the secret store (one instance per DATA_DIR). */
+export function createFileSecretStore(config: SecretsConfig): SecretStore {
+  return {
+    async ensure() {
+      const file = join(config.dataDir, SECRETS_FILE);
+      const found = readStoredSecrets(file);
+      const stored: StoredSecrets = found ?? {};
+      const { secrets, next } = await deriveSecrets(stored, config);
+      const changed = !found || JSON.stringify(next) !== JSON.stringify(stored);
+      writeStoredSecrets(file, changed ? next : undefined);
+      return secrets;
+    },
+  };
+}
+
+export function ensureSecrets(config: SecretsConfig): Promise<Secrets> {
+  return createFileSecretStore(config).ensure();
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { loadConfig, type Config, type Env } from "../config";
 import { BRAND, COMPETITORS, DEMO_PLATFORMS, HISTORY_DAYS_AGO, PROMPT_SET_NAME, PROMPTS, TOPICS } from "./dataset";
 import { replayHistory } from "./history";
+import type { DemoHistoryStore } from "./store";
 import { seedVisits } from "./visits";
 import { startDemoUpstream, type DemoUpstream } from "./upstream";
 
@@ -40,7 +41,8 @@ const USAGE = "usage: answerwatch demo [--keep] [--port N]";
 export interface DemoServer {
   url: string;
   secrets: { anonKey: string; serviceRoleKey: string };
-  dbh: { sqlite: import("bun:sqlite").Database };
+  /** What the replay of past runs writes through (history.ts). */
+  history: DemoHistoryStore;
   stop(): Promise<void>;
 }
 export type StartDemoServer = (config: Config) => Promise<DemoServer>;
@@ -195,7 +197,7 @@ export async function runDemo(env: Env, options: DemoOptions, startServer: Start
 
       const pastRuns = progressLine(out);
       const history = await replayHistory({
-        sqlite: server.dbh.sqlite,
+        store: server.history,
         env: { ...env, ...upstream.env },
         brandId: brand.id,
         organizationId: member.organization_id,

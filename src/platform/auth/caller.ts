@@ -77,7 +77,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       }
       try {
         const user = await auth.authenticate(token);
-        return { role: "authenticated", user, orgRoles: auth.organizationRoles(user.id) };
+        return { role: "authenticated", user, orgRoles: await auth.organizationRoles(user.id) };
       } catch (error) {
         if (error instanceof TokenError) throw error.problem === "expired" ? invalid("JWT expired", "PGRST303") : invalid(error.message);
         if (error instanceof SessionGoneError) throw invalid("JWT session not found or revoked");
@@ -106,7 +106,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       if (viaKey) return viaKey;
       try {
         const user = await auth.authenticate(token);
-        return { user, orgRoles: auth.organizationRoles(user.id) };
+        return { user, orgRoles: await auth.organizationRoles(user.id) };
       } catch (error) {
         if (error instanceof TokenError) throw new AppError(401, error.problem === "expired" ? "token_expired" : "invalid_token", error.message);
         if (error instanceof SessionGoneError) throw new AppError(401, "session_revoked", error.message);

@@ -1,7 +1,7 @@
 // Wire shapes of GoTrue (Supabase Auth) that supabase-js reads, built from our rows.
-import type { users } from "../../db/schema";
+import type { UserRecord } from "./store";
 
-type UserRow = typeof users.$inferSelect;
+type UserRow = UserRecord;
 
 export function userJson(row: UserRow) {
   const appMetadata = { provider: "email", providers: ["email"], ...(row.appMetadata as object) };

@@ -79,7 +79,7 @@ export function authRoutes(deps: {
     })
     .post("/logout", async ({ request, query }) => {
       const user = await callers.authUser(request);
-      auth.logout(user, query.scope ?? "global");
+      await auth.logout(user, query.scope ?? "global");
       return noContent();
     })
     .post("/admin/users", async ({ request, body }) => {
@@ -98,7 +98,7 @@ export function authRoutes(deps: {
     })
     .delete("/admin/users/:id", async ({ request, params }) => {
       await callers.requireServiceRole(request);
-      auth.adminDeleteUser(params.id);
+      await auth.adminDeleteUser(params.id);
       return {};
     });
 }

@@ -1,28 +1,23 @@
 // Auth service: users, organizations on sign-up, sessions and rotated refresh tokens.
 // Routes (routes.ts) only validate and shape; every rule lives here.
-import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { Config } from "../../config";
-import type { Db } from "../../db/drizzle";
-import { organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { addressKey, createRateLimiter } from "../../http/rate-limit";
-import { canonicalEmail, normalizeEmail, storedSpellings } from "./email";
+import { canonicalEmail, normalizeEmail } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
-import { TokenError, type AccessClaims, type TokenService } from "./tokens";
+import type { AuthStore, NewUser, SessionSelector } from "./store";
+import { TokenError, type TokenService } from "./tokens";
 
 export { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { ORG_ROLES, type AuthenticatedUser, type OrgRole } from "../../common/identity";
 export type { AuthenticatedUser };
 
-/** Write transactions take the write lock at BEGIN: a read-then-write upgrade would fail at once when another connection committed in between. */
-const IMMEDIATE = { behavior: "immediate" } as const;
-
 /** GoTrue's refresh-token reuse interval: a token replaced this recently may be used again. */
 export const REFRESH_REUSE_INTERVAL_MS = 10_000;
 
 export interface AuthServiceDeps {
-  db: Db;
+  store: AuthStore;
   config: Pick<Config, "auth">;
   tokens: TokenService;
   now?: () => Date;
@@ -56,7 +51,7 @@ export function slugify(text: string): string {
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, tokens } = deps;
+  const { store, tokens } = deps;
   const now = deps.now ?? (() => new Date());
   const passwords = createPasswordChecker();
   const clock = () => now().getTime();
@@ -69,25 +64,6 @@ export function createAuthService(deps: AuthServiceDeps) {
   const signupsByAddress = createRateLimiter({ limit: deps.config.auth.signupsPerHour, windowMs: 3_600_000, now: clock });
   const rateLimited = () => new AppError(429, "over_request_rate_limit", "Request rate limit reached");
 
-  // The two queries behind every authenticated request, prepared once (Drizzle would otherwise
-  // build and prepare the SQL on each call, which cost more than the rest of a cached REST read).
-  const sessionById = db
-    .select({ revokedAt: sessions.revokedAt, userId: sessions.userId })
-    .from(sessions)
-    .where(eq(sessions.id, sql.placeholder("id")))
-    .prepare();
-  const membershipsOf = db
-    .select({ organizationId: organizationMembers.organizationId, role: organizationMembers.role })
-    .from(organizationMembers)
-    .where(eq(organizationMembers.userId, sql.placeholder("userId")))
-    .prepare();
-
-  /** The account of a canonical address, also when stored in its pre-NFC spelling (the canonical row first). */
-  const findUserByEmail = (email: string) => {
-    const stored = sql`lower(${users.email})`;
-    return db.select().from(users).where(inArray(stored, storedSpellings(email))).orderBy(desc(sql`${stored} = ${email}`)).get();
-  };
-  const findUser = (id: string) => db.select().from(users).where(eq(users.id, id)).get();
 
   function checkPassword(password: unknown) {
     const reasons = passwordProblems(password, deps.config.auth.passwordMinLength);
@@ -98,7 +74,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   async function issueSession(userId: string, sessionId: string, refreshToken: string): Promise<SessionJson> {
-    const user = findUser(userId)!;
+    const user = (await store.userById(userId))!;
     const nowS = Math.floor(now().getTime() / 1000);
     const json = userJson(user);
     const { token, expiresAt } = await tokens.sign(
@@ -119,30 +95,14 @@ export function createAuthService(deps: AuthServiceDeps) {
     return { access_token: token, token_type: "bearer", expires_in: tokens.expirySeconds, expires_at: expiresAt, refresh_token: refreshToken, user: json };
   }
 
-  function newRefreshToken(sessionId: string, userId: string, parentId: string | null): string {
-    const token = opaqueToken();
-    db.insert(refreshTokens).values({ id: crypto.randomUUID(), sessionId, userId, tokenHash: sha256(token), parentId }).run();
-    return token;
-  }
-
   async function startSession(userId: string): Promise<SessionJson> {
     const sessionId = crypto.randomUUID();
-    const at = now().toISOString();
-    const refresh = db.transaction(() => {
-      db.insert(sessions).values({ id: sessionId, userId }).run();
-      db.update(users).set({ lastSignInAt: at, updatedAt: at }).where(eq(users.id, userId)).run();
-      return newRefreshToken(sessionId, userId, null);
-    }, IMMEDIATE);
+    const refresh = opaqueToken();
+    await store.startSession({ sessionId, userId, refreshTokenId: crypto.randomUUID(), tokenHash: sha256(refresh), at: now().toISOString() });
     return issueSession(userId, sessionId, refresh);
   }
 
-  function revokeSessions(where: ReturnType<typeof and>) {
-    const at = now().toISOString();
-    db.transaction(() => {
-      const revoked = db.update(sessions).set({ revokedAt: at, updatedAt: at }).where(and(where, isNull(sessions.revokedAt))).returning({ id: sessions.id }).all();
-      for (const s of revoked) db.update(refreshTokens).set({ revoked: true }).where(eq(refreshTokens.sessionId, s.id)).run();
-    }, IMMEDIATE);
-  }
+  const revokeSessions = (which: SessionSelector) => store.revokeSessions({ ...which, at: now().toISOString() });
 
   /** Creates a user (and, unless `organization` is given, an organization they own). */
   async function createUser(input: {
@@ -155,7 +115,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   }) {
     const email = normalizeEmail(input.email);
     checkPassword(input.password);
-    if (findUserByEmail(email)) throw new AppError(422, "user_already_exists", "User already registered");
+    if (await store.findUserByEmail(email)) throw new AppError(422, "user_already_exists", "User already registered");
     const passwordHash = await hashPassword(input.password as string);
     const at = now().toISOString();
     const userId = crypto.randomUUID();
@@ -166,35 +126,27 @@ export function createAuthService(deps: AuthServiceDeps) {
         : typeof userMetadata.organization_name === "string" && userMetadata.organization_name.trim()
           ? userMetadata.organization_name.trim()
           : `${email.split("@")[0]}'s organization`;
-    return db.transaction(() => {
-      if (findUserByEmail(email)) throw new AppError(422, "user_already_exists", "User already registered");
-      db.insert(users)
-        .values({
-          id: userId,
-          email,
-          passwordHash,
-          userMetadata,
-          appMetadata: input.appMetadata ?? {},
-          emailConfirmedAt: input.confirmed === false ? null : at,
-          createdAt: at,
-          updatedAt: at,
-        })
-        .run();
-      if (input.organization && "id" in input.organization) {
-        db.insert(organizationMembers).values({ organizationId: input.organization.id, userId, role: input.organization.role }).run();
-      } else {
-        // A generated slug always carries a random suffix: a bare one (or a 409 on it) would tell
-        // whether someone whose e-mail starts the same way has signed up. Ten tries end the loop.
-        const base = slugify(orgName);
-        let slug = generatedSlug(base);
-        for (let tries = 1; tries < 10 && db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, slug)).get(); tries++) slug = generatedSlug(base);
-        const orgId = crypto.randomUUID();
-        db.insert(organizations).values({ id: orgId, name: orgName, slug }).run();
-        const role = (input.organization && "role" in input.organization && input.organization.role) || "owner";
-        db.insert(organizationMembers).values({ organizationId: orgId, userId, role }).run();
-      }
-      return findUser(userId)!;
-    }, IMMEDIATE);
+    let membership: NewUser["membership"];
+    if (input.organization && "id" in input.organization) membership = { organizationId: input.organization.id, role: input.organization.role };
+    else {
+      // A generated slug always carries a random suffix: a bare one (or a 409 on it) would tell
+      // whether someone whose e-mail starts the same way has signed up. Ten candidates at most.
+      const base = slugify(orgName);
+      const role = (input.organization && "role" in input.organization && input.organization.role) || "owner";
+      membership = { organization: { id: crypto.randomUUID(), name: orgName }, slugs: Array.from({ length: 10 }, () => generatedSlug(base)), role };
+    }
+    const user = await store.createUser({
+      id: userId,
+      email,
+      passwordHash,
+      userMetadata,
+      appMetadata: input.appMetadata ?? {},
+      emailConfirmedAt: input.confirmed === false ? null : at,
+      at,
+      membership,
+    });
+    if (!user) throw new AppError(422, "user_already_exists", "User already registered");
+    return user;
   }
 
   return {
@@ -217,7 +169,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const email = canonicalEmail(body.email);
       const client = addressKey(address);
       if (!failuresByAddress.allows(client) || !attemptsByAddressAndEmail.hit(`${client} ${email}`)) throw rateLimited();
-      const user = findUserByEmail(email);
+      const user = await store.findUserByEmail(email);
       const ok = await passwords.check(body.password, user?.passwordHash);
       if (!user || !ok) {
         failuresByAddress.hit(client);
@@ -228,47 +180,39 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     async refresh(body: { refresh_token?: unknown }): Promise<SessionJson> {
       if (typeof body.refresh_token !== "string" || !body.refresh_token) throw new AppError(400, "validation_failed", "refresh_token is required");
-      const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256(body.refresh_token))).get();
-      if (!row) throw new AppError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
-      const session = db.select().from(sessions).where(eq(sessions.id, row.sessionId)).get();
-      if (!session || session.revokedAt) throw new AppError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
-      if (row.revoked) {
-        const rotatedAgo = row.rotatedAt ? now().getTime() - Date.parse(row.rotatedAt) : Infinity;
-        if (rotatedAgo > REFRESH_REUSE_INTERVAL_MS) {
-          // Reuse of an old token means it leaked: end the whole session family.
-          revokeSessions(eq(sessions.id, row.sessionId));
-          throw new AppError(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used");
-        }
-        // Concurrent refreshes (two tabs) within the interval get a sibling token of the same session.
-        return issueSession(row.userId, row.sessionId, newRefreshToken(row.sessionId, row.userId, row.parentId ?? row.id));
-      }
-      const at = now().toISOString();
-      const next = db.transaction(() => {
-        db.update(refreshTokens).set({ revoked: true, rotatedAt: at }).where(eq(refreshTokens.id, row.id)).run();
-        db.update(sessions).set({ updatedAt: at }).where(eq(sessions.id, row.sessionId)).run();
-        return newRefreshToken(row.sessionId, row.userId, row.id);
-      }, IMMEDIATE);
-      return issueSession(row.userId, row.sessionId, next);
+      const next = opaqueToken();
+      const outcome = await store.rotateRefreshToken({
+        tokenHash: sha256(body.refresh_token),
+        newTokenId: crypto.randomUUID(),
+        newTokenHash: sha256(next),
+        at: now().toISOString(),
+        reuseIntervalMs: REFRESH_REUSE_INTERVAL_MS,
+      });
+      if (outcome.kind === "not_found") throw new AppError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
+      // Reuse of an old token means it leaked: the store ended the whole session family.
+      if (outcome.kind === "reused") throw new AppError(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used");
+      // Concurrent refreshes (two tabs) within the interval got a sibling token of the same session.
+      return issueSession(outcome.userId, outcome.sessionId, next);
     },
 
     /** Verifies an access token and that its session is still live. Throws TokenError or "session". */
     async authenticate(token: string): Promise<AuthenticatedUser> {
       const claims = await tokens.verify(token);
-      const session = sessionById.get({ id: claims.session_id });
+      const session = await store.sessionById(claims.session_id);
       if (!session || session.revokedAt || session.userId !== claims.sub) throw new SessionGoneError();
       return { id: claims.sub, email: claims.email, sessionId: claims.session_id, claims };
     },
 
-    getUser(userId: string): UserJson {
-      const row = findUser(userId);
+    async getUser(userId: string): Promise<UserJson> {
+      const row = await store.userById(userId);
       if (!row) throw new AppError(404, "user_not_found", "User not found");
       return userJson(row);
     },
 
     async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }): Promise<UserJson> {
-      const row = findUser(userId);
+      const row = await store.userById(userId);
       if (!row) throw new AppError(404, "user_not_found", "User not found");
-      const patch: Partial<typeof users.$inferInsert> = { updatedAt: now().toISOString() };
+      const patch: Parameters<AuthStore["updateUser"]>[0]["patch"] = { updatedAt: now().toISOString() };
       if (body.password !== undefined) {
         checkPassword(body.password);
         patch.passwordHash = await hashPassword(body.password as string);
@@ -279,18 +223,17 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       if (body.email !== undefined) {
         const email = normalizeEmail(body.email);
-        const other = findUserByEmail(email);
+        const other = await store.findUserByEmail(email);
         if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
         patch.email = email;
       }
-      db.update(users).set(patch).where(eq(users.id, userId)).run();
-      return userJson(findUser(userId)!);
+      return userJson((await store.updateUser({ id: userId, patch }))!);
     },
 
-    logout(user: AuthenticatedUser, scope: string) {
-      if (scope === "global") revokeSessions(eq(sessions.userId, user.id));
-      else if (scope === "others") revokeSessions(and(eq(sessions.userId, user.id), ne(sessions.id, user.sessionId)));
-      else if (scope === "local") revokeSessions(eq(sessions.id, user.sessionId));
+    async logout(user: AuthenticatedUser, scope: string): Promise<void> {
+      if (scope === "global") await revokeSessions({ userId: user.id });
+      else if (scope === "others") await revokeSessions({ userId: user.id, exceptSessionId: user.sessionId });
+      else if (scope === "local") await revokeSessions({ sessionId: user.sessionId });
       else throw new AppError(400, "validation_failed", "scope must be global, local or others");
     },
 
@@ -299,7 +242,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const orgId = typeof body.organization_id === "string" ? body.organization_id : undefined;
       const role = (typeof body.role === "string" ? body.role : undefined) as OrgRole | undefined;
       if (role && !ORG_ROLES.includes(role)) throw new AppError(400, "validation_failed", `role must be one of ${ORG_ROLES.join(", ")}`);
-      if (orgId && !db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).get())
+      if (orgId && !(await store.organizationExists(orgId)))
         throw new AppError(404, "organization_not_found", "Organization not found");
       const userMetadata = (body.user_metadata && typeof body.user_metadata === "object" ? body.user_metadata : {}) as Record<string, unknown>;
       const orgName = typeof body.organization_name === "string" ? body.organization_name : undefined;
@@ -314,27 +257,22 @@ export function createAuthService(deps: AuthServiceDeps) {
       return userJson(user);
     },
 
-    adminListUsers(page = 1, perPage = 50) {
-      const rows = db.select().from(users).orderBy(users.createdAt).limit(perPage).offset((page - 1) * perPage).all();
+    async adminListUsers(page = 1, perPage = 50) {
+      const rows = await store.listUsers({ limit: perPage, offset: (page - 1) * perPage });
       return { users: rows.map(userJson), aud: "authenticated" };
     },
 
-    adminDeleteUser(id: string) {
-      const deleted = db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get();
-      if (!deleted) throw new AppError(404, "user_not_found", "User not found");
+    async adminDeleteUser(id: string): Promise<void> {
+      if (!(await store.deleteUser(id))) throw new AppError(404, "user_not_found", "User not found");
     },
 
     findOrganizationBySlugOrName(nameOrSlug: string) {
-      return db
-        .select()
-        .from(organizations)
-        .where(sql`${organizations.slug} = ${nameOrSlug} OR ${organizations.name} = ${nameOrSlug}`)
-        .get();
+      return store.findOrganizationBySlugOrName(nameOrSlug);
     },
 
     /** The caller's organizations with their role in each. */
-    organizationRoles(userId: string): Map<string, OrgRole> {
-      const rows = membershipsOf.all({ userId });
+    async organizationRoles(userId: string): Promise<Map<string, OrgRole>> {
+      const rows = await store.memberships(userId);
       return new Map(rows.map((r) => [r.organizationId, r.role as OrgRole]));
     },
   };

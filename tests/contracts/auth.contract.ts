@@ -1,0 +1,180 @@
+// The auth store's contract (src/platform/auth/store.ts), for every backend.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { AuthStore, NewUser } from "../../src/platform/auth/store";
+import type { Harness } from "./harness";
+
+export function describeAuthStoreContract(name: string, make: () => Promise<Harness & { store: AuthStore }>) {
+  describe(`AuthStore contract (${name})`, () => {
+    let h: Harness & { store: AuthStore };
+    beforeAll(async () => void (h = await make()));
+    afterAll(() => h.close());
+
+    let counter = 0;
+    const email = () => `person-${process.pid}-${++counter}@example.com`;
+    const at = "2026-03-01T10:00:00.000Z";
+    const later = (ms: number) => new Date(Date.parse(at) + ms).toISOString();
+    const hash = () => new Bun.CryptoHasher("sha256").update(crypto.randomUUID()).digest("hex");
+    const newUser = (over: Partial<NewUser> = {}): NewUser => ({
+      id: crypto.randomUUID(),
+      email: email(),
+      passwordHash: "$argon2id$not-a-real-hash",
+      userMetadata: { full_name: "Ada" },
+      appMetadata: {},
+      emailConfirmedAt: at,
+      at,
+      membership: { organization: { id: crypto.randomUUID(), name: "Ada's organization" }, slugs: [`ada-${crypto.randomUUID().slice(0, 8)}`], role: "owner" },
+      ...over,
+    });
+    async function session(userId: string) {
+      const sessionId = crypto.randomUUID();
+      const tokenHash = hash();
+      await h.store.startSession({ sessionId, userId, refreshTokenId: crypto.randomUUID(), tokenHash, at });
+      return { sessionId, tokenHash };
+    }
+
+    test("createUser stores the user, a new organization (first free slug) and the membership; a taken address gives null", async () => {
+      const taken = `taken-${crypto.randomUUID().slice(0, 8)}`;
+      await h.store.createUser(newUser({ membership: { organization: { id: crypto.randomUUID(), name: "First" }, slugs: [taken], role: "owner" } }));
+      const input = newUser({ membership: { organization: { id: crypto.randomUUID(), name: "Second" }, slugs: [taken, `${taken}-b`], role: "admin" } });
+      const user = await h.store.createUser(input);
+      expect(user).toMatchObject({ id: input.id, email: input.email, passwordHash: input.passwordHash, role: "authenticated", userMetadata: { full_name: "Ada" }, appMetadata: {}, emailConfirmedAt: at, lastSignInAt: null, createdAt: at, updatedAt: at });
+      const org = await h.store.findOrganizationBySlugOrName(`${taken}-b`);
+      expect(org).toMatchObject({ name: "Second", slug: `${taken}-b` });
+      expect(await h.store.memberships(input.id)).toEqual([{ organizationId: org!.id, role: "admin" }]);
+      expect(await h.store.organizationExists(org!.id)).toBe(true);
+      expect(await h.store.organizationExists(crypto.randomUUID())).toBe(false);
+
+      const before = await h.store.listUsers({ limit: 1000, offset: 0 });
+      expect(await h.store.createUser(newUser({ email: input.email }))).toBeNull();
+      expect((await h.store.listUsers({ limit: 1000, offset: 0 })).length).toBe(before.length);
+    });
+
+    test("createUser can join an existing organization with a role", async () => {
+      const org = await h.fixtures.organization();
+      const input = newUser({ membership: { organizationId: org, role: "viewer" } });
+      await h.store.createUser(input);
+      expect(await h.store.memberships(input.id)).toEqual([{ organizationId: org, role: "viewer" }]);
+    });
+
+    test("createUser with an unknown organization changes nothing", async () => {
+      const input = newUser({ membership: { organizationId: crypto.randomUUID(), role: "member" } });
+      await expect(h.store.createUser(input)).rejects.toThrow();
+      expect(await h.store.userById(input.id)).toBeNull();
+    });
+
+    test("findUserByEmail matches whatever the case of the stored address; userById; unknown → null", async () => {
+      const input = newUser({ email: `Mixed.Case-${crypto.randomUUID().slice(0, 8)}@Example.com` });
+      await h.store.createUser(input);
+      expect((await h.store.findUserByEmail(input.email.toLowerCase()))?.id).toBe(input.id);
+      expect((await h.store.userById(input.id))?.email).toBe(input.email);
+      expect(await h.store.createUser(newUser({ email: input.email.toLowerCase() }))).toBeNull();
+      expect(await h.store.findUserByEmail(`nobody-${crypto.randomUUID()}@example.com`)).toBeNull();
+      // A row written before addresses were NFC-normalized is found by the canonical spelling.
+      const nfc = `jos\u00e9-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const old = newUser({ email: nfc.normalize("NFD") });
+      await h.store.createUser(old);
+      expect((await h.store.findUserByEmail(nfc))?.id).toBe(old.id);
+      expect(await h.store.userById(crypto.randomUUID())).toBeNull();
+    });
+
+    test("updateUser sets the given fields; unknown → null", async () => {
+      const input = newUser();
+      await h.store.createUser(input);
+      const next = email();
+      const updated = await h.store.updateUser({ id: input.id, patch: { email: next, userMetadata: { a: 1 }, updatedAt: later(5) } });
+      expect(updated).toMatchObject({ email: next, userMetadata: { a: 1 }, passwordHash: input.passwordHash, updatedAt: later(5) });
+      expect(await h.store.updateUser({ id: crypto.randomUUID(), patch: { updatedAt: later(5) } })).toBeNull();
+    });
+
+    test("listUsers pages by creation time; deleteUser removes once", async () => {
+      const a = newUser({ at: "2000-01-01T00:00:00.000Z" });
+      const b = newUser({ at: "2000-01-01T00:00:01.000Z" });
+      await h.store.createUser(b);
+      await h.store.createUser(a);
+      expect((await h.store.listUsers({ limit: 2, offset: 0 })).map((u) => u.id)).toEqual([a.id, b.id]);
+      expect((await h.store.listUsers({ limit: 1, offset: 1 })).map((u) => u.id)).toEqual([b.id]);
+      expect(await h.store.deleteUser(a.id)).toBe(true);
+      expect(await h.store.deleteUser(a.id)).toBe(false);
+      expect(await h.store.userById(a.id)).toBeNull();
+    });
+
+    test("startSession makes a live session and records the sign-in", async () => {
+      const input = newUser();
+      await h.store.createUser(input);
+      const { sessionId } = await session(input.id);
+      expect(await h.store.sessionById(sessionId)).toEqual({ revokedAt: null, userId: input.id });
+      expect((await h.store.userById(input.id))!.lastSignInAt).toBe(at);
+      expect(await h.store.sessionById(crypto.randomUUID())).toBeNull();
+    });
+
+    test("rotateRefreshToken: a live token rotates once; its successor rotates; unknown → not_found", async () => {
+      const input = newUser();
+      await h.store.createUser(input);
+      const { sessionId, tokenHash } = await session(input.id);
+      const second = hash();
+      expect(await h.store.rotateRefreshToken({ tokenHash, newTokenId: crypto.randomUUID(), newTokenHash: second, at: later(1000), reuseIntervalMs: 10_000 })).toEqual({ kind: "rotated", userId: input.id, sessionId });
+      expect(await h.store.rotateRefreshToken({ tokenHash: second, newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(2000), reuseIntervalMs: 10_000 })).toEqual({ kind: "rotated", userId: input.id, sessionId });
+      expect(await h.store.rotateRefreshToken({ tokenHash: hash(), newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(3000), reuseIntervalMs: 10_000 })).toEqual({ kind: "not_found" });
+    });
+
+    test("a replaced token used again within the interval gets a sibling; after it, the session is revoked", async () => {
+      const input = newUser();
+      await h.store.createUser(input);
+      const { sessionId, tokenHash } = await session(input.id);
+      await h.store.rotateRefreshToken({ tokenHash, newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(0), reuseIntervalMs: 10_000 });
+      const sibling = hash();
+      // Two tabs refreshing at once: the old token still works for the interval.
+      expect(await h.store.rotateRefreshToken({ tokenHash, newTokenId: crypto.randomUUID(), newTokenHash: sibling, at: later(10_000), reuseIntervalMs: 10_000 })).toEqual({ kind: "rotated", userId: input.id, sessionId });
+      expect(await h.store.sessionById(sessionId)).toMatchObject({ revokedAt: null });
+      // Later, its reuse means it leaked: the whole session ends, its tokens too.
+      expect(await h.store.rotateRefreshToken({ tokenHash, newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(10_001), reuseIntervalMs: 10_000 })).toEqual({ kind: "reused" });
+      expect((await h.store.sessionById(sessionId))!.revokedAt).toBe(later(10_001));
+      expect(await h.store.rotateRefreshToken({ tokenHash: sibling, newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(10_002), reuseIntervalMs: 10_000 })).toEqual({ kind: "not_found" });
+    });
+
+    test("revokeSessions: one session, all of a user's but one, or all; revoked tokens no longer rotate", async () => {
+      const input = newUser();
+      await h.store.createUser(input);
+      const a = await session(input.id);
+      const b = await session(input.id);
+      const c = await session(input.id);
+      await h.store.revokeSessions({ sessionId: a.sessionId, at: later(1) });
+      expect((await h.store.sessionById(a.sessionId))!.revokedAt).toBe(later(1));
+      expect((await h.store.sessionById(b.sessionId))!.revokedAt).toBeNull();
+      expect(await h.store.rotateRefreshToken({ tokenHash: a.tokenHash, newTokenId: crypto.randomUUID(), newTokenHash: hash(), at: later(2), reuseIntervalMs: 10_000 })).toEqual({ kind: "not_found" });
+
+      await h.store.revokeSessions({ userId: input.id, exceptSessionId: c.sessionId, at: later(3) });
+      expect((await h.store.sessionById(a.sessionId))!.revokedAt).toBe(later(1)); // already revoked: kept
+      expect((await h.store.sessionById(b.sessionId))!.revokedAt).toBe(later(3));
+      expect((await h.store.sessionById(c.sessionId))!.revokedAt).toBeNull();
+
+      await h.store.revokeSessions({ userId: input.id, at: later(4) });
+      expect((await h.store.sessionById(c.sessionId))!.revokedAt).toBe(later(4));
+    });
+
+    test("findOrganizationBySlugOrName matches either exactly; unknown → null", async () => {
+      const name = `Org ${crypto.randomUUID().slice(0, 8)}`;
+      const id = await h.fixtures.organization(name);
+      expect((await h.store.findOrganizationBySlugOrName(name))?.id).toBe(id);
+      expect((await h.store.findOrganizationBySlugOrName(name.toLowerCase()))?.id).toBe(id); // the harness's slug
+      expect(await h.store.findOrganizationBySlugOrName(`missing-${crypto.randomUUID()}`)).toBeNull();
+      expect(await h.store.memberships(crypto.randomUUID())).toEqual([]);
+    });
+
+    test("listUsersWithOrganizations and removeUserByEmail (never an organization's last owner)", async () => {
+      const owner = newUser();
+      await h.store.createUser(owner);
+      const orgId = (await h.store.memberships(owner.id))[0]!.organizationId;
+      const member = newUser({ membership: { organizationId: orgId, role: "member" } });
+      await h.store.createUser(member);
+      const listed = await h.store.listUsersWithOrganizations();
+      expect(listed.find((u) => u.id === owner.id)).toMatchObject({ email: owner.email, orgs: "Ada's organization (owner)", created_at: at });
+
+      expect(await h.store.removeUserByEmail(owner.email)).toEqual({ kind: "last_owner", organizations: ["Ada's organization"] });
+      expect(await h.store.userById(owner.id)).not.toBeNull();
+      expect(await h.store.removeUserByEmail(member.email)).toEqual({ kind: "removed", id: member.id });
+      expect(await h.store.userById(member.id)).toBeNull();
+      expect(await h.store.removeUserByEmail(member.email)).toEqual({ kind: "unknown" });
+    });
+  });
+}
