@@ -2,7 +2,7 @@
 // first start and kept by a SecretStore; the environment wins when it sets them. The store here is
 // DATA_DIR/secrets.json (mode 0600); one shared by several instances (a database table) comes with
 // Postgres (#29) and keeps the same rules (deriveSecrets).
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { secretFingerprint, signApiKey, type ApiKeyRole } from "./platform/auth/api-keys";
 import { errorCode, StartupError, type Config } from "./config";
@@ -76,6 +76,29 @@ function writeStoredSecrets(file: string, secrets: StoredSecrets | undefined): v
   }
 }
 
+/**
+ * Creates secrets.json whole, unless it exists: written aside, then hard-linked into place (which
+ * fails when the name is taken), so a reader never sees a half-written file. False when another
+ * process created it first.
+ */
+function createStoredSecrets(file: string, secrets: StoredSecrets): boolean {
+  const aside = `${file}.${process.pid}.${randomSecret(6)}`;
+  try {
+    writeFileSync(aside, JSON.stringify(secrets, null, 2) + "\n", { mode: 0o600, flag: "wx" });
+    linkSync(aside, file);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return false;
+    throw new StartupError(`DATA_DIR/${SECRETS_FILE} cannot be written (${errorCode(error)}): ${file}`);
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      // never written
+    }
+  }
+}
+
 type SecretsConfig = Pick<Config, "dataDir" | "secrets">;
 
 /** The secrets in use given the stored ones and the environment's, and what the store should keep (`next`). */
@@ -100,15 +123,28 @@ export async function deriveSecrets(stored: StoredSecrets, config: Pick<Config, 
 
 /** DATA_DIR/secrets.json as the secret store (one instance per DATA_DIR). */
 export function createFileSecretStore(config: SecretsConfig): SecretStore {
-  return {
-    async ensure() {
-      const file = join(config.dataDir, SECRETS_FILE);
+  const file = join(config.dataDir, SECRETS_FILE);
+  async function load(): Promise<Secrets> {
+    // Twice at most: a first start that loses the race to create the file reads the winner's.
+    for (let attempt = 0; ; attempt++) {
       const found = readStoredSecrets(file);
       const stored: StoredSecrets = found ?? {};
       const { secrets, next } = await deriveSecrets(stored, config);
-      const changed = !found || JSON.stringify(next) !== JSON.stringify(stored);
-      writeStoredSecrets(file, changed ? next : undefined);
+      if (!found) {
+        if (createStoredSecrets(file, next)) return secrets;
+        if (attempt === 0) continue;
+        throw new StartupError(`DATA_DIR/${SECRETS_FILE} was created and could not be read back: ${file}`);
+      }
+      writeStoredSecrets(file, JSON.stringify(next) !== JSON.stringify(stored) ? next : undefined);
       return secrets;
+    }
+  }
+  // Calls that overlap share one load: two would each sign keys, and the second write would win.
+  let loading: Promise<Secrets> | undefined;
+  return {
+    ensure() {
+      loading ??= load().finally(() => (loading = undefined));
+      return loading;
     },
   };
 }
