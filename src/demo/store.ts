@@ -4,17 +4,11 @@
 // the tracking, queue and result features; a Postgres one (#29) composes theirs.
 import type { EngineConfig } from "../engines";
 import type { EngineRegistry } from "../engines/registry";
+import type { UnitRow } from "../queue/store";
 import type { UnitOutcome } from "../tracking/unit-runner";
 
-export interface ReplayUnit {
-  seq: number;
-  brand_id: string;
-  prompt_id: string;
-  platform: string;
-  model: string;
-  region: string;
-  sample: number;
-}
+/** A pending unit of the replayed run, as the queue lists it. */
+export type ReplayUnit = Pick<UnitRow, "seq" | "brand_id" | "prompt_id" | "platform" | "model" | "region" | "sample">;
 
 /** A unit's outcome with the time its answer is stamped with; `error` when the runner failed. */
 export interface ReplayOutcome {
