@@ -75,7 +75,9 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<T | nu
 function cacheKey(): string {
   const h = createHash("sha256");
   h.update(`generator ${GENERATOR_VERSION}\n`);
-  for (const f of ["src/db/migrations.generated.ts", "src/results/store.sqlite.ts"]) h.update(readFileSync(join(ROOT, f)));
+  // The result store's file (named store.ts before the storage seam, store.sqlite.ts after it).
+  const resultStore = ["src/results/store.sqlite.ts", "src/results/store.ts"].find((f) => existsSync(join(ROOT, f)))!;
+  for (const f of ["src/db/migrations.generated.ts", resultStore]) h.update(readFileSync(join(ROOT, f)));
   return h.digest("hex").slice(0, 16);
 }
 

@@ -77,7 +77,15 @@ if (import.meta.main) {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [side, tree] of [["base", base], ["now", ROOT]] as const) {
           const started = performance.now();
-          for (const [name, f] of run(tree, bench)) {
+          let found: Map<string, { value: number; unit: string }>;
+          try {
+            found = run(tree, bench);
+          } catch (error) {
+            // One failed run loses its figures, not the session's.
+            console.error(String(error));
+            continue;
+          }
+          for (const [name, f] of found) {
             const s = samples.get(name) ?? { unit: f.unit, base: [], now: [] };
             s[side].push(f.value);
             samples.set(name, s);
