@@ -9,18 +9,14 @@ import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
-import { createSqliteStorageStore } from "./storage/store.sqlite";
 import { createMetrics } from "./http/metrics";
-import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
-import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { Secrets } from "./secrets";
+import { sqliteStores } from "./stores";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
-import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
-import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
 export interface Runtime {
@@ -42,7 +38,8 @@ export async function startRuntime(input: {
   options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
   const { config, secrets, dbh, dbPath, logger, options } = input;
-  const store = createSqliteQueueStore(dbh.sqlite, options.now);
+  const stores = sqliteStores(dbh, { sourceCategories: config.rest.sourceCategories });
+  const store = stores.queue(options.now);
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
@@ -51,7 +48,7 @@ export async function startRuntime(input: {
   const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
   const metrics = createMetrics();
-  metrics.useStatus(createSqliteStatusStore(dbh.sqlite));
+  metrics.useStatus(stores.status);
   const restPool = (size: number, writable: boolean) =>
     createRestThreadPool({
       size,
@@ -66,8 +63,8 @@ export async function startRuntime(input: {
     });
   const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
   const resolveHost = options.resolveHost ?? systemResolver;
-  const deliverer = createDeliverer({ store: createSqliteWebhookStore(dbh.sqlite), logger, now: options.now, resolve: resolveHost, ...config.webhooks });
-  const dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(dbh.sqlite), pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  const deliverer = createDeliverer({ store: stores.webhooks, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
+  const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   const stopWorkers = async () => {
     await dispatcher.stop();
     await deliverer.stop();
@@ -80,7 +77,7 @@ export async function startRuntime(input: {
   const app = await createApp({
     config,
     secrets,
-    dbh,
+    stores,
     logger,
     version: VERSION,
     now: options.now,
@@ -128,7 +125,7 @@ export async function startRuntime(input: {
   // compression of rows written plain, returning freed pages. One batch at a time on this thread.
   let maintaining = false;
   const maintenanceCursor = { compressedThrough: 0 };
-  const storageStore = createSqliteStorageStore(dbh.sqlite);
+  const storageStore = stores.storage;
   const maintain = async () => {
     if (maintaining) return;
     maintaining = true;

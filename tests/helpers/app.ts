@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app";
+import { sqliteStores } from "../../src/stores";
 import { loadConfig, type Env } from "../../src/config";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
@@ -23,9 +24,10 @@ export async function testApp(extra: Env = {}) {
   const config = loadConfig(testEnv(extra));
   const secrets = await ensureSecrets(config);
   const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = await createApp({ config, secrets, dbh, logger: createLogger("silent"), version: "test" });
+  const stores = sqliteStores(dbh, { sourceCategories: config.rest.sourceCategories });
+  const app = await createApp({ config, secrets, stores, logger: createLogger("silent"), version: "test" });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
-  return { app, config, secrets, dbh, request };
+  return { app, config, secrets, dbh, stores, request };
 }
 
 /**
