@@ -73,10 +73,10 @@ async function start(): Promise<TestPostgres | null> {
   run([join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"], asPostgres);
   const options = [`-p ${port}`, "-c listen_addresses=127.0.0.1", `-k ${dir}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=200"].join(" ");
   run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"], asPostgres);
-  process.once("exit", () => {
-    spawnSync(asPostgres ? "runuser" : join(bin, "pg_ctl"), asPostgres ? ["-u", "postgres", "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"] : ["-D", data, "-m", "immediate", "stop"], { timeout: 30_000 });
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // A watchdog outlives this process: when it ends in any way (bun test's exit, a crash, kill -9)
+  // the cluster is stopped and its folder removed.
+  const stop = `${asPostgres ? "runuser -u postgres -- " : ""}${join(bin, "pg_ctl")} -D ${data} -m immediate stop`;
+  Bun.spawn(["bash", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ${stop} >/dev/null 2>&1; rm -rf ${dir}`], { stdio: ["ignore", "ignore", "ignore"] }).unref();
   return withDatabases(`postgres://postgres@127.0.0.1:${port}/postgres`);
 }
 
