@@ -575,7 +575,7 @@ CREATE TABLE "result_rollups_monthly" (
 CREATE TABLE "rollup_state" (
 	"name" text PRIMARY KEY NOT NULL,
 	"hash" text NOT NULL,
-	"built_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "sessions" (

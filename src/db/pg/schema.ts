@@ -623,7 +623,8 @@ export const trafficPagesMonthly = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.month, t.platform, t.path] }), organizationIndex("traffic_pages_monthly", t.organizationId)],
 );
 
-export const rollupState = pgTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: at("built_at").notNull().defaultNow() });
+/** `builtAt` is the column created_at, as in SQLite. */
+export const rollupState = pgTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });
 
 // ---- personal API keys (src/keys) ---------------------------------------------------------------
 
