@@ -128,6 +128,15 @@ async function smoke(sql: SQL): Promise<void> {
   console.log(`  column types: ${JSON.stringify(types)}; a timestamptz reads in Bun as ${Object.prototype.toString.call((await sql`SELECT created_at FROM prompt_results`)[0].created_at)}`);
   const [big] = await sql`SELECT id FROM crawler_hits`;
   console.log(`  a bigint reads in Bun as ${typeof big.id}`);
+  // What Bun sends for a jsonb parameter (issue #29's pitfall: JSON.stringify(x) stores a JSON string).
+  for (const [label, value] of [["string[]", ["a", "b"]], ["object", { a: 1 }], ["JSON.stringify(object)", JSON.stringify({ a: 1 })]] as const) {
+    try {
+      const [row] = await sql`UPDATE prompts SET platforms = ${value as never} RETURNING jsonb_typeof(platforms) AS kind, platforms::text AS text`;
+      console.log(`  jsonb parameter ${label} → ${row.kind} ${row.text}`);
+    } catch (e) {
+      console.log(`  jsonb parameter ${label} → error ${(e as Error).message}`);
+    }
+  }
 }
 
 let cluster: Cluster | null = null;
