@@ -2,6 +2,7 @@
 // down to src/db/, in the order they are made. Everything that opens the answerwatch database opens
 // it through here, so every connection registers the same functions.
 import type { DbHandle } from "./db/open";
+import type { PgHandle, PgSchemaPart } from "./db/pg/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
 import { brandedSchema } from "./insights/branded.sqlite";
@@ -17,3 +18,13 @@ export const openDatabase = (path: string, options: Options = {}): DbHandle => o
 export const openDataDirDatabase = (dataDir: string, options: Options = {}): DbHandle => openDataDirWith(dataDir, { ...options, parts: SCHEMA_PARTS });
 export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith(sqlite, SCHEMA_PARTS);
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
+
+/** The Postgres side's schema parts (triggers and functions the features keep from code). */
+export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [];
+
+/** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
+export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
+  // Loaded only in Postgres mode: a SQLite server never parses the Postgres migrations.
+  const [{ openPostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
+  return openPostgres(url, { ...options, migrations: embeddedMigrations, parts: PG_SCHEMA_PARTS });
+}
