@@ -3,11 +3,13 @@
 // (Postgres, issue #29) is a second function returning the same shape.
 import type { CategoryList } from "./analysis/source-categories";
 import type { DbHandle } from "./db/open";
+import type { PgHandle } from "./db/pg/open";
 import type { CrawlerStore } from "./crawlers/store";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { StatusStore } from "./http/status-store";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { KeyStore } from "./keys/store";
+import { createPgKeyStore } from "./keys/store.pg";
 import { createSqliteKeyStore } from "./keys/store.sqlite";
 import type { MembersStore } from "./members/store";
 import { createSqliteMembersStore } from "./members/store.sqlite";
@@ -104,5 +106,37 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get rest() {
       return once("rest", () => createSqliteRestExecutor(sqlite, { sourceCategories: options.sourceCategories }));
     },
+  };
+}
+
+/** A store that has no Postgres implementation yet: any use says so instead of failing obscurely. */
+function notYet<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get(_target, operation) {
+      if (operation === "then") return undefined;
+      return () => Promise.reject(new Error(`the ${name} store has no Postgres implementation yet (${String(operation)})`));
+    },
+  });
+}
+
+/** Every store on one PostgreSQL (DATABASE_URL), shared by every instance. */
+export function postgresStores(pg: PgHandle): Stores {
+  const { sql } = pg;
+  return {
+    backend: "postgres",
+    auth: notYet("auth"),
+    status: notYet("status"),
+    keys: createPgKeyStore(sql),
+    members: notYet("members"),
+    share: notYet("share"),
+    queue: () => notYet("queue"),
+    tracking: notYet("tracking"),
+    schedule: notYet("schedule"),
+    webhooks: notYet("webhooks"),
+    crawlers: notYet("crawlers"),
+    reports: notYet("reports"),
+    storage: notYet("storage"),
+    pixel: () => notYet("pixel"),
+    rest: notYet("rest"),
   };
 }
