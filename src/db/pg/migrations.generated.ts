@@ -21,5 +21,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0003_answers_lz4",
     "when": 1795714386032,
     "sql": "-- Answers and their JSON companions: SQLite stores them zstd-packed (src/db/text-codec.ts, aw_text);\n-- Postgres stores them plain and TOAST compresses them, with lz4 (faster than the default pglz at a\n-- similar ratio for text). A server built without lz4 rejects the method (0A000): it then keeps pglz.\n-- Only values past the TOAST threshold (~2 kB) are compressed; SET COMPRESSION applies to new values.\nDO $$\nBEGIN\n  ALTER TABLE \"public\".\"prompt_results\"\n    ALTER COLUMN \"response\" SET COMPRESSION lz4,\n    ALTER COLUMN \"citations\" SET COMPRESSION lz4,\n    ALTER COLUMN \"sources\" SET COMPRESSION lz4,\n    ALTER COLUMN \"details\" SET COMPRESSION lz4;\nEXCEPTION WHEN feature_not_supported THEN\n  RAISE NOTICE 'lz4 is not available in this server: prompt_results keeps the default TOAST compression';\nEND\n$$;\n"
+  },
+  {
+    "tag": "0004_shared_state",
+    "when": 1795714627931,
+    "sql": "-- State the instances of one deployment share and SQLite keeps in DATA_DIR or in the process:\n-- the generated secrets (one row, written once under a lock) and the instances themselves, each\n-- with a heartbeat (shown by /healthz and /metrics). Not part of the data model (src/db/pg/schema.ts).\nCREATE TABLE IF NOT EXISTS answerwatch_secrets (\n\tid integer PRIMARY KEY CHECK (id = 1),\n\tstored jsonb NOT NULL,\n\tupdated_at timestamptz NOT NULL DEFAULT now()\n);\n--> statement-breakpoint\nCREATE TABLE IF NOT EXISTS answerwatch_instances (\n\tid uuid PRIMARY KEY,\n\thost text NOT NULL,\n\tpid integer NOT NULL,\n\tversion text NOT NULL,\n\turl text,\n\tstarted_at timestamptz NOT NULL DEFAULT now(),\n\theartbeat_at timestamptz NOT NULL DEFAULT now()\n);\n"
   }
 ];
