@@ -5,7 +5,6 @@ import { cron } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import { createApp, type App } from "./app";
 import type { Config } from "./config";
-import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
@@ -13,7 +12,7 @@ import { createMetrics } from "./http/metrics";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
 import type { Secrets } from "./secrets";
-import { sqliteStores } from "./stores";
+import { storesFor, type Backend } from "./stores";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
@@ -30,20 +29,20 @@ export interface Runtime {
 export async function startRuntime(input: {
   config: Config;
   secrets: Secrets;
-  dbh: DbHandle;
-  dbPath: string;
+  backend: Backend;
   logger: Logger;
   startedAt: number;
   selfUrl: () => string;
   options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
-  const { config, secrets, dbh, dbPath, logger, options } = input;
-  const stores = sqliteStores(dbh, { sourceCategories: config.rest.sourceCategories });
+  const { config, secrets, backend, logger, options } = input;
+  const stores = storesFor(backend, { sourceCategories: config.rest.sourceCategories });
+  const dbPath = backend.kind === "sqlite" ? backend.dbPath : "";
   const store = stores.queue(options.now);
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
-  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
+  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, databaseUrl: backend.kind === "postgres" ? backend.url : undefined, env: config.env, judge: config.sentimentJudge } });
   // /rest/v1 threads: readers with a statement timeout, one writer (thread-pool.ts).
   const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
@@ -61,7 +60,9 @@ export async function startRuntime(input: {
       onSqliteError: (error) => storage.record(error),
       onWait: metrics.readerWait,
     });
-  const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
+  // Reader and writer threads are how SQLite reads beside a writer; PostgreSQL serves concurrent
+  // requests itself, so in Postgres mode /rest/v1 runs on the serving thread over the pool.
+  const rest = backend.kind === "sqlite" ? { readers: restPool(config.rest.readers, false), writer: restPool(1, true) } : undefined;
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ store: stores.webhooks, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
   const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
@@ -69,8 +70,8 @@ export async function startRuntime(input: {
     await dispatcher.stop();
     await deliverer.stop();
     await pool.stop();
-    await rest.readers.stop();
-    await rest.writer.stop();
+    await rest?.readers.stop();
+    await rest?.writer.stop();
   };
   // The dispatcher and the deliverer start working as soon as they exist: a failing app must not
   // leave them claiming jobs behind a server that cannot answer.

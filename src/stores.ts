@@ -54,6 +54,9 @@ export interface Stores {
   rest: RestExecutor;
 }
 
+/** Where this process keeps its data: the SQLite file in DATA_DIR (the default) or DATABASE_URL's PostgreSQL. */
+export type Backend = { kind: "sqlite"; dbh: DbHandle; dbPath: string } | { kind: "postgres"; pg: PgHandle; url: string };
+
 export interface StoreOptions {
   sourceCategories?: CategoryList;
 }
@@ -139,4 +142,8 @@ export function postgresStores(pg: PgHandle): Stores {
     pixel: () => notYet("pixel"),
     rest: notYet("rest"),
   };
+}
+
+export function storesFor(backend: Backend, options: StoreOptions = {}): Stores {
+  return backend.kind === "sqlite" ? sqliteStores(backend.dbh, options) : postgresStores(backend.pg);
 }
