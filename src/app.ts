@@ -153,7 +153,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
       return thrownResponse(error, surface, request, meta(request).requestId);
     })
-    .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
+    .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }, deps.stores.instances))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
     .use(restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))

@@ -6,6 +6,7 @@
 // The returned handle stops everything in order, which both SIGTERM and tests use.
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { Cron } from "croner";
@@ -14,6 +15,7 @@ import { errorCode, StartupError, type Config } from "./config";
 import { DB_FILE, lockDataDir, prepareDataDir, type DbHandle } from "./db/open";
 import type { PgHandle } from "./db/pg/open";
 import { openDataDirDatabase, openPostgresDatabase } from "./database";
+import { HEARTBEAT_MS, type InstanceStore } from "./http/instances";
 import type { StatusStore } from "./http/status-store";
 import type { Backend } from "./stores";
 import { healthResponse } from "./http/health";
@@ -71,6 +73,7 @@ interface OpenedBackend {
   backend: Backend;
   secrets: Secrets;
   status: StatusStore;
+  instances?: InstanceStore;
   /** Closes the database and frees what this server held (DATA_DIR's lock). */
   close(): Promise<void>;
 }
@@ -118,7 +121,8 @@ async function openPostgresBackend(config: Config, url: string): Promise<OpenedB
   try {
     const [{ createPgSecretStore }, { postgresStores }] = await Promise.all([import("./secrets.pg"), import("./stores")]);
     const secrets = await createPgSecretStore(pg.sql, config).ensure();
-    return { backend: { kind: "postgres", pg, url }, secrets, status: postgresStores(pg).status, close: () => pg.close() };
+    const stores = postgresStores(pg);
+    return { backend: { kind: "postgres", pg, url }, secrets, status: stores.status, instances: stores.instances, close: () => pg.close() };
   } catch (error) {
     await pg.close();
     throw error;
@@ -162,7 +166,7 @@ function listenProblem({ host, port }: Config, code: string): string {
 
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   await checkHostResolves(config.host);
-  const { backend, secrets, status, close: closeBackend } = await openBackend(config);
+  const { backend, secrets, status, instances, close: closeBackend } = await openBackend(config);
   const startedAt = Date.now();
   let runtime: Runtime | undefined;
   let loading: Promise<Runtime> | undefined;
@@ -185,7 +189,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
   };
   /** /healthz before the runtime is loaded: the same answer, and 503 while the runtime cannot load. */
   async function shellHealth(request: Request): Promise<Response> {
-    const response = await healthResponse(status, VERSION, startedAt, { runtimeFailed: loadFailed });
+    const response = await healthResponse(status, VERSION, startedAt, { runtimeFailed: loadFailed }, instances);
     response.headers.set("x-request-id", requestIdFor(request));
     return response;
   }
@@ -201,6 +205,15 @@ export async function startServer(config: Config, logger = createLogger(config.l
     throw err;
   }
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+
+  // Postgres mode: this instance announces itself and renews its heartbeat while it runs.
+  const thisInstance = { id: crypto.randomUUID(), host: hostname(), pid: process.pid, version: VERSION, url };
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  if (instances) {
+    await instances.register(thisInstance).catch((err) => logger.warn("instance registration failed", { error: String(err) }));
+    heartbeat = setInterval(() => void instances.heartbeat(thisInstance).catch((err) => logger.warn("instance heartbeat failed", { error: String(err) })), HEARTBEAT_MS);
+    heartbeat.unref?.();
+  }
 
   // Native routes: the web app's files (they need no feature runtime) and the runtime's direct routes.
   let pageRoutes: Record<string, Response> = {};
@@ -301,6 +314,8 @@ export async function startServer(config: Config, logger = createLogger(config.l
       // A runtime still loading is let finish, so its parts can be stopped in order.
       const rt = runtime ?? (loading ? await loading.catch(() => undefined) : undefined);
       await rt?.stop();
+      clearInterval(heartbeat);
+      await instances?.remove(thisInstance.id).catch(() => {});
       await closeBackend();
     })());
 

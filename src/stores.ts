@@ -6,6 +6,8 @@ import type { DbHandle } from "./db/open";
 import type { PgHandle } from "./db/pg/open";
 import type { CrawlerStore } from "./crawlers/store";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
+import type { InstanceStore } from "./http/instances";
+import { createPgInstanceStore } from "./http/instances.pg";
 import type { StatusStore } from "./http/status-store";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { KeyStore } from "./keys/store";
@@ -52,6 +54,8 @@ export interface Stores {
   /** The pixel's store starts a writer on its first beacon: made when the pixel's routes are. */
   pixel(): PixelStore;
   rest: RestExecutor;
+  /** The deployment's instances (Postgres only: a SQLite deployment is one process). */
+  instances?: InstanceStore;
 }
 
 /** Where this process keeps its data: the SQLite file in DATA_DIR (the default) or DATABASE_URL's PostgreSQL. */
@@ -141,6 +145,7 @@ export function postgresStores(pg: PgHandle): Stores {
     storage: notYet("storage"),
     pixel: () => notYet("pixel"),
     rest: notYet("rest"),
+    instances: createPgInstanceStore(sql),
   };
 }
 
