@@ -27,6 +27,8 @@ import type { ReportsStore } from "./reports/store";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { ScheduleStore } from "./schedule/store";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
+import type { SetupStore } from "./setup/store";
+import { createSqliteSetupStore } from "./setup/store.sqlite";
 import type { ShareStore } from "./share/store";
 import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
@@ -54,6 +56,7 @@ export interface Stores {
   /** The pixel's store starts a writer on its first beacon: made when the pixel's routes are. */
   pixel(): PixelStore;
   rest: RestExecutor;
+  setup: SetupStore;
   /** The deployment's instances (Postgres only: a SQLite deployment is one process). */
   instances?: InstanceStore;
 }
@@ -113,6 +116,9 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get rest() {
       return once("rest", () => createSqliteRestExecutor(sqlite, { sourceCategories: options.sourceCategories }));
     },
+    get setup() {
+      return once("setup", () => createSqliteSetupStore(sqlite));
+    },
   };
 }
 
@@ -145,6 +151,7 @@ export function postgresStores(pg: PgHandle): Stores {
     storage: notYet("storage"),
     pixel: () => notYet("pixel"),
     rest: notYet("rest"),
+    setup: notYet("setup"),
     instances: createPgInstanceStore(sql),
   };
 }
