@@ -14,10 +14,12 @@ import type { KeyStore } from "./keys/store";
 import { createPgKeyStore } from "./keys/store.pg";
 import { createSqliteKeyStore } from "./keys/store.sqlite";
 import type { MembersStore } from "./members/store";
+import { createPgMembersStore } from "./members/store.pg";
 import { createSqliteMembersStore } from "./members/store.sqlite";
 import type { PixelStore } from "./pixel/store";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import type { AuthStore } from "./platform/auth/store";
+import { createPgAuthStore } from "./platform/auth/store.pg";
 import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import type { RestExecutor } from "./platform/rest/executor";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
@@ -30,6 +32,7 @@ import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { SetupStore } from "./setup/store";
 import { createSqliteSetupStore } from "./setup/store.sqlite";
 import type { ShareStore } from "./share/store";
+import { createPgShareStore } from "./share/store.pg";
 import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
@@ -137,11 +140,11 @@ export function postgresStores(pg: PgHandle): Stores {
   const { sql } = pg;
   return {
     backend: "postgres",
-    auth: notYet("auth"),
+    auth: createPgAuthStore(sql),
     status: notYet("status"),
     keys: createPgKeyStore(sql),
-    members: notYet("members"),
-    share: notYet("share"),
+    members: createPgMembersStore(sql),
+    share: createPgShareStore(sql),
     queue: () => notYet("queue"),
     tracking: notYet("tracking"),
     schedule: notYet("schedule"),
