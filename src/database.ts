@@ -23,6 +23,12 @@ export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => regist
 export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [];
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
+/** Applies what is pending on an open Postgres database (answerwatch migrate); the migrations applied. */
+export async function migratePostgresDatabase(pg: PgHandle): Promise<number> {
+  const [{ migratePostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
+  return migratePostgres(pg.sql, { migrations: embeddedMigrations, parts: PG_SCHEMA_PARTS });
+}
+
 export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
   // Loaded only in Postgres mode: a SQLite server never parses the Postgres migrations.
   const [{ openPostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
