@@ -20,6 +20,7 @@ import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import type { RestExecutor } from "./platform/rest/executor";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import type { QueueStore } from "./queue/store";
+import { createPgQueueStore } from "./queue/store.pg";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
@@ -129,7 +130,7 @@ export function postgresStores(pg: PgHandle): Stores {
     keys: createPgKeyStore(sql),
     members: notYet("members"),
     share: notYet("share"),
-    queue: () => notYet("queue"),
+    queue: (now) => createPgQueueStore(sql, now),
     tracking: notYet("tracking"),
     schedule: notYet("schedule"),
     webhooks: notYet("webhooks"),
