@@ -7,6 +7,7 @@ import type { PgHandle } from "./db/pg/open";
 import type { CrawlerStore } from "./crawlers/store";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { StatusStore } from "./http/status-store";
+import { createPgStatusStore } from "./http/status-store.pg";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { KeyStore } from "./keys/store";
 import { createPgKeyStore } from "./keys/store.pg";
@@ -126,7 +127,7 @@ export function postgresStores(pg: PgHandle): Stores {
   return {
     backend: "postgres",
     auth: notYet("auth"),
-    status: notYet("status"),
+    status: createPgStatusStore(sql),
     keys: createPgKeyStore(sql),
     members: notYet("members"),
     share: notYet("share"),
