@@ -34,6 +34,7 @@ import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import type { WebhookStore } from "./webhooks/store";
+import { createPgWebhookStore } from "./webhooks/store.pg";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 
 export interface Stores {
@@ -134,7 +135,7 @@ export function postgresStores(pg: PgHandle): Stores {
     queue: (now) => createPgQueueStore(sql, now),
     tracking: notYet("tracking"),
     schedule: notYet("schedule"),
-    webhooks: notYet("webhooks"),
+    webhooks: createPgWebhookStore(sql),
     crawlers: notYet("crawlers"),
     reports: notYet("reports"),
     storage: notYet("storage"),
