@@ -26,6 +26,7 @@ import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { ScheduleStore } from "./schedule/store";
+import { createPgScheduleStore } from "./schedule/store.pg";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { ShareStore } from "./share/store";
 import { createSqliteShareStore } from "./share/store.sqlite";
@@ -134,7 +135,7 @@ export function postgresStores(pg: PgHandle): Stores {
     share: notYet("share"),
     queue: (now) => createPgQueueStore(sql, now),
     tracking: notYet("tracking"),
-    schedule: notYet("schedule"),
+    schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
     crawlers: notYet("crawlers"),
     reports: notYet("reports"),
