@@ -9,6 +9,7 @@ import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { InstanceStore } from "./http/instances";
 import { createPgInstanceStore } from "./http/instances.pg";
 import type { StatusStore } from "./http/status-store";
+import { createPgStatusStore } from "./http/status-store.pg";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { KeyStore } from "./keys/store";
 import { createPgKeyStore } from "./keys/store.pg";
@@ -24,10 +25,12 @@ import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import type { RestExecutor } from "./platform/rest/executor";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import type { QueueStore } from "./queue/store";
+import { createPgQueueStore } from "./queue/store.pg";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { ScheduleStore } from "./schedule/store";
+import { createPgScheduleStore } from "./schedule/store.pg";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { SetupStore } from "./setup/store";
 import { createSqliteSetupStore } from "./setup/store.sqlite";
@@ -39,6 +42,7 @@ import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import type { WebhookStore } from "./webhooks/store";
+import { createPgWebhookStore } from "./webhooks/store.pg";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 
 export interface Stores {
@@ -141,14 +145,14 @@ export function postgresStores(pg: PgHandle): Stores {
   return {
     backend: "postgres",
     auth: createPgAuthStore(sql),
-    status: notYet("status"),
+    status: createPgStatusStore(sql),
     keys: createPgKeyStore(sql),
     members: createPgMembersStore(sql),
     share: createPgShareStore(sql),
-    queue: () => notYet("queue"),
+    queue: (now) => createPgQueueStore(sql, now),
     tracking: notYet("tracking"),
-    schedule: notYet("schedule"),
-    webhooks: notYet("webhooks"),
+    schedule: createPgScheduleStore(sql),
+    webhooks: createPgWebhookStore(sql),
     crawlers: notYet("crawlers"),
     reports: notYet("reports"),
     storage: notYet("storage"),

@@ -11,6 +11,8 @@ import type { Fixtures, Harness } from "./harness";
 
 export interface PgHarness extends Harness {
   pg: PgHandle;
+  /** The database's URL: a second pool on it is a second instance of the server. */
+  url: string;
 }
 
 let counter = 0;
@@ -43,7 +45,8 @@ function sqliteShaped(row: Record<string, unknown>): Record<string, unknown> {
 export async function pgHarness(): Promise<PgHarness | null> {
   const server = await testPostgres();
   if (!server) return null;
-  const pg = await openPostgresDatabase(await server.createDatabase("contract"), { poolSize: 4 });
+  const url = await server.createDatabase("contract");
+  const pg = await openPostgresDatabase(url, { poolSize: 4 });
   const sql: SQL = pg.sql;
   const one = async (text: string, ...params: unknown[]) => ((await sql.unsafe(text, params as never[])) as { id: string }[])[0]!.id;
   const prompt = async (brandId: string, text = unique("best tools for"), topicId?: string) => {
@@ -99,6 +102,7 @@ export async function pgHarness(): Promise<PgHarness | null> {
   return {
     backend: "postgres",
     pg,
+    url,
     fixtures,
     inspect: async <T>(text: string, ...params: unknown[]) => ((await sql.unsafe(numbered(text), params as never[])) as Record<string, unknown>[]).map(sqliteShaped) as T[],
     close: () => pg.close(),
