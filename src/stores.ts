@@ -14,6 +14,7 @@ import { createSqliteKeyStore } from "./keys/store.sqlite";
 import type { MembersStore } from "./members/store";
 import { createSqliteMembersStore } from "./members/store.sqlite";
 import type { PixelStore } from "./pixel/store";
+import { createPgPixelStore } from "./pixel/store.pg";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import type { AuthStore } from "./platform/auth/store";
 import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
@@ -136,7 +137,7 @@ export function postgresStores(pg: PgHandle): Stores {
     crawlers: notYet("crawlers"),
     reports: notYet("reports"),
     storage: notYet("storage"),
-    pixel: () => notYet("pixel"),
+    pixel: () => createPgPixelStore(sql),
     rest: notYet("rest"),
   };
 }
