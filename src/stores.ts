@@ -5,6 +5,7 @@ import type { CategoryList } from "./analysis/source-categories";
 import type { DbHandle } from "./db/open";
 import type { PgHandle } from "./db/pg/open";
 import type { CrawlerStore } from "./crawlers/store";
+import { createPgCrawlerStore } from "./crawlers/store.pg";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { StatusStore } from "./http/status-store";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
@@ -134,7 +135,7 @@ export function postgresStores(pg: PgHandle): Stores {
     tracking: notYet("tracking"),
     schedule: notYet("schedule"),
     webhooks: notYet("webhooks"),
-    crawlers: notYet("crawlers"),
+    crawlers: createPgCrawlerStore(sql),
     reports: notYet("reports"),
     storage: notYet("storage"),
     pixel: () => createPgPixelStore(sql),
