@@ -36,7 +36,8 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
    * Writes the rows (already checked to have uuid ids) in one statement. Rows whose brand does not
    * exist (any longer) and ids already stored (or repeated earlier in the batch) are left out
    * rather than failing their neighbours; the answer says which ids went in and which brands were
-   * missing, so each left-out row gets its own reason.
+   * missing, so each left-out row gets its own reason. The key is (id, created_at): the table is
+   * partitioned by month (drizzle-pg/0004), and ids are UUIDv7 made at write.
    */
   async function insert(rows: TrafficRow[]): Promise<{ written: Set<string>; missingBrands: Set<string> }> {
     const col = <K extends keyof TrafficRow>(k: K) => rows.map((r) => r[k]);
@@ -54,7 +55,7 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
       ), ins AS (
         INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
         SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known ORDER BY i
-        ON CONFLICT (id) DO NOTHING
+        ON CONFLICT (id, created_at) DO NOTHING
         RETURNING id
       )
       SELECT ARRAY(SELECT id::text FROM ins) AS written,
