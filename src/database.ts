@@ -5,6 +5,7 @@ import type { DbHandle } from "./db/open";
 import type { PgHandle, PgSchemaPart } from "./db/pg/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
+import { logPartitionsPart } from "./db/pg/partitions";
 import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers.sqlite";
@@ -20,7 +21,7 @@ export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
 
 /** The Postgres side's schema parts (triggers and functions the features keep from code). */
-export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [];
+export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [logPartitionsPart];
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
 /** Applies what is pending on an open Postgres database (answerwatch migrate); the migrations applied. */

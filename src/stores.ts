@@ -5,6 +5,7 @@ import type { CategoryList } from "./analysis/source-categories";
 import type { DbHandle } from "./db/open";
 import type { PgHandle } from "./db/pg/open";
 import type { CrawlerStore } from "./crawlers/store";
+import { createPgCrawlerStore } from "./crawlers/store.pg";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { InstanceStore } from "./http/instances";
 import { createPgInstanceStore } from "./http/instances.pg";
@@ -18,6 +19,7 @@ import type { MembersStore } from "./members/store";
 import { createPgMembersStore } from "./members/store.pg";
 import { createSqliteMembersStore } from "./members/store.sqlite";
 import type { PixelStore } from "./pixel/store";
+import { createPgPixelStore } from "./pixel/store.pg";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import type { AuthStore } from "./platform/auth/store";
 import { createPgAuthStore } from "./platform/auth/store.pg";
@@ -33,6 +35,7 @@ import type { ScheduleStore } from "./schedule/store";
 import { createPgScheduleStore } from "./schedule/store.pg";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { SetupStore } from "./setup/store";
+import { createPgSetupStore } from "./setup/store.pg";
 import { createSqliteSetupStore } from "./setup/store.sqlite";
 import type { ShareStore } from "./share/store";
 import { createPgShareStore } from "./share/store.pg";
@@ -153,12 +156,12 @@ export function postgresStores(pg: PgHandle): Stores {
     tracking: notYet("tracking"),
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
-    crawlers: notYet("crawlers"),
+    crawlers: createPgCrawlerStore(sql),
     reports: notYet("reports"),
     storage: notYet("storage"),
-    pixel: () => notYet("pixel"),
+    pixel: () => createPgPixelStore(sql),
     rest: notYet("rest"),
-    setup: notYet("setup"),
+    setup: createPgSetupStore(sql),
     instances: createPgInstanceStore(sql),
   };
 }
