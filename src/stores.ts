@@ -30,6 +30,7 @@ import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
+import { createPgTrackingStore } from "./tracking/store.pg";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import type { WebhookStore } from "./webhooks/store";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
@@ -130,7 +131,7 @@ export function postgresStores(pg: PgHandle): Stores {
     members: notYet("members"),
     share: notYet("share"),
     queue: () => notYet("queue"),
-    tracking: notYet("tracking"),
+    tracking: createPgTrackingStore(sql),
     schedule: notYet("schedule"),
     webhooks: notYet("webhooks"),
     crawlers: notYet("crawlers"),
