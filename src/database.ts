@@ -5,6 +5,7 @@ import type { DbHandle } from "./db/open";
 import type { PgHandle, PgSchemaPart } from "./db/pg/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
+import { brandedPgSchema } from "./insights/branded.pg";
 import { brandedSchema } from "./insights/branded.sqlite";
 import { latestPgSchema } from "./results/latest.pg";
 import { latestSchema } from "./results/latest.sqlite";
@@ -21,7 +22,7 @@ export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
 
 /** The Postgres side's schema parts (triggers and functions the features keep from code). */
-export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [latestPgSchema];
+export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [latestPgSchema, brandedPgSchema];
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
 export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
