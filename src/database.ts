@@ -5,7 +5,6 @@ import type { DbHandle } from "./db/open";
 import type { PgHandle, PgSchemaPart } from "./db/pg/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
-import { logPartitionsPart } from "./db/pg/partitions";
 import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers.sqlite";
@@ -20,18 +19,24 @@ export const openDataDirDatabase = (dataDir: string, options: Options = {}): DbH
 export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith(sqlite, SCHEMA_PARTS);
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
 
-/** The Postgres side's schema parts (triggers and functions the features keep from code). */
-export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [logPartitionsPart];
+/**
+ * The Postgres side's schema parts (partitions, triggers and functions the features keep from
+ * code), in the order they are made; loaded only in Postgres mode.
+ */
+async function pgSchemaParts(): Promise<PgSchemaPart[]> {
+  const [{ logPartitionsPart }, { latestPgSchema }, { brandedPgSchema }] = await Promise.all([import("./db/pg/partitions"), import("./results/latest.pg"), import("./insights/branded.pg")]);
+  return [logPartitionsPart, latestPgSchema, brandedPgSchema];
+}
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
 /** Applies what is pending on an open Postgres database (answerwatch migrate); the migrations applied. */
 export async function migratePostgresDatabase(pg: PgHandle): Promise<number> {
   const [{ migratePostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
-  return migratePostgres(pg.sql, { migrations: embeddedMigrations, parts: PG_SCHEMA_PARTS });
+  return migratePostgres(pg.sql, { migrations: embeddedMigrations, parts: await pgSchemaParts() });
 }
 
 export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
   // Loaded only in Postgres mode: a SQLite server never parses the Postgres migrations.
   const [{ openPostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
-  return openPostgres(url, { ...options, migrations: embeddedMigrations, parts: PG_SCHEMA_PARTS });
+  return openPostgres(url, { ...options, migrations: embeddedMigrations, parts: await pgSchemaParts() });
 }

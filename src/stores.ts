@@ -43,6 +43,7 @@ import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
+import { createPgTrackingStore } from "./tracking/store.pg";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import type { WebhookStore } from "./webhooks/store";
 import { createPgWebhookStore } from "./webhooks/store.pg";
@@ -153,7 +154,7 @@ export function postgresStores(pg: PgHandle): Stores {
     members: createPgMembersStore(sql),
     share: createPgShareStore(sql),
     queue: (now) => createPgQueueStore(sql, now),
-    tracking: notYet("tracking"),
+    tracking: createPgTrackingStore(sql),
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
     crawlers: createPgCrawlerStore(sql),
