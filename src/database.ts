@@ -8,6 +8,7 @@ import { registerSqlFunctions as registerWith } from "./db/functions";
 import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers.sqlite";
+import { pgRollupsSchema } from "./rollups/triggers.pg";
 
 /** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */
 export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema] as const;
@@ -19,8 +20,8 @@ export const openDataDirDatabase = (dataDir: string, options: Options = {}): DbH
 export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith(sqlite, SCHEMA_PARTS);
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
 
-/** The Postgres side's schema parts (triggers and functions the features keep from code). */
-export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [];
+/** The Postgres side's schema parts (triggers and functions the features keep from code), in SCHEMA_PARTS' order. */
+export const PG_SCHEMA_PARTS: readonly PgSchemaPart[] = [pgRollupsSchema];
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
 export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
