@@ -22,12 +22,14 @@ import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import type { QueueStore } from "./queue/store";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
+import { createPgReportsStore } from "./reports/store.pg";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { ScheduleStore } from "./schedule/store";
 import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { ShareStore } from "./share/store";
 import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
+import { createPgStorageStore } from "./storage/store.pg";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
@@ -134,8 +136,8 @@ export function postgresStores(pg: PgHandle): Stores {
     schedule: notYet("schedule"),
     webhooks: notYet("webhooks"),
     crawlers: notYet("crawlers"),
-    reports: notYet("reports"),
-    storage: notYet("storage"),
+    reports: createPgReportsStore(sql),
+    storage: createPgStorageStore(sql),
     pixel: () => notYet("pixel"),
     rest: notYet("rest"),
   };
