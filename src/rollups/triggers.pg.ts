@@ -4,6 +4,8 @@
 // SQLite ones (triggers.sqlite.ts), rendered in PG_DIALECT.
 //
 // Differences from SQLite that shape the SQL:
+// - A trigger on a partitioned table (the logs, monthly partitions) is made on every partition, now
+//   and later; only the parent's is listed and replaced here.
 // - AFTER ROW triggers of one statement run after the whole statement, not between its rows. They
 //   read only OLD/NEW and the rollup tables, never the raw table, so the order does not matter.
 // - Several sessions write at once. Bucket rows are upserted (INSERT … ON CONFLICT), so two writers
@@ -34,8 +36,9 @@ function contribution(spec: RollupSpec, row: string, sourceAlias?: string, perRa
   const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, row)} AS ${q(column)}`);
   const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, row)}) AS ${q(column)}`);
   const from = [sourceAlias ? `${spec.source} AS ${sourceAlias}` : "", spec.from ? at(spec.from, row) : ""].filter(Boolean).join(", ");
-  // Per raw row when rebuilding (a `max` measure counts once per raw row): ctid names the row in any table.
-  const groupBy = [...(perRawRow ? [`${row}.ctid`] : []), ...Object.values(spec.keys).map((e) => at(e, row))].join(", ");
+  // Per raw row when rebuilding (a `max` measure counts once per raw row): (tableoid, ctid) names a
+  // row in any table, a partitioned one included (a ctid alone repeats across partitions).
+  const groupBy = [...(perRawRow ? [`${row}.tableoid`, `${row}.ctid`] : []), ...Object.values(spec.keys).map((e) => at(e, row))].join(", ");
   return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "true"} GROUP BY ${groupBy}`;
 }
 
@@ -168,7 +171,7 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   const stored = new Map(((await tx`SELECT name, hash FROM rollup_state`) as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   const present = (await tx`
     SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
-     WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace AND t.tgname LIKE 'rollup\\_%'`) as { name: string; table: string }[];
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace AND t.tgname LIKE 'rollup\\_%'`) as { name: string; table: string }[];
   const triggers = new Set(present.map((t) => t.name));
   // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write.
   const defined = new Set(PG_ROLLUPS.flatMap(triggerNames));
