@@ -24,8 +24,14 @@ export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => regist
  * code), in the order they are made; loaded only in Postgres mode.
  */
 async function pgSchemaParts(): Promise<PgSchemaPart[]> {
-  const [{ logPartitionsPart }, { latestPgSchema }, { brandedPgSchema }] = await Promise.all([import("./db/pg/partitions"), import("./results/latest.pg"), import("./insights/branded.pg")]);
-  return [logPartitionsPart, latestPgSchema, brandedPgSchema];
+  const [{ logPartitionsPart }, { pgRollupsSchema }, { latestPgSchema }, { brandedPgSchema }] = await Promise.all([
+    import("./db/pg/partitions"),
+    import("./rollups/triggers.pg"),
+    import("./results/latest.pg"),
+    import("./insights/branded.pg"),
+  ]);
+  // Partitions first: the rollup triggers attach to the partitioned tables.
+  return [logPartitionsPart, pgRollupsSchema, latestPgSchema, brandedPgSchema];
 }
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */

@@ -30,6 +30,7 @@ import type { QueueStore } from "./queue/store";
 import { createPgQueueStore } from "./queue/store.pg";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
+import { createPgReportsStore } from "./reports/store.pg";
 import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { ScheduleStore } from "./schedule/store";
 import { createPgScheduleStore } from "./schedule/store.pg";
@@ -41,6 +42,7 @@ import type { ShareStore } from "./share/store";
 import { createPgShareStore } from "./share/store.pg";
 import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
+import { createPgStorageStore } from "./storage/store.pg";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
 import type { TrackingStore } from "./tracking/store";
 import { createPgTrackingStore } from "./tracking/store.pg";
@@ -158,8 +160,8 @@ export function postgresStores(pg: PgHandle): Stores {
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
     crawlers: createPgCrawlerStore(sql),
-    reports: notYet("reports"),
-    storage: notYet("storage"),
+    reports: createPgReportsStore(sql),
+    storage: createPgStorageStore(sql),
     pixel: () => createPgPixelStore(sql),
     rest: notYet("rest"),
     setup: createPgSetupStore(sql),

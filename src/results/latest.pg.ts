@@ -5,6 +5,7 @@
 // or different (a rebuild reads every result).
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
+import { runningLock } from "../rollups/triggers.pg";
 
 const GROUP = (r: string) => `prompt_id = ${r}.prompt_id AND platform = ${r}.platform AND model = ${r}.model AND region = ${r}.region`;
 const COLUMNS = "prompt_id, platform, model, region, brand_id, result_id, created_at";
@@ -32,13 +33,14 @@ const forget = `DELETE FROM prompt_results_latest WHERE ${GROUP("OLD")} AND resu
 const WATCHED = ["prompt_id", "platform", "model", "region", "brand_id", "created_at"];
 /** Each trigger of prompt_results and the body of the function of the same name it runs. */
 const TRIGGERS: { name: string; on: string; body: string }[] = [
-  { name: "aw_latest_insert", on: "AFTER INSERT ON prompt_results FOR EACH ROW", body: learn },
-  { name: "aw_latest_delete", on: "AFTER DELETE ON prompt_results FOR EACH ROW", body: forget },
+  // The brand lock first: these triggers fire before the rollups' (names sort before "rollup_").
+  { name: "aw_latest_insert", on: "AFTER INSERT ON prompt_results FOR EACH ROW", body: `${runningLock(["NEW"])}\n  ${learn}` },
+  { name: "aw_latest_delete", on: "AFTER DELETE ON prompt_results FOR EACH ROW", body: `${runningLock(["OLD"])}\n  ${forget}` },
   {
     name: "aw_latest_update",
     // Only a change of the row's group, owner or time moves the latest; other updates cost nothing.
     on: `AFTER UPDATE OF ${WATCHED.join(", ")} ON prompt_results FOR EACH ROW WHEN (${WATCHED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(" OR ")})`,
-    body: `${forget}\n  ${learn}`,
+    body: `${runningLock(["OLD", "NEW"])}\n  ${forget}\n  ${learn}`,
   },
 ];
 /** The function's source; it names its trigger's definition, so a changed definition is a changed function (and is made again). */

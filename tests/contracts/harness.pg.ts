@@ -6,6 +6,7 @@
 import type { SQL } from "bun";
 import type { PgHandle } from "../../src/db/pg/open";
 import { openPostgresDatabase } from "../../src/database";
+import { recheckBranded } from "../../src/insights/branded.pg";
 import { testPostgres } from "../helpers/postgres";
 import type { Fixtures, Harness } from "./harness";
 
@@ -51,7 +52,11 @@ export async function pgHarness(): Promise<PgHarness | null> {
   const one = async (text: string, ...params: unknown[]) => ((await sql.unsafe(text, params as never[])) as { id: string }[])[0]!.id;
   const prompt = async (brandId: string, text = unique("best tools for"), topicId?: string) => {
     const set = await one("INSERT INTO prompt_sets (brand_id, name) VALUES ($1, $2) RETURNING id", brandId, unique("set"));
-    return one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES ($1, $2, $3, $4) RETURNING id", set, brandId, text, topicId ?? null);
+    const id = await one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES ($1, $2, $3, $4) RETURNING id", set, brandId, text, topicId ?? null);
+    // is_branded is computed in TypeScript on Postgres: a writer of prompts rechecks its brand (as
+    // the listener would a moment later), so a case reads the flag as SQLite's trigger leaves it.
+    await recheckBranded(sql, [brandId]);
+    return id;
   };
   const fixtures: Fixtures = {
     user: (email = `${unique("user")}@example.com`) => one("INSERT INTO users (email) VALUES ($1) RETURNING id", email),
