@@ -78,7 +78,8 @@ test.skipIf(!h)("a writer rechecks inside its own transaction: right at its comm
     });
     expect(await flag(id)).toBe(true);
     // Nobody listening: a plain write stays stale (the documented gap) until a recheck.
-    const stale = await h!.fixtures.prompt(brand, "Northwind pricing");
+    const [{ id: set }] = await sql`INSERT INTO prompt_sets (brand_id, name) VALUES (${brand}, 'plain') RETURNING id`;
+    const [{ id: stale }] = await sql`INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (${set}, ${brand}, 'Northwind pricing') RETURNING id`;
     await Bun.sleep(50);
     expect(await flag(stale)).toBe(false);
     expect(await sql.begin((tx) => ensureBrandedPg(tx))).toBe(false);
