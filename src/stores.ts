@@ -19,6 +19,7 @@ import type { AuthStore } from "./platform/auth/store";
 import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import type { RestExecutor } from "./platform/rest/executor";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
+import { createPgRestExecutor } from "./platform/rest/executor.pg";
 import type { QueueStore } from "./queue/store";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { ReportsStore } from "./reports/store";
@@ -137,6 +138,6 @@ export function postgresStores(pg: PgHandle): Stores {
     reports: notYet("reports"),
     storage: notYet("storage"),
     pixel: () => notYet("pixel"),
-    rest: notYet("rest"),
+    rest: createPgRestExecutor(sql),
   };
 }

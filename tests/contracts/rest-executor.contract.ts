@@ -13,7 +13,8 @@ import type { Harness } from "./harness";
 
 const LONG = 60_000;
 
-export function describeRestExecutorContract(name: string, make: () => Promise<Harness & { executor: RestExecutor }>) {
+/** `insights: false` while the backend's insights store does not exist yet (its case is skipped, visibly). */
+export function describeRestExecutorContract(name: string, make: () => Promise<Harness & { executor: RestExecutor }>, options: { insights?: boolean } = {}) {
   describe(`RestExecutor contract (${name})`, () => {
     let h: Harness & { executor: RestExecutor };
     beforeAll(async () => void (h = await make()));
@@ -206,7 +207,7 @@ export function describeRestExecutorContract(name: string, make: () => Promise<H
       expect(h.executor.dataVersion()).toBe(after);
     });
 
-    test("insight: another organization's brand reads as a brand with no rows; the caller's own brand is computed", async () => {
+    test.skipIf(options.insights === false)("insight: another organization's brand reads as a brand with no rows; the caller's own brand is computed", async () => {
       const user = await h.fixtures.user();
       const org = await h.fixtures.organization();
       await h.fixtures.member(org, user, "member");

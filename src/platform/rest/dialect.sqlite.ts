@@ -1,7 +1,6 @@
 // The SQLite dialect of /rest/v1's statements (dialect.ts says what each member is for).
 import { DEADLINE_FUNCTION } from "./deadline";
-import type { ConstraintViolation, JsonTestOp, RestDialect } from "./dialect";
-import type { ColumnRef } from "./plan";
+import type { ColumnRef, ConstraintViolation, JsonTestOp, RestDialect } from "./dialect";
 import { ident, joinSql, raw, sql, type Sql } from "./sql-fragment";
 
 function constraintViolation(error: unknown): ConstraintViolation | null {

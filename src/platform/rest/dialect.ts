@@ -2,7 +2,7 @@
 // membership): quoting, lists, the row id, the deadline probe, the upsert clause, the JSON building,
 // the operators SQLite lacks, and how a violated constraint is reported. Implementations:
 // dialect.sqlite.ts and dialect.pg.ts.
-import type { ColumnRef, Test } from "./plan";
+import type { JsonStep } from "./parse";
 import type { ColumnInfo, ColumnType } from "./schema-cache";
 import type { Sql } from "./sql-fragment";
 
@@ -13,7 +13,16 @@ export type ConstraintViolation =
   | { kind: "not_null"; column: string }
   | { kind: "check"; constraint: string | null };
 
-export type JsonTestOp = Extract<Test, { kind: "json" }>["op"];
+export type JsonTestOp = "contains" | "containedBy" | "overlaps";
+
+/** A planned column reference, as plan.ts's ColumnRef (restated here: the planner sits above the dialect). */
+export interface ColumnRef {
+  column: ColumnInfo;
+  json: JsonStep[];
+  cast?: "text" | "integer" | "real" | "json";
+  /** The type of the expression after the JSON path and cast. */
+  type: ColumnType;
+}
 
 export interface RestDialect {
   readonly name: string;
