@@ -28,6 +28,12 @@ function constraintViolation(error: unknown): ConstraintViolation | null {
   return null;
 }
 
+/**
+ * JSON text as jsonb. Through text: a parameter Postgres types as jsonb is encoded by Bun's client
+ * as JSON, which would store the JSON text as one JSON string.
+ */
+const jsonb = (text: unknown) => sql`CAST(CAST(${text} AS text) AS jsonb)`;
+
 /** timestamptz as the ISO text SQLite keeps (milliseconds, Z). */
 const isoText = (e: Sql) => sql`to_char(${e} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -42,7 +48,7 @@ function jsonTest(e: Sql, op: JsonTestOp, value: string): Sql {
   const parsed: unknown = JSON.parse(value);
   const kind = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? "object" : "array";
   // A scalar operand is a one-element array, as jsonb's `array @> scalar`.
-  const operand = sql`CAST(${kind === "array" && !Array.isArray(parsed) ? JSON.stringify([parsed]) : value} AS jsonb)`;
+  const operand = jsonb(kind === "array" && !Array.isArray(parsed) ? JSON.stringify([parsed]) : value);
   const body =
     op === "contains"
       ? sql`${e} @> ${operand}`
@@ -62,6 +68,7 @@ export const PG_DIALECT: RestDialect = {
   false: raw("false"),
   inList: (expr, values, negated) => (negated ? sql`NOT (${expr} = ANY(${pgArray(values)}))` : sql`${expr} = ANY(${pgArray(values)})`),
   valueTable: (values, type: ColumnType, alias) => sql`unnest(CAST(${pgArray(values)} AS ${raw(PG_TYPE_NAMES[type])}[])) AS ${raw(alias ?? "v")}(value)`,
+  bind: (value, type) => (type === "json" ? jsonb(value) : sql`${value}`),
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => sql`${a} IS DISTINCT FROM ${b}`,
   rowId: "ctid",
@@ -106,7 +113,7 @@ export const PG_DIALECT: RestDialect = {
   // Exact: Postgres has no cheap random row access by id (TABLESAMPLE reads by pages); counts past
   // the cap cost a scan of the matching rows.
   sampledCount: (table, alias, where) => sql`SELECT count(*) FROM ${table} AS ${alias} WHERE ${where}`,
-  insertSource: (rowsJson) => sql`jsonb_array_elements(CAST(${rowsJson} AS jsonb)) AS r(value)`,
+  insertSource: (rowsJson) => sql`jsonb_array_elements(${jsonb(rowsJson)}) AS r(value)`,
   insertValue(column, fallback) {
     const given = sql`CAST(r.value ->> CAST(${column.name} AS text) AS ${raw(castType(column))})`;
     return fallback ? sql`(CASE WHEN (r.value -> CAST(${column.name} AS text)) IS NULL THEN ${fallback} ELSE ${given} END)` : given;

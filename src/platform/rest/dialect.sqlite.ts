@@ -68,6 +68,7 @@ export const SQLITE_DIALECT: RestDialect = {
   false: raw("0"),
   inList: (expr, values, negated) => sql`${expr} ${raw(negated ? "NOT IN" : "IN")} ${valueList(values)}`,
   valueTable: (values, _type, alias) => sql`json_each(${JSON.stringify(values)})${raw(alias ? ` AS ${alias}` : "")}`,
+  bind: (value) => sql`${value}`,
   same: (a, b) => sql`${a} IS ${b}`,
   differs: (a, b) => sql`${a} IS NOT ${b}`,
   rowId: "rowid",

@@ -38,6 +38,8 @@ export interface RestDialect {
   inList(expr: Sql, values: readonly unknown[], negated?: boolean): Sql;
   /** A row source of the list's values (one parameter), its column named `value`; `alias` names it when given. */
   valueTable(values: readonly unknown[], type: ColumnType, alias?: string): Sql;
+  /** A value compared with or assigned to an expression of `type` (JSON values arrive as JSON text). */
+  bind(value: unknown, type: ColumnType): Sql;
   /** `a IS b` / `a IS NOT b`: equality where NULL equals NULL. */
   same(a: Sql, b: Sql): Sql;
   differs(a: Sql, b: Sql): Sql;

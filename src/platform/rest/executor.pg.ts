@@ -43,6 +43,10 @@ function bindable(value: unknown): unknown {
 /** Result values in the shapes the SQLite executor gives: ISO strings for timestamps. */
 const plainValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
+const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+const savepoint = <T>(tx: SQL, fn: (sp: SQL) => Promise<T>): Promise<T> => (tx as SQL & { savepoint<U>(fn: (sp: SQL) => Promise<U>): Promise<U> }).savepoint(fn);
+
 /** How often the data version is refreshed from the database (writes by other instances and other stores). */
 const VERSION_POLL_MS = 250;
 
@@ -93,7 +97,13 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         check();
         onStatement?.(query.text);
         try {
-          const rows = (await tx.unsafe(numbered(query.text), query.params.map(bindable) as never[]).values()) as unknown[][];
+          const text = numbered(query.text);
+          const params = query.params.map(bindable) as never[];
+          // A write that fails inside a transaction undoes itself only, as a statement does on
+          // SQLite: the statements that explain a constraint failure (query.ts) can still run.
+          const rows = (
+            inTransaction && WRITE.test(text) ? await savepoint(tx, (sp) => sp.unsafe(text, params).values()) : await tx.unsafe(text, params).values()
+          ) as unknown[][];
           return rows.map((row) => row.map(plainValue));
         } catch (error) {
           if (pgCode(error) === "57014") throw statementTimeout(ms);
@@ -105,7 +115,7 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         check();
         state.wrote = true;
         // A savepoint: a write that fails rolls back alone; one that succeeds commits with the request.
-        return (await (tx as SQL & { savepoint<T>(fn: (sp: SQL) => Promise<T>): Promise<T> }).savepoint((sp) => work(session(sp, at, ms, state, true)))) as never;
+        return savepoint(tx, (sp) => work(session(sp, at, ms, state, true)));
       },
       checkDeadline: check,
       async insight() {

@@ -68,10 +68,10 @@ function jsonObject(ctx: SqlContext, node: ReadPlan): Sql {
   return sql`('{' || ${joinSql(members, " || ',' || ")} || '}')`;
 }
 
-function testSql(d: RestDialect, e: Sql, test: Test): Sql {
+function testSql(d: RestDialect, e: Sql, type: ColumnRef["type"], test: Test): Sql {
   switch (test.kind) {
     case "compare": {
-      const one = (v: SqlValue) => sql`${e} ${raw(test.op)} ${v}`;
+      const one = (v: SqlValue) => sql`${e} ${raw(test.op)} ${d.bind(v, type)}`;
       if (!test.quantifier) return one(test.values[0]);
       return balanced(d, test.values.map(one), test.quantifier === "any" ? "OR" : "AND");
     }
@@ -97,7 +97,7 @@ function conditionSql(ctx: SqlContext, node: ReadPlan, condition: Condition): Sq
     const exists = existsSql(ctx, condition.embed, node.alias);
     return condition.exists ? exists : sql`NOT ${exists}`;
   }
-  if (condition.kind === "test") body = testSql(ctx.dialect, refExpr(ctx.dialect, node.alias, condition.ref), condition.test);
+  if (condition.kind === "test") body = testSql(ctx.dialect, refExpr(ctx.dialect, node.alias, condition.ref), condition.ref.type, condition.test);
   else body = balanced(ctx.dialect, condition.children.map((c) => conditionSql(ctx, node, c)), condition.op === "and" ? "AND" : "OR");
   return condition.negated ? sql`NOT (${body})` : body;
 }
@@ -265,7 +265,7 @@ export function insertQuery(s: InsertStatement): Sql {
 }
 
 export function updateQuery(ctx: SqlContext, root: ReadPlan, set: [ColumnInfo, SqlValue][]): Sql {
-  const assignments = joinSql(set.map(([c, v]) => sql`${ident(c.name)} = ${v}`), ", ");
+  const assignments = joinSql(set.map(([c, v]) => sql`${ident(c.name)} = ${ctx.dialect.bind(v, c.type)}`), ", ");
   const rowId = raw(ctx.dialect.rowId);
   return sql`UPDATE ${ident(root.table.name)} SET ${assignments} WHERE ${rowId} IN (${targetQuery(ctx, root, "update")}) RETURNING ${rowId}`;
 }
