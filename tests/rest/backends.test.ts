@@ -8,7 +8,7 @@ import { describeEachRestBackend, serviceRole, userCaller, type RestBackend } fr
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-await describeEachRestBackend("REST main shapes", (make) => {
+await describeEachRestBackend("REST main shapes", (make, backend) => {
   let b: RestBackend;
   let orgA: string;
   let orgB: string;
@@ -211,6 +211,41 @@ await describeEachRestBackend("REST main shapes", (make) => {
     const badUuid = await b.request(owner, "GET", "/brands?id=eq.not-a-uuid");
     expect(badUuid.status).toBe(400);
     expect(badUuid.body.code).toBe("22P02");
+  });
+
+  test("results: typed result columns and count=exact by count(*)", async () => {
+    const promptId = await b.fixtures.prompt(brand.id, "best anvils 2");
+    await b.fixtures.result({ brandId: brand.id, promptId, platform: "chatgpt", createdAt: "2026-04-01T10:00:00.000Z", mentioned: false, mentionCount: 0 });
+    await b.fixtures.result({ brandId: brand.id, promptId, platform: "chatgpt", createdAt: "2026-04-02T10:00:00.000Z", mentioned: true, mentionCount: 2, position: 1 });
+    // A filter the rollups cannot answer (gte): counted over the rows.
+    const rows = await b.request(owner, "GET", "/prompt_results?select=platform,mentioned,mention_count,mention_position,competitor_mentions,sentiment_score,created_at&created_at=gte.2026-04-01&order=created_at.desc", { prefer: "count=exact" });
+    expect(rows.body).toEqual([
+      { platform: "chatgpt", mentioned: true, mention_count: 2, mention_position: 1, competitor_mentions: [], sentiment_score: null, created_at: "2026-04-02T10:00:00.000Z" },
+      { platform: "chatgpt", mentioned: false, mention_count: 0, mention_position: null, competitor_mentions: [], sentiment_score: null, created_at: "2026-04-01T10:00:00.000Z" },
+    ]);
+    expect(rows.headers.get("content-range")).toBe("0-1/2");
+    const text = await b.request(owner, "GET", "/prompt_results?select=at:created_at::text&order=created_at&limit=1");
+    expect(text.body).toEqual([{ at: "2026-04-01T10:00:00.000Z" }]);
+    // The RPC's statements run on both backends (its rows are checked below where the latest table is kept).
+    for (const args of [{}, { p_platform: "chatgpt", p_date_from: "2026-01-01T00:00:00Z", p_date_to: "2026-12-31T00:00:00Z" }]) {
+      const rpc = await b.request(owner, "POST", "/rpc/get_latest_prompt_results?select=platform", { body: { p_brand_id: brand.id, ...args } });
+      expect(rpc.status).toBe(200);
+    }
+  });
+
+  // prompt_results_latest and the daily rollups are kept by triggers on Postgres, which are another
+  // part of #29 (not on this branch yet): until then this case runs on SQLite only.
+  test.skipIf(backend === "postgres")("results: the latest-results RPC and a rollup-backed count", async () => {
+    const latest = await b.request(owner, "POST", "/rpc/get_latest_prompt_results?select=platform,mentioned,mention_count,created_at", { body: { p_brand_id: brand.id } });
+    expect(latest.body).not.toHaveProperty("code");
+    expect(latest.body).toEqual([{ platform: "chatgpt", mentioned: true, mention_count: 2, created_at: "2026-04-02T10:00:00.000Z" }]);
+    const before = await b.request(owner, "POST", "/rpc/get_latest_prompt_results?select=mentioned,created_at", { body: { p_brand_id: brand.id, p_date_to: "2026-04-01T23:00:00Z", p_platform: "chatgpt" } });
+    expect(before.body).toEqual([{ mentioned: false, created_at: "2026-04-01T10:00:00.000Z" }]);
+    const counted = await b.request(owner, "GET", `/prompt_results?select=mentioned,competitor_mentions,sentiment_score&brand_id=eq.${brand.id}&order=created_at&limit=1`, { prefer: "count=exact" });
+    expect(counted.body).toEqual([{ mentioned: false, competitor_mentions: [], sentiment_score: null }]);
+    expect(counted.headers.get("content-range")).toBe("0-0/2");
+    // Another organization's brand: no rows, as for a brand without results.
+    expect((await b.request(owner, "POST", "/rpc/get_latest_prompt_results", { body: { p_brand_id: otherBrand } })).body).toEqual([]);
   });
 
   test("membership rules: an organization keeps an owner", async () => {

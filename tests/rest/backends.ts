@@ -57,13 +57,13 @@ function backend(h: Harness, executor: RestExecutor): RestBackend {
 }
 
 /** Runs `suite` once on SQLite and once on Postgres (skipped, visibly, without PostgreSQL: AW_SKIP_POSTGRES=1). */
-export async function describeEachRestBackend(name: string, suite: (make: () => Promise<RestBackend>) => void): Promise<void> {
+export async function describeEachRestBackend(name: string, suite: (make: () => Promise<RestBackend>, backend: "sqlite" | "postgres") => void): Promise<void> {
   describe(`${name} (sqlite)`, () =>
     suite(async () => {
       const h = sqliteHarness();
       return backend(h, createSqliteRestExecutor(h.dbh.sqlite));
-    }),
+    }, "sqlite"),
   );
   const pg = await pgHarness();
-  if (pg) describe(`${name} (postgres)`, () => suite(async () => backend(pg, createPgRestExecutor(pg.pg.sql))));
+  if (pg) describe(`${name} (postgres)`, () => suite(async () => backend(pg, createPgRestExecutor(pg.pg.sql)), "postgres"));
 }
