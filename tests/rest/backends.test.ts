@@ -163,6 +163,29 @@ await describeEachRestBackend("REST main shapes", (make, backend) => {
     expect(none.body).toEqual([]);
   });
 
+  test("an update beside another transaction writing the same row waits for it, then applies", async () => {
+    const { sql } = await import("../../src/platform/rest/sql-fragment");
+    const d = b.executor.dialect;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    const other = b.executor.session(10_000, (s) =>
+      s.transaction(async (tx) => {
+        await tx.values(sql`UPDATE ${d.ident("brands")} SET ${d.ident("description")} = ${"held"} WHERE ${d.ident("id")} = ${brand.id}`);
+        started();
+        await held;
+      }),
+    );
+    await writing;
+    const patch = b.request(owner, "PATCH", `/brands?slug=eq.acme&select=description,name`, { body: { name: "Acme Waited" }, prefer: "return=representation" });
+    await Bun.sleep(50);
+    release();
+    await other;
+    const res = await patch;
+    expect(res.body).toEqual([{ description: "held", name: "Acme Waited" }]);
+  });
+
   test("inherited columns: a prompt takes its set's brand; moving the set moves its prompts", async () => {
     const set = await b.request(owner, "POST", "/prompt_sets?select=id,brand_id", { body: { brand_id: brand.id, name: "Core" }, prefer: "return=representation" });
     expect(set.status).toBe(201);

@@ -72,6 +72,9 @@ export const PG_DIALECT: RestDialect = {
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => sql`${a} IS DISTINCT FROM ${b}`,
   rowId: "ctid",
+  // Another transaction updating a target meanwhile is waited for, and its new row version is the
+  // one written (a row id taken without the lock could name a version gone by then).
+  lockTargets: raw(" FOR UPDATE"),
   // xmax is 0 on a row version this statement created, and set on one an upsert updated.
   insertedFlag: raw("(xmax = 0)"),
   // statement_timeout (executor.pg.ts) stops statements.

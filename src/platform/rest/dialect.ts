@@ -49,6 +49,12 @@ export interface RestDialect {
    * transaction, which holds the rows it wrote).
    */
   readonly rowId: string;
+  /**
+   * Appended to the query of the rows an update or delete targets, to lock them (then the write
+   * goes by their row ids); null when the write lock is the whole database's (SQLite), and an
+   * update finds its rows in the statement itself.
+   */
+  readonly lockTargets: Sql | null;
   /** Added to an insert's RETURNING after the row id: true for a new row, false for one an upsert updated; null when the backend cannot tell (then new rows are told by rowids above the previous maximum). */
   readonly insertedFlag: Sql | null;
   /** A predicate true for every row that fails the statement once the request's time is up; null when the backend times statements out itself. */

@@ -26,6 +26,7 @@ import {
   sampledCountQuery,
   targetQuery,
   updateQuery,
+  updateRowsQuery,
   upsertGuard,
   withCheckQuery,
   type Sql,
@@ -317,8 +318,12 @@ export async function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan
     const updatedAt = table.columns.get("updated_at");
     if (updatedAt && value("updated_at") === undefined) assignments.push([updatedAt, now]);
     const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
-    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number)));
-    const rowids = (await runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row])).map((r) => r[0] as number);
+    // Where targets are locked first (Postgres), the update goes by their row ids.
+    const locked = ctx.dialect.lockTargets !== null;
+    const targets = policy.guard || locked ? (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number) : [];
+    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", targets));
+    const statement = locked ? (targets.length ? updateRowsQuery(ctx, table, assignments, targets) : null) : updateQuery(ctx, read, assignments);
+    const rowids = statement ? (await runWrite(run, ctx, table, statement, [row])).map((r) => r[0] as number) : [];
     await checkInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
     await propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
     await checkWrittenRows(run, ctx, table, policy, "update", rowids, value(policy.scope) !== undefined);

@@ -207,7 +207,7 @@ export function sampledCountQuery(ctx: SqlContext, root: ReadPlan, probes: numbe
 export function targetQuery(ctx: SqlContext, root: ReadPlan, action: Action): Sql {
   const where = rootConditions(ctx, { ...root, embeds: root.embeds.filter((e) => e.inner) }, { action });
   const page = root.range.limit !== undefined || root.range.offset ? limitClause(ctx.dialect, root.range) : raw("");
-  return sql`SELECT ${ident(root.alias)}.${raw(ctx.dialect.rowId)} FROM ${ident(root.table.name)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}`;
+  return sql`SELECT ${ident(root.alias)}.${raw(ctx.dialect.rowId)} FROM ${ident(root.table.name)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}${ctx.dialect.lockTargets ?? raw("")}`;
 }
 
 /**
@@ -268,6 +268,12 @@ export function updateQuery(ctx: SqlContext, root: ReadPlan, set: [ColumnInfo, S
   const assignments = joinSql(set.map(([c, v]) => sql`${ident(c.name)} = ${ctx.dialect.bind(v, c.type)}`), ", ");
   const rowId = raw(ctx.dialect.rowId);
   return sql`UPDATE ${ident(root.table.name)} SET ${assignments} WHERE ${rowId} IN (${targetQuery(ctx, root, "update")}) RETURNING ${rowId}`;
+}
+
+/** An update of the rows `rowids` (targets locked beforehand, dialect.lockTargets). */
+export function updateRowsQuery(ctx: SqlContext, table: TableInfo, set: [ColumnInfo, SqlValue][], rowids: number[]): Sql {
+  const assignments = joinSql(set.map(([c, v]) => sql`${ident(c.name)} = ${ctx.dialect.bind(v, c.type)}`), ", ");
+  return sql`UPDATE ${ident(table.name)} SET ${assignments} WHERE ${ctx.dialect.inList(raw(ctx.dialect.rowId), rowids)} RETURNING ${raw(ctx.dialect.rowId)}`;
 }
 
 export function deleteQuery(d: RestDialect, table: TableInfo, rowids: number[]): Sql {
