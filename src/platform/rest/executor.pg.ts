@@ -7,6 +7,7 @@
 // (SQLite's loose typing gave the same; the dialect casts where the context gives no type).
 import type { SQL } from "bun";
 import { pgCode } from "../../db/pg/values";
+import { AppError } from "../../http/errors";
 import { statementTimeout } from "./deadline";
 import { PG_DIALECT } from "./dialect.pg";
 import type { RestExecutor, RestExecutorOptions, RestSession } from "./executor";
@@ -42,6 +43,23 @@ function bindable(value: unknown): unknown {
 
 /** Result values in the shapes the SQLite executor gives: ISO strings for timestamps. */
 const plainValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+/**
+ * A failed statement as PostgREST would relay it, where the failure is the request's or the
+ * server's condition rather than a bug: the timeout, invalid input (class 22: a value the column
+ * type refuses), a program limit (54), insufficient resources (53). Anything else stays as it is
+ * (constraint violations are worded by query.ts; the rest is a 500).
+ */
+function requestError(error: unknown, ms: number): unknown {
+  const code = pgCode(error);
+  if (!code) return error;
+  const message = (error as Error).message;
+  if (code === "57014") return statementTimeout(ms);
+  if (code.startsWith("22")) return new AppError(400, code, message);
+  if (code.startsWith("54")) return new AppError(400, code, message);
+  if (code.startsWith("53")) return new AppError(503, code, message, { headers: { "retry-after": "1" } });
+  return error;
+}
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 
@@ -106,8 +124,7 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
           ) as unknown[][];
           return rows.map((row) => row.map(plainValue));
         } catch (error) {
-          if (pgCode(error) === "57014") throw statementTimeout(ms);
-          throw error;
+          throw requestError(error, ms);
         }
       },
       async transaction(work) {
