@@ -26,6 +26,7 @@ import { createPgAuthStore } from "./platform/auth/store.pg";
 import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import type { RestExecutor } from "./platform/rest/executor";
 import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
+import { createPgRestExecutor } from "./platform/rest/executor.pg";
 import type { QueueStore } from "./queue/store";
 import { createPgQueueStore } from "./queue/store.pg";
 import { createSqliteQueueStore } from "./queue/store.sqlite";
@@ -135,18 +136,8 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
   };
 }
 
-/** A store that has no Postgres implementation yet: any use says so instead of failing obscurely. */
-function notYet<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get(_target, operation) {
-      if (operation === "then") return undefined;
-      return () => Promise.reject(new Error(`the ${name} store has no Postgres implementation yet (${String(operation)})`));
-    },
-  });
-}
-
 /** Every store on one PostgreSQL (DATABASE_URL), shared by every instance. */
-export function postgresStores(pg: PgHandle): Stores {
+export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores {
   const { sql } = pg;
   return {
     backend: "postgres",
@@ -163,12 +154,12 @@ export function postgresStores(pg: PgHandle): Stores {
     reports: createPgReportsStore(sql),
     storage: createPgStorageStore(sql),
     pixel: () => createPgPixelStore(sql),
-    rest: notYet("rest"),
+    rest: createPgRestExecutor(sql, { sourceCategories: options.sourceCategories }),
     setup: createPgSetupStore(sql),
     instances: createPgInstanceStore(sql),
   };
 }
 
 export function storesFor(backend: Backend, options: StoreOptions = {}): Stores {
-  return backend.kind === "sqlite" ? sqliteStores(backend.dbh, options) : postgresStores(backend.pg);
+  return backend.kind === "sqlite" ? sqliteStores(backend.dbh, options) : postgresStores(backend.pg, options);
 }
