@@ -66,7 +66,11 @@ export async function startRuntime(input: {
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ store: stores.webhooks, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
   const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  // Postgres cannot call the brand matcher from SQL: this instance rechecks prompts.is_branded when
+  // a trigger says a brand's names or prompts changed (src/insights/branded.pg.ts).
+  const branded = backend.kind === "postgres" ? await (await import("./insights/branded.pg")).listenBranded(backend.pg.sql, (error) => logger.error("branded recheck failed", { error: String(error) })) : undefined;
   const stopWorkers = async () => {
+    await branded?.stop();
     await dispatcher.stop();
     await deliverer.stop();
     await pool.stop();
@@ -132,7 +136,7 @@ export async function startRuntime(input: {
     maintaining = true;
     try {
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed) logger.info("storage maintenance", { ...report });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

@@ -4,6 +4,7 @@
 // large the table. Answers are compressed by TOAST (lz4, drizzle-pg/0003) when written and space is
 // reused by autovacuum: compressing and releasing pages have nothing to do here.
 import type { SQL } from "bun";
+import { ensureLogPartitions } from "../db/pg/partitions";
 import type { StorageStore } from "./store";
 
 /** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
@@ -31,5 +32,6 @@ export function createPgStorageStore(sql: SQL): StorageStore {
     async releaseFreePages() {
       return 0;
     },
+    prepareAhead: ({ now }) => ensureLogPartitions(sql, { now }),
   };
 }

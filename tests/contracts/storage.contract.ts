@@ -55,5 +55,17 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
       expect(await free()).toBe(0);
       expect(await h.store.releaseFreePages()).toBe(0);
     });
+
+    test("prepareAhead makes next months' partitions of the raw logs once (Postgres), and nothing on SQLite", async () => {
+      const far = new Date("2031-06-15T00:00:00.000Z");
+      const made = await h.store.prepareAhead({ now: far });
+      if (h.backend === "sqlite") expect(made).toEqual([]);
+      else {
+        // Each partitioned log gets the months around `now`, named by month.
+        expect(made.some((name) => name.includes("y2031m07"))).toBe(true);
+        expect(made.every((name) => /_y20\d\dm\d\d$/.test(name))).toBe(true);
+      }
+      expect(await h.store.prepareAhead({ now: far })).toEqual([]);
+    });
   });
 }

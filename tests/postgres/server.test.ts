@@ -53,3 +53,20 @@ test.skipIf(!pg)("a brand made through supabase-js is tracked on Postgres; the r
   expect(rpcError).toBeNull();
   expect((latest as unknown[]).length).toBe(12);
 });
+
+test.skipIf(!pg)("a prompt written through /rest/v1 that names the brand reads as branded (the listener rechecks it)", async () => {
+  const { sb } = await signedUpClient(server.url, server.secrets.anonKey, "Branded Org");
+  const { data: org } = await sb.from("organizations").select("id").single();
+  const { data: brand } = await sb.from("brands").insert({ organization_id: org!.id, name: "Zyntrax", slug: "zyntrax" }).select().single();
+  const { data: set } = await sb.from("prompt_sets").insert({ brand_id: brand!.id, name: "Core" }).select().single();
+  const { data: prompts } = await sb.from("prompts").insert([{ prompt_set_id: set!.id, brand_id: brand!.id, text: "Is Zyntrax any good?" }, { prompt_set_id: set!.id, brand_id: brand!.id, text: "Best CRM for startups" }]).select("id, text");
+  const flags = async () => (await sb.from("prompts").select("text, is_branded").eq("brand_id", brand!.id).order("text")).data;
+  let seen: unknown = null;
+  for (let i = 0; i < 100; i++) {
+    seen = await flags();
+    if (JSON.stringify(seen) === JSON.stringify([{ text: "Best CRM for startups", is_branded: false }, { text: "Is Zyntrax any good?", is_branded: true }])) break;
+    await Bun.sleep(20);
+  }
+  expect(prompts!.length).toBe(2);
+  expect(seen).toEqual([{ text: "Best CRM for startups", is_branded: false }, { text: "Is Zyntrax any good?", is_branded: true }]);
+});
