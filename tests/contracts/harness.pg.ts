@@ -46,7 +46,11 @@ function sqliteShaped(row: Record<string, unknown>): Record<string, unknown> {
 export async function pgHarness(): Promise<PgHarness | null> {
   const server = await testPostgres();
   if (!server) return null;
-  const url = await server.createDatabase("contract");
+  return pgHarnessOn(await server.createDatabase("contract"));
+}
+
+/** The fixtures and inspect over the database at `url` (migrated here if it is not yet: a server's is). */
+export async function pgHarnessOn(url: string): Promise<PgHarness> {
   const pg = await openPostgresDatabase(url, { poolSize: 4 });
   const sql: SQL = pg.sql;
   const one = async (text: string, ...params: unknown[]) => ((await sql.unsafe(text, params as never[])) as { id: string }[])[0]!.id;
