@@ -2,7 +2,7 @@
 // surface shares: request id, JSON access log, body-size limit, CORS, error shape, 404.
 import { Elysia } from "elysia";
 import type { Config } from "./config";
-import type { DbHandle } from "./db/open";
+import type { Stores } from "./stores";
 import { applyCors, corsPreflight } from "./http/cors";
 import { applySecurityHeaders } from "./http/security-headers";
 import { AppError, errorResponse, surfaceOf, toAppError, type Surface } from "./http/errors";
@@ -10,40 +10,29 @@ import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
 import { apiHealthRoutes } from "./http/api-routes";
 import { createStorageHealth, healthResponse, type StorageHealth } from "./http/health";
-import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { Resolver } from "./webhooks/destination";
 import { createCallerResolver, type CallerResolver } from "./platform/auth/caller";
 import { authRoutes } from "./platform/auth/routes";
 import type { DirectRoutes, RequestMeta } from "./http/request";
 import type { RestThreadPool } from "./platform/rest/thread-pool";
 import { restRoutes } from "./platform/rest/routes";
-import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
 import { createAuthService, type AuthService } from "./platform/auth/service";
-import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
 import { createTokenService } from "./platform/auth/tokens";
 import { pixelRoutes } from "./pixel/routes";
-import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import { inProcessReports } from "./reports/registry";
-import { createSqliteReportsStore } from "./reports/store.sqlite";
 import type { Secrets } from "./secrets";
 import type { QueueStore } from "./queue/store";
-import { createSqliteQueueStore } from "./queue/store.sqlite";
 import { scheduleRoutes } from "./schedule/routes";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
-import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
-import { createSqliteKeyStore } from "./keys/store.sqlite";
 import { keyRoutes } from "./keys/routes";
 import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
-import { createSqliteMembersStore } from "./members/store.sqlite";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
-import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import { createShareService } from "./share/service";
-import { createSqliteShareStore } from "./share/store.sqlite";
 import { shareRoutes } from "./share/routes";
 import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
 import { REST_POLICIES } from "./platform/rest/policies";
@@ -52,9 +41,7 @@ import { INSIGHT_RPCS } from "./insights/rpc";
 import { trackingRoutes } from "./tracking/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { createWebhookService } from "./webhooks/service";
-import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { createTrackingService, type TrackingNotifier } from "./tracking/service";
-import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 
 export interface AppDeps {
   /** Reverse DNS for crawler verification (VERIFY_RDNS); the system's by default, a stub in tests. */
@@ -63,7 +50,7 @@ export interface AppDeps {
   metrics?: Metrics;
   config: Config;
   secrets: Secrets;
-  dbh: DbHandle;
+  stores: Stores;
   logger: Logger;
   version: string;
   now?: () => Date;
@@ -113,26 +100,26 @@ export async function createApp(deps: AppDeps): Promise<App> {
     expirySeconds: deps.config.auth.jwtExpirySeconds,
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
-  const auth = createAuthService({ store: createSqliteAuthStore(deps.dbh.sqlite), config: deps.config, tokens, now: deps.now });
-  const status = createSqliteStatusStore(deps.dbh.sqlite);
-  const keys = createKeyService({ store: createSqliteKeyStore(deps.dbh.sqlite), now: deps.now });
-  const members = createMembersService({ store: createSqliteMembersStore(deps.dbh.sqlite), now: deps.now });
+  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, tokens, now: deps.now });
+  const status = deps.stores.status;
+  const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
+  const members = createMembersService({ store: deps.stores.members, now: deps.now });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
-  const shares = createShareService({ store: createSqliteShareStore(deps.dbh.sqlite), now: deps.now, publicUrl });
+  const shares = createShareService({ store: deps.stores.share, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;
   const closers: (() => void | Promise<void>)[] = [];
   const tracking = createTrackingService({
-    store: deps.tracking?.store ?? createSqliteQueueStore(deps.dbh.sqlite, deps.now),
-    tracking: createSqliteTrackingStore(deps.dbh.sqlite),
+    store: deps.tracking?.store ?? deps.stores.queue(deps.now),
+    tracking: deps.stores.tracking,
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
-  const webhooks = createWebhookService({ store: createSqliteWebhookStore(deps.dbh.sqlite), allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
-  const schedule = createScheduleService({ store: createSqliteScheduleStore(deps.dbh.sqlite), tracking, now: deps.now, logger: deps.logger });
+  const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
+  const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger });
 
   const storage = deps.storage ?? createStorageHealth();
-  const crawlerStore = createSqliteCrawlerStore(deps.dbh.sqlite);
+  const crawlerStore = deps.stores.crawlers;
 
   /** Anything a route threw, in its surface's error shape; what is not an AppError is logged as a 5xx. */
   function thrownResponse(error: unknown, surface: Surface, request: Request, requestId: string): Response {
@@ -153,7 +140,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ store: createSqlitePixelStore(deps.dbh.sqlite), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(createSqliteReportsStore(deps.dbh.sqlite)), onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(deps.stores.reports), onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
@@ -166,10 +153,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (code === "VALIDATION") return errorResponse(new AppError(400, "validation_failed", "The request is not valid", { details: String((error as Error).message).slice(0, 2000) }), surface, request);
       return thrownResponse(error, surface, request, meta(request).requestId);
     })
-    .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }))
+    .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }, deps.stores.instances))
     .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
     .use(apiHealthRoutes(callers))
-    .use(restRoutes({ executor: createSqliteRestExecutor(deps.dbh.sqlite, { sourceCategories: deps.config.rest.sourceCategories }), callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
+    .use(restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } }))
     .use(trackingRoutes({ tracking, callers }))
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))

@@ -14,6 +14,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** DATABASE_URL: a PostgreSQL shared by every instance; undefined: the SQLite file in DATA_DIR. */
+  database: { url?: string; poolSize: number };
   publicUrl: string;
   logLevel: LogLevel;
   workers: number;
@@ -59,6 +61,8 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "PORT", default: "3000", meaning: "TCP port of the one HTTP server (0 = any free port)" },
   { name: "HOST", default: "0.0.0.0", meaning: "address to listen on" },
   { name: "DATA_DIR", default: "./data", meaning: "where answerwatch.db and secrets.json live" },
+  { name: "DATABASE_URL", default: "", meaning: "postgres://… to keep all data in PostgreSQL, shared by several instances; unset: the SQLite file in DATA_DIR" },
+  { name: "DATABASE_POOL_SIZE", default: "10", meaning: "connections each instance keeps to DATABASE_URL (2-200: the scheduler's lock holds one while its work uses another)" },
   { name: "PUBLIC_URL", default: "http://127.0.0.1:$PORT", meaning: "the address users and sites reach the server at (pixel snippet, links)" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent (JSON lines on stdout)" },
   { name: "WORKERS", default: "2", meaning: "tracking worker threads (1-64)" },
@@ -157,6 +161,19 @@ function urlVar(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, "");
 }
 
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("DATABASE_URL", "must be a URL such as postgres://user:password@host:5432/answerwatch");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new ConfigError("DATABASE_URL", `must start with postgres:// or postgresql:// (got ${url.protocol}//)`);
+  return raw;
+}
+
 function secretVar(env: Env, name: string, minLength: number): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
@@ -214,6 +231,7 @@ export function loadConfig(env: Env): Config {
     port,
     host,
     dataDir: env.DATA_DIR?.trim() || "./data",
+    database: { url: databaseUrl(env), poolSize: intVar(env, "DATABASE_POOL_SIZE", 10, 2, 200) },
     publicUrl,
     logLevel,
     workers: intVar(env, "WORKERS", 2, 1, 64),

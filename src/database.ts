@@ -2,6 +2,7 @@
 // down to src/db/, in the order they are made. Everything that opens the answerwatch database opens
 // it through here, so every connection registers the same functions.
 import type { DbHandle } from "./db/open";
+import type { PgHandle, PgSchemaPart } from "./db/pg/open";
 import { openDatabase as openWith, openDataDirDatabase as openDataDirWith, prepareSchema as prepareWith } from "./db/open";
 import { registerSqlFunctions as registerWith } from "./db/functions";
 import { brandedSchema } from "./insights/branded.sqlite";
@@ -17,3 +18,31 @@ export const openDatabase = (path: string, options: Options = {}): DbHandle => o
 export const openDataDirDatabase = (dataDir: string, options: Options = {}): DbHandle => openDataDirWith(dataDir, { ...options, parts: SCHEMA_PARTS });
 export const prepareSchema = (sqlite: DbHandle["sqlite"]): number => prepareWith(sqlite, SCHEMA_PARTS);
 export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => registerWith(sqlite, SCHEMA_PARTS);
+
+/**
+ * The Postgres side's schema parts (partitions, triggers and functions the features keep from
+ * code), in the order they are made; loaded only in Postgres mode.
+ */
+async function pgSchemaParts(): Promise<PgSchemaPart[]> {
+  const [{ logPartitionsPart }, { pgRollupsSchema }, { latestPgSchema }, { brandedPgSchema }] = await Promise.all([
+    import("./db/pg/partitions"),
+    import("./rollups/triggers.pg"),
+    import("./results/latest.pg"),
+    import("./insights/branded.pg"),
+  ]);
+  // Partitions first: the rollup triggers attach to the partitioned tables.
+  return [logPartitionsPart, pgRollupsSchema, latestPgSchema, brandedPgSchema];
+}
+
+/** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */
+/** Applies what is pending on an open Postgres database (answerwatch migrate); the migrations applied. */
+export async function migratePostgresDatabase(pg: PgHandle): Promise<number> {
+  const [{ migratePostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
+  return migratePostgres(pg.sql, { migrations: embeddedMigrations, parts: await pgSchemaParts() });
+}
+
+export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
+  // Loaded only in Postgres mode: a SQLite server never parses the Postgres migrations.
+  const [{ openPostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
+  return openPostgres(url, { ...options, migrations: embeddedMigrations, parts: await pgSchemaParts() });
+}

@@ -1,12 +1,14 @@
 #!/usr/bin/env bun
 // CLI entry: serve (default) | migrate | keys | --help | --version.
-import { ConfigError, loadConfig, setupWarnings, StartupError, type Env } from "./config";
-import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, prepareDataDir, type DbHandle } from "./db/open";
-import { openDataDirDatabase, prepareSchema } from "./database";
+import { ConfigError, loadConfig, setupWarnings, StartupError, type Config, type Env } from "./config";
+import { CLI_BUSY_TIMEOUT_MS, dataDirHeld, describeDatabaseFailure, lockDataDir, prepareDataDir } from "./db/open";
+import { migratePostgresDatabase, openDataDirDatabase, openPostgresDatabase, prepareSchema } from "./database";
+import { GONE_AFTER_MS } from "./http/instances";
+import type { Backend, Stores } from "./stores";
 
 /** Commands beside a running server wait for its write lock rather than fail half-way. */
 const CLI_DATABASE = { busyTimeoutMs: CLI_BUSY_TIMEOUT_MS };
-import { ensureSecrets } from "./secrets";
+import { ensureSecrets, type Secrets } from "./secrets";
 import { startServer } from "./server";
 import { VERSION } from "./version";
 
@@ -89,20 +91,32 @@ function reportFailure(error: unknown, env: Env): number {
   return 1;
 }
 
-/** A command on DATA_DIR's database beside a running server (SQLite keeps the two processes' writes apart). */
-async function withDatabase(env: Env, run: (sqlite: DbHandle["sqlite"], config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
+/**
+ * A command on the deployment's stores: DATABASE_URL's PostgreSQL (a small pool) or DATA_DIR's
+ * SQLite file beside a running server; with the secrets that backend keeps.
+ */
+async function withStores(env: Env, run: (stores: Stores, config: Config, backend: Backend, secrets: () => Promise<Secrets>) => Promise<number>): Promise<number> {
   const config = loadConfig(env);
+  const { storesFor } = await import("./stores");
+  if (config.database.url) {
+    const pg = await openPostgresDatabase(config.database.url, { poolSize: 2 });
+    try {
+      const secrets = async () => (await import("./secrets.pg")).createPgSecretStore(pg.sql, config).ensure();
+      const backend: Backend = { kind: "postgres", pg, url: config.database.url };
+      return await run(storesFor(backend), config, backend, secrets);
+    } finally {
+      await pg.close();
+    }
+  }
   prepareDataDir(config.dataDir);
   const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
   try {
-    return await run(dbh.sqlite, config);
+    const backend: Backend = { kind: "sqlite", dbh, dbPath: dbh.sqlite.filename };
+    return await run(storesFor(backend), config, backend, () => ensureSecrets(config));
   } finally {
     dbh.close();
   }
 }
-
-/** The config-as-code store on a command's database, loaded with the command. */
-const setupStore = async (sqlite: DbHandle["sqlite"]) => (await import("./setup/store.sqlite")).createSqliteSetupStore(sqlite);
 
 const commands: Record<string, Command> = {
   // Commands other than serve are loaded when used, so the server starts without their modules
@@ -155,6 +169,16 @@ const commands: Record<string, Command> = {
   },
   async migrate(_args, env) {
     const config = loadConfig(env);
+    if (config.database.url) {
+      // Under the migration lock: running instances of the same version find nothing to do.
+      const pg = await openPostgresDatabase(config.database.url, { poolSize: 1, migrate: false });
+      try {
+        process.stdout.write(`${await migratePostgresDatabase(pg)} migration(s) applied\n`);
+        return 0;
+      } finally {
+        await pg.close();
+      }
+    }
     prepareDataDir(config.dataDir);
     // Not under a running server: another binary's migrations would change the schema beneath it.
     const lock = lockDataDir(config.dataDir);
@@ -227,38 +251,32 @@ const commands: Record<string, Command> = {
   },
   // user add and keys take no lock: adding a user while the server runs is how it is meant to be
   // used, and SQLite keeps the two processes' writes apart.
-  async user(args, env) {
-    const config = loadConfig(env);
-    prepareDataDir(config.dataDir);
-    const secrets = await ensureSecrets(config);
-    const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
-    try {
-      const [{ runUserCommand }, { createSqliteAuthStore }] = await Promise.all([import("./platform/auth/cli"), import("./platform/auth/store.sqlite")]);
-      return await runUserCommand(args, { config, secrets, store: createSqliteAuthStore(dbh.sqlite) });
-    } finally {
-      dbh.close();
-    }
-  },
-  apply: (args, env) => withDatabase(env, async (sqlite, config) => (await import("./setup/cli")).runApplyCommand(args, { store: await setupStore(sqlite), platforms: Object.keys(config.engines.platforms) })),
-  export: (args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runExportCommand(args, { store: await setupStore(sqlite) })),
+  user: (args, env) =>
+    withStores(env, async (stores, config, _backend, secrets) => (await import("./platform/auth/cli")).runUserCommand(args, { config, secrets: await secrets(), store: stores.auth })),
+  apply: (args, env) => withStores(env, async (stores, config) => (await import("./setup/cli")).runApplyCommand(args, { store: stores.setup, platforms: Object.keys(config.engines.platforms) })),
+  export: (args, env) => withStores(env, async (stores) => (await import("./setup/cli")).runExportCommand(args, { store: stores.setup })),
   logs: (args, env) =>
-    withDatabase(env, async (sqlite, config) => {
-      const secrets = await ensureSecrets(config);
-      const [{ runLogsCommand }, { crawlerIngestFor }, { createSqliteCrawlerStore }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup"), import("./crawlers/store.sqlite")]);
-      const store = createSqliteCrawlerStore(sqlite, { bulkImport: true });
-      return runLogsCommand(args, { store, ingest: crawlerIngestFor({ store, jwtSecret: secrets.jwtSecret, verifyRdns: config.verifyRdns }) });
+    withStores(env, async (stores, config, backend, secrets) => {
+      const [{ runLogsCommand }, { crawlerIngestFor }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup")]);
+      // On SQLite a bulk import keeps its temporary b-trees in memory (the store's bulkImport).
+      const store = backend.kind === "sqlite" ? (await import("./crawlers/store.sqlite")).createSqliteCrawlerStore(backend.dbh.sqlite, { bulkImport: true }) : stores.crawlers;
+      return runLogsCommand(args, { store, ingest: crawlerIngestFor({ store, jwtSecret: (await secrets()).jwtSecret, verifyRdns: config.verifyRdns }) });
     }),
   run: (args, env) =>
-    withDatabase(env, async (sqlite, config) => {
-      const [{ runRunCommand }, { createSqliteQueueStore }, { createSqliteTrackingStore }] = await Promise.all([import("./tracking/cli"), import("./queue/store.sqlite"), import("./tracking/store.sqlite")]);
-      return runRunCommand(args, { store: createSqliteQueueStore(sqlite), tracking: createSqliteTrackingStore(sqlite), engines: config.engines, dataDir: config.dataDir, serverRunning: () => dataDirHeld(config.dataDir) });
+    withStores(env, async (stores, config) => {
+      const { runRunCommand } = await import("./tracking/cli");
+      // With several instances on Postgres, "is a server running" is "has one renewed its heartbeat lately".
+      const serverRunning = config.database.url ? async () => ((await stores.instances?.live(GONE_AFTER_MS))?.length ?? 0) > 0 : () => dataDirHeld(config.dataDir);
+      return runRunCommand(args, { store: stores.queue(), tracking: stores.tracking, engines: config.engines, dataDir: config.dataDir, serverRunning });
     }),
-  brands: (_args, env) => withDatabase(env, async (sqlite) => (await import("./setup/cli")).runBrandsCommand({ store: await setupStore(sqlite) })),
+  brands: (_args, env) => withStores(env, async (stores) => (await import("./setup/cli")).runBrandsCommand({ store: stores.setup })),
   async keys(_args, env) {
+    const print = ({ anonKey, serviceRoleKey }: Secrets) => void process.stdout.write(`ANON_KEY=${anonKey}\nSERVICE_ROLE_KEY=${serviceRoleKey}\n`);
     const config = loadConfig(env);
+    // On SQLite the keys are in DATA_DIR's secrets.json: no need to open the database.
+    if (config.database.url) return withStores(env, async (_stores, _config, _backend, secrets) => (print(await secrets()), 0));
     prepareDataDir(config.dataDir);
-    const secrets = await ensureSecrets(config);
-    process.stdout.write(`ANON_KEY=${secrets.anonKey}\nSERVICE_ROLE_KEY=${secrets.serviceRoleKey}\n`);
+    print(await ensureSecrets(config));
     return 0;
   },
 };

@@ -5,22 +5,17 @@ import { cron } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import { createApp, type App } from "./app";
 import type { Config } from "./config";
-import type { DbHandle } from "./db/open";
 import type { Logger } from "./http/log";
 import { createStorageHealth } from "./http/health";
 import { runMaintenance } from "./storage/maintenance";
-import { createSqliteStorageStore } from "./storage/store.sqlite";
 import { createMetrics } from "./http/metrics";
-import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import { createRestThreadPool } from "./platform/rest/thread-pool";
 import { createWorkerPool } from "./queue/pool";
-import { createSqliteQueueStore } from "./queue/store.sqlite";
 import type { Secrets } from "./secrets";
+import { storesFor, type Backend } from "./stores";
 import { createDispatcher, type Dispatcher } from "./tracking/dispatcher";
-import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
-import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
 export interface Runtime {
@@ -34,24 +29,25 @@ export interface Runtime {
 export async function startRuntime(input: {
   config: Config;
   secrets: Secrets;
-  dbh: DbHandle;
-  dbPath: string;
+  backend: Backend;
   logger: Logger;
   startedAt: number;
   selfUrl: () => string;
   options: { now?: () => Date; scheduler?: boolean; resolveHost?: Resolver };
 }): Promise<Runtime> {
-  const { config, secrets, dbh, dbPath, logger, options } = input;
-  const store = createSqliteQueueStore(dbh.sqlite, options.now);
+  const { config, secrets, backend, logger, options } = input;
+  const stores = storesFor(backend, { sourceCategories: config.rest.sourceCategories });
+  const dbPath = backend.kind === "sqlite" ? backend.dbPath : "";
+  const store = stores.queue(options.now);
   // Inside the compiled binary (bytecode builds keep source paths in import.meta.url) a specifier
   // relative to the embedded root finds the worker entry; from source, this module's URL does.
   const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./queue/worker.ts" : new URL("./queue/worker.ts", import.meta.url);
-  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, env: config.env, judge: config.sentimentJudge } });
+  const pool = createWorkerPool({ size: config.workers, workerUrl, init: { dbPath, databaseUrl: backend.kind === "postgres" ? backend.url : undefined, env: config.env, judge: config.sentimentJudge } });
   // /rest/v1 threads: readers with a statement timeout, one writer (thread-pool.ts).
   const restUrl = Bun.main.startsWith("/$bunfs/") ? "./platform/rest/thread-worker.ts" : new URL("./platform/rest/thread-worker.ts", import.meta.url);
   const storage = createStorageHealth();
   const metrics = createMetrics();
-  metrics.useStatus(createSqliteStatusStore(dbh.sqlite));
+  metrics.useStatus(stores.status);
   const restPool = (size: number, writable: boolean) =>
     createRestThreadPool({
       size,
@@ -64,23 +60,29 @@ export async function startRuntime(input: {
       onSqliteError: (error) => storage.record(error),
       onWait: metrics.readerWait,
     });
-  const rest = { readers: restPool(config.rest.readers, false), writer: restPool(1, true) };
+  // Reader and writer threads are how SQLite reads beside a writer; PostgreSQL serves concurrent
+  // requests itself, so in Postgres mode /rest/v1 runs on the serving thread over the pool.
+  const rest = backend.kind === "sqlite" ? { readers: restPool(config.rest.readers, false), writer: restPool(1, true) } : undefined;
   const resolveHost = options.resolveHost ?? systemResolver;
-  const deliverer = createDeliverer({ store: createSqliteWebhookStore(dbh.sqlite), logger, now: options.now, resolve: resolveHost, ...config.webhooks });
-  const dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(dbh.sqlite), pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  const deliverer = createDeliverer({ store: stores.webhooks, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
+  const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  // Postgres cannot call the brand matcher from SQL: this instance rechecks prompts.is_branded when
+  // a trigger says a brand's names or prompts changed (src/insights/branded.pg.ts).
+  const branded = backend.kind === "postgres" ? await (await import("./insights/branded.pg")).listenBranded(backend.pg.sql, (error) => logger.error("branded recheck failed", { error: String(error) })) : undefined;
   const stopWorkers = async () => {
+    await branded?.stop();
     await dispatcher.stop();
     await deliverer.stop();
     await pool.stop();
-    await rest.readers.stop();
-    await rest.writer.stop();
+    await rest?.readers.stop();
+    await rest?.writer.stop();
   };
   // The dispatcher and the deliverer start working as soon as they exist: a failing app must not
   // leave them claiming jobs behind a server that cannot answer.
   const app = await createApp({
     config,
     secrets,
-    dbh,
+    stores,
     logger,
     version: VERSION,
     now: options.now,
@@ -128,13 +130,13 @@ export async function startRuntime(input: {
   // compression of rows written plain, returning freed pages. One batch at a time on this thread.
   let maintaining = false;
   const maintenanceCursor = { compressedThrough: 0 };
-  const storageStore = createSqliteStorageStore(dbh.sqlite);
+  const storageStore = stores.storage;
   const maintain = async () => {
     if (maintaining) return;
     maintaining = true;
     try {
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed) logger.info("storage maintenance", { ...report });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

@@ -6,13 +6,18 @@
 // The returned handle stops everything in order, which both SIGTERM and tests use.
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { Cron } from "croner";
 import type { App } from "./app";
 import { errorCode, StartupError, type Config } from "./config";
-import { DB_FILE, lockDataDir, prepareDataDir, type DataDirLock, type DbHandle } from "./db/open";
-import { openDataDirDatabase } from "./database";
+import { DB_FILE, lockDataDir, prepareDataDir, type DbHandle } from "./db/open";
+import type { PgHandle } from "./db/pg/open";
+import { openDataDirDatabase, openPostgresDatabase } from "./database";
+import { HEARTBEAT_MS, type InstanceStore } from "./http/instances";
+import type { StatusStore } from "./http/status-store";
+import type { Backend } from "./stores";
 import { healthResponse } from "./http/health";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
 import type { Resolver } from "./webhooks/destination";
@@ -30,7 +35,9 @@ export interface RunningServer {
   /** The runtime's app and dispatcher; they throw when read before the runtime has loaded. */
   readonly app: App;
   readonly dispatcher: Dispatcher;
-  dbh: DbHandle;
+  /** The SQLite handle (throws in Postgres mode). */
+  readonly dbh: DbHandle;
+  backend: Backend;
   secrets: Secrets;
   logger: Logger;
   /** Loads the runtime now if it is not loaded yet. */
@@ -62,18 +69,62 @@ const SCHEDULE_LEAD_MS = 5_000;
 // time-zone data for ~8 ms, which would otherwise delay the first answers.
 const SCHEDULE_ARM_DELAY_MS = 250;
 
+interface OpenedBackend {
+  backend: Backend;
+  secrets: Secrets;
+  status: StatusStore;
+  instances?: InstanceStore;
+  /** Closes the database and frees what this server held (DATA_DIR's lock). */
+  close(): Promise<void>;
+}
+
 /**
- * DATA_DIR made ready and held by this server, its secrets read and its database open. A failure
- * is a StartupError (one line, an exit code) and leaves nothing held.
+ * The database this server keeps its data in, open, with its secrets. SQLite (the default): DATA_DIR
+ * made ready and held by this server. Postgres (DATABASE_URL): the shared database, migrated under
+ * its lock, with the secrets every instance shares; nothing is held on this host, so several
+ * instances may run. A failure is a StartupError (one line, an exit code) and leaves nothing held.
  */
-async function openDataDir(config: Config): Promise<{ lock: DataDirLock; secrets: Secrets; dbh: DbHandle }> {
+async function openBackend(config: Config): Promise<OpenedBackend> {
+  if (config.database.url) return openPostgresBackend(config, config.database.url);
   prepareDataDir(config.dataDir);
   const lock = lockDataDir(config.dataDir);
   try {
     const secrets = await ensureSecrets(config);
-    return { lock, secrets, dbh: openDataDirDatabase(config.dataDir) };
+    const dbh = openDataDirDatabase(config.dataDir);
+    return {
+      backend: { kind: "sqlite", dbh, dbPath: join(config.dataDir, DB_FILE) },
+      secrets,
+      status: createSqliteStatusStore(dbh.sqlite),
+      async close() {
+        try {
+          dbh.close();
+        } finally {
+          // Last: DATA_DIR is free for the next server only once nothing here writes to it.
+          lock.release();
+        }
+      },
+    };
   } catch (error) {
     lock.release();
+    throw error;
+  }
+}
+
+async function openPostgresBackend(config: Config, url: string): Promise<OpenedBackend> {
+  let pg: PgHandle;
+  try {
+    pg = await openPostgresDatabase(url, { poolSize: config.database.poolSize });
+  } catch (error) {
+    // The URL's password stays out of the message.
+    throw new StartupError(`DATABASE_URL cannot be used: ${(error as Error).message ?? error}`, 2);
+  }
+  try {
+    const [{ createPgSecretStore }, { postgresStores }] = await Promise.all([import("./secrets.pg"), import("./stores")]);
+    const secrets = await createPgSecretStore(pg.sql, config).ensure();
+    const stores = postgresStores(pg);
+    return { backend: { kind: "postgres", pg, url }, secrets, status: stores.status, instances: stores.instances, close: () => pg.close() };
+  } catch (error) {
+    await pg.close();
     throw error;
   }
 }
@@ -115,9 +166,7 @@ function listenProblem({ host, port }: Config, code: string): string {
 
 export async function startServer(config: Config, logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   await checkHostResolves(config.host);
-  const { lock, secrets, dbh } = await openDataDir(config);
-  const status = createSqliteStatusStore(dbh.sqlite);
-  const dbPath = join(config.dataDir, DB_FILE);
+  const { backend, secrets, status, instances, close: closeBackend } = await openBackend(config);
   const startedAt = Date.now();
   let runtime: Runtime | undefined;
   let loading: Promise<Runtime> | undefined;
@@ -140,7 +189,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
   };
   /** /healthz before the runtime is loaded: the same answer, and 503 while the runtime cannot load. */
   async function shellHealth(request: Request): Promise<Response> {
-    const response = await healthResponse(status, VERSION, startedAt, { runtimeFailed: loadFailed });
+    const response = await healthResponse(status, VERSION, startedAt, { runtimeFailed: loadFailed }, instances);
     response.headers.set("x-request-id", requestIdFor(request));
     return response;
   }
@@ -152,11 +201,19 @@ export async function startServer(config: Config, logger = createLogger(config.l
   try {
     server = listen(config, fetch, error);
   } catch (err) {
-    dbh.close();
-    lock.release();
+    await closeBackend();
     throw err;
   }
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+
+  // Postgres mode: this instance announces itself and renews its heartbeat while it runs.
+  const thisInstance = { id: crypto.randomUUID(), host: hostname(), pid: process.pid, version: VERSION, url };
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  if (instances) {
+    await instances.register(thisInstance).catch((err) => logger.warn("instance registration failed", { error: String(err) }));
+    heartbeat = setInterval(() => void instances.heartbeat(thisInstance).catch((err) => logger.warn("instance heartbeat failed", { error: String(err) })), HEARTBEAT_MS);
+    heartbeat.unref?.();
+  }
 
   // Native routes: the web app's files (they need no feature runtime) and the runtime's direct routes.
   let pageRoutes: Record<string, Response> = {};
@@ -191,7 +248,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
     clearTimeout(scheduleTimer);
     const began = performance.now();
     const { startRuntime } = await import("./runtime");
-    const rt = await startRuntime({ config, secrets, dbh, dbPath, logger, startedAt, selfUrl: () => url, options });
+    const rt = await startRuntime({ config, secrets, backend, logger, startedAt, selfUrl: () => url, options });
     // The app's direct routes become native routes: Bun matches them before any JavaScript runs.
     const routes: Record<string, Record<string, (request: Request, srv: Server<undefined>) => Promise<Response>>> = {};
     for (const [path, methods] of Object.entries(rt.app.direct)) {
@@ -238,8 +295,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
       await load();
     } catch (err) {
       server.stop(true);
-      dbh.close();
-      lock.release();
+      await closeBackend();
       throw err;
     }
   }
@@ -258,12 +314,9 @@ export async function startServer(config: Config, logger = createLogger(config.l
       // A runtime still loading is let finish, so its parts can be stopped in order.
       const rt = runtime ?? (loading ? await loading.catch(() => undefined) : undefined);
       await rt?.stop();
-      try {
-        dbh.close();
-      } finally {
-        // Last: DATA_DIR is free for the next server only once nothing here writes to it.
-        lock.release();
-      }
+      clearInterval(heartbeat);
+      await instances?.remove(thisInstance.id).catch(() => {});
+      await closeBackend();
     })());
 
   const loaded = (): Runtime => {
@@ -282,7 +335,11 @@ export async function startServer(config: Config, logger = createLogger(config.l
     get loaded() {
       return runtime !== undefined;
     },
-    dbh,
+    get dbh() {
+      if (backend.kind !== "sqlite") throw new Error("A server on DATABASE_URL has no SQLite handle");
+      return backend.dbh;
+    },
+    backend,
     secrets,
     logger,
     runtime: load,

@@ -1,6 +1,7 @@
 // GET /healthz: the process is up and its database answers (and, before the lazily loaded
 // runtime is up, that it did not fail to load), and no write has recently failed for want of disk.
 import { isStorageFull } from "./errors";
+import { GONE_AFTER_MS, type InstanceStore } from "./instances";
 import type { StatusStore } from "./status-store";
 
 /** How long after the last write that failed for want of disk /healthz still reports it. */
@@ -25,11 +26,19 @@ export function createStorageHealth(now: () => number = Date.now) {
 
 export type StorageHealth = ReturnType<typeof createStorageHealth>;
 
-export async function healthResponse(status: StatusStore, version: string, startedAt: number, state: { runtimeFailed?: boolean; writeFailure?: string | null } = {}): Promise<Response> {
-  const body = { status: "ok", version, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok" };
+export async function healthResponse(
+  status: StatusStore,
+  version: string,
+  startedAt: number,
+  state: { runtimeFailed?: boolean; writeFailure?: string | null } = {},
+  instances?: InstanceStore,
+): Promise<Response> {
+  const body: Record<string, unknown> = { status: "ok", version, uptime_s: Math.round((Date.now() - startedAt) / 1000), db: "ok" };
   if (state.runtimeFailed) return Response.json({ ...body, status: "error", runtime: "error" }, { status: 503 });
   try {
     await status.ping();
+    // Several instances on one database: how many renewed their heartbeat lately.
+    if (instances) body.instances = (await instances.live(GONE_AFTER_MS)).length;
   } catch {
     return Response.json({ ...body, status: "error", db: "error" }, { status: 503 });
   }

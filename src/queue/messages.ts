@@ -4,6 +4,8 @@ import type { UnitTask } from "../tracking/unit";
 export interface WorkerInit {
   type: "init";
   dbPath: string;
+  /** Set in Postgres mode: the thread opens a small pool to it instead of the SQLite file. */
+  databaseUrl?: string;
   env: Record<string, string | undefined>;
   judge?: { platform: string; model: string };
 }

@@ -136,5 +136,9 @@ export function createSqliteQueueStore(sqlite: Database, now: () => Date = () =>
       if (status) (where.push("status = ?"), params.push(status));
       return sqlite.query(`SELECT * FROM jobs WHERE ${where.join(" AND ")} ORDER BY created_at DESC LIMIT ${Math.floor(limit)}`).all(...params) as JobRow[];
     },
+    // One process per file: nobody else enqueues or cancels, and this process wakes its own dispatcher.
+    async listen() {
+      return async () => {};
+    },
   };
 }

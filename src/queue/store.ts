@@ -89,6 +89,14 @@ export interface JobFilter {
   limit: number;
 }
 
+/** What a queue announces to every instance sharing it (QueueStore.listen). */
+export interface QueueEvents {
+  /** A job was enqueued or handed back: claim now rather than at the next poll. */
+  work(): void;
+  /** The job was cancelled: whichever instance runs it stops its units. */
+  cancelled(jobId: string): void;
+}
+
 export interface QueueStore {
   /** A waiting job and its units, in one transaction; the job's id. */
   enqueue(input: EnqueueInput): Promise<string>;
@@ -96,7 +104,11 @@ export interface QueueStore {
   claim(input: { owner: string; leaseMs: number }): Promise<JobRow | null>;
   /** Extends the lease; false when it is gone (cancelled, finished, or taken over): stop working on the job. */
   heartbeat(input: { jobId: string; owner: string; leaseMs: number }): Promise<boolean>;
-  /** Expires the leases of owners that are known dead (a previous process on this host), so restart resumes at once; how many. */
+  /**
+   * Expires the leases of owners that are known dead (a previous process on this host), so restart
+   * resumes at once; how many. Postgres: 0, always — instances on several hosts (or containers
+   * sharing a host name and pid 1) cannot tell a dead owner from a live one there; a lease ends by time.
+   */
   expireDeadLeases(isDead: (owner: string) => boolean): Promise<number>;
   /** Hands the owner's active jobs back as waiting, without counting the attempt (a clean stop). */
   releaseOwned(owner: string): Promise<void>;
@@ -116,4 +128,10 @@ export interface QueueStore {
   openJobs(input: { brandId: string; type: string }): Promise<Pick<JobRow, "id" | "data">[]>;
   /** Jobs of the given organizations, newest first, at most `limit`. */
   listJobs(filter: JobFilter): Promise<JobRow[]>;
+  /**
+   * Calls `events` when any instance sharing the queue enqueues, hands back or cancels (Postgres:
+   * LISTEN/NOTIFY); resolves once listening, with the function that stops it. SQLite: never calls
+   * them — one process owns the file, and its tracking service wakes its dispatcher directly.
+   */
+  listen(events: QueueEvents): Promise<() => Promise<void>>;
 }

@@ -4,10 +4,18 @@
 import { openDatabase } from "../database";
 import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
 import { createUnitRunner } from "../tracking/unit-runner";
+import type { UnitStore } from "../tracking/store";
 import { createSqliteUnitStore } from "../tracking/units.sqlite";
 import type { TaskError, WorkerCommand, WorkerReply } from "./messages";
 
 declare const self: Worker;
+
+/** The thread's own connection: the SQLite file, or (Postgres mode) a pool of two to DATABASE_URL. */
+async function unitStoreFor(init: Extract<WorkerCommand, { type: "init" }>): Promise<UnitStore> {
+  if (!init.databaseUrl) return createSqliteUnitStore(openDatabase(init.dbPath, { migrate: false }).sqlite);
+  const [{ openPostgresDatabase }, { createPgUnitStore }] = await Promise.all([import("../database"), import("../tracking/units.pg")]);
+  return createPgUnitStore((await openPostgresDatabase(init.databaseUrl, { poolSize: 2, migrate: false })).sql);
+}
 
 let runner: ReturnType<typeof createUnitRunner> | undefined;
 const controllers = new Map<number, AbortController>();
@@ -24,8 +32,7 @@ function toTaskError(error: unknown): TaskError {
 self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   const command = event.data;
   if (command.type === "init") {
-    const dbh = openDatabase(command.dbPath, { migrate: false });
-    runner = createUnitRunner({ store: createSqliteUnitStore(dbh.sqlite), registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
+    runner = createUnitRunner({ store: await unitStoreFor(command), registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
     reply({ type: "ready" });
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();

@@ -1,6 +1,7 @@
 // What each rollup table sums, written once: the triggers that keep it in step with its raw rows
-// and the query that rebuilds it from them are both generated from these lines (triggers.ts), so
-// the two cannot disagree. `{r}` stands for the raw row (NEW, OLD, or the table when rebuilding).
+// and the query that rebuilds it from them are both generated from these lines, on SQLite
+// (triggers.sqlite.ts) and on Postgres (triggers.pg.ts), so none of them can disagree.
+// `{r}` stands for the raw row (NEW, OLD, or the table when rebuilding).
 
 export interface RollupSpec {
   /** The rollup table (src/db/schema.ts). */
@@ -36,234 +37,303 @@ export interface RollupSpec {
   day?: string;
 }
 
-const day = "substr({r}.created_at, 1, 10)";
-const month = "substr({r}.created_at, 1, 7)";
-/** A rollup kept at two bucket sizes: a window reads whole months and the days at its edges. */
-const DAY_AND_MONTH = [
-  { suffix: "daily", bucket: { day } },
-  { suffix: "monthly", bucket: { month } },
-] as const;
-const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
-/** JSON a client wrote badly (not JSON, not an array) must not fail the write it rides on: it adds nothing. */
-const arrayOrEmpty = (column: string) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`;
-/** A field of a list entry that is an object; NULL for any other entry (a bare name, a number). */
-const entryField = (entry: string, field: string) => `(CASE WHEN ${entry}.type = 'object' THEN json_extract(${entry}.value, '$.${field}') END)`;
+/**
+ * How the spec's expressions are written in one SQL dialect. The spec is written once over these
+ * pieces; SQLite (text timestamps, JSON text, packed answers) and Postgres (timestamptz, jsonb,
+ * uuid) each render it (triggers.sqlite.ts, triggers.pg.ts). `{r}` is the raw row, as above.
+ */
+export interface RollupDialect {
+  /** The UTC day (YYYY-MM-DD), month (YYYY-MM) and hour (YYYY-MM-DDTHH) of a timestamp column. */
+  day(column: string): string;
+  month(column: string): string;
+  hour(column: string): string;
+  /** A JSON list column of the raw row; JSON a client wrote badly (not JSON, not an array) as an empty list. */
+  arrayOrEmpty(column: string): string;
+  /** The answer's citations list (packed on SQLite) as a JSON array, or an empty one. */
+  citations(): string;
+  /** A table-valued source of a JSON list's entries, as `alias`, whose `alias.value` is the entry. */
+  entries(list: string, alias: string): string;
+  /** A field of a list entry that is an object (as text; NULL for any other entry). */
+  entryField(entry: string, field: string): string;
+  /** The same for a field holding a row id (NULL when it is not one). */
+  entryId(entry: string, field: string): string;
+  /** The same for an integer field (NULL when it is not a number; a fraction truncated). */
+  entryInt(entry: string, field: string): string;
+  /** A list entry that is a string: the condition that it is one and not blank, and its text. */
+  textEntry(entry: string): { nonBlank: string; text: string };
+  /** A table-valued source of a few values (NULLs included), as `alias` with `alias.value`. */
+  values(values: string[], alias: string): string;
+}
 
-const resultMeasures: Record<string, string> = {
-  results: "1",
-  mentioned: flag("{r}.mentioned"),
-  mention_sum: "coalesce({r}.mention_count, 0)",
-  position_sum: "coalesce({r}.mention_position, 0)",
-  position_n: flag("{r}.mention_position IS NOT NULL"),
-  cited: flag("{r}.brand_citation_count > 0"),
-  citation_sum: "coalesce({r}.citation_count, 0)",
-  brand_citation_sum: "coalesce({r}.brand_citation_count, 0)",
-  competitor_mention_sum: `(SELECT coalesce(sum(CAST(${entryField("e", "mention_count")} AS INTEGER)), 0) FROM json_each(${arrayOrEmpty("competitor_mentions")}) AS e)`,
-  sentiment_sum: "coalesce({r}.sentiment_score, 0.0)",
-  sentiment_n: flag("{r}.sentiment_score IS NOT NULL"),
-  positive: flag("{r}.sentiment = 'positive'"),
-  neutral: flag("{r}.sentiment = 'neutral'"),
-  negative: flag("{r}.sentiment = 'negative'"),
-  visibility_sum: "coalesce({r}.visibility_score, 0.0)",
-  visibility_n: flag("{r}.visibility_score IS NOT NULL"),
+export const SQLITE_DIALECT: RollupDialect = {
+  day: (c) => `substr(${c}, 1, 10)`,
+  month: (c) => `substr(${c}, 1, 7)`,
+  hour: (c) => `substr(${c}, 1, 13)`,
+  arrayOrEmpty: (column) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`,
+  citations: () => `(CASE WHEN json_valid(aw_text({r}.citations)) AND json_type(aw_text({r}.citations)) = 'array' THEN aw_text({r}.citations) ELSE '[]' END)`,
+  entries: (list, alias) => `json_each(${list}) AS ${alias}`,
+  entryField: (entry, field) => `(CASE WHEN ${entry}.type = 'object' THEN json_extract(${entry}.value, '$.${field}') END)`,
+  entryId: (entry, field) => SQLITE_DIALECT.entryField(entry, field),
+  entryInt: (entry, field) => `CAST(${SQLITE_DIALECT.entryField(entry, field)} AS INTEGER)`,
+  textEntry: (entry) => ({ nonBlank: `${entry}.type = 'text' AND trim(${entry}.value) != ''`, text: `${entry}.value` }),
+  values: (values, alias) => `json_each(json_array(${values.join(", ")})) AS ${alias}`,
 };
-const resultWatch = ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "reported_model", "mentioned", "mention_count", "mention_position", "brand_citation_count", "citation_count", "competitor_mentions", "sentiment_score", "sentiment", "visibility_score"];
-const trafficPlatform = "coalesce({r}.source_platform, '')";
-
-/** The answer's group: what the insights filters select on (topic and branded through the prompt). */
-const answerGroup = { prompt_id: "{r}.prompt_id", platform: "{r}.platform", model: "{r}.model", region: "{r}.region" };
-/** The packed citations column as a JSON array (src/db/text-codec.ts). */
-const citationsArray = `(CASE WHEN json_valid(aw_text({r}.citations)) AND json_type(aw_text({r}.citations)) = 'array' THEN aw_text({r}.citations) ELSE '[]' END)`;
-
-/** Per answer group and day or month: the brand's measures. */
-const resultRollups = DAY_AND_MONTH.map(
-  ({ suffix, bucket }): RollupSpec => ({
-    table: `result_rollups_${suffix}`,
-    source: "prompt_results",
-    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, reported_model: "{r}.reported_model" },
-    measures: resultMeasures,
-    countColumn: "results",
-    watch: resultWatch,
-  }),
-);
-
-/** Per answer group, cited domain and day or month: citations, answers citing it, and of those the answers naming the brand. */
-const domainRollups = DAY_AND_MONTH.map(
-  ({ suffix, bucket }): RollupSpec => ({
-    table: `domain_rollups_${suffix}`,
-    source: "prompt_results",
-    from: `json_each(${citationsArray}) AS j`,
-    where: `${entryField("j", "domain")} IS NOT NULL`,
-    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, domain: entryField("j", "domain") },
-    measures: { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") },
-    combine: { answers: "max", brand_mentioned: "max" },
-    countColumn: "citations",
-    watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
-  }),
-);
-
-/** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
-function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
-  return withKeyList({ table, source: "prompt_results", from: `json_each(${list}) AS j`, where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true });
-}
-
-/** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
-function withKeyList(running: RollupSpec): RollupSpec[] {
-  return [{ ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined }, running];
-}
-
-/** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
-const crawlerBot = { bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')" };
 
 /**
- * What the site answered a crawler, apart: refused (401, 403, 429: the site said no), not found
- * (404, 410) and server errors (5xx). A 404 is not a refusal, and a 503 is the site's trouble.
+ * Postgres: timestamps are timestamptz (their UTC day), JSON columns jsonb (always valid JSON, so
+ * only the array check stays), ids uuid. A field that cannot be what its column holds (an id that
+ * is not a uuid, a count that is not a number) adds nothing instead of failing the write.
  */
-const crawlerAnswers = {
-  refused: flag("{r}.status IN (401, 403, 429)"),
-  not_found: flag("{r}.status IN (404, 410)"),
-  server_errors: flag("{r}.status >= 500"),
+export const PG_DIALECT: RollupDialect = {
+  day: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  month: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM')`,
+  hour: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`,
+  arrayOrEmpty: (column) => `(CASE WHEN jsonb_typeof({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]'::jsonb END)`,
+  citations: () => PG_DIALECT.arrayOrEmpty("citations"),
+  entries: (list, alias) => `jsonb_array_elements(${list}) AS ${alias}(value)`,
+  entryField: (entry, field) => `(CASE WHEN jsonb_typeof(${entry}.value) = 'object' THEN ${entry}.value ->> '${field}' END)`,
+  entryId: (entry, field) =>
+    `(CASE WHEN jsonb_typeof(${entry}.value) = 'object' AND (${entry}.value ->> '${field}') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN CAST(${entry}.value ->> '${field}' AS uuid) END)`,
+  entryInt: (entry, field) =>
+    `(CASE WHEN jsonb_typeof(${entry}.value) = 'object' AND jsonb_typeof(${entry}.value -> '${field}') = 'number' AND abs(CAST(${entry}.value ->> '${field}' AS numeric)) < 2147483648 THEN CAST(trunc(CAST(${entry}.value ->> '${field}' AS numeric)) AS integer) END)`,
+  textEntry: (entry) => ({ nonBlank: `jsonb_typeof(${entry}.value) = 'string' AND trim(${entry}.value #>> '{}') != ''`, text: `(${entry}.value #>> '{}')` }),
+  values: (values, alias) => `unnest(ARRAY[${values.join(", ")}]) AS ${alias}(value)`,
 };
 
-/** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
-const competitorRunning = runningOverList(
-  "competitor_running",
-  arrayOrEmpty("competitor_mentions"),
-  `${entryField("j", "competitor_id")} IS NOT NULL`,
-  { ...answerGroup, competitor_id: entryField("j", "competitor_id") },
-  {
-    results: "1",
-    mentions: `coalesce(CAST(${entryField("j", "mention_count")} AS INTEGER), 0)`,
-    position_sum: `coalesce(CAST(${entryField("j", "position")} AS INTEGER), 0)`,
-    position_n: flag(`${entryField("j", "position")} IS NOT NULL`),
-    both: flag("{r}.mentioned"),
-  },
-  { results: "max", both: "max" },
-  ["prompt_id", "platform", "model", "region", "mentioned", "competitor_mentions"],
-);
-const citedDomain = entryField("j", "domain");
-const citationWatch = ["mentioned", "citations"];
-/** Per cited domain (all prompts and platforms): citations, answers citing it, of those the answers naming the brand. */
-const domainRunning = runningOverList("domain_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain }, { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") }, { answers: "max", brand_mentioned: "max" }, citationWatch);
-/** Per cited domain and prompt: answers citing it (how many prompts cite a domain in a window). */
-const domainPromptRunning = runningOverList("domain_prompt_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain, prompt_id: "{r}.prompt_id" }, { answers: "1" }, { answers: "max" }, [...citationWatch, "prompt_id"]);
-const citedUrl = entryField("j", "normalized_url");
-/** Per cited URL (normalized; its domain with it): citations and answers citing it. */
-const urlRunning = runningOverList("url_running", citationsArray, `${citedUrl} IS NOT NULL`, { normalized_url: citedUrl, domain: `coalesce(${citedDomain}, '')` }, { citations: "1", answers: "1" }, { answers: "max" }, citationWatch);
-/** Per fan-out query and platform: answers whose engine searched it. */
-const queryRunning = runningOverList(
-  "query_running",
-  arrayOrEmpty("search_queries"),
-  "j.type = 'text' AND trim(j.value) != ''",
-  { platform: "{r}.platform", query: "j.value" },
-  { answers: "1" },
-  { answers: "max" },
-  ["platform", "search_queries"],
-);
+/** Every rollup, its expressions written in dialect `d`. */
+export function rollupSpecs(d: RollupDialect): RollupSpec[] {
+  const day = d.day("{r}.created_at");
+  const month = d.month("{r}.created_at");
+  /** A rollup kept at two bucket sizes: a window reads whole months and the days at its edges. */
+  const DAY_AND_MONTH = [
+    { suffix: "daily", bucket: { day } },
+    { suffix: "monthly", bucket: { month } },
+  ] as const;
+  const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+  /** JSON a client wrote badly (not JSON, not an array) must not fail the write it rides on: it adds nothing. */
+  const arrayOrEmpty = d.arrayOrEmpty;
+  /** A field of a list entry that is an object; NULL for any other entry (a bare name, a number). */
+  const entryField = d.entryField;
 
-/** AI-referred visits per landing page and platform, in buckets of a day or a month. */
-function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec {
-  return {
-    table,
-    source: "ai_traffic_logs",
-    where: "{r}.source_platform IS NOT NULL",
-    keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.source_platform", path: "{r}.path" },
-    measures: { visits: "1" },
-    countColumn: "visits",
-    watch: ["brand_id", "created_at", "source_platform", "path"],
+  const resultMeasures: Record<string, string> = {
+    results: "1",
+    mentioned: flag("{r}.mentioned"),
+    mention_sum: "coalesce({r}.mention_count, 0)",
+    position_sum: "coalesce({r}.mention_position, 0)",
+    position_n: flag("{r}.mention_position IS NOT NULL"),
+    cited: flag("{r}.brand_citation_count > 0"),
+    citation_sum: "coalesce({r}.citation_count, 0)",
+    brand_citation_sum: "coalesce({r}.brand_citation_count, 0)",
+    competitor_mention_sum: `(SELECT coalesce(sum(${d.entryInt("e", "mention_count")}), 0) FROM ${d.entries(arrayOrEmpty("competitor_mentions"), "e")})`,
+    sentiment_sum: "coalesce({r}.sentiment_score, 0.0)",
+    sentiment_n: flag("{r}.sentiment_score IS NOT NULL"),
+    positive: flag("{r}.sentiment = 'positive'"),
+    neutral: flag("{r}.sentiment = 'neutral'"),
+    negative: flag("{r}.sentiment = 'negative'"),
+    visibility_sum: "coalesce({r}.visibility_score, 0.0)",
+    visibility_n: flag("{r}.visibility_score IS NOT NULL"),
   };
+  const resultWatch = ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "reported_model", "mentioned", "mention_count", "mention_position", "brand_citation_count", "citation_count", "competitor_mentions", "sentiment_score", "sentiment", "visibility_score"];
+  const trafficPlatform = "coalesce({r}.source_platform, '')";
+
+  /** The answer's group: what the insights filters select on (topic and branded through the prompt). */
+  const answerGroup = { prompt_id: "{r}.prompt_id", platform: "{r}.platform", model: "{r}.model", region: "{r}.region" };
+  /** The packed citations column as a JSON array (src/db/text-codec.ts). */
+  const citationsArray = d.citations();
+
+  /** Per answer group and day or month: the brand's measures. */
+  const resultRollups = DAY_AND_MONTH.map(
+    ({ suffix, bucket }): RollupSpec => ({
+      table: `result_rollups_${suffix}`,
+      source: "prompt_results",
+      keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, reported_model: "{r}.reported_model" },
+      measures: resultMeasures,
+      countColumn: "results",
+      watch: resultWatch,
+    }),
+  );
+
+  /** Per answer group, cited domain and day or month: citations, answers citing it, and of those the answers naming the brand. */
+  const domainRollups = DAY_AND_MONTH.map(
+    ({ suffix, bucket }): RollupSpec => ({
+      table: `domain_rollups_${suffix}`,
+      source: "prompt_results",
+      from: d.entries(citationsArray, "j"),
+      where: `${entryField("j", "domain")} IS NOT NULL`,
+      keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, domain: entryField("j", "domain") },
+      measures: { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") },
+      combine: { answers: "max", brand_mentioned: "max" },
+      countColumn: "citations",
+      watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
+    }),
+  );
+
+  /** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
+  function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
+    return withKeyList({ table, source: "prompt_results", from: d.entries(list, "j"), where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true, day });
+  }
+
+  /** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
+  function withKeyList(running: RollupSpec): RollupSpec[] {
+    return [{ ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined }, running];
+  }
+
+  /** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
+  const crawlerBot = { bot: "coalesce({r}.bot, '')", class: "{r}.class", verdict: "coalesce({r}.verdict, '')" };
+
+  /**
+   * What the site answered a crawler, apart: refused (401, 403, 429: the site said no), not found
+   * (404, 410) and server errors (5xx). A 404 is not a refusal, and a 503 is the site's trouble.
+   */
+  const crawlerAnswers = {
+    refused: flag("{r}.status IN (401, 403, 429)"),
+    not_found: flag("{r}.status IN (404, 410)"),
+    server_errors: flag("{r}.status >= 500"),
+  };
+
+  /** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
+  const competitorRunning = runningOverList(
+    "competitor_running",
+    arrayOrEmpty("competitor_mentions"),
+    `${d.entryId("j", "competitor_id")} IS NOT NULL`,
+    { ...answerGroup, competitor_id: d.entryId("j", "competitor_id") },
+    {
+      results: "1",
+      mentions: `coalesce(${d.entryInt("j", "mention_count")}, 0)`,
+      position_sum: `coalesce(${d.entryInt("j", "position")}, 0)`,
+      position_n: flag(`${entryField("j", "position")} IS NOT NULL`),
+      both: flag("{r}.mentioned"),
+    },
+    { results: "max", both: "max" },
+    ["prompt_id", "platform", "model", "region", "mentioned", "competitor_mentions"],
+  );
+  const citedDomain = entryField("j", "domain");
+  const citationWatch = ["mentioned", "citations"];
+  /** Per cited domain (all prompts and platforms): citations, answers citing it, of those the answers naming the brand. */
+  const domainRunning = runningOverList("domain_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain }, { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") }, { answers: "max", brand_mentioned: "max" }, citationWatch);
+  /** Per cited domain and prompt: answers citing it (how many prompts cite a domain in a window). */
+  const domainPromptRunning = runningOverList("domain_prompt_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain, prompt_id: "{r}.prompt_id" }, { answers: "1" }, { answers: "max" }, [...citationWatch, "prompt_id"]);
+  const citedUrl = entryField("j", "normalized_url");
+  /** Per cited URL (normalized; its domain with it): citations and answers citing it. */
+  const urlRunning = runningOverList("url_running", citationsArray, `${citedUrl} IS NOT NULL`, { normalized_url: citedUrl, domain: `coalesce(${citedDomain}, '')` }, { citations: "1", answers: "1" }, { answers: "max" }, citationWatch);
+  /** Per fan-out query and platform: answers whose engine searched it. */
+  const queryRunning = runningOverList(
+    "query_running",
+    arrayOrEmpty("search_queries"),
+    d.textEntry("j").nonBlank,
+    { platform: "{r}.platform", query: d.textEntry("j").text },
+    { answers: "1" },
+    { answers: "max" },
+    ["platform", "search_queries"],
+  );
+
+  /** AI-referred visits per landing page and platform, in buckets of a day or a month. */
+  function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec {
+    return {
+      table,
+      source: "ai_traffic_logs",
+      where: "{r}.source_platform IS NOT NULL",
+      keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.source_platform", path: "{r}.path" },
+      measures: { visits: "1" },
+      countColumn: "visits",
+      watch: ["brand_id", "created_at", "source_platform", "path"],
+    };
+  }
+
+  // In dependency order: a rollup fed by another rollup comes after it.
+  return [
+    ...resultRollups,
+    {
+      table: "result_brand_daily",
+      source: "prompt_results",
+      keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
+      measures: resultMeasures,
+      countColumn: "results",
+      watch: resultWatch,
+    },
+    ...domainRollups,
+    ...competitorRunning,
+    ...domainRunning,
+    ...domainPromptRunning,
+    ...urlRunning,
+    ...queryRunning,
+    {
+      table: "citation_domain_daily",
+      source: "citations",
+      keys: { brand_id: "{r}.brand_id", day, domain: "{r}.domain" },
+      measures: { citations: "1", brand_citations: flag("{r}.is_brand"), competitor_citations: flag("{r}.competitor_id IS NOT NULL") },
+      countColumn: "citations",
+      watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
+    },
+    {
+      table: "traffic_platform_daily",
+      source: "ai_traffic_logs",
+      keys: { brand_id: "{r}.brand_id", day, platform: trafficPlatform },
+      measures: { visits: "1" },
+      countColumn: "visits",
+      watch: ["brand_id", "created_at", "source_platform"],
+    },
+    {
+      // Each visit counts under its platform and, when an assistant sent it, under '*' too (a day's
+      // distinct visitors from any assistant: one person may come from two).
+      table: "traffic_visitor_days",
+      source: "ai_traffic_logs",
+      from: d.values([trafficPlatform, "CASE WHEN {r}.source_platform IS NOT NULL THEN '*' END"], "j"),
+      where: "j.value IS NOT NULL",
+      keys: { brand_id: "{r}.brand_id", day, platform: "j.value", visitor_hash: "{r}.visitor_hash" },
+      measures: { visits: "1" },
+      countColumn: "visits",
+      watch: ["brand_id", "created_at", "source_platform", "visitor_hash"],
+    },
+    {
+      // Counts traffic_visitor_days rows: a visitor's first visit of a day adds one, its last removed takes one.
+      table: "traffic_visitors_daily",
+      source: "traffic_visitor_days",
+      keys: { brand_id: "{r}.brand_id", day: "{r}.day", platform: "{r}.platform" },
+      measures: { visitors: "1" },
+      countColumn: "visitors",
+      watch: ["brand_id", "day", "platform", "visitor_hash"],
+    },
+    {
+      // A human's or an unnamed bot's requests count under bot '' and verdict ''.
+      table: "crawler_hourly",
+      source: "crawler_hits",
+      keys: { brand_id: "{r}.brand_id", hour: d.hour("{r}.at"), ...crawlerBot, hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
+      measures: { requests: "1", bytes: "coalesce({r}.bytes, 0)" },
+      countColumn: "requests",
+      watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "path", "status", "bytes"],
+    },
+    // Per day and month, per bot and verdict (no path): insights_crawlers and the crawler trend read
+    // whole months and the days at the window's edges, so a year costs about what a month costs.
+    ...[
+      { suffix: "daily", bucket: { day: d.day("{r}.at") } as Record<string, string> },
+      { suffix: "monthly", bucket: { month: d.month("{r}.at") } },
+    ].map(
+      ({ suffix, bucket }): RollupSpec => ({
+        table: `crawler_${suffix}`,
+        source: "crawler_hits",
+        keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
+        measures: { requests: "1", pages: flag("{r}.hit = 'page'"), ...crawlerAnswers, bytes: "coalesce({r}.bytes, 0)" },
+        countColumn: "requests",
+        watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
+      }),
+    ),
+    // Per named bot, hit kind and path, as running totals: a window's top paths in two seeks per path.
+    ...withKeyList({
+      table: "crawler_paths_running",
+      source: "crawler_hits",
+      where: "{r}.bot IS NOT NULL",
+      keys: { brand_id: "{r}.brand_id", bot: "{r}.bot", hit: "{r}.hit", path: "{r}.path" },
+      measures: { requests: "1", ...crawlerAnswers },
+      countColumn: "requests",
+      watch: ["brand_id", "at", "bot", "hit", "path", "status"],
+      running: true,
+      day: d.day("{r}.at"),
+    }),
+    pagesRollup("traffic_pages_daily", { day }),
+    pagesRollup("traffic_pages_monthly", { month }),
+  ];
 }
 
-/** In dependency order: a rollup fed by another rollup comes after it. */
-export const ROLLUPS: RollupSpec[] = [
-  ...resultRollups,
-  {
-    table: "result_brand_daily",
-    source: "prompt_results",
-    keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
-    measures: resultMeasures,
-    countColumn: "results",
-    watch: resultWatch,
-  },
-  ...domainRollups,
-  ...competitorRunning,
-  ...domainRunning,
-  ...domainPromptRunning,
-  ...urlRunning,
-  ...queryRunning,
-  {
-    table: "citation_domain_daily",
-    source: "citations",
-    keys: { brand_id: "{r}.brand_id", day, domain: "{r}.domain" },
-    measures: { citations: "1", brand_citations: flag("{r}.is_brand"), competitor_citations: flag("{r}.competitor_id IS NOT NULL") },
-    countColumn: "citations",
-    watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
-  },
-  {
-    table: "traffic_platform_daily",
-    source: "ai_traffic_logs",
-    keys: { brand_id: "{r}.brand_id", day, platform: trafficPlatform },
-    measures: { visits: "1" },
-    countColumn: "visits",
-    watch: ["brand_id", "created_at", "source_platform"],
-  },
-  {
-    // Each visit counts under its platform and, when an assistant sent it, under '*' too (a day's
-    // distinct visitors from any assistant: one person may come from two).
-    table: "traffic_visitor_days",
-    source: "ai_traffic_logs",
-    from: `json_each(json_array(${trafficPlatform}, CASE WHEN {r}.source_platform IS NOT NULL THEN '*' END)) AS j`,
-    where: "j.value IS NOT NULL",
-    keys: { brand_id: "{r}.brand_id", day, platform: "j.value", visitor_hash: "{r}.visitor_hash" },
-    measures: { visits: "1" },
-    countColumn: "visits",
-    watch: ["brand_id", "created_at", "source_platform", "visitor_hash"],
-  },
-  {
-    // Counts traffic_visitor_days rows: a visitor's first visit of a day adds one, its last removed takes one.
-    table: "traffic_visitors_daily",
-    source: "traffic_visitor_days",
-    keys: { brand_id: "{r}.brand_id", day: "{r}.day", platform: "{r}.platform" },
-    measures: { visitors: "1" },
-    countColumn: "visitors",
-    watch: ["brand_id", "day", "platform", "visitor_hash"],
-  },
-  {
-    // A human's or an unnamed bot's requests count under bot '' and verdict ''.
-    table: "crawler_hourly",
-    source: "crawler_hits",
-    keys: { brand_id: "{r}.brand_id", hour: "substr({r}.at, 1, 13)", ...crawlerBot, hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
-    measures: { requests: "1", bytes: "coalesce({r}.bytes, 0)" },
-    countColumn: "requests",
-    watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "path", "status", "bytes"],
-  },
-  // Per day and month, per bot and verdict (no path): insights_crawlers and the crawler trend read
-  // whole months and the days at the window's edges, so a year costs about what a month costs.
-  ...[
-    { suffix: "daily", bucket: { day: "substr({r}.at, 1, 10)" } as Record<string, string> },
-    { suffix: "monthly", bucket: { month: "substr({r}.at, 1, 7)" } },
-  ].map(
-    ({ suffix, bucket }): RollupSpec => ({
-      table: `crawler_${suffix}`,
-      source: "crawler_hits",
-      keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
-      measures: { requests: "1", pages: flag("{r}.hit = 'page'"), ...crawlerAnswers, bytes: "coalesce({r}.bytes, 0)" },
-      countColumn: "requests",
-      watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
-    }),
-  ),
-  // Per named bot, hit kind and path, as running totals: a window's top paths in two seeks per path.
-  ...withKeyList({
-    table: "crawler_paths_running",
-    source: "crawler_hits",
-    where: "{r}.bot IS NOT NULL",
-    keys: { brand_id: "{r}.brand_id", bot: "{r}.bot", hit: "{r}.hit", path: "{r}.path" },
-    measures: { requests: "1", ...crawlerAnswers },
-    countColumn: "requests",
-    watch: ["brand_id", "at", "bot", "hit", "path", "status"],
-    running: true,
-    day: "substr({r}.at, 1, 10)",
-  }),
-  pagesRollup("traffic_pages_daily", { day }),
-  pagesRollup("traffic_pages_monthly", { month }),
-];
+/** The rollups on SQLite, in dependency order: a rollup fed by another rollup comes after it. */
+export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);

@@ -17,33 +17,37 @@ export function createScheduleService(deps: { store: ScheduleStore; tracking: Tr
   const now = deps.now ?? (() => new Date());
 
   return {
-    async runDue(options: { organizationId?: string | null } = {}): Promise<ScheduleOutcome> {
-      const at = now();
-      const dueByBrand = new Map<string, string[]>();
-      const inactive = new Set<string>();
-      for (const row of await store.platformSchedules({ organizationId: options.organizationId ?? null })) {
-        if (!row.brand_active) inactive.add(row.brand_id);
-        if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
-        if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
-      }
-      const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
-      // An inactive brand (is_active = false) is never tracked on a schedule.
-      for (const brandId of inactive) {
-        dueByBrand.delete(brandId);
-        outcome.skipped.push({ brandId, reason: "the brand is inactive" });
-      }
-      for (const [brandId, platforms] of dueByBrand) {
-        // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
-        try {
-          await scheduleBrand(brandId, platforms, outcome);
-        } catch (error) {
-          deps.logger?.error("scheduling a brand failed", { brand_id: brandId, error: String((error as Error)?.stack ?? error) });
-          outcome.skipped.push({ brandId, reason: "internal error while scheduling this brand (see the server log)" });
-        }
-      }
-      return outcome;
-    },
+    // One run at a time across every instance (store.exclusive): the check "no open job" and the
+    // enqueue that follows it must not interleave with another run's.
+    runDue: (options: { organizationId?: string | null } = {}): Promise<ScheduleOutcome> => store.exclusive(() => runDue(options)),
   };
+
+  async function runDue(options: { organizationId?: string | null }): Promise<ScheduleOutcome> {
+    const at = now();
+    const dueByBrand = new Map<string, string[]>();
+    const inactive = new Set<string>();
+    for (const row of await store.platformSchedules({ organizationId: options.organizationId ?? null })) {
+      if (!row.brand_active) inactive.add(row.brand_id);
+      if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
+      if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
+    }
+    const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
+    // An inactive brand (is_active = false) is never tracked on a schedule.
+    for (const brandId of inactive) {
+      dueByBrand.delete(brandId);
+      outcome.skipped.push({ brandId, reason: "the brand is inactive" });
+    }
+    for (const [brandId, platforms] of dueByBrand) {
+      // One brand's failure (bad data, a bug) is logged and skipped; the others still run.
+      try {
+        await scheduleBrand(brandId, platforms, outcome);
+      } catch (error) {
+        deps.logger?.error("scheduling a brand failed", { brand_id: brandId, error: String((error as Error)?.stack ?? error) });
+        outcome.skipped.push({ brandId, reason: "internal error while scheduling this brand (see the server log)" });
+      }
+    }
+    return outcome;
+  }
 
   /** The outcome for one brand: enqueued, or skipped with the reason. */
   async function scheduleBrand(brandId: string, platforms: string[], outcome: ScheduleOutcome): Promise<void> {

@@ -1,6 +1,8 @@
 // The scheduler's store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import type { BrandPlatformSchedule, ScheduleStore } from "./store";
+import { serialized, type BrandPlatformSchedule, type ScheduleStore } from "./store";
+
+const runsOnFile = new Map<string, ReturnType<typeof serialized>>();
 
 export function createSqliteScheduleStore(sqlite: Database): ScheduleStore {
   const q = {
@@ -11,7 +13,11 @@ export function createSqliteScheduleStore(sqlite: Database): ScheduleStore {
     ),
     openJob: sqlite.prepare("SELECT id FROM jobs WHERE brand_id = ? AND type = 'tracking' AND status IN ('waiting', 'active') LIMIT 1"),
   };
+  // One process per DATA_DIR (an OS lock): serializing this process's runs on the file is the whole lock.
+  let exclusive = runsOnFile.get(sqlite.filename);
+  if (!exclusive) runsOnFile.set(sqlite.filename, (exclusive = serialized()));
   return {
+    exclusive,
     async platformSchedules({ organizationId }) {
       return q.platforms.all(organizationId) as BrandPlatformSchedule[];
     },

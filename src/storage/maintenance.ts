@@ -8,6 +8,8 @@ export interface MaintenanceReport {
   answersDropped: number;
   rowsCompressed: number;
   pagesFreed: number;
+  /** Monthly partitions of the raw logs made ahead (Postgres). */
+  partitionsMade: number;
 }
 
 /** Between batches the thread answers other work (the server runs this on its serving thread). */
@@ -59,5 +61,7 @@ export async function runMaintenance(
   const answersDropped = await dropOldAnswers(store, options.retentionDays, options.now, options.pause);
   const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
-  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages() };
+  // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
+  const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
+  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade };
 }

@@ -36,5 +36,9 @@ export function createSqliteStorageStore(sqlite: Database): StorageStore {
       sqlite.run("PRAGMA incremental_vacuum");
       return before - pragma("freelist_count");
     },
+    async prepareAhead() {
+      // One file, nothing partitioned.
+      return [];
+    },
   };
 }

@@ -18,4 +18,6 @@ export interface StorageStore {
   compressPlainAnswers(input: AnswerRange): Promise<number>;
   /** Gives freed pages back to the file system where the database keeps them for that (incremental auto-vacuum); how many. */
   releaseFreePages(): Promise<number>;
+  /** Makes room for the coming months' raw logs where they are partitioned by month (Postgres); the partitions made. */
+  prepareAhead(input: { now: Date }): Promise<string[]>;
 }

@@ -11,7 +11,7 @@ type Out = { write(text: string): void; isTTY?: boolean };
 /** How often --wait checks that a server still holds DATA_DIR (no server: nobody runs the job). */
 const SERVER_CHECK_MS = 2_000;
 
-export async function runRunCommand(args: string[], deps: { store: QueueStore; tracking: TrackingStore; engines: EngineConfig; serverRunning: () => boolean; dataDir: string }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
+export async function runRunCommand(args: string[], deps: { store: QueueStore; tracking: TrackingStore; engines: EngineConfig; serverRunning: () => boolean | Promise<boolean>; dataDir: string }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {
   const wait = args.includes("--wait");
   const orgAt = args.indexOf("--org");
   const org = orgAt >= 0 ? args[orgAt + 1] : undefined;
@@ -58,7 +58,7 @@ export async function runRunCommand(args: string[], deps: { store: QueueStore; t
     }
     if (Date.now() - checked >= SERVER_CHECK_MS) {
       checked = Date.now();
-      if (!deps.serverRunning()) {
+      if (!(await deps.serverRunning())) {
         if (out.isTTY && shown) out.write("\n");
         err.write(`answerwatch: no server runs on DATA_DIR=${deps.dataDir}: job ${started.jobId} stays queued and runs when one starts (answerwatch serve); not waiting\n`);
         return 3;

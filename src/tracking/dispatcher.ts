@@ -296,6 +296,21 @@ export function createDispatcher(options: DispatcherOptions) {
   const heartbeatTimer = setInterval(() => void heartbeat(), Math.max(50, Math.floor(leaseMs / 3)));
   // Jobs enqueued by another process, and retries whose time came, are picked up by polling too.
   const pollTimer = setInterval(() => void pump(), options.pollMs ?? 1000);
+  // Several instances on one Postgres: another one's enqueue wakes this one, and a cancel made on
+  // any instance stops the job here at once (on SQLite nothing is announced: polling suffices).
+  const listening = store
+    .listen({
+      work: () => wake(),
+      cancelled: (jobId) => {
+        const job = active.get(jobId);
+        if (job) abortJob(job);
+        wake();
+      },
+    })
+    .catch((error) => {
+      logger.error("tracking dispatcher could not listen for queue events (polling only)", { error: String(error) });
+      return async () => {};
+    });
   wake();
 
   return {
@@ -311,6 +326,7 @@ export function createDispatcher(options: DispatcherOptions) {
       stopped = true;
       clearInterval(heartbeatTimer);
       clearInterval(pollTimer);
+      await (await listening)();
       // Answers already received are written while the jobs are still ours; then the jobs are
       // handed back for the next start to resume at once. A clean stop is not a failed attempt:
       // only crashes count toward max_attempts.

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { decodeProtectedHeader } from "jose";
 import { testServer } from "../helpers/app";

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Issue #16, acceptance 1: Ansvisor's own supabase-js call chains on the brand tables (copied in
 // ansvisor-chains.ts exactly as its source writes them) replayed in order through the real
 // supabase-js client against a real server. Every chain within the issue's scope must succeed;

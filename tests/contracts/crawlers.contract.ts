@@ -72,6 +72,8 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(await h.store.appendHits({ brandId: id, hits: [{ ...first, at: "2026-11-21T00:00:00.000Z" }], at: AT })).toEqual({ accepted: 1, events: 0 });
       const rows = await h.inspect<Record<string, unknown>>("SELECT at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key FROM crawler_hits WHERE brand_id = ? ORDER BY at, path", id);
       expect(rows).toHaveLength(3);
+      // A 64-bit integer may come back as a string (Postgres' bigint): compared as a number.
+      for (const r of rows) r.bytes = r.bytes === null ? null : Number(r.bytes);
       expect(rows[0]).toMatchObject({ at: first.at, host: "acme.example", method: "GET", path: first.path, status: 200, bytes: null, user_agent: first.userAgent, referer_host: "chatgpt.com", bot: "GPTBot", operator: "OpenAI", class: "ai_training", hit: "page", verdict: null, list_version: null });
       expect(Buffer.from(rows[0]!.record_key as Uint8Array).equals(Buffer.from(first.recordKey))).toBe(true);
       expect(rows[1]).toMatchObject({ path: second.path, bytes: 512, verdict: "verified", list_version: "2026-11-01" });

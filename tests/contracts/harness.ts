@@ -70,7 +70,18 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 
 export function sqliteHarness(): SqliteHarness {
   const dir = mkdtempSync(join(tmpdir(), "aw-contract-"));
-  const dbh = openDatabase(join(dir, "answerwatch.db"));
+  const h = sqliteHarnessOn(openDatabase(join(dir, "answerwatch.db")));
+  return {
+    ...h,
+    async close() {
+      h.dbh.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The fixtures and inspect over a database someone else opened (a running server's); close() leaves it open. */
+export function sqliteHarnessOn(dbh: DbHandle): SqliteHarness {
   const { sqlite } = dbh;
   const insert = (sql: string, ...params: unknown[]) => (sqlite.query(sql).get(...(params as never[])) as { id: string }).id;
   async function makePrompt(brandId: string, text = unique("best tools for"), topicId?: string): Promise<string> {
@@ -139,9 +150,6 @@ export function sqliteHarness(): SqliteHarness {
         void sqlite.run("INSERT INTO crawler_hits (brand_id, at, method, path, status, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, ?, randomblob(16))", [h.brandId, h.at, h.path, h.status, h.bot, h.class, h.hit, h.verdict ?? null]),
     },
     inspect: async <T>(sql: string, ...params: unknown[]) => sqlite.query(sql).all(...(params as never[])) as T[],
-    async close() {
-      dbh.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    async close() {},
   };
 }

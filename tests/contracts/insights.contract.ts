@@ -55,12 +55,14 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
       p1 = await h.fixtures.prompt(brand, "best crm tools", topic);
       await Bun.sleep(2);
       p2 = await h.fixtures.prompt(brand, `is Acme${tag} any good`);
+      // A run's job id is a uuid (a uuid column on Postgres).
+      const jobs = DAYS.map(() => crypto.randomUUID());
       for (const [i, day] of DAYS.entries())
         for (const [pi, prompt] of [p1, p2].entries())
           for (const [k, platform] of PLATFORMS.entries()) {
             const mentioned = (i + pi + k) % 2 === 0;
             const r: Omit<Seeded, "id"> = {
-              prompt, platform, day, region: k === 0 ? "" : "US", createdAt: `${day}T1${pi}:0${k}:00.000Z`, job: `job-${tag}-${i}`, mentioned,
+              prompt, platform, day, region: k === 0 ? "" : "US", createdAt: `${day}T1${pi}:0${k}:00.000Z`, job: jobs[i]!, mentioned,
               position: mentioned ? 1 + ((i + pi) % 3) : null,
               competitors: [...((i + k) % 2 === 0 ? [{ competitorId: c1, mentionCount: 2, position: 2 }] : []), ...(pi === 1 ? [{ competitorId: c2, mentionCount: 1, position: null }] : [])],
               citations: [{ url: `https://${site}/p${pi}`, normalizedUrl: `${site}/p${pi}`, domain: site, isBrand: true }, ...(k === 1 ? [{ url: `https://${news}/a`, normalizedUrl: `${news}/a`, domain: news }] : [])],

@@ -32,7 +32,12 @@ export function describePixelStoreContract(name: string, make: () => Promise<Har
         ...over,
       };
     };
-    const stored = (brandId: string) => h.inspect<Record<string, unknown>>("SELECT * FROM ai_traffic_logs WHERE brand_id = ? ORDER BY created_at, id", brandId);
+    // The interface's columns by name: a backend may keep more (Postgres adds organization_id).
+    const stored = (brandId: string) =>
+      h.inspect<Record<string, unknown>>(
+        "SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM ai_traffic_logs WHERE brand_id = ? ORDER BY created_at, id",
+        brandId,
+      );
     async function brand(options?: { domains?: string[]; respectDnt?: boolean }) {
       const org = await h.fixtures.organization();
       return { org, ...(await h.fixtures.trackedBrand(org, options)) };

@@ -13,7 +13,8 @@ import type { Harness } from "./harness";
 
 const LONG = 60_000;
 
-export function describeRestExecutorContract(name: string, make: () => Promise<Harness & { executor: RestExecutor }>) {
+/** `insights: false` while the backend's insights store does not exist yet (its case is skipped, visibly). */
+export function describeRestExecutorContract(name: string, make: () => Promise<Harness & { executor: RestExecutor }>, options: { insights?: boolean } = {}) {
   describe(`RestExecutor contract (${name})`, () => {
     let h: Harness & { executor: RestExecutor };
     beforeAll(async () => void (h = await make()));
@@ -52,13 +53,18 @@ export function describeRestExecutorContract(name: string, make: () => Promise<H
       expect(await run((s) => orgNamed(s, "no-such-org"))).toEqual([]);
     });
 
-    test("valueList binds a list as one parameter: the statement text is the same for any length", async () => {
+    test("inList binds a list as one parameter: the statement text is the same for any length", async () => {
       const a = await h.fixtures.organization("List A");
       const b = await h.fixtures.organization("List B");
-      const list = (ids: string[]) => q`SELECT ${id("name")} FROM ${id("organizations")} WHERE ${id("id")} IN ${h.executor.dialect.valueList(ids)} ORDER BY ${id("name")}`;
+      const list = (ids: string[], negated = false) => q`SELECT ${id("name")} FROM ${id("organizations")} WHERE ${h.executor.dialect.inList(id("id"), ids, negated)} ORDER BY ${id("name")}`;
       expect(list([a]).text).toBe(list([a, b, crypto.randomUUID()]).text);
       expect(await run((s) => s.values(list([a, b, crypto.randomUUID()])))).toEqual([["List A"], ["List B"]]);
       expect(await run((s) => s.values(list([])))).toEqual([]);
+      // Negated: every other organization, none of the listed ones.
+      const others = (await run((s) => s.values(list([a, b], true)))).map((r) => r[0]);
+      expect(others).not.toContain("List A");
+      expect(others).not.toContain("List B");
+      expect((await run((s) => s.values(list([], true)))).length).toBe(others.length + 2);
     });
 
     test("transaction: committed when the work resolves, its rows readable afterwards", async () => {
@@ -201,7 +207,7 @@ export function describeRestExecutorContract(name: string, make: () => Promise<H
       expect(h.executor.dataVersion()).toBe(after);
     });
 
-    test("insight: another organization's brand reads as a brand with no rows; the caller's own brand is computed", async () => {
+    test.skipIf(options.insights === false)("insight: another organization's brand reads as a brand with no rows; the caller's own brand is computed", async () => {
       const user = await h.fixtures.user();
       const org = await h.fixtures.organization();
       await h.fixtures.member(org, user, "member");

@@ -3,9 +3,12 @@ import { describe, expect, test, afterAll, beforeAll } from "bun:test";
 import type { ScheduleStore } from "../../src/schedule/store";
 import type { Harness } from "./harness";
 
-export function describeScheduleStoreContract(name: string, make: () => Promise<Harness & { store: ScheduleStore }>) {
+/** Another store on its own connection to the same database (another process, another instance). */
+export type SecondScheduleStore = () => Promise<{ store: ScheduleStore; close(): Promise<void> }>;
+
+export function describeScheduleStoreContract(name: string, make: () => Promise<Harness & { store: ScheduleStore; second: SecondScheduleStore }>) {
   describe(`ScheduleStore contract (${name})`, () => {
-    let h: Harness & { store: ScheduleStore };
+    let h: Harness & { store: ScheduleStore; second: SecondScheduleStore };
     beforeAll(async () => void (h = await make()));
     afterAll(() => h.close());
 
@@ -51,6 +54,28 @@ export function describeScheduleStoreContract(name: string, make: () => Promise<
       const active = await h.fixtures.job(other, "active", []);
       expect(await h.store.openTrackingJob(other)).toBe(active);
       expect(await h.store.openTrackingJob(crypto.randomUUID())).toBeNull();
+    });
+
+    test("exclusive: runs called at once, through two stores on two connections, take turns; each gets its result, a failure its error, and the lock is let go either way", async () => {
+      const other = await h.second();
+      try {
+        let inside = 0;
+        let most = 0;
+        const work = (label: string, fail = false) => async () => {
+          most = Math.max(most, ++inside);
+          await Bun.sleep(15);
+          inside--;
+          if (fail) throw new Error(`${label} failed`);
+          return [label];
+        };
+        const runs = [h.store, other.store, h.store, other.store, h.store, other.store].map((store, i) => store.exclusive(work(`run ${i}`, i === 2)));
+        const settled = await Promise.allSettled(runs);
+        expect(most).toBe(1);
+        expect(settled.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([["run 0"], ["run 1"], "run 2 failed", ["run 3"], ["run 4"], ["run 5"]]);
+        expect(await other.store.exclusive(async () => "free")).toBe("free");
+      } finally {
+        await other.close();
+      }
     });
   });
 }

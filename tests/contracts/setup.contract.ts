@@ -57,8 +57,8 @@ export function describeSetupStoreContract(name: string, make: () => Promise<Har
       const buying = state.topics.find((t) => t.name === "Buying")!;
       expect(state.prompts.map((p) => [p.text, p.is_active, p.topic_id]).sort()).toEqual([["Best analytics tool?", 1, buying.id], ["Is Lumenly good?", 1, null]]);
       expect(state.platforms).toEqual([{ platform: "chatgpt", is_enabled: 1, check_frequency: "daily", samples: 2, model: null }]);
-      // Both prompts in the one prompt set made for them.
-      expect((await h.inspect<{ n: number }>("SELECT count(DISTINCT prompt_set_id) AS n FROM prompts WHERE brand_id = ?", brandId))[0]!.n).toBe(1);
+      // Both prompts in the one prompt set made for them (a count is a bigint, a string, on Postgres).
+      expect(Number((await h.inspect<{ n: number }>("SELECT count(DISTINCT prompt_set_id) AS n FROM prompts WHERE brand_id = ?", brandId))[0]!.n)).toBe(1);
     });
 
     test("reconcileBrand: updates, deletions, deactivation and platform changes on an existing brand", async () => {
@@ -104,7 +104,7 @@ export function describeSetupStoreContract(name: string, make: () => Promise<Har
       // Reactivated with a topic (and still in the brand's first prompt set).
       await h.store.reconcileBrand({ slug: s, chooseOrganization: () => o, plan: (state) => [{ op: "activatePrompt", id: old.id, topic: { id: state.topics[0]!.id } }] });
       expect((await stateOf(o, s)).prompts.find((p) => p.id === old.id)).toMatchObject({ is_active: 1, topic_id: after.topics[0]!.id });
-      expect((await h.inspect<{ n: number }>("SELECT count(DISTINCT prompt_set_id) AS n FROM prompts WHERE brand_id = ?", brandId))[0]!.n).toBe(1);
+      expect(Number((await h.inspect<{ n: number }>("SELECT count(DISTINCT prompt_set_id) AS n FROM prompts WHERE brand_id = ?", brandId))[0]!.n)).toBe(1);
     });
 
     test("reconcileBrand is all or nothing: a failing write, a throwing plan or organization choice change nothing", async () => {

@@ -126,6 +126,17 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
         // Cites none of the brand's pages, negative: its uncited brand sources and passages are.
         { task: r.task(1), outcome: answered({ citations: JSON.stringify([other]), citation_count: 1, sources: JSON.stringify([{ ...other, cited: true }, uncited]), sentiment: "negative", sentiment_score: -0.5, details: JSON.stringify({ sentiment_passages: ["slow"], list_rank: 2 }) }) },
       ]);
+      // Each citation a row, its URL stored once however many answers cite it.
+      const cited = await h.inspect<{ position: number; domain: string; is_brand: number; url: string }>(
+        "SELECT c.position, c.domain, c.is_brand, u.url FROM citations c JOIN citation_urls u ON u.id = c.url_id WHERE c.brand_id = ?",
+        r.brand,
+      );
+      expect(cited.sort((a, b) => a.url.localeCompare(b.url) || a.position - b.position)).toEqual([
+        { position: 1, domain: "acme.com", is_brand: 1, url: "https://acme.com/a" },
+        { position: 2, domain: "news.example", is_brand: 0, url: "https://news.example/x" },
+        { position: 2, domain: "news.example", is_brand: 0, url: "https://news.example/x" },
+      ]);
+      expect(await h.inspect("SELECT id FROM citation_urls WHERE url = 'https://news.example/x'")).toHaveLength(1);
       await h.queue.failUnit({ jobId: r.jobId, seq: 3, error: "perplexity: bad key" });
       await h.store.recordResults([{ task: r.task(2), outcome: { kind: "no_surface", reason: "none" } }]);
       const s = await h.store.runForSummary({ jobId: r.jobId, brandId: r.brand });
@@ -182,6 +193,42 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       const lone = await run(1);
       expect(await h.store.finishRun({ ...base, jobId: lone.jobId, organizationId: null })).toBe(true);
       expect(await h.inspect("SELECT type FROM webhook_events WHERE brand_id = ?", lone.brand)).toEqual([]);
+    });
+
+    test("finishRun: visibility.changed on a significant move, once a day per platform; each event delivered to the organization's subscribed endpoints", async () => {
+      const r = await run(4);
+      // An endpoint of every event, one scoped to another brand (gets none of these), one inactive.
+      const other = await h.fixtures.brand(r.org);
+      const endpoint = (brand: string | null, active: boolean) =>
+        h.inspect<{ id: string }>("INSERT INTO webhook_endpoints (organization_id, brand_id, url, secret, is_active) VALUES (?, ?, 'https://hooks.example/x', 's', ?) RETURNING id", r.org, brand, active);
+      const [all] = await endpoint(null, true);
+      await endpoint(other, true);
+      await endpoint(null, false);
+      // The week before: no answer names the brand; this week: every one does (the same prompts).
+      const now = new Date("2026-03-09T12:00:00.000Z");
+      for (const promptId of r.promptIds)
+        for (const [createdAt, mentioned] of [["2026-02-25T10:00:00.000Z", false], ["2026-02-27T10:00:00.000Z", false], ["2026-03-04T10:00:00.000Z", true], ["2026-03-08T10:00:00.000Z", true]] as const)
+          await h.fixtures.result({ brandId: r.brand, promptId, platform: "perplexity", model: "sonar", createdAt, mentioned });
+      const input = {
+        jobId: r.jobId, owner: "me", brandId: r.brand, organizationId: r.org, status: "completed" as const, jobFailedReason: null, eventFailedReason: null,
+        result: null, progress: {}, suggestions: [], answeredPlatforms: ["perplexity"], now, visibilityAlertPoints: 10,
+      };
+      expect(await h.store.finishRun(input)).toBe(true);
+      // A second run of the brand later that day: no second alert.
+      const again = await h.queue.enqueue({ type: "tracking", brandId: r.brand, organizationId: r.org, data: {}, units: [{ promptId: r.promptIds[0]!, platform: "perplexity", model: "sonar", region: "US" }] });
+      for (let i = 0; i < 50 && (await h.queue.get(again))!.status === "waiting"; i++) await h.queue.claim({ owner: "me", leaseMs: 600_000 });
+      expect(await h.store.finishRun({ ...input, jobId: again, now: new Date(now.getTime() + 3_600_000) })).toBe(true);
+      const events = await h.inspect<{ id: string; type: string; payload: string }>("SELECT id, type, payload FROM webhook_events WHERE brand_id = ? ORDER BY type", r.brand);
+      expect(events.map((e) => e.type)).toEqual(["tracking.completed", "tracking.completed", "visibility.changed"]);
+      const alert = JSON.parse(events[2]!.payload);
+      expect(alert).toMatchObject({ job_id: r.jobId, platform: "perplexity", window: { from: "2026-03-03", to: "2026-03-09" }, previous_window: { from: "2026-02-24", to: "2026-03-02" }, change_points: 100 });
+      expect(alert.change.verdict).toBe("up");
+      const deliveries = await h.inspect<{ endpoint_id: string; event_id: string; status: string }>(
+        "SELECT d.endpoint_id, d.event_id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.brand_id = ?",
+        r.brand,
+      );
+      expect(deliveries.map((d) => d.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+      expect(deliveries.every((d) => d.endpoint_id === all!.id && d.status === "pending")).toBe(true);
     });
 
     test("UnitStore.unitInput: a pending unit with its prompt's text; a done or unknown unit without", async () => {

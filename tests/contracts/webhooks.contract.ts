@@ -149,6 +149,20 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       expect((await h.store.claimDue({ now: "2026-05-01T13:00:00.000Z", leaseUntil: "2026-05-01T13:01:00.000Z", limit: 10 })).map((d) => d.id).sort()).toEqual([first, second, notYet].sort());
     });
 
+    test("claimDue called at once by several claimers hands each due delivery to one of them only", async () => {
+      await drain();
+      const org = await h.fixtures.organization();
+      await endpoint(org);
+      const ids: string[] = [];
+      for (let i = 0; i < 24; i++) ids.push(...(await h.store.recordEvent({ event: event(org, { data: { i } }), at: T0 })).deliveryIds);
+      const batches = await Promise.all(Array.from({ length: 8 }, () => h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 4 })));
+      const claimed = batches.flat().map((d) => d.id);
+      expect(claimed).toHaveLength(new Set(claimed).size);
+      // What the first round left (if a claimer came too late) is claimed by the next; nothing twice.
+      claimed.push(...(await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 100 })).map((d) => d.id));
+      expect(claimed.sort()).toEqual(ids.sort());
+    });
+
     test("claimDue with nothing due writes nothing", async () => {
       await drain();
       const org = await h.fixtures.organization();

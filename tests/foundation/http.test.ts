@@ -49,8 +49,8 @@ test("every request is logged as one JSON line with method, path, status, durati
   const lines: string[] = [];
   const { createApp } = await import("../../src/app");
   const { createLogger } = await import("../../src/http/log");
-  const { config, secrets, dbh } = await testApp();
-  const app = await createApp({ config, secrets, dbh, logger: createLogger("info", (l) => lines.push(l)), version: "t" });
+  const { config, secrets, stores } = await testApp();
+  const app = await createApp({ config, secrets, stores, logger: createLogger("info", (l) => lines.push(l)), version: "t" });
   await app.handle(new Request("http://localhost/healthz", { headers: { "x-request-id": "log-me" } }));
   const entry = JSON.parse(lines.at(-1)!);
   expect(entry).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/healthz", status: 200, request_id: "log-me" });

@@ -4,12 +4,29 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app";
+import { postgresStores, sqliteStores } from "../../src/stores";
 import { loadConfig, type Env } from "../../src/config";
 import { DB_FILE } from "../../src/db/open";
-import { openDatabase } from "../../src/database";
+import { openDatabase, openPostgresDatabase } from "../../src/database";
+import { createPgSecretStore } from "../../src/secrets.pg";
 import { createLogger } from "../../src/http/log";
 import { ensureSecrets } from "../../src/secrets";
 import { startServer } from "../../src/server";
+import { testPostgres } from "./postgres";
+
+/**
+ * The backend this run's test servers keep their data in: SQLite, or — when scripts/test.ts runs
+ * the suites marked `backends: sqlite, postgres` again with AW_TEST_BACKEND=postgres — a database
+ * of their own on the throwaway PostgreSQL.
+ */
+export const TEST_BACKEND: "sqlite" | "postgres" = Bun.env.AW_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+
+async function backendEnv(): Promise<Env> {
+  if (TEST_BACKEND === "sqlite") return {};
+  const pg = await testPostgres();
+  if (!pg) throw new Error("AW_TEST_BACKEND=postgres needs PostgreSQL (TEST_DATABASE_URL or the binaries)");
+  return { DATABASE_URL: await pg.createDatabase("server") };
+}
 
 export function tempDir(prefix = "aw-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -20,12 +37,22 @@ export function testEnv(extra: Env = {}): Env {
 }
 
 export async function testApp(extra: Env = {}) {
-  const config = loadConfig(testEnv(extra));
+  const config = loadConfig(testEnv({ ...(await backendEnv()), ...extra }));
+  if (config.database.url) {
+    // The same app over a Postgres database (its dbh is the SQLite one's place only in SQLite runs).
+    const pg = await openPostgresDatabase(config.database.url, { poolSize: 4 });
+    const secrets = await createPgSecretStore(pg.sql, config).ensure();
+    const stores = postgresStores(pg, { sourceCategories: config.rest.sourceCategories });
+    const app = await createApp({ config, secrets, stores, logger: createLogger("silent"), version: "test" });
+    const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
+    return { app, config, secrets, dbh: undefined as never, stores, request };
+  }
   const secrets = await ensureSecrets(config);
   const dbh = openDatabase(join(config.dataDir, DB_FILE));
-  const app = await createApp({ config, secrets, dbh, logger: createLogger("silent"), version: "test" });
+  const stores = sqliteStores(dbh, { sourceCategories: config.rest.sourceCategories });
+  const app = await createApp({ config, secrets, stores, logger: createLogger("silent"), version: "test" });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
-  return { app, config, secrets, dbh, request };
+  return { app, config, secrets, dbh, stores, request };
 }
 
 /**
@@ -39,7 +66,7 @@ export const testResolver = async (hostname: string): Promise<string[]> => {
 
 export async function testServer(extra: Env = {}, options: { now?: () => Date; scheduler?: boolean; resolveHost?: (hostname: string) => Promise<string[]> } = {}) {
   // The internal scheduler stays paused in tests unless a test asks for it.
-  return startServer(loadConfig(testEnv(extra)), createLogger("silent"), { scheduler: false, resolveHost: testResolver, ...options });
+  return startServer(loadConfig(testEnv({ ...(await backendEnv()), ...extra })), createLogger("silent"), { scheduler: false, resolveHost: testResolver, ...options });
 }
 
 /**

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Personal API keys (issue #20): made through /api/keys, shown once; accepted as a bearer on /api,
 // /rest/v1 (row-level security by the key's organization and role) and /mcp; refused once revoked
 // or expired; never above the creator's role.

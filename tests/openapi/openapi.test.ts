@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // OpenAPI (issue #20): /openapi.json validates as OpenAPI 3.1 and covers every route the app
 // registers (compared with the route table); /docs works offline; /rest/v1/ answers the service role
 // a PostgREST-style root from which openapi-typescript generates types a client type-checks against.

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Acceptance 3 (errors): every PostgREST error the issue lists, with its status and the four-key
 // body {code, details, hint, message}, worded as PostgREST 12–13 words it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,9 +1,38 @@
 // The rollup tables' expected contents, recomputed in TypeScript from the raw rows (prompt_results,
 // citations, ai_traffic_logs) by what each table's columns mean — never from the rollup tables or
-// from src/rollups — and a row-by-row comparison with what the database holds.
+// from src/rollups — and a row-by-row comparison with what the database holds. The comparison
+// works on rows read in SQLite's shapes (ISO timestamps, JSON as text); recompute.pg.ts reads a
+// Postgres database into the same shapes.
 import type { Database } from "bun:sqlite";
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
+
+/** The raw rows the rollups sum, as SQLite returns them; results carry their citations list as `citations_text`. */
+export interface RawRows {
+  results: Row[];
+  citations: Row[];
+  crawlerHits: Row[];
+  traffic: Row[];
+}
+
+/** The raw rows and every rollup table's rows, read at one moment. */
+export interface RollupSnapshot {
+  raw: RawRows;
+  tables: Record<string, Row[]>;
+}
+
+export function sqliteSnapshot(sqlite: Database): RollupSnapshot {
+  const all = (sql: string) => sqlite.query(sql).all() as Row[];
+  return {
+    raw: {
+      results: all("SELECT *, aw_text(citations) AS citations_text FROM prompt_results"),
+      citations: all("SELECT * FROM citations"),
+      crawlerHits: all("SELECT * FROM crawler_hits"),
+      traffic: all("SELECT * FROM ai_traffic_logs"),
+    },
+    tables: Object.fromEntries(ROLLUP_TABLES.map((t) => [t, all(`SELECT * FROM ${t}`)])),
+  };
+}
 
 export interface TableDef {
   keys: string[];
@@ -96,10 +125,10 @@ class Buckets {
 }
 
 /** Every rollup table's expected rows, keyed by the JSON of its key columns. */
-export function expectedRollups(sqlite: Database): Record<string, Map<string, Row>> {
+export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> {
   const b = Object.fromEntries(ROLLUP_TABLES.map((t) => [t, new Buckets(TABLES[t])])) as Record<string, Buckets>;
 
-  for (const r of sqlite.query("SELECT *, aw_text(citations) AS citations_text FROM prompt_results").all() as Row[]) {
+  for (const r of raw.results) {
     const competitors = objectsOf(r.competitor_mentions);
     const measures = {
       results: 1,
@@ -176,18 +205,18 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
     }
   }
 
-  for (const c of sqlite.query("SELECT * FROM citations").all() as Row[])
+  for (const c of raw.citations)
     b.citation_domain_daily.add(
       { brand_id: c.brand_id, day: day(c.created_at), domain: c.domain },
       { citations: 1, brand_citations: truthy(c.is_brand) ? 1 : 0, competitor_citations: c.competitor_id === null ? 0 : 1 },
     );
 
-  for (const h of sqlite.query("SELECT * FROM crawler_hits").all() as Row[])
+  for (const h of raw.crawlerHits)
     b.crawler_hourly!.add(
       { brand_id: h.brand_id, hour: String(h.at).slice(0, 13), bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "", hit: h.hit, path: h.path, status: h.status },
       { requests: 1, bytes: intOf(h.bytes) },
     );
-  for (const h of sqlite.query("SELECT * FROM crawler_hits").all() as Row[]) {
+  for (const h of raw.crawlerHits) {
     const who = { bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "" };
     const status = h.status as number;
     const answers = { refused: [401, 403, 429].includes(status) ? 1 : 0, not_found: [404, 410].includes(status) ? 1 : 0, server_errors: status >= 500 ? 1 : 0 };
@@ -200,7 +229,7 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
   }
 
   const visitors = new Map<string, Set<unknown>>();
-  for (const t of sqlite.query("SELECT * FROM ai_traffic_logs").all() as Row[]) {
+  for (const t of raw.traffic) {
     const platform = t.source_platform ?? "";
     b.traffic_platform_daily.add({ brand_id: t.brand_id, day: day(t.created_at), platform }, { visits: 1 });
     // A visitor counts under its visit's platform and, when an assistant sent the visit, under '*'
@@ -225,21 +254,26 @@ export function expectedRollups(sqlite: Database): Record<string, Map<string, Ro
 }
 
 /** What a rollup table holds, keyed like expectedRollups. */
-export function actualRollup(sqlite: Database, table: string): Map<string, Row> {
+export function actualRollup(rows: Row[], table: string): Map<string, Row> {
   const def = TABLES[table];
-  return new Map((sqlite.query(`SELECT * FROM ${table}`).all() as Row[]).map((r) => [keyOf(def.keys.map((c) => r[c])), r]));
+  return new Map(rows.map((r) => [keyOf(def.keys.map((c) => r[c])), r]));
 }
 
 const TOLERANCE = 1e-9;
 
 /** Differences between the rollup tables and the raw rows' aggregates (at most `limit` lines). */
 export function rollupDifferences(sqlite: Database, limit = 20): string[] {
-  const expected = expectedRollups(sqlite);
+  return snapshotDifferences(sqliteSnapshot(sqlite), limit);
+}
+
+/** The same over rows already read (from either backend). */
+export function snapshotDifferences(snapshot: RollupSnapshot, limit = 20): string[] {
+  const expected = expectedRollups(snapshot.raw);
   const problems: string[] = [];
   for (const table of ROLLUP_TABLES) {
     const def = TABLES[table];
     const want = def.running ? runningTotals(def, expected[table]) : expected[table];
-    const got = actualRollup(sqlite, table);
+    const got = actualRollup(snapshot.tables[table] ?? [], table);
     const columns = new Set([...def.keys, ...def.measures]);
     for (const [k, row] of got) {
       const extra = Object.keys(row).filter((c) => !columns.has(c));

@@ -42,7 +42,7 @@ export function rollupCountQuery(ctx: SqlContext, plan: ReadPlan): Sql | undefin
   if (!choice) return undefined;
   const alias = plan.alias;
   const conditions = [...filters].map(([column, value]) => sql`${ident(alias)}.${ident(choice.keys[column]!)} = ${value}`);
-  const policy = scopePredicate(ctx.cache, ctx.policies, ctx.caller, plan.table.name, "read", sql`${ident(alias)}.${ident("brand_id")}`);
+  const policy = scopePredicate(ctx.dialect, ctx.cache, ctx.policies, ctx.caller, plan.table.name, "read", sql`${ident(alias)}.${ident("brand_id")}`);
   if (policy) conditions.push(policy);
   return sql`SELECT coalesce(sum(${ident(alias)}.${ident(choice.measure)}), 0) FROM ${ident(choice.rollup)} AS ${ident(alias)} WHERE ${joinSql(conditions, " AND ")}`;
 }

@@ -1,6 +1,6 @@
 // Where /rest/v1's planned statements run (PostgREST's Query step after the pure SQL builders):
 // the executor owns the connection; parse, plan, policies and sql.ts never touch one. Backend
-// implementations: executor.sqlite.ts (and, with #29, a Postgres one). The contract both keep is
+// implementations: executor.sqlite.ts and executor.pg.ts. The contract both keep is
 // tests/contracts/rest-executor.contract.ts.
 import type { CategoryList } from "../../analysis/source-categories";
 import type { Caller } from "../auth/caller";
@@ -13,8 +13,10 @@ export interface RestSession {
   /** The statement's result rows, each as its column values in select order. */
   values(query: Sql): Promise<unknown[][]>;
   /**
-   * Runs `work` in one write transaction (the write lock taken when it begins); committed when
-   * `work` resolves, rolled back when it throws. `work` gets the transaction-bound session.
+   * Runs `work` in one write transaction (on SQLite the write lock is taken when it begins; on
+   * Postgres the rows are locked as they are written); rolled back when `work` throws, committed
+   * when it resolves (on Postgres with the request's session, which is one database transaction).
+   * `work` gets the transaction-bound session.
    */
   transaction<T>(work: (tx: RestSession) => Promise<T>): Promise<T>;
   /** Throws 57014 once the request's time is up: JavaScript steps between statements check it. */

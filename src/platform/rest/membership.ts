@@ -5,7 +5,8 @@
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { WriteAction, WriteGuard } from "./policy-types";
-import { sql, type Sql } from "./sql-fragment";
+import type { RestDialect } from "./dialect";
+import { raw, sql, type Sql } from "./sql-fragment";
 
 const PRIVILEGED = ["owner", "admin"];
 
@@ -13,31 +14,31 @@ interface Runner {
   values(query: Sql): Promise<unknown[][]>;
 }
 
-const rowsOf = (rowids: number[]) => sql`rowid IN (SELECT value FROM json_each(${JSON.stringify(rowids)}))`;
+const rowsOf = (d: RestDialect, rowids: number[]) => d.inList(raw(d.rowId), rowids);
 
-function ownedOrgs(caller: Caller): string {
-  return JSON.stringify([...caller.orgRoles].filter(([, role]) => role === "owner").map(([id]) => id));
+function ownedOrgs(caller: Caller): string[] {
+  return [...caller.orgRoles].filter(([, role]) => role === "owner").map(([id]) => id);
 }
 
 /**
  * Rows among `rowids` holding a privileged role in an organization the caller does not own; with
  * `exceptOwn`, the caller's own rows do not count (an admin may leave).
  */
-async function privilegedOutsideOwnership(run: Runner, caller: Caller, rowids: number[], exceptOwn = false): Promise<boolean> {
+async function privilegedOutsideOwnership(run: Runner, d: RestDialect, caller: Caller, rowids: number[], exceptOwn = false): Promise<boolean> {
   const own = exceptOwn && caller.user ? sql` AND user_id != ${caller.user.id}` : sql``;
-  const query = sql`SELECT 1 FROM organization_members WHERE ${rowsOf(rowids)} AND role IN (SELECT value FROM json_each(${JSON.stringify(PRIVILEGED)}))
-    AND organization_id NOT IN (SELECT value FROM json_each(${ownedOrgs(caller)}))${own} LIMIT 1`;
+  const query = sql`SELECT 1 FROM organization_members WHERE ${rowsOf(d, rowids)} AND ${d.inList(raw("role"), PRIVILEGED)}
+    AND ${d.inList(raw("organization_id"), ownedOrgs(caller), true)}${own} LIMIT 1`;
   return (await run.values(query)).length > 0;
 }
 
-async function organizationsOf(run: Runner, rowids: number[]): Promise<string[]> {
-  return (await run.values(sql`SELECT DISTINCT organization_id FROM organization_members WHERE ${rowsOf(rowids)}`)).map((r) => r[0] as string);
+async function organizationsOf(run: Runner, d: RestDialect, rowids: number[]): Promise<string[]> {
+  return (await run.values(sql`SELECT DISTINCT organization_id FROM organization_members WHERE ${rowsOf(d, rowids)}`)).map((r) => r[0] as string);
 }
 
-async function assertEachKeepsAnOwner(run: Runner, orgIds: string[]): Promise<void> {
+async function assertEachKeepsAnOwner(run: Runner, d: RestDialect, orgIds: string[]): Promise<void> {
   if (!orgIds.length) return;
   const ownerless = await run.values(
-    sql`SELECT o.id FROM organizations o WHERE o.id IN (SELECT value FROM json_each(${JSON.stringify(orgIds)}))
+    sql`SELECT o.id FROM organizations o WHERE ${d.inList(raw("o.id"), orgIds)}
       AND NOT EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = o.id AND m.role = ${"owner"}) LIMIT 1`,
   );
   if (ownerless.length)
@@ -51,14 +52,14 @@ const ownersOnly = (caller: Caller) =>
   new AppError(caller.role === "authenticated" ? 403 : 401, "42501", "Only owners can grant, change or remove the owner and admin roles");
 
 export const membershipGuard: WriteGuard = {
-  async begin(run: Runner, caller: Caller, action: WriteAction, targets: number[]) {
+  async begin(run: Runner, d: RestDialect, caller: Caller, action: WriteAction, targets: number[]) {
     const restricted = caller.role !== "service_role";
-    if (restricted && targets.length && (await privilegedOutsideOwnership(run, caller, targets, action === "delete"))) throw ownersOnly(caller);
-    const before = await organizationsOf(run, targets);
+    if (restricted && targets.length && (await privilegedOutsideOwnership(run, d, caller, targets, action === "delete"))) throw ownersOnly(caller);
+    const before = await organizationsOf(run, d, targets);
     return {
       async after(written: number[]) {
-        if (restricted && action !== "delete" && written.length && (await privilegedOutsideOwnership(run, caller, written))) throw ownersOnly(caller);
-        if (action !== "insert") await assertEachKeepsAnOwner(run, before);
+        if (restricted && action !== "delete" && written.length && (await privilegedOutsideOwnership(run, d, caller, written))) throw ownersOnly(caller);
+        if (action !== "insert") await assertEachKeepsAnOwner(run, d, before);
       },
     };
   },

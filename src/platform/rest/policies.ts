@@ -4,6 +4,7 @@
 import { AppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
+import type { RestDialect } from "./dialect";
 import type { SchemaCache } from "./schema-cache";
 import { membershipGuard } from "./membership";
 import type { Action, WriteAction, WriteGuard } from "./policy-types";
@@ -117,19 +118,19 @@ export function assertGranted(caller: Caller, policy: TablePolicy, table: string
  * may do `action`"; null when nothing is filtered (service_role). Identifiers come from the schema
  * cache: a brand_id scope follows its foreign key to brands and brands' own scope.
  */
-export function scopePredicate(cache: SchemaCache, policies: Policies, caller: Caller, table: string, action: Action, expr: Sql): Sql | null {
+export function scopePredicate(dialect: RestDialect, cache: SchemaCache, policies: Policies, caller: Caller, table: string, action: Action, expr: Sql): Sql | null {
   if (caller.role === "service_role") return null;
   const policy = policies[table];
   const orgIds = [...caller.orgRoles].filter(([, role]) => rolesFor(policy, action).includes(role)).map(([id]) => id);
-  return orgPredicate(cache, policies, table, policy.scope, expr, JSON.stringify(orgIds));
+  return orgPredicate(dialect, cache, policies, table, policy.scope, expr, orgIds);
 }
 
-function orgPredicate(cache: SchemaCache, policies: Policies, table: string, column: string, expr: Sql, orgIds: string): Sql {
+function orgPredicate(dialect: RestDialect, cache: SchemaCache, policies: Policies, table: string, column: string, expr: Sql, orgIds: string[]): Sql {
   const fk = cache.tables.get(table)?.foreignKeys.find((f) => f.column === column);
-  if (table === "organizations" || fk?.refTable === "organizations") return sql`${expr} IN (SELECT value FROM json_each(${orgIds}))`;
+  if (table === "organizations" || fk?.refTable === "organizations") return dialect.inList(expr, orgIds);
   const parent = fk && policies[fk.refTable];
   if (!fk || !parent) throw new Error(`policy scope ${table}.${column} does not lead to an organization`);
-  const inner = orgPredicate(cache, policies, fk.refTable, parent.scope, ident(parent.scope), orgIds);
+  const inner = orgPredicate(dialect, cache, policies, fk.refTable, parent.scope, ident(parent.scope), orgIds);
   return sql`${expr} IN (SELECT ${ident(fk.refColumn)} FROM ${ident(fk.refTable)} WHERE ${inner})`;
 }
 

@@ -1,6 +1,7 @@
 // The vocabulary of /rest/v1's row-level security, below the policies and the rules they run
 // (membership.ts), so neither imports the other for it.
 import type { Caller } from "../auth/caller";
+import type { RestDialect } from "./dialect";
 import type { Sql } from "./sql-fragment";
 
 export type WriteAction = "insert" | "update" | "delete";
@@ -11,5 +12,5 @@ export type Action = "read" | WriteAction;
  * insert) before the statement, `after` the rows as written, both inside the transaction.
  */
 export interface WriteGuard {
-  begin(run: { values(query: Sql): Promise<unknown[][]> }, caller: Caller, action: WriteAction, targets: number[]): Promise<{ after(written: number[]): Promise<void> }>;
+  begin(run: { values(query: Sql): Promise<unknown[][]> }, dialect: RestDialect, caller: Caller, action: WriteAction, targets: number[]): Promise<{ after(written: number[]): Promise<void> }>;
 }

@@ -26,6 +26,7 @@ import {
   sampledCountQuery,
   targetQuery,
   updateQuery,
+  updateRowsQuery,
   upsertGuard,
   withCheckQuery,
   type Sql,
@@ -165,18 +166,18 @@ function crossOwner(ctx: SqlContext, table: string, fk: { column: string; refTab
 }
 
 /** Rowids of existing rows holding the key (conflict columns) of any of `rows`. */
-async function existingRowids(run: Runner, table: TableInfo, columns: string[], rows: Record<string, SqlValue>[]): Promise<number[]> {
+async function existingRowids(run: Runner, ctx: SqlContext, table: TableInfo, columns: string[], rows: Record<string, SqlValue>[]): Promise<number[]> {
   const found = new Set<number>();
   for (const row of rows) {
     if (!columns.every((c) => Object.hasOwn(row, c))) continue;
-    for (const [rowid] of (await run.values(keyRowQuery(table, columns, columns.map((c) => row[c]!))))) found.add(rowid as number);
+    for (const [rowid] of (await run.values(keyRowQuery(ctx.dialect, table, columns, columns.map((c) => row[c]!))))) found.add(rowid as number);
   }
   return [...found];
 }
 
 /** The table's trigger-like guard, started on the rows a write targets. */
 function startGuard(run: Runner, ctx: SqlContext, policy: TablePolicy, action: WriteAction, targets: number[]) {
-  return policy.guard?.begin(run, ctx.caller, action, targets);
+  return policy.guard?.begin(run, ctx.dialect, ctx.caller, action, targets);
 }
 
 /**
@@ -188,15 +189,15 @@ async function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo
     const child = ctx.cache.tables.get(rule.table)!;
     const fk = child.foreignKeys.find((f) => f.column === rule.via)!;
     if (fk.refTable !== table.name || !touched(rule.column) || !rowids.length) continue;
-    const moved = (await run.values(inheritedPropagateQuery(child, rule.column, rule.via, table, rowids))).map((r) => r[0] as number);
+    const moved = (await run.values(inheritedPropagateQuery(ctx.dialect, child, rule.column, rule.via, table, rowids))).map((r) => r[0] as number);
     // The children moved with their parent: their other references must still be theirs (a prompt's topic).
     if (moved.length) await checkReferences(run, ctx, child, ctx.policies[child.name]!.scope, moved);
   }
 }
 
-async function checkInherited(run: Runner, table: TableInfo, rowids: number[], touched: (column: string) => boolean): Promise<void> {
+async function checkInherited(run: Runner, ctx: SqlContext, table: TableInfo, rowids: number[], touched: (column: string) => boolean): Promise<void> {
   for (const rule of inheritedColumnsOf(table.name))
-    if ((touched(rule.column) || touched(rule.via)) && (await run.values(inheritedCheckQuery(table, rule.column, rule.via, rowids))).length) throw inheritanceViolation(rule);
+    if ((touched(rule.column) || touched(rule.via)) && (await run.values(inheritedCheckQuery(ctx.dialect, table, rule.column, rule.via, rowids))).length) throw inheritanceViolation(rule);
 }
 
 function singularityError(count: number): AppError {
@@ -209,10 +210,10 @@ async function readable(run: Runner, ctx: SqlContext, table: TableInfo, scopeVal
   return !failing || (await run.values(failing)).length === 0;
 }
 
-/** Runs a write statement, re-wording constraint failures as the Postgres errors PostgREST relays. */
-async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): Promise<number[]> {
+/** Runs a write statement, re-wording constraint failures as the Postgres errors PostgREST relays; its RETURNING rows. */
+async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statement: Sql, rows: Record<string, SqlValue>[]): Promise<unknown[][]> {
   try {
-    return (await run.values(statement)).map((r) => r[0] as number);
+    return await run.values(statement);
   } catch (error) {
     const mapped = await constraintError(table, ctx.dialect.constraintViolation(error), {
       async uniqueValues(columns) {
@@ -224,7 +225,7 @@ async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statemen
           if (!key) continue;
           const text = JSON.stringify(key);
           if (seen.has(text)) return key;
-          const existing = (await run.values(keyRowQuery(table, columns, key, scope)))[0];
+          const existing = (await run.values(keyRowQuery(ctx.dialect, table, columns, key, scope)))[0];
           // A key held by a row the caller cannot read is not repeated back (no echo of others' data).
           if (existing) return scope && !(await readable(run, ctx, table, existing[0] as SqlValue)) ? "hidden" : key;
           seen.add(text);
@@ -234,7 +235,7 @@ async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statemen
       async missingReference() {
         for (const fk of table.foreignKeys) {
           const values = [...new Set(rows.map((r) => r[fk.column]).filter((v) => v !== null && v !== undefined))];
-          const missing = values.length ? (await run.values(missingReferenceQuery(fk, values)))[0] : undefined;
+          const missing = values.length ? (await run.values(missingReferenceQuery(ctx.dialect, fk, table.columns.get(fk.column)!.type, values)))[0] : undefined;
           if (missing) return { fk, value: missing[0] as SqlValue };
         }
         return null;
@@ -264,7 +265,7 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
     for (const rule of inheritedColumnsOf(table.name)) {
       const needing = rows.filter((r) => (r[rule.column] ?? null) === null && (r[rule.via] ?? null) !== null);
       if (!needing.length) continue;
-      const parents = new Map((await run.values(inheritedLookupQuery(table, rule.column, rule.via, needing.map((r) => r[rule.via])))).map((r) => [r[0], r[1] as SqlValue]));
+      const parents = new Map((await run.values(inheritedLookupQuery(ctx.dialect, table, rule.column, rule.via, needing.map((r) => r[rule.via])))).map((r) => [r[0], r[1] as SqlValue]));
       for (const row of needing) if (parents.has(row[rule.via])) row[rule.column] = parents.get(row[rule.via])!;
       if (!columns.some((c) => c.name === rule.column)) columns.push(table.columns.get(rule.column)!);
     }
@@ -273,21 +274,25 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
     if (merge) await withCheck(run, ctx, table, "update", scopes);
     checkNotNull(table, columns, rows, plan.missingDefault);
 
-    const before = plan.onConflict ? Number((await run.values(maxRowidQuery(table)))[0][0]) : 0;
+    // New rows are told from upserted ones by the dialect's flag or, without one, by their rowids
+    // above the previous maximum (upserted rows keep theirs).
+    const flagged = ctx.dialect.insertedFlag !== null;
+    const before = plan.onConflict && !flagged ? Number((await run.values(maxRowidQuery(ctx.dialect, table)))[0][0]) : 0;
     // The rows an upsert would overwrite are the guard's targets, as an update's are.
-    const overwritten = merge && policy.guard ? await existingRowids(run, table, plan.onConflict!.columns, rows) : [];
+    const overwritten = merge && policy.guard ? await existingRowids(run, ctx, table, plan.onConflict!.columns, rows) : [];
     const guard = await startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
     const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
-    const rowids = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict, dialect: ctx.dialect }), rows);
+    const written = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict, dialect: ctx.dialect }), rows);
+    const rowids = written.map((r) => r[0] as number);
     // An upsert that would overwrite a row the caller may not update: Postgres refuses it (USING).
     if (merge && rowids.length < rows.length) throw rlsViolation(ctx.caller, table.name);
-    await checkInherited(run, table, rowids, (c) => columns.some((col) => col.name === c));
+    await checkInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
     if (merge) await propagateInherited(run, ctx, table, rowids, (c) => columns.some((col) => col.name === c));
-    // New rows get rowids above the previous maximum; upserted rows keep theirs.
-    const created = plan.onConflict ? rowids.filter((id) => id > before) : rowids;
+    const isNew = written.map((r) => !plan.onConflict || (flagged ? r[1] === true : (r[0] as number) > before));
+    const created = rowids.filter((_, i) => isNew[i]);
     const ownerWritten = columns.some((c) => c.name === policy.scope);
     await checkWrittenRows(run, ctx, table, policy, "insert", created, false);
-    await checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((id) => id <= before), ownerWritten);
+    await checkWrittenRows(run, ctx, table, policy, "update", rowids.filter((_, i) => !isNew[i]), ownerWritten);
     await guard?.after(rowids);
     const inserted = created.length;
     return await finish(run, ctx, read, rowids, inserted, options);
@@ -307,15 +312,19 @@ export async function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan
     for (const rule of inheritedColumnsOf(table.name)) {
       const via = value(rule.via);
       if (via === undefined || value(rule.column) !== undefined || via === null) continue;
-      const parent = (await run.values(inheritedLookupQuery(table, rule.column, rule.via, [via])))[0];
+      const parent = (await run.values(inheritedLookupQuery(ctx.dialect, table, rule.column, rule.via, [via])))[0];
       if (parent) assignments.push([table.columns.get(rule.column)!, parent[1] as SqlValue]);
     }
     const updatedAt = table.columns.get("updated_at");
     if (updatedAt && value("updated_at") === undefined) assignments.push([updatedAt, now]);
     const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
-    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number)));
-    const rowids = await runWrite(run, ctx, table, updateQuery(ctx, read, assignments), [row]);
-    await checkInherited(run, table, rowids, (c) => value(c) !== undefined);
+    // Where targets are locked first (Postgres), the update goes by their row ids.
+    const locked = ctx.dialect.lockTargets !== null;
+    const targets = policy.guard || locked ? (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number) : [];
+    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", targets));
+    const statement = locked ? (targets.length ? updateRowsQuery(ctx, table, assignments, targets) : null) : updateQuery(ctx, read, assignments);
+    const rowids = statement ? (await runWrite(run, ctx, table, statement, [row])).map((r) => r[0] as number) : [];
+    await checkInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
     await propagateInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
     await checkWrittenRows(run, ctx, table, policy, "update", rowids, value(policy.scope) !== undefined);
     await guard?.after(rowids);
@@ -330,7 +339,7 @@ export async function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan
     const guard = await startGuard(run, ctx, read.policy, "delete", rowids);
     // The representation is read before the rows are gone.
     const outcome = await finish(run, ctx, read, rowids, 0, options);
-    if (rowids.length) await run.values(deleteQuery(read.table, rowids));
+    if (rowids.length) await run.values(deleteQuery(ctx.dialect, read.table, rowids));
     await guard?.after([]);
     return outcome;
   });

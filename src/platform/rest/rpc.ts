@@ -32,8 +32,9 @@ export const ROUTINES: Record<string, Routine> = {
     ],
     returns: "prompt_results",
     source: (a) => {
-      const filters = `(? IS NULL OR l.platform = ?) AND (? IS NULL OR l.model = ?) AND (? IS NULL OR l.region = ?)
-          AND (? IS NULL OR l.prompt_id IN (SELECT id FROM prompts WHERE topic_id = ?))`;
+      // `CAST(? AS TEXT) IS NULL`: a bare `? IS NULL` gives Postgres no type for the parameter.
+      const filters = `(CAST(? AS TEXT) IS NULL OR l.platform = ?) AND (CAST(? AS TEXT) IS NULL OR l.model = ?) AND (CAST(? AS TEXT) IS NULL OR l.region = ?)
+          AND (CAST(? AS TEXT) IS NULL OR l.prompt_id IN (SELECT id FROM prompts WHERE topic_id = ?))`;
       const filterParams = ["p_platform", "p_model", "p_region", "p_topic_id"].flatMap((k) => [a[k], a[k]]);
       // prompt_results_latest holds each group's newest row (kept by triggers): without a window
       // the answer is a join on it; with one, each group seeks its newest row inside the window on
@@ -48,7 +49,7 @@ export const ROUTINES: Record<string, Routine> = {
         text: `SELECT pr.* FROM prompt_results_latest AS l JOIN prompt_results AS pr ON pr.id = (
             SELECT w.id FROM prompt_results AS w
              WHERE w.prompt_id = l.prompt_id AND w.platform = l.platform AND w.model = l.model AND w.region = l.region AND w.brand_id = l.brand_id
-               AND (? IS NULL OR w.created_at >= ?) AND (? IS NULL OR w.created_at <= ?)
+               AND (CAST(? AS TEXT) IS NULL OR w.created_at >= ?) AND (CAST(? AS TEXT) IS NULL OR w.created_at <= ?)
              ORDER BY w.created_at DESC, w.id DESC LIMIT 1)
           WHERE l.brand_id = ? AND ${filters}`,
         params: [a.p_date_from, a.p_date_from, a.p_date_to, a.p_date_to, a.p_brand_id, ...filterParams],

@@ -29,6 +29,8 @@ export interface ColumnInfo {
   enumValues?: readonly string[];
   /** Stored otherwise than shown (src/db/stored-columns.ts): the SQL that reads it, `{t}` for the row's alias. */
   readSql?: string;
+  /** The backend's own type name, where statements must name it (Postgres casts); unset on SQLite. */
+  sqlType?: string;
 }
 
 export interface ForeignKey {

@@ -1,0 +1,71 @@
+// The crawler-log store on Postgres (store.ts says what each operation does). A call is one
+// transaction of three statements whatever its size: the hits go in as one multi-row INSERT (one
+// array per column, unnested) that skips records stored before (ON CONFLICT on brand, time and
+// record key) and answers which new hits may announce a bot; the first sightings go in as one
+// INSERT … ON CONFLICT DO NOTHING, whose RETURNING names the bots really new — exactly once even
+// with several instances importing the same brand — and each gets its webhook event.
+import type { SQL } from "bun";
+import { isUuid } from "../db/pg/values";
+import { recordEventPg } from "../webhooks/events.pg";
+import type { CrawlerHit, CrawlerStore } from "./store";
+
+export function createPgCrawlerStore(sql: SQL): CrawlerStore {
+  return {
+    async brandsBySlug({ slug, organization }) {
+      const rows = await sql`
+        SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id
+         WHERE b.slug = ${slug} AND (${organization}::text IS NULL OR o.name = ${organization} OR o.slug = ${organization})`;
+      return rows.map((r: { id: string }) => r.id);
+    },
+    async brandOrganization(brandId) {
+      if (!isUuid(brandId)) return null;
+      const [row] = await sql`SELECT organization_id FROM brands WHERE id = ${brandId}`;
+      return row?.organization_id ?? null;
+    },
+    async appendHits({ brandId, hits, at }) {
+      if (!hits.length) return { accepted: 0, events: 0 };
+      const col = <K extends keyof CrawlerHit>(k: K) => hits.map((h) => h[k]);
+      return sql.begin(async (tx) => {
+        const [org] = await tx`SELECT organization_id FROM brands WHERE id = ${brandId}`;
+        // `candidates`: for each bot, the first (in call order) of the new hits that may announce it.
+        const [inserted] = await tx`
+          WITH u AS (
+            SELECT * FROM unnest(
+              ${sql.array(col("at"), "text")}::timestamptz[], ${sql.array(col("host"), "text")}::text[], ${sql.array(col("method"), "text")}::text[],
+              ${sql.array(col("path"), "text")}::text[], ${sql.array(col("status"), "int4")}::int4[], ${sql.array(col("bytes"), "int8")}::int8[],
+              ${sql.array(col("userAgent"), "text")}::text[], ${sql.array(col("refererHost"), "text")}::text[], ${sql.array(col("bot"), "text")}::text[],
+              ${sql.array(col("operator"), "text")}::text[], ${sql.array(col("class"), "text")}::text[], ${sql.array(col("hit"), "text")}::text[],
+              ${sql.array(col("verdict"), "text")}::text[], ${sql.array(col("listVersion"), "text")}::text[], ${sql.array(col("recordKey"), "bytea")}::bytea[],
+              ${sql.array(col("mayAnnounce"), "bool")}::bool[]
+            ) WITH ORDINALITY AS u(at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key, may_announce, i)
+          ), ins AS (
+            INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
+            SELECT ${brandId}, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key FROM u ORDER BY i
+            ON CONFLICT (brand_id, at, record_key) DO NOTHING
+            RETURNING at, record_key
+          )
+          SELECT (SELECT count(*) FROM ins)::int AS accepted,
+                 ARRAY(SELECT i FROM (
+                   SELECT DISTINCT ON (u.bot) u.bot, u.i FROM ins JOIN u ON u.at = ins.at AND u.record_key = ins.record_key
+                    WHERE u.may_announce AND u.bot IS NOT NULL ORDER BY u.bot, u.i) first ORDER BY i)::int[] AS candidates`;
+        // int[] arrives as an Int32Array, whose map would make numbers of the hits.
+        const candidates = Array.from(inserted.candidates as ArrayLike<number>, (i) => hits[i - 1]!);
+        let events = 0;
+        if (org && candidates.length) {
+          const fresh = await tx`
+            INSERT INTO crawler_bots (brand_id, bot, first_seen)
+            SELECT ${brandId}, bot, first_seen FROM unnest(${sql.array(candidates.map((h) => h.bot!), "text")}::text[], ${sql.array(candidates.map((h) => h.at), "text")}::timestamptz[]) AS c(bot, first_seen)
+            ON CONFLICT (brand_id, bot) DO NOTHING
+            RETURNING bot`;
+          const isNew = new Set(fresh.map((r: { bot: string }) => r.bot));
+          for (const h of candidates) {
+            if (!isNew.has(h.bot!)) continue;
+            await recordEventPg(tx, { organizationId: org.organization_id, brandId, type: "crawler.first_seen", data: { bot: h.bot, operator: h.operator, class: h.class, verdict: h.verdict, first_seen: h.at, path: h.path } }, at);
+            events++;
+          }
+        }
+        return { accepted: inserted.accepted as number, events };
+      });
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// The instances of one deployment on a shared database (Postgres mode): each registers itself and
+// renews a heartbeat; /healthz and /metrics say how many are alive. A SQLite deployment is one
+// process (DATA_DIR's lock), so it has no registry.
+export interface InstanceRow {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  url: string | null;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+export interface InstanceStore {
+  register(input: { id: string; host: string; pid: number; version: string; url: string | null }): Promise<void>;
+  /** Renews the heartbeat (and registers again a row another instance pruned). */
+  heartbeat(input: { id: string; host: string; pid: number; version: string; url: string | null }): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** The instances whose heartbeat is newer than `withinMs`, oldest first; older rows are pruned. */
+  live(withinMs: number): Promise<InstanceRow[]>;
+}
+
+/** How often an instance renews its heartbeat, and after how long without one it counts as gone. */
+export const HEARTBEAT_MS = 10_000;
+export const GONE_AFTER_MS = 30_000;

@@ -1,0 +1,279 @@
+// The insights store on Postgres (store.ts says what each read answers), reading what the SQLite
+// store reads: the rollup tables (day and month buckets), the running totals (src/rollups, kept by
+// triggers.pg.ts) and, where filters leave no rollup that can answer, the raw rows. Statements are
+// built from fixed pieces with numbered parameters; lists go as arrays (= ANY). Sums come back as
+// float8 (exact for counts below 2^53): Postgres' sum of integers is a bigint, which arrives as text.
+import type { SQL } from "bun";
+import type { Entity } from "../analysis/entities";
+import { isUuid, plainRows } from "../db/pg/values";
+import type { InsightArgs, InsightFilters } from "./args";
+import {
+  COMPETITOR_MEASURES, RESULT_MEASURES,
+  type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
+} from "./store";
+import { bucketRanges, type DateWindow } from "./window";
+
+type Row = Record<string, unknown>;
+
+const DOMAIN_MEASURES = ["citations", "answers", "brand_mentioned"] as const;
+const num = (expression: string) => `CAST(${expression} AS float8)`;
+
+/** Parameters of one statement: `add` returns the placeholder of a value. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown, cast = ""): string {
+    this.values.push(value);
+    return `$${this.values.length}${cast}`;
+  }
+}
+
+const needsPrompt = (f: InsightFilters) => f.topicIds !== null || f.promptIds !== null || f.branded !== null;
+const unfiltered = (f: InsightFilters) => [f.platforms, f.models, f.regions, f.topicIds, f.promptIds, f.branded].every((v) => v === null);
+/** Ids that can be in a uuid column (any other selects nothing, as on SQLite). */
+const uuids = (list: string[]) => list.filter(isUuid);
+
+/** WHERE terms over a rollup or result row `a` for the filters (an empty list selects nothing). */
+function filterSql(f: InsightFilters, a: string, brandId: string, p: Params): string {
+  const terms: string[] = [];
+  for (const [column, list] of [["platform", f.platforms], ["model", f.models], ["region", f.regions]] as const)
+    if (list !== null) terms.push(`${a}.${column} = ANY(${p.add(list, "::text[]")})`);
+  if (needsPrompt(f)) {
+    const inner = [`pf.brand_id = ${p.add(brandId, "::uuid")}`];
+    if (f.topicIds !== null) inner.push(`pf.topic_id = ANY(${p.add(uuids(f.topicIds), "::uuid[]")})`);
+    if (f.promptIds !== null) inner.push(`pf.id = ANY(${p.add(uuids(f.promptIds), "::uuid[]")})`);
+    if (f.branded !== null) inner.push(`pf.is_branded = ${p.add(f.branded, "::boolean")}`);
+    terms.push(`${a}.prompt_id IN (SELECT pf.id FROM prompts AS pf WHERE ${inner.join(" AND ")})`);
+  }
+  return terms.length ? ` AND ${terms.join(" AND ")}` : "";
+}
+
+/** The rows of a rollup family inside a window, filtered, as one UNION ALL with the bucket named `bucket` (as on SQLite). */
+function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, p: Params, options: { daysOnly?: boolean; dailyTable?: string } = {}): string {
+  const ranges = options.daysOnly ? [{ table: "daily" as const, from: window.from, to: window.to }] : bucketRanges(window);
+  return ranges
+    .map((range) => {
+      const table = range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : `${base}_monthly`;
+      const bucket = range.table === "daily" ? "day" : "month";
+      return `SELECT r.${bucket} AS bucket, ${columns.map((c) => `r."${c}"`).join(", ")} FROM ${table} AS r
+               WHERE r.brand_id = ${p.add(args.brandId, "::uuid")} AND r.${bucket} BETWEEN ${p.add(range.from)} AND ${p.add(range.to)}${filterSql(args, "r", args.brandId, p)}`;
+    })
+    .join(" UNION ALL ");
+}
+
+/** The window as created_at bounds: [from 00:00, the day after `to`). */
+const timeBounds = (w: DateWindow): [string, string] => [`${w.from}T00:00:00.000Z`, `${nextDay(w.to)}T00:00:00.000Z`];
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+export function createPgInsightsStore(sql: SQL): InsightsStore {
+  const query = async <T>(text: string, p: Params): Promise<T[]> => plainRows<T>((await sql.unsafe(text, p.values as never[])) as Row[]);
+
+  /**
+   * Each key's measures inside the window from a running-totals rollup: the key's last row on or
+   * before the window's end minus its last row before its start (two index seeks per key, as on SQLite).
+   */
+  async function windowTotals<M extends string>(table: string, keyColumns: string[], measures: readonly M[], brandId: string, window: DateWindow, keyFilter?: (p: Params) => string, withFirstDay = false) {
+    const p = new Params();
+    const from = p.add(window.from);
+    const to = p.add(window.to);
+    const brand = p.add(brandId, "::uuid");
+    const same = (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+    const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
+    const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(
+      `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}
+         FROM ${table}_keys AS k
+         CROSS JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day <= ${to} ORDER BY q.day DESC LIMIT 1) AS hi
+         LEFT JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day < ${from} ORDER BY q.day DESC LIMIT 1) AS lo ON true
+        WHERE k.brand_id = ${brand}${keyFilter ? keyFilter(p) : ""}`,
+      p,
+    );
+    return rows.filter((r) => r[measures[0]!] > 0);
+  }
+
+  /** crawler_daily / crawler_monthly rows inside a window (whole months from the monthly table). */
+  function crawlerRows(args: InsightArgs, daysOnly: boolean, p: Params): string {
+    const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
+    return ranges
+      .map((r) => {
+        const [table, bucket] = r.table === "daily" ? ["crawler_daily", "day"] : ["crawler_monthly", "month"];
+        return `SELECT ${bucket} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM ${table}
+                 WHERE brand_id = ${p.add(args.brandId, "::uuid")} AND ${bucket} BETWEEN ${p.add(r.from)} AND ${p.add(r.to)}`;
+      })
+      .join(" UNION ALL ");
+  }
+
+  return {
+    async brand(brandId) {
+      if (!isUuid(brandId)) return null;
+      const [row] = await sql`SELECT id, name, organization_id FROM brands WHERE id = ${brandId}`;
+      return row ? { id: row.id, name: row.name, organization_id: row.organization_id } : null;
+    },
+    async competitors(brandId) {
+      if (!isUuid(brandId)) return [];
+      return plainRows(await sql`SELECT id, name FROM competitors WHERE brand_id = ${brandId} ORDER BY created_at, id`);
+    },
+    async prompts(f) {
+      if (!isUuid(f.brandId)) return [];
+      const p = new Params();
+      const inner = [`brand_id = ${p.add(f.brandId, "::uuid")}`];
+      if (f.topicIds !== null) inner.push(`topic_id = ANY(${p.add(uuids(f.topicIds), "::uuid[]")})`);
+      if (f.promptIds !== null) inner.push(`id = ANY(${p.add(uuids(f.promptIds), "::uuid[]")})`);
+      if (f.branded !== null) inner.push(`is_branded = ${p.add(f.branded, "::boolean")}`);
+      // 0/1 as the interface types them (SQLite's booleans).
+      return query<InsightPrompt>(
+        `SELECT id, text, topic_id, CASE WHEN is_active THEN 1 ELSE 0 END AS is_active, CASE WHEN is_branded THEN 1 ELSE 0 END AS is_branded
+           FROM prompts WHERE ${inner.join(" AND ")} ORDER BY created_at, id`,
+        p,
+      );
+    },
+    async promptTopics(brandId) {
+      if (!isUuid(brandId)) return [];
+      return plainRows(await sql`SELECT id, topic_id FROM prompts WHERE brand_id = ${brandId}`);
+    },
+    async promptTexts(brandId) {
+      if (!isUuid(brandId)) return [];
+      return plainRows(await sql`SELECT id, text FROM prompts WHERE brand_id = ${brandId}`);
+    },
+    async entities(brandId) {
+      if (!isUuid(brandId)) return null;
+      const [brand] = await sql`SELECT id, name, aliases FROM brands WHERE id = ${brandId}`;
+      if (!brand) return null;
+      const domains = ((await sql`SELECT domain FROM brand_domains WHERE brand_id = ${brandId} ORDER BY is_primary DESC, domain`) as { domain: string }[]).map((d) => d.domain);
+      const competitors = (await sql`SELECT id, name, domain, aliases FROM competitors WHERE brand_id = ${brandId} ORDER BY created_at, id`) as { id: string; name: string; domain: string | null; aliases: unknown }[];
+      return {
+        brand: { id: brand.id, kind: "brand", name: brand.name, aliases: aliasList(brand.aliases), domains },
+        competitors: competitors.map((c) => ({ id: c.id, kind: "competitor" as const, name: c.name, aliases: aliasList(c.aliases), domains: c.domain ? [c.domain] : [] })),
+      };
+    },
+    async resultSums({ query: args, window, groupBy, daysOnly }) {
+      if (!isUuid(args.brandId)) return [];
+      const p = new Params();
+      const perPrompt = groupBy.includes("prompt_id") || needsPrompt(args);
+      const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
+      const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, p, { daysOnly, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
+      const keys = groupBy.join(", ");
+      const rows = await query<ResultSumsRow>(
+        `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${num(`sum(${m})`)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys}` : ""}`,
+        p,
+      );
+      return rows.filter((r) => (r.results ?? 0) > 0);
+    },
+    async competitorTotals(args) {
+      if (!isUuid(args.brandId)) return [];
+      return (await windowTotals("competitor_running", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, (p) => filterSql(args, "k", args.brandId, p))) as unknown as CompetitorTotals[];
+    },
+    async domainTotals(args) {
+      if (!isUuid(args.brandId)) return [];
+      if (unfiltered(args)) {
+        const prompts = new Map<string, number>();
+        for (const r of await windowTotals("domain_prompt_running", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
+        return (await windowTotals("domain_running", ["domain"], DOMAIN_MEASURES, args.brandId, args.window)).map((r) => ({
+          domain: String(r.domain),
+          citations: r.citations,
+          answers: r.answers,
+          brand_mentioned: r.brand_mentioned,
+          prompts: prompts.get(String(r.domain)) ?? 0,
+        }));
+      }
+      const p = new Params();
+      const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window, p);
+      return query<DomainTotals>(
+        `SELECT domain, ${num("sum(citations)")} AS citations, ${num("sum(answers)")} AS answers, ${num("sum(brand_mentioned)")} AS brand_mentioned, ${num("count(DISTINCT prompt_id)")} AS prompts
+           FROM (${source}) AS s GROUP BY domain`,
+        p,
+      );
+    },
+    async urlTotals(args) {
+      if (!isUuid(args.brandId)) return [];
+      if (unfiltered(args)) {
+        const rows = await windowTotals("url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true);
+        if (!rows.length) return [];
+        const pages = new Map(
+          ((await sql`SELECT normalized_url, min(url) AS url, nullif(max(title), '') AS title FROM citation_urls WHERE normalized_url = ANY(${sql.array(rows.map((r) => String(r.normalized_url)), "text")}) GROUP BY normalized_url`) as { normalized_url: string; url: string; title: string | null }[]).map((u) => [u.normalized_url, u]),
+        );
+        return rows.map((r) => {
+          const page = pages.get(String(r.normalized_url));
+          return { url: page?.url ?? String(r.normalized_url), domain: String(r.domain), title: page?.title ?? null, citations: r.citations, answers: r.answers, first_seen: r.first_day!, last_seen: r.last_day };
+        });
+      }
+      const p = new Params();
+      const [from, to] = timeBounds(args.window);
+      const brand = p.add(args.brandId, "::uuid");
+      const where = `c.brand_id = ${brand} AND c.created_at >= ${p.add(from, "::timestamptz")} AND c.created_at < ${p.add(to, "::timestamptz")}`;
+      const f = filterSql(args, "fr", args.brandId, p);
+      const filter = f ? ` AND c.result_id IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ${brand}${f})` : "";
+      return query<UrlTotals>(
+        `SELECT min(coalesce(u.url, c.url)) AS url, min(c.domain) AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, ${num("count(*)")} AS citations,
+                ${num("count(DISTINCT c.result_id)")} AS answers, to_char(min(c.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS first_seen,
+                to_char(max(c.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS last_seen
+           FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id
+          WHERE ${where}${filter}
+          GROUP BY coalesce(u.normalized_url, c.normalized_url)`,
+        p,
+      );
+    },
+    async searchQueries(args) {
+      if (!isUuid(args.brandId)) return [];
+      if (unfiltered({ ...args, platforms: null })) {
+        const byQuery = new Map<string, { query: string; answers: number; platforms: string[] }>();
+        const platforms = args.platforms === null ? undefined : (p: Params) => filterSql({ ...args, models: null, regions: null }, "k", args.brandId, p);
+        for (const r of await windowTotals("query_running", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
+          const q = byQuery.get(String(r.query)) ?? { query: String(r.query), answers: 0, platforms: [] };
+          q.answers += r.answers;
+          q.platforms.push(String(r.platform));
+          byQuery.set(q.query, q);
+        }
+        return [...byQuery.values()];
+      }
+      const p = new Params();
+      const [from, to] = timeBounds(args.window);
+      return query<{ query: string; answers: number; platforms: string[] }>(
+        `SELECT q.value #>> '{}' AS query, ${num("count(DISTINCT r.id)")} AS answers, jsonb_agg(DISTINCT r.platform) AS platforms
+           FROM prompt_results AS r,
+                jsonb_array_elements(CASE WHEN jsonb_typeof(r.search_queries) = 'array' THEN r.search_queries ELSE '[]'::jsonb END) AS q(value)
+          WHERE r.brand_id = ${p.add(args.brandId, "::uuid")} AND r.created_at >= ${p.add(from, "::timestamptz")} AND r.created_at < ${p.add(to, "::timestamptz")}
+            AND jsonb_typeof(q.value) = 'string' AND trim(q.value #>> '{}') != ''${filterSql(args, "r", args.brandId, p)}
+          GROUP BY 1`,
+        p,
+      );
+    },
+    async recentRunAnswers(args) {
+      if (!isUuid(args.brandId)) return [];
+      const p = new Params();
+      const [, to] = timeBounds(args.window);
+      // Each group's newest answers, on the group's time index: two runs of up to ten samples each.
+      return query<RunAnswer>(
+        `SELECT w.prompt_id, w.platform, coalesce(w.job_id, w.id) AS run, CASE WHEN w.mentioned THEN 1 ELSE 0 END AS mentioned, w.created_at
+           FROM prompt_results_latest AS l
+           CROSS JOIN LATERAL (SELECT x.* FROM prompt_results AS x
+                 WHERE x.prompt_id = l.prompt_id AND x.platform = l.platform AND x.model = l.model AND x.region = l.region AND x.created_at < ${p.add(to, "::timestamptz")}
+                 ORDER BY x.created_at DESC LIMIT 20) AS w
+          WHERE l.brand_id = ${p.add(args.brandId, "::uuid")}${filterSql(args, "l", args.brandId, p)}`,
+        p,
+      );
+    },
+    async crawlerTotals(args) {
+      if (!isUuid(args.brandId)) return [];
+      const p = new Params();
+      const source = crawlerRows(args, false, p);
+      return query<CrawlerTotals>(
+        `SELECT bot, class, verdict, ${["requests", "pages", "refused", "not_found", "server_errors"].map((m) => `${num(`sum(${m})`)} AS ${m}`).join(", ")} FROM (${source}) AS s GROUP BY bot, class, verdict`,
+        p,
+      );
+    },
+    async crawlerBuckets({ query: args, daysOnly }) {
+      if (!isUuid(args.brandId)) return [];
+      const p = new Params();
+      const source = crawlerRows(args, daysOnly, p);
+      return query<CrawlerBucket>(`SELECT bucket, bot, ${num("sum(requests)")} AS requests, ${num("sum(pages)")} AS pages FROM (${source}) AS s WHERE bot != '' GROUP BY bucket, bot`, p);
+    },
+    async crawlerPathTotals(args) {
+      if (!isUuid(args.brandId)) return [];
+      return (await windowTotals("crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window)) as unknown as CrawlerPathTotals[];
+    },
+  };
+}
+
+/** A jsonb list of aliases (names, or objects with a text) as the matcher takes them; anything else is none. */
+function aliasList(value: unknown): Entity["aliases"] {
+  return Array.isArray(value) ? value.filter((v) => typeof v === "string" || (v && typeof v === "object")) : [];
+}

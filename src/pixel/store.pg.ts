@@ -1,0 +1,157 @@
+// The pixel's store on Postgres (store.ts says what each operation does). Group commit without a
+// thread: calls arriving within a few milliseconds, or while earlier statements are being
+// written, leave together as ONE multi-row INSERT (one array per column, unnested — thirteen
+// parameters whatever the batch size), so a burst of beacons costs one round trip and one commit.
+import type { SQL } from "bun";
+import { isUuid, pgCode } from "../db/pg/values";
+import type { PixelStore, TrafficRow } from "./store";
+
+export interface PgPixelStoreOptions {
+  /** How long the first call of a batch waits for others (ms). */
+  windowMs?: number;
+  /** Most INSERT statements being written at once (each holds a pooled connection). */
+  maxInFlight?: number;
+}
+
+// The words the service (and SQLite's message) use for a row whose brand is gone.
+const NO_BRAND = "FOREIGN KEY constraint failed: the brand does not exist";
+const DUPLICATE = "UNIQUE constraint failed: ai_traffic_logs.id";
+// Prefix of a failure that is the database's, not the row's (as on SQLite).
+const UNAVAILABLE = "database unavailable";
+
+interface Call {
+  rows: TrafficRow[];
+  settle(failed: Map<number, string>): void;
+}
+
+export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}): PixelStore {
+  const windowMs = options.windowMs ?? 2;
+  const maxInFlight = options.maxInFlight ?? 2;
+  let queued: Call[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const writing = new Set<Promise<void>>();
+  let closed = false;
+
+  /**
+   * Writes the rows (already checked to have uuid ids) in one statement. Rows whose brand does not
+   * exist (any longer) and ids already stored (or repeated earlier in the batch) are left out
+   * rather than failing their neighbours; the answer says which ids went in and which brands were
+   * missing, so each left-out row gets its own reason. The key is (id, created_at): the table is
+   * partitioned by month (drizzle-pg/0004), and ids are UUIDv7 made at write.
+   */
+  async function insert(rows: TrafficRow[]): Promise<{ written: Set<string>; missingBrands: Set<string> }> {
+    const col = <K extends keyof TrafficRow>(k: K) => rows.map((r) => r[k]);
+    const [result] = await sql`
+      WITH u AS (
+        SELECT * FROM unnest(
+          ${sql.array(col("id"), "uuid")}::uuid[], ${sql.array(col("brandId"), "uuid")}::uuid[], ${sql.array(col("url"), "text")}::text[],
+          ${sql.array(col("path"), "text")}::text[], ${sql.array(col("referrerHost"), "text")}::text[], ${sql.array(col("sourcePlatform"), "text")}::text[],
+          ${sql.array(col("utmSource"), "text")}::text[], ${sql.array(col("visitorHash"), "text")}::text[], ${sql.array(col("country"), "text")}::text[],
+          ${sql.array(col("language"), "text")}::text[], ${sql.array(col("screen"), "text")}::text[], ${sql.array(col("userAgentFamily"), "text")}::text[],
+          ${sql.array(col("createdAt"), "text")}::timestamptz[]
+        ) WITH ORDINALITY AS u(id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at, i)
+      ), known AS (
+        SELECT u.* FROM u WHERE EXISTS (SELECT 1 FROM brands b WHERE b.id = u.brand_id)
+      ), ins AS (
+        INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
+        SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known ORDER BY i
+        ON CONFLICT (id, created_at) DO NOTHING
+        RETURNING id
+      )
+      SELECT ARRAY(SELECT id::text FROM ins) AS written,
+             ARRAY(SELECT DISTINCT brand_id::text FROM u WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.brand_id = u.brand_id)) AS missing`;
+    return { written: new Set(result.written as string[]), missingBrands: new Set(result.missing as string[]) };
+  }
+
+  /** One batch: each call's failed rows by index. */
+  async function write(calls: Call[]): Promise<Map<number, string>[]> {
+    const failures = calls.map(() => new Map<number, string>());
+    const rows: TrafficRow[] = [];
+    const at: [number, number][] = [];
+    calls.forEach((call, c) =>
+      call.rows.forEach((row, i) => {
+        // A text that is no uuid would fail the whole statement (22P02): it fails alone, as its
+        // foreign key would on SQLite.
+        if (!isUuid(row.brandId)) failures[c]!.set(i, NO_BRAND);
+        else if (!isUuid(row.id)) failures[c]!.set(i, `invalid row id: ${row.id}`);
+        else (rows.push(row), at.push([c, i]));
+      }),
+    );
+    if (!rows.length) return failures;
+    let outcome: Awaited<ReturnType<typeof insert>> | undefined;
+    let lastError: unknown;
+    // A brand deleted between the statement's check and its insert fails the statement with a
+    // foreign key violation; once more and the check sees it.
+    for (let attempt = 0; attempt < 3 && !outcome; attempt++) {
+      try {
+        outcome = await insert(rows);
+      } catch (error) {
+        lastError = error;
+        if (pgCode(error) !== "23503") break;
+      }
+    }
+    if (!outcome) {
+      for (const [c, i] of at) failures[c]!.set(i, `${UNAVAILABLE}: ${String(lastError)}`);
+      return failures;
+    }
+    const { written, missingBrands } = outcome;
+    rows.forEach((row, k) => {
+      const [c, i] = at[k]!;
+      // The first row with an id took it; a repeat of it in the batch fails like a stored one.
+      if (written.delete(row.id.toLowerCase())) return;
+      failures[c]!.set(i, missingBrands.has(row.brandId.toLowerCase()) ? NO_BRAND : DUPLICATE);
+    });
+    return failures;
+  }
+
+  function flush(): void {
+    timer = null;
+    if (!queued.length || writing.size >= maxInFlight) return;
+    const calls = queued;
+    queued = [];
+    const done: Promise<void> = write(calls)
+      .then(
+        (failures) => calls.forEach((call, c) => call.settle(failures[c]!)),
+        (error) => calls.forEach((call) => call.settle(new Map(call.rows.map((_, i) => [i, `${UNAVAILABLE}: ${String(error)}`])))),
+      )
+      .finally(() => {
+        writing.delete(done);
+        // What arrived meanwhile leaves at once: it has waited already.
+        if (queued.length && !timer) flush();
+      });
+    writing.add(done);
+  }
+
+  return {
+    async brandByTrackingCode(code) {
+      const rows = await sql`
+        SELECT b.id, b.respect_dnt, d.domain
+          FROM brands b LEFT JOIN brand_domains d ON d.brand_id = b.id
+         WHERE b.tracking_code = ${code}`;
+      if (!rows.length) return null;
+      return { id: rows[0].id, domains: rows.flatMap((r: { domain: string | null }) => (r.domain ? [r.domain] : [])), respectDnt: Boolean(rows[0].respect_dnt) };
+    },
+    async brandOrganization(brandId) {
+      if (!isUuid(brandId)) return null;
+      const [row] = await sql`SELECT organization_id FROM brands WHERE id = ${brandId}`;
+      return row?.organization_id ?? null;
+    },
+    appendBeacons(rows) {
+      if (closed) return Promise.reject(new Error("The traffic store is closed"));
+      if (!rows.length) return Promise.resolve(new Map());
+      const { promise, resolve } = Promise.withResolvers<Map<number, string>>();
+      queued.push({ rows, settle: resolve });
+      if (!timer && writing.size < maxInFlight) timer = setTimeout(flush, windowMs);
+      return promise;
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      while (queued.length || writing.size) {
+        flush();
+        await Promise.race(writing);
+      }
+    },
+  };
+}

@@ -1,0 +1,176 @@
+// The /rest/v1 executor on Postgres (executor.ts says what each operation does). A request's session
+// is one transaction on a pooled connection (sql.begin): `SET LOCAL statement_timeout` gives every
+// statement the request's timeout, JavaScript steps between statements check the deadline, and a
+// write transaction is a savepoint inside it (rolled back alone; committed with the request).
+// Statements come from the fragment builder with `?` placeholders: they are numbered here, and every
+// value is bound as text of unknown type so that Postgres reads it as the type of its column
+// (SQLite's loose typing gave the same; the dialect casts where the context gives no type).
+import type { SQL } from "bun";
+import { pgCode } from "../../db/pg/values";
+import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
+import { createPgInsightsStore } from "../../insights/store.pg";
+import { AppError } from "../../http/errors";
+import { statementTimeout } from "./deadline";
+import { PG_DIALECT } from "./dialect.pg";
+import type { RestExecutor, RestExecutorOptions, RestSession } from "./executor";
+import type { SchemaCache } from "./schema-cache";
+import { buildPgSchemaCache } from "./schema-cache.pg";
+import type { Sql } from "./sql-fragment";
+
+/** `?` → `$n` outside quoted text and identifiers (the builder never emits `?` operators). */
+export function numberPlaceholders(text: string): string {
+  let n = 0;
+  let out = "";
+  let quote: string | null = null;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else out += ch === "?" ? `$${++n}` : ch;
+  }
+  return out;
+}
+
+/** A value as the text Postgres parses for the column it meets (SQLite's 0/1 booleans are valid boolean input). */
+function bindable(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
+  if (value instanceof Date) return value.toISOString();
+  return JSON.stringify(value);
+}
+
+/** Result values in the shapes the SQLite executor gives: ISO strings for timestamps. */
+const plainValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+/**
+ * A failed statement as PostgREST would relay it, where the failure is the request's or the
+ * server's condition rather than a bug: the timeout, invalid input (class 22: a value the column
+ * type refuses), a program limit (54), insufficient resources (53). Anything else stays as it is
+ * (constraint violations are worded by query.ts; the rest is a 500).
+ */
+function requestError(error: unknown, ms: number): unknown {
+  const code = pgCode(error);
+  if (!code) return error;
+  const message = (error as Error).message;
+  if (code === "57014") return statementTimeout(ms);
+  if (code.startsWith("22")) return new AppError(400, code, message);
+  if (code.startsWith("54")) return new AppError(400, code, message);
+  if (code.startsWith("53")) return new AppError(503, code, message, { headers: { "retry-after": "1" } });
+  return error;
+}
+
+const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+const savepoint = <T>(tx: SQL, fn: (sp: SQL) => Promise<T>): Promise<T> => (tx as SQL & { savepoint<U>(fn: (sp: SQL) => Promise<U>): Promise<U> }).savepoint(fn);
+
+/** How often the data version is refreshed from the database (writes by other instances and other stores). */
+const VERSION_POLL_MS = 250;
+
+export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}): RestExecutor {
+  const { onStatement, sourceCategories } = options;
+  const insights = createPgInsightsStore(sql);
+  const texts = new Map<string, string>();
+  let cache: SchemaCache | undefined;
+  // The response cache's version: writes this executor committed (bumped at once) and the next
+  // transaction id of the cluster (it moves only when some transaction writes), polled.
+  let localWrites = 0;
+  let clusterXid = "";
+  let polling: ReturnType<typeof setInterval> | undefined;
+  let failures = 0;
+  async function refreshVersion() {
+    try {
+      const [row] = await sql`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xid`;
+      clusterXid = (row as { xid: string }).xid;
+      failures = 0;
+    } catch {
+      // The server is away for now (the version stays), or for good: the pool was closed.
+      if (++failures >= 40) clearInterval(polling);
+    }
+  }
+  /** Polling starts with the first request or version asked (not for an executor never used). */
+  function startPolling() {
+    if (polling) return;
+    polling = setInterval(refreshVersion, VERSION_POLL_MS);
+    polling.unref?.();
+    void refreshVersion();
+  }
+
+  function numbered(text: string): string {
+    let out = texts.get(text);
+    if (out === undefined) {
+      out = numberPlaceholders(text);
+      if (texts.size >= 512) texts.clear();
+      texts.set(text, out);
+    }
+    return out;
+  }
+
+  function session(tx: SQL, at: number, ms: number, state: { wrote: boolean }, inTransaction: boolean): RestSession {
+    const check = () => {
+      if (performance.now() > at) throw statementTimeout(ms);
+    };
+    const self: RestSession = {
+      async values(query: Sql) {
+        check();
+        onStatement?.(query.text);
+        try {
+          const text = numbered(query.text);
+          const params = query.params.map(bindable) as never[];
+          // A write that fails inside a transaction undoes itself only, as a statement does on
+          // SQLite: the statements that explain a constraint failure (query.ts) can still run.
+          const rows = (
+            inTransaction && WRITE.test(text) ? await savepoint(tx, (sp) => sp.unsafe(text, params).values()) : await tx.unsafe(text, params).values()
+          ) as unknown[][];
+          return rows.map((row) => row.map(plainValue));
+        } catch (error) {
+          throw requestError(error, ms);
+        }
+      },
+      async transaction(work) {
+        if (inTransaction) return work(self);
+        check();
+        state.wrote = true;
+        // A savepoint: a write that fails rolls back alone; one that succeeds commits with the request.
+        return savepoint(tx, (sp) => work(session(sp, at, ms, state, true)));
+      },
+      checkDeadline: check,
+      async insight({ name, args, today, caller }) {
+        // The insights read through their store on the pool (reads of rollups, each short), with
+        // the request's deadline checked between their steps.
+        const rpc = INSIGHT_RPCS[name]!;
+        const ctx = insightsContext(insights, sourceCategories, check);
+        return rpc.run(ctx, args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+      },
+    };
+    return self;
+  }
+
+  return {
+    dialect: PG_DIALECT,
+    schemaCache: () => (cache ??= buildPgSchemaCache()),
+    async session(timeoutMs, work) {
+      startPolling();
+      const at = performance.now() + timeoutMs;
+      const state = { wrote: false };
+      const result = await sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(timeoutMs))}`);
+        return work(session(tx, at, timeoutMs, state, false));
+      });
+      if (state.wrote) {
+        localWrites++;
+        // The cluster's counter moved with this commit: read it now, so the next poll does not
+        // change the version again for a write this executor already counted.
+        await refreshVersion();
+      }
+      return result as Awaited<ReturnType<typeof work>>;
+    },
+    dataVersion() {
+      startPolling();
+      return `${localWrites}:${clusterXid}`;
+    },
+  };
+}

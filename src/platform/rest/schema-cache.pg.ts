@@ -1,0 +1,52 @@
+// The schema cache of /rest/v1 in Postgres mode: the same tables, columns, keys and relationships as
+// on SQLite (built from src/db/schema.ts, which the Postgres schema mirrors — the organization_id
+// columns Postgres adds stay out of /rest/v1, so `*` reads the same columns on both), with each
+// column's Postgres type and default taken from src/db/pg/schema.ts, and no SQLite read wrappers
+// (answers are plain text on Postgres; TOAST compresses them).
+import { is, SQL } from "drizzle-orm";
+import { getTableConfig, PgDialect, PgTable } from "drizzle-orm/pg-core";
+import * as pgSchema from "../../db/pg/schema";
+import * as schema from "../../db/schema";
+import { buildSchemaCache, type ColumnInfo, type ColumnType, type SchemaCache } from "./schema-cache";
+
+const TYPES: Record<string, ColumnType> = {
+  uuid: "uuid",
+  "timestamp with time zone": "timestamp",
+  jsonb: "json",
+  boolean: "boolean",
+  integer: "integer",
+  bigint: "integer",
+  "double precision": "real",
+  text: "text",
+};
+
+function defaultSqlOf(value: unknown, dialect: PgDialect): ColumnInfo["defaultSql"] {
+  if (value === undefined) return undefined;
+  if (is(value, SQL)) {
+    const query = dialect.sqlToQuery(value);
+    // The fragment builder binds `?`; drizzle numbers its parameters.
+    return { sql: query.sql.replace(/\$\d+/g, "?"), params: query.params };
+  }
+  return { sql: "?", params: [value] };
+}
+
+export function buildPgSchemaCache(): SchemaCache {
+  const cache = buildSchemaCache(schema);
+  const dialect = new PgDialect();
+  for (const value of Object.values(pgSchema)) {
+    if (!is(value, PgTable)) continue;
+    const config = getTableConfig(value);
+    const table = cache.tables.get(config.name);
+    if (!table) continue;
+    for (const column of config.columns) {
+      const info = table.columns.get(column.name);
+      if (!info) continue;
+      const sqlType = column.getSQLType();
+      info.sqlType = sqlType;
+      info.type = TYPES[sqlType] ?? info.type;
+      info.defaultSql = defaultSqlOf(column.default, dialect);
+      delete info.readSql;
+    }
+  }
+  return cache;
+}

@@ -1,0 +1,47 @@
+// The reports store on Postgres (store.ts says what each read answers): the traffic rollups
+// (src/rollups, kept by triggers.pg.ts) for whole days and months, ai_traffic_logs for the partial
+// days at a window's ends. Ranges go as arrays of bounds, so each read is one fixed statement.
+import type { SQL } from "bun";
+import { isUuid } from "../db/pg/values";
+import type { LandingPageCell, Range, ReportsStore } from "./store";
+
+const DAY = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
+/** The raw rows inside any of the [from, to) instants of `raw` (its bounds as $2, $3 arrays). */
+const IN_RAW = "EXISTS (SELECT 1 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(a, b) WHERE created_at >= w.a AND created_at < w.b)";
+const starts = (ranges: Range[]) => ranges.map((r) => r[0]);
+const ends = (ranges: Range[]) => ranges.map((r) => r[1]);
+const counts = <T extends Record<string, unknown>>(rows: T[], columns: (keyof T)[]): T[] =>
+  rows.map((r) => ({ ...r, ...Object.fromEntries(columns.map((c) => [c, Number(r[c])])) }));
+
+export function createPgReportsStore(sql: SQL): ReportsStore {
+  return {
+    async trafficCells({ brandId, days, raw }) {
+      if (!isUuid(brandId)) return [];
+      const rows = await sql.unsafe(
+        `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
+            SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = $1 AND day >= $4 AND day < $5
+            UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = $1 AND day >= $4 AND day < $5
+            UNION ALL SELECT ${DAY}, coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
+                   WHERE brand_id = $1 AND ${IN_RAW} GROUP BY 1, 2
+            UNION ALL SELECT ${DAY}, '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
+                   WHERE brand_id = $1 AND ${IN_RAW} AND source_platform IS NOT NULL GROUP BY 1) AS cells
+          GROUP BY day, platform`,
+        [brandId, starts(raw), ends(raw), days?.[0] ?? "", days?.[1] ?? ""],
+      );
+      return counts(rows as { day: string; platform: string; visits: number; visitors: number }[], ["visits", "visitors"]);
+    },
+    async landingPageCells({ brandId, months, days, raw }) {
+      if (!isUuid(brandId)) return [];
+      const rows = await sql.unsafe(
+        `SELECT path, platform, sum(visits) AS visits FROM (
+            SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = $1 AND month >= $4 AND month < $5
+            UNION ALL SELECT path, platform, visits FROM traffic_pages_daily
+                   WHERE brand_id = $1 AND EXISTS (SELECT 1 FROM unnest($6::text[], $7::text[]) AS d(a, b) WHERE day >= d.a AND day < d.b)
+            UNION ALL SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = $1 AND ${IN_RAW} AND source_platform IS NOT NULL) AS cells
+          GROUP BY path, platform`,
+        [brandId, starts(raw), ends(raw), months?.[0] ?? "", months?.[1] ?? "", starts(days), ends(days)],
+      );
+      return counts(rows as LandingPageCell[], ["visits"]);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// The rollup tables on Postgres, kept in the transaction of their raw rows by PL/pgSQL triggers
+// whatever path writes those rows (the stores, an import, a cascade), and rebuilt from raw rows when
+// their definition changes or a trigger is missing — both generated from the same spec.ts as the
+// SQLite ones (triggers.sqlite.ts), rendered in PG_DIALECT.
+//
+// Differences from SQLite that shape the SQL:
+// - A trigger on a partitioned table (the logs, monthly partitions) is made on every partition, now
+//   and later; only the parent's is listed and replaced here.
+// - AFTER ROW triggers of one statement run after the whole statement, not between its rows. They
+//   read only OLD/NEW and the rollup tables, never the raw table, so the order does not matter.
+// - Several sessions write at once. Bucket rows are upserted (INSERT … ON CONFLICT), so two writers
+//   of one bucket add up; a running total, though, reads the key's last earlier row and then shifts
+//   every later one, which a concurrent writer of the same key would miss (its rows are invisible
+//   until it commits). So every rollup trigger on a table feeding running totals (prompt_results,
+//   crawler_hits) first takes a transaction lock on the row's brand — every one of them, so the lock
+//   comes before any bucket row's lock whatever trigger fires first: writes of one brand's answers
+//   queue for each other's commit, other brands do not wait. A transaction writing several brands
+//   should write them in one order (as any upserting writer should): two that cross may deadlock.
+import type { SQL } from "bun";
+import type { PgSchemaPart } from "../db/pg/open";
+import { PG_DIALECT, rollupSpecs, type RollupSpec } from "./spec";
+
+/** The rollups of spec.ts in Postgres' SQL, in dependency order. */
+export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
+
+/** First key of the per-brand running-totals lock (pg_advisory_xact_lock(int, int)); any constant unused elsewhere. */
+export const RUNNING_LOCK = 424_201;
+
+const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
+/** Column names quoted: a measure may be a reserved word (`both`). */
+const q = (name: string) => `"${name}"`;
+const list = (names: string[], prefix = "") => names.map((n) => `${prefix}${q(n)}`).join(", ");
+
+/** SELECT of the bucket rows that raw row `row` adds (keys and summed measures, named as the rollup's columns). */
+function contribution(spec: RollupSpec, row: string, sourceAlias?: string, perRawRow = false): string {
+  const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, row)} AS ${q(column)}`);
+  const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, row)}) AS ${q(column)}`);
+  const from = [sourceAlias ? `${spec.source} AS ${sourceAlias}` : "", spec.from ? at(spec.from, row) : ""].filter(Boolean).join(", ");
+  // Per raw row when rebuilding (a `max` measure counts once per raw row): (tableoid, ctid) names a
+  // row in any table, a partitioned one included (a ctid alone repeats across partitions).
+  const groupBy = [...(perRawRow ? [`${row}.tableoid`, `${row}.ctid`] : []), ...Object.values(spec.keys).map((e) => at(e, row))].join(", ");
+  return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "true"} GROUP BY ${groupBy}`;
+}
+
+function add(spec: RollupSpec, row: string): string {
+  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+  const sums = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} + EXCLUDED.${q(m)}`);
+  // A bucket row is only inserted when the raw row contributes something (GROUP BY over nothing is no row).
+  return `INSERT INTO ${spec.table} (${list(columns)}) SELECT * FROM (${contribution(spec, row)}) AS c
+    ON CONFLICT (${list(Object.keys(spec.keys))}) DO UPDATE SET ${sums.join(", ")};`;
+}
+
+function subtract(spec: RollupSpec, row: string): string {
+  const keys = Object.keys(spec.keys);
+  const match = keys.map((k) => `${spec.table}.${q(k)} = s.${q(k)}`).join(" AND ");
+  const minus = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} - s.${q(m)}`);
+  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${match};
+  DELETE FROM ${spec.table} WHERE ${q(spec.countColumn)} <= 0 AND (${list(keys)}) IN (SELECT ${list(keys)} FROM (${contribution(spec, row)}) AS s);`;
+}
+
+// Running totals (RollupSpec.running), as on SQLite: a raw row added on day d makes sure its key has
+// a row for d (carrying the total of the key's last earlier row), then adds to that row and every
+// later one; removed, it subtracts from the same rows. Rows are never deleted.
+const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? PG_DIALECT.day("{r}.created_at") } });
+const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(" AND ");
+
+function addRunning(spec: RollupSpec, row: string): string {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  if (!spec.from) return addRunningRow(spec, row);
+  const carried = `SELECT ${list(keys, "c.")}, c.day, ${measures.map((m) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (${contribution(withDay(spec), row)}) AS c
+      LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameKey(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
+  return `INSERT INTO ${spec.table} (${list([...keys, "day", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;
+  ${shiftRunning(spec, row, "+")}`;
+}
+
+/** The same for a rollup over the raw row alone (no joined list): the row's values read directly. */
+function addRunningRow(spec: RollupSpec, row: string): string {
+  const keys = Object.entries(withDay(spec).keys).map(([k, e]) => [k, at(e, row)] as const);
+  const measures = Object.entries(spec.measures).map(([m, e]) => [m, at(e, row)] as const);
+  const where = spec.where ? at(spec.where, row) : "true";
+  const match = (alias: string) => keys.filter(([k]) => k !== "day").map(([k, e]) => `${alias}.${q(k)} = ${e}`).join(" AND ");
+  const day = keys.find(([k]) => k === "day")![1];
+  return `INSERT INTO ${spec.table} (${list([...keys.map(([k]) => k), ...measures.map(([m]) => m)])})
+      SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (SELECT ${list(measures.map(([m]) => m), "l.")} FROM ${spec.table} AS l WHERE ${match("l")} AND l.day < ${day} ORDER BY l.day DESC LIMIT 1) AS p ON true
+      WHERE ${where} ON CONFLICT (${list(keys.map(([k]) => k))}) DO NOTHING;
+  UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${q(m)} = ${spec.table}.${q(m)} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND ${spec.table}.day >= ${day} AND ${where};`;
+}
+
+function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
+  const measures = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} ${sign} c.${q(m)}`);
+  return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
+}
+
+function rebuildRunning(spec: RollupSpec): string {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const perDay = `SELECT ${list(keys)}, day, ${measures.map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${contribution(withDay(spec), "r", "r", true)}) AS x GROUP BY ${list([...keys, "day"])}`;
+  const totals = measures.map((m) => `sum(${q(m)}) OVER (PARTITION BY ${list(keys)} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
+  return `INSERT INTO ${spec.table} (${list([...keys, "day", ...measures])}) SELECT ${list(keys)}, day, ${totals.join(", ")} FROM (${perDay}) AS y`;
+}
+
+export function triggerNames(spec: RollupSpec): string[] {
+  return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
+}
+
+/**
+ * Takes the brand lock (see above) of each brand of `rows`, in one order (an update moving a row
+ * between brands takes two). Every trigger on a locked table takes it first — latest results' too —
+ * so two writers of one brand queue on it before either holds a row lock the other needs.
+ */
+export function runningLock(rows: string[]): string {
+  const brands = rows.map((r) => `${r}.brand_id`).join(", ");
+  return `PERFORM pg_advisory_xact_lock(${RUNNING_LOCK}, h) FROM (SELECT DISTINCT hashtext(CAST(b AS text)) AS h FROM unnest(ARRAY[${brands}]) AS b ORDER BY 1) AS locks;`;
+}
+
+/** The trigger functions and triggers that keep one rollup current: [function, trigger] per kind. */
+export function triggerSql(spec: RollupSpec): string[] {
+  const [insert, remove, update] = triggerNames(spec);
+  const lock = PG_ROLLUPS.some((s) => s.running && s.source === spec.source) ? runningLock : () => "";
+  const body = spec.running
+    ? { insert: [lock(["NEW"]), addRunning(spec, "NEW")], remove: [lock(["OLD"]), shiftRunning(spec, "OLD", "-")], update: [lock(["OLD", "NEW"]), shiftRunning(spec, "OLD", "-"), addRunning(spec, "NEW")] }
+    : { insert: [lock(["NEW"]), add(spec, "NEW")], remove: [lock(["OLD"]), subtract(spec, "OLD")], update: [lock(["OLD", "NEW"]), subtract(spec, "OLD"), add(spec, "NEW")] };
+  const fn = (name: string, statements: string[]) =>
+    `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $rollup$\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n$rollup$`;
+  // An UPDATE that leaves the watched columns as they were changes no bucket: the trigger is skipped.
+  const changed = `(${list(spec.watch, "OLD.")}) IS DISTINCT FROM (${list(spec.watch, "NEW.")})`;
+  return [
+    fn(insert!, body.insert),
+    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} FOR EACH ROW EXECUTE FUNCTION ${insert}()`,
+    fn(remove!, body.remove),
+    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} FOR EACH ROW EXECUTE FUNCTION ${remove}()`,
+    fn(update!, body.update),
+    `CREATE TRIGGER ${update} AFTER UPDATE OF ${list(spec.watch)} ON ${spec.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${update}()`,
+  ];
+}
+
+/** Recomputes one rollup from its raw rows. */
+export function rebuildSql(spec: RollupSpec): string[] {
+  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+  if (spec.running) return [`DELETE FROM ${spec.table}`, rebuildRunning(spec)];
+  // A measure combined per raw row (`combine`) is combined per row first, then summed per bucket.
+  const rows = spec.combine
+    ? `SELECT ${list(Object.keys(spec.keys))}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)})`).join(", ")} FROM (${contribution(spec, "r", "r", true)}) AS x GROUP BY ${list(Object.keys(spec.keys))}`
+    : contribution(spec, "r", "r");
+  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${rows}`];
+}
+
+export function definitionHash(spec: RollupSpec): string {
+  return Bun.hash([...triggerSql(spec), ...rebuildSql(spec)].join("\n")).toString(16);
+}
+
+/** Rebuilds the given rollups (all by default) from raw rows, in dependency order, in the transaction `tx` (or one of its own). */
+export async function rebuildPgRollups(sql: SQL, specs: RollupSpec[] = PG_ROLLUPS, inTransaction = false): Promise<{ table: string; rows: number; ms: number }[]> {
+  const run = async (tx: SQL) => {
+    const out: { table: string; rows: number; ms: number }[] = [];
+    for (const spec of specs) {
+      const started = performance.now();
+      for (const statement of rebuildSql(spec)) await tx.unsafe(statement);
+      const [{ n }] = await tx.unsafe(`SELECT count(*)::int AS n FROM ${spec.table}`);
+      out.push({ table: spec.table, rows: n, ms: Math.round(performance.now() - started) });
+    }
+    return out;
+  };
+  return inTransaction ? run(sql) : sql.begin(run);
+}
+
+/**
+ * Makes the triggers match spec.ts: a rollup whose definition changed, is new, or lost a trigger
+ * gets its functions and triggers replaced and its rows rebuilt (and so does every rollup fed by
+ * it). Runs in the schema part's transaction, under the migration lock.
+ */
+export async function ensurePgRollups(tx: SQL): Promise<string[]> {
+  const stored = new Map(((await tx`SELECT name, hash FROM rollup_state`) as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
+  const present = (await tx`
+    SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+     WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace AND t.tgname LIKE 'rollup\\_%'`) as { name: string; table: string }[];
+  const triggers = new Set(present.map((t) => t.name));
+  // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write.
+  const defined = new Set(PG_ROLLUPS.flatMap(triggerNames));
+  for (const t of present)
+    if (!defined.has(t.name)) {
+      await tx.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
+      await tx.unsafe(`DROP FUNCTION IF EXISTS ${t.name}()`);
+    }
+  const stale = PG_ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec) || triggerNames(spec).some((name) => !triggers.has(name)));
+  if (!stale.length) return [];
+  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
+  for (const spec of rebuild) {
+    for (const name of triggerNames(spec)) await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${spec.source}`);
+    for (const statement of triggerSql(spec)) await tx.unsafe(statement);
+  }
+  await rebuildPgRollups(tx, rebuild, true);
+  for (const spec of rebuild)
+    await tx`INSERT INTO rollup_state (name, hash) VALUES (${spec.table}, ${definitionHash(spec)}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now()`;
+  return rebuild.map((s) => s.table);
+}
+
+/** The rollup tables of spec.ts and their triggers, on Postgres. */
+export const pgRollupsSchema: PgSchemaPart = { name: "rollups", ensure: ensurePgRollups };

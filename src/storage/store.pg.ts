@@ -1,0 +1,37 @@
+// The storage store on Postgres (store.ts says what each operation does). Postgres has no rowid:
+// a position is the heap's place of a row, block × 1000 + line (a block holds at most 291 rows), so
+// a step of the walk is a TID range scan of a few blocks — as cheap as SQLite's rowid range, however
+// large the table. Answers are compressed by TOAST (lz4, drizzle-pg/0003) when written and space is
+// reused by autovacuum: compressing and releasing pages have nothing to do here.
+import type { SQL } from "bun";
+import { ensureLogPartitions } from "../db/pg/partitions";
+import type { StorageStore } from "./store";
+
+/** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
+const PER_BLOCK = 1000;
+
+/** The tid of position `p`: (block, line) with line 0 before every row of the block. */
+const tidOf = (p: number) => `(${Math.floor(Math.max(0, p) / PER_BLOCK)},${Math.max(0, p) % PER_BLOCK})`;
+
+export function createPgStorageStore(sql: SQL): StorageStore {
+  return {
+    async lastAnswerPosition() {
+      // Past every row: the end of the heap's last block (0 for a table with no rows).
+      const [row] = await sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM prompt_results) THEN pg_relation_size('prompt_results') / current_setting('block_size')::int ELSE 0 END AS blocks`;
+      return Number(row.blocks) * PER_BLOCK;
+    },
+    async dropAnswerText({ after, through, before }) {
+      if (through <= after) return 0;
+      // A row updated here moves to a new place (past `through` or into a later step); its text is then '' and it is not counted again.
+      const result = await sql`UPDATE prompt_results SET response = '' WHERE ctid > ${tidOf(after)}::tid AND ctid <= ${tidOf(through)}::tid AND created_at < ${before} AND response != ''`;
+      return result.count;
+    },
+    async compressPlainAnswers() {
+      return 0;
+    },
+    async releaseFreePages() {
+      return 0;
+    },
+    prepareAhead: ({ now }) => ensureLogPartitions(sql, { now }),
+  };
+}

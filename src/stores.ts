@@ -1,0 +1,165 @@
+// The composition of the stores: which implementation of each feature's store a backend uses. The
+// app, the runtime and the CLI take a Stores and never name an implementation; a second backend
+// (Postgres, issue #29) is a second function returning the same shape.
+import type { CategoryList } from "./analysis/source-categories";
+import type { DbHandle } from "./db/open";
+import type { PgHandle } from "./db/pg/open";
+import type { CrawlerStore } from "./crawlers/store";
+import { createPgCrawlerStore } from "./crawlers/store.pg";
+import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
+import type { InstanceStore } from "./http/instances";
+import { createPgInstanceStore } from "./http/instances.pg";
+import type { StatusStore } from "./http/status-store";
+import { createPgStatusStore } from "./http/status-store.pg";
+import { createSqliteStatusStore } from "./http/status-store.sqlite";
+import type { KeyStore } from "./keys/store";
+import { createPgKeyStore } from "./keys/store.pg";
+import { createSqliteKeyStore } from "./keys/store.sqlite";
+import type { MembersStore } from "./members/store";
+import { createPgMembersStore } from "./members/store.pg";
+import { createSqliteMembersStore } from "./members/store.sqlite";
+import type { PixelStore } from "./pixel/store";
+import { createPgPixelStore } from "./pixel/store.pg";
+import { createSqlitePixelStore } from "./pixel/store.sqlite";
+import type { AuthStore } from "./platform/auth/store";
+import { createPgAuthStore } from "./platform/auth/store.pg";
+import { createSqliteAuthStore } from "./platform/auth/store.sqlite";
+import type { RestExecutor } from "./platform/rest/executor";
+import { createSqliteRestExecutor } from "./platform/rest/executor.sqlite";
+import { createPgRestExecutor } from "./platform/rest/executor.pg";
+import type { QueueStore } from "./queue/store";
+import { createPgQueueStore } from "./queue/store.pg";
+import { createSqliteQueueStore } from "./queue/store.sqlite";
+import type { ReportsStore } from "./reports/store";
+import { createPgReportsStore } from "./reports/store.pg";
+import { createSqliteReportsStore } from "./reports/store.sqlite";
+import type { ScheduleStore } from "./schedule/store";
+import { createPgScheduleStore } from "./schedule/store.pg";
+import { createSqliteScheduleStore } from "./schedule/store.sqlite";
+import type { SetupStore } from "./setup/store";
+import { createPgSetupStore } from "./setup/store.pg";
+import { createSqliteSetupStore } from "./setup/store.sqlite";
+import type { ShareStore } from "./share/store";
+import { createPgShareStore } from "./share/store.pg";
+import { createSqliteShareStore } from "./share/store.sqlite";
+import type { StorageStore } from "./storage/store";
+import { createPgStorageStore } from "./storage/store.pg";
+import { createSqliteStorageStore } from "./storage/store.sqlite";
+import type { TrackingStore } from "./tracking/store";
+import { createPgTrackingStore } from "./tracking/store.pg";
+import { createSqliteTrackingStore } from "./tracking/store.sqlite";
+import type { WebhookStore } from "./webhooks/store";
+import { createPgWebhookStore } from "./webhooks/store.pg";
+import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
+
+export interface Stores {
+  backend: "sqlite" | "postgres";
+  auth: AuthStore;
+  status: StatusStore;
+  keys: KeyStore;
+  members: MembersStore;
+  share: ShareStore;
+  /** The queue as of `now` (tests and the demo move the clock). */
+  queue(now?: () => Date): QueueStore;
+  tracking: TrackingStore;
+  schedule: ScheduleStore;
+  webhooks: WebhookStore;
+  crawlers: CrawlerStore;
+  reports: ReportsStore;
+  storage: StorageStore;
+  /** The pixel's store starts a writer on its first beacon: made when the pixel's routes are. */
+  pixel(): PixelStore;
+  rest: RestExecutor;
+  setup: SetupStore;
+  /** The deployment's instances (Postgres only: a SQLite deployment is one process). */
+  instances?: InstanceStore;
+}
+
+/** Where this process keeps its data: the SQLite file in DATA_DIR (the default) or DATABASE_URL's PostgreSQL. */
+export type Backend = { kind: "sqlite"; dbh: DbHandle; dbPath: string } | { kind: "postgres"; pg: PgHandle; url: string };
+
+export interface StoreOptions {
+  sourceCategories?: CategoryList;
+}
+
+/** Every store on the one SQLite file (statements are prepared when a store is first asked for). */
+export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores {
+  const { sqlite } = dbh;
+  const memo = new Map<string, unknown>();
+  const once = <T>(name: string, make: () => T): T => {
+    if (!memo.has(name)) memo.set(name, make());
+    return memo.get(name) as T;
+  };
+  return {
+    backend: "sqlite",
+    get auth() {
+      return once("auth", () => createSqliteAuthStore(sqlite));
+    },
+    get status() {
+      return once("status", () => createSqliteStatusStore(sqlite));
+    },
+    get keys() {
+      return once("keys", () => createSqliteKeyStore(sqlite));
+    },
+    get members() {
+      return once("members", () => createSqliteMembersStore(sqlite));
+    },
+    get share() {
+      return once("share", () => createSqliteShareStore(sqlite));
+    },
+    queue: (now) => (now ? createSqliteQueueStore(sqlite, now) : once("queue", () => createSqliteQueueStore(sqlite))),
+    get tracking() {
+      return once("tracking", () => createSqliteTrackingStore(sqlite));
+    },
+    get schedule() {
+      return once("schedule", () => createSqliteScheduleStore(sqlite));
+    },
+    get webhooks() {
+      return once("webhooks", () => createSqliteWebhookStore(sqlite));
+    },
+    get crawlers() {
+      return once("crawlers", () => createSqliteCrawlerStore(sqlite));
+    },
+    get reports() {
+      return once("reports", () => createSqliteReportsStore(sqlite));
+    },
+    get storage() {
+      return once("storage", () => createSqliteStorageStore(sqlite));
+    },
+    pixel: () => createSqlitePixelStore(sqlite),
+    get rest() {
+      return once("rest", () => createSqliteRestExecutor(sqlite, { sourceCategories: options.sourceCategories }));
+    },
+    get setup() {
+      return once("setup", () => createSqliteSetupStore(sqlite));
+    },
+  };
+}
+
+/** Every store on one PostgreSQL (DATABASE_URL), shared by every instance. */
+export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores {
+  const { sql } = pg;
+  return {
+    backend: "postgres",
+    auth: createPgAuthStore(sql),
+    status: createPgStatusStore(sql),
+    keys: createPgKeyStore(sql),
+    members: createPgMembersStore(sql),
+    share: createPgShareStore(sql),
+    queue: (now) => createPgQueueStore(sql, now),
+    tracking: createPgTrackingStore(sql),
+    schedule: createPgScheduleStore(sql),
+    webhooks: createPgWebhookStore(sql),
+    crawlers: createPgCrawlerStore(sql),
+    reports: createPgReportsStore(sql),
+    storage: createPgStorageStore(sql),
+    pixel: () => createPgPixelStore(sql),
+    rest: createPgRestExecutor(sql, { sourceCategories: options.sourceCategories }),
+    setup: createPgSetupStore(sql),
+    instances: createPgInstanceStore(sql),
+  };
+}
+
+export function storesFor(backend: Backend, options: StoreOptions = {}): Stores {
+  return backend.kind === "sqlite" ? sqliteStores(backend.dbh, options) : postgresStores(backend.pg, options);
+}
