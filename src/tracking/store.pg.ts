@@ -107,6 +107,15 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
     async finishRun(input) {
       const at = input.now.toISOString();
       return sql.begin(async (tx) => {
+        if (!isUuid(input.jobId)) return false;
+        // The queue's finish first (src/queue/store.ts: only while `owner` holds the lease): an
+        // instance whose lease ran out (another took the job over) records nothing — the run is the
+        // other's to finish, and recording it here too would send its webhooks twice.
+        const finished = await tx`
+          UPDATE jobs SET status = ${input.status}, result = ${JSON.stringify(input.result) ?? null}, failed_reason = ${input.jobFailedReason}, progress = ${input.progress}::jsonb,
+                 finished_at = ${at}, updated_at = ${at}, lease_owner = NULL, lease_until = NULL
+           WHERE id = ${input.jobId} AND lease_owner = ${input.owner} AND status = 'active'`;
+        if (finished.count === 0) return false;
         const created = await upsertSuggestions(tx, input, at);
         if (input.answeredPlatforms.length)
           await tx`UPDATE brand_platforms SET last_checked_at = ${at} WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(input.answeredPlatforms, "text")})`;
@@ -119,13 +128,7 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
             events.push({ type: "visibility.changed", data: { job_id: input.jobId, ...alert } });
           await recordEvents(tx, { organizationId: input.organizationId, brandId: input.brandId, events, at });
         }
-        if (!isUuid(input.jobId)) return false;
-        // The queue's finish (src/queue/store.ts: only while `owner` holds the lease), in this transaction.
-        const finished = await tx`
-          UPDATE jobs SET status = ${input.status}, result = ${JSON.stringify(input.result) ?? null}, failed_reason = ${input.jobFailedReason}, progress = ${input.progress}::jsonb,
-                 finished_at = ${at}, updated_at = ${at}, lease_owner = NULL, lease_until = NULL
-           WHERE id = ${input.jobId} AND lease_owner = ${input.owner} AND status = 'active'`;
-        return finished.count > 0;
+        return true;
       });
     },
   };

@@ -98,6 +98,10 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
       const at = input.now.toISOString();
       return sqlite
         .transaction(() => {
+          // The job's end first, only while `owner` holds the lease: a run whose lease ran out is
+          // another's to finish, and is recorded (suggestions, stamps, events) by that one only.
+          const finished = finishJob({ jobId: input.jobId, owner: input.owner, status: input.status, result: input.result, failedReason: input.jobFailedReason, progress: input.progress, at });
+          if (!finished) return false;
           const upsert = sqlite.prepare(
             `INSERT INTO suggestions (brand_id, type, key, title, detail, evidence, priority, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
              ON CONFLICT (brand_id, type, key) DO UPDATE SET title = excluded.title, detail = excluded.detail, evidence = excluded.evidence,
@@ -120,7 +124,7 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
             for (const alert of visibilityAlerts(sqlite, { brandId: input.brandId, platforms: input.answeredPlatforms, now: input.now, points: input.visibilityAlertPoints }))
               emit("visibility.changed", { job_id: input.jobId, ...alert });
           }
-          return finishJob({ jobId: input.jobId, owner: input.owner, status: input.status, result: input.result, failedReason: input.jobFailedReason, progress: input.progress, at });
+          return true;
         })
         .immediate();
     },

@@ -160,7 +160,7 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(unknown).toEqual({ results: [], failedUnits: [], noSurface: 0, brandName: null, promptTexts: new Map() });
     });
 
-    test("finishRun: suggestions, platform stamps, webhook events and the job's end in one go; the job ends only if the lease is ours", async () => {
+    test("finishRun: suggestions, platform stamps, webhook events and the job's end in one go, and only if the lease is ours", async () => {
       const r = await run(1);
       await h.fixtures.brandPlatform(r.brand, "perplexity");
       const suggestion: Suggestion = { type: "content_gap", key: `k-${r.jobId}`, title: "Write about it", detail: "d", evidence: { prompts: [] } as never, priority: "high" };
@@ -169,8 +169,12 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
         jobId: r.jobId, owner: "someone-else", brandId: r.brand, organizationId: r.org, status: "completed" as const, jobFailedReason: null, eventFailedReason: null,
         result: { units: { total: 1 } }, progress: { phase: "done", completed: 1, total: 1 }, suggestions: [suggestion], answeredPlatforms: ["perplexity"], now, visibilityAlertPoints: 10,
       };
+      // Without the lease nothing is recorded: the instance that holds it finishes the run (a lost
+      // lease finishing too was one tracking.completed webhook per instance).
       expect(await h.store.finishRun(input)).toBe(false);
       expect((await h.queue.get(r.jobId))!.status).toBe("active");
+      expect(await h.inspect("SELECT type FROM webhook_events WHERE brand_id = ?", r.brand)).toEqual([]);
+      expect(await h.inspect("SELECT id FROM suggestions WHERE brand_id = ?", r.brand)).toEqual([]);
       const later = new Date(now.getTime() + 60_000);
       expect(await h.store.finishRun({ ...input, owner: "me", now: later })).toBe(true);
       const job = (await h.queue.get(r.jobId))!;
@@ -179,8 +183,7 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(await h.inspect("SELECT type, title, priority FROM suggestions WHERE brand_id = ?", r.brand)).toEqual([{ type: "content_gap", title: "Write about it", priority: "high" }]);
       expect(await h.inspect("SELECT last_checked_at FROM brand_platforms WHERE brand_id = ?", r.brand)).toEqual([{ last_checked_at: later.toISOString() }]);
       const events = await h.inspect<{ type: string; payload: string }>("SELECT type, payload FROM webhook_events WHERE brand_id = ? ORDER BY type", r.brand);
-      // Called twice (the first time without the lease, which still records the run), the suggestion is new only the first time.
-      expect(events.map((e) => e.type)).toEqual(["suggestion.created", "tracking.completed", "tracking.completed"]);
+      expect(events.map((e) => e.type)).toEqual(["suggestion.created", "tracking.completed"]);
       expect(JSON.parse(events[1]!.payload)).toEqual({ job_id: r.jobId, status: "completed", failed_reason: null, result: { units: { total: 1 } } });
     });
 
