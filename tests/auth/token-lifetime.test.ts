@@ -1,4 +1,3 @@
-// backends: sqlite, postgres
 // Real time on purpose: supabase-js refreshes on its own 30 s ticker, which no fake clock drives.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { decodeJwt } from "jose";
