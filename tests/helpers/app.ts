@@ -28,8 +28,21 @@ async function backendEnv(): Promise<Env> {
   return { DATABASE_URL: await pg.createDatabase("server") };
 }
 
+/**
+ * This test process' temporary folders live under one root, which a watchdog removes once the
+ * process has ended in any way (bun test runs no exit handlers): repeated runs must not fill the
+ * disk with databases and binaries (one machine reached 76 GB of them).
+ */
+let runRoot: string | undefined;
+function testRoot(): string {
+  if (runRoot) return runRoot;
+  runRoot = mkdtempSync(join(tmpdir(), `aw-run-${process.pid}-`));
+  Bun.spawn(["bash", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; rm -rf '${runRoot}'`], { stdio: ["ignore", "ignore", "ignore"] }).unref();
+  return runRoot;
+}
+
 export function tempDir(prefix = "aw-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(testRoot(), prefix));
 }
 
 export function testEnv(extra: Env = {}): Env {
