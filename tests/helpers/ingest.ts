@@ -30,13 +30,3 @@ export async function insertResults(server: { backend: Backend }, batch: { key: 
   await backend.pg.sql.begin((tx) => insertPgResults(tx, batch));
 }
 
-/** Polls `read` until `done` holds (Postgres keeps some derived values asynchronously); the last value. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 2_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < until) {
-    await Bun.sleep(20);
-    value = await read();
-  }
-  return value;
-}
