@@ -1,7 +1,8 @@
 // The pixel's store on Postgres (store.ts says what each operation does). Group commit without a
 // thread: calls arriving within a few milliseconds, or while earlier statements are being
 // written, leave together as ONE multi-row INSERT (one array per column, unnested — thirteen
-// parameters whatever the batch size), so a burst of beacons costs one round trip and one commit.
+// parameters whatever the batch size), so a burst of beacons costs one transaction (its brands'
+// write locks, then the insert) and one commit.
 import type { SQL } from "bun";
 import { isUuid, pgCode } from "../db/pg/values";
 import type { PixelStore, TrafficRow } from "./store";
@@ -18,6 +19,8 @@ const NO_BRAND = "FOREIGN KEY constraint failed: the brand does not exist";
 const DUPLICATE = "UNIQUE constraint failed: ai_traffic_logs.id";
 // Prefix of a failure that is the database's, not the row's (as on SQLite).
 const UNAVAILABLE = "database unavailable";
+/** First key of the per-brand pixel write lock (pg_advisory_xact_lock(int, int)); a constant unused elsewhere. */
+const PIXEL_LOCK = 424_202;
 
 interface Call {
   rows: TrafficRow[];
@@ -41,26 +44,34 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
    */
   async function insert(rows: TrafficRow[]): Promise<{ written: Set<string>; missingBrands: Set<string> }> {
     const col = <K extends keyof TrafficRow>(k: K) => rows.map((r) => r[k]);
-    const [result] = await sql`
-      WITH u AS (
-        SELECT * FROM unnest(
-          ${sql.array(col("id"), "uuid")}::uuid[], ${sql.array(col("brandId"), "uuid")}::uuid[], ${sql.array(col("url"), "text")}::text[],
-          ${sql.array(col("path"), "text")}::text[], ${sql.array(col("referrerHost"), "text")}::text[], ${sql.array(col("sourcePlatform"), "text")}::text[],
-          ${sql.array(col("utmSource"), "text")}::text[], ${sql.array(col("visitorHash"), "text")}::text[], ${sql.array(col("country"), "text")}::text[],
-          ${sql.array(col("language"), "text")}::text[], ${sql.array(col("screen"), "text")}::text[], ${sql.array(col("userAgentFamily"), "text")}::text[],
-          ${sql.array(col("createdAt"), "text")}::timestamptz[]
-        ) WITH ORDINALITY AS u(id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at, i)
-      ), known AS (
-        SELECT u.* FROM u WHERE EXISTS (SELECT 1 FROM brands b WHERE b.id = u.brand_id)
-      ), ins AS (
-        INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
-        SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known ORDER BY i
-        ON CONFLICT (id, created_at) DO NOTHING
-        RETURNING id
-      )
-      SELECT ARRAY(SELECT id::text FROM ins) AS written,
-             ARRAY(SELECT DISTINCT brand_id::text FROM u WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.brand_id = u.brand_id)) AS missing`;
-    return { written: new Set(result.written as string[]), missingBrands: new Set(result.missing as string[]) };
+    return sql.begin(async (tx) => {
+      // The rollup triggers upsert each row's buckets (day × platform, day × path, …) in the batch's
+      // row order, so two batches of one brand — this instance's other statement, or another
+      // instance's — can reach the same buckets in crossing orders and deadlock. A transaction lock
+      // per brand, taken in one order before the insert, makes them queue instead (they would wait
+      // on the same bucket rows anyway); other brands do not wait.
+      await tx`SELECT pg_advisory_xact_lock(${PIXEL_LOCK}, h) FROM (SELECT DISTINCT hashtext(lower(b)) AS h FROM unnest(${sql.array(col("brandId"), "text")}::text[]) AS b ORDER BY 1) AS locks`;
+      const [result] = await tx`
+        WITH u AS (
+          SELECT * FROM unnest(
+            ${sql.array(col("id"), "uuid")}::uuid[], ${sql.array(col("brandId"), "uuid")}::uuid[], ${sql.array(col("url"), "text")}::text[],
+            ${sql.array(col("path"), "text")}::text[], ${sql.array(col("referrerHost"), "text")}::text[], ${sql.array(col("sourcePlatform"), "text")}::text[],
+            ${sql.array(col("utmSource"), "text")}::text[], ${sql.array(col("visitorHash"), "text")}::text[], ${sql.array(col("country"), "text")}::text[],
+            ${sql.array(col("language"), "text")}::text[], ${sql.array(col("screen"), "text")}::text[], ${sql.array(col("userAgentFamily"), "text")}::text[],
+            ${sql.array(col("createdAt"), "text")}::timestamptz[]
+          ) WITH ORDINALITY AS u(id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at, i)
+        ), known AS (
+          SELECT u.* FROM u WHERE EXISTS (SELECT 1 FROM brands b WHERE b.id = u.brand_id)
+        ), ins AS (
+          INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
+          SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known ORDER BY i
+          ON CONFLICT (id, created_at) DO NOTHING
+          RETURNING id
+        )
+        SELECT ARRAY(SELECT id::text FROM ins) AS written,
+               ARRAY(SELECT DISTINCT brand_id::text FROM u WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.brand_id = u.brand_id)) AS missing`;
+      return { written: new Set(result.written as string[]), missingBrands: new Set(result.missing as string[]) };
+    });
   }
 
   /** One batch: each call's failed rows by index. */

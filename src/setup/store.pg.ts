@@ -2,9 +2,11 @@
 // one transaction that first takes a transaction-scoped advisory lock on (organization, slug):
 // two applies of the same brand (two instances, two CI jobs) then run one after the other, each
 // planning from the state the other left, as SQLite's single writer guarantees. Text is ordered
-// byte-wise (COLLATE "C"), as SQLite orders it, whatever the database's locale.
+// byte-wise (COLLATE "C"), as SQLite orders it, whatever the database's locale. The brand's
+// prompts.is_branded are rechecked inside that transaction (branded.pg.ts): right at commit.
 import type { SQL } from "bun";
 import { isUuid } from "../db/pg/values";
+import { recheckBranded } from "../insights/branded.pg";
 import type { BrandExport, BrandListing, BrandRow, BrandState, BrandWrite, OrganizationRef, SetupStore, TopicRef } from "./store";
 
 /** The advisory lock class of config-as-code applies (the other key is a hash of org and slug). */
@@ -143,7 +145,11 @@ export function createPgSetupStore(sql: SQL): SetupStore {
         const organization = chooseOrganization(await organizations(tx));
         await tx`SELECT pg_advisory_xact_lock(${APPLY_LOCK_CLASS}, hashtext(${`${organization.id}/${slug}`}))`;
         const now = await state(tx, organization, slug);
-        return { brandId: await apply(tx, organization.id, now.brand?.id ?? null, plan(now)) };
+        const brandId = await apply(tx, organization.id, now.brand?.id ?? null, plan(now));
+        // is_branded right at commit, as SQLite's triggers keep it: an apply often runs with no
+        // instance listening (the CLI before any server starts), and nothing else would recheck.
+        if (brandId) await recheckBranded(tx, [brandId], { inTransaction: true });
+        return { brandId };
       });
     },
     async brandForExport({ organizationId, slug }) {

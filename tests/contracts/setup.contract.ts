@@ -61,6 +61,16 @@ export function describeSetupStoreContract(name: string, make: () => Promise<Har
       expect(Number((await h.inspect<{ n: number }>("SELECT count(DISTINCT prompt_set_id) AS n FROM prompts WHERE brand_id = ?", brandId))[0]!.n)).toBe(1);
     });
 
+    test("reconcileBrand: the brand's prompts read as branded or not at once after it returns, a renamed brand's too (no listener needed)", async () => {
+      const o = await org();
+      const s = slug();
+      const { brandId } = await create(o, s);
+      const flags = () => h.inspect<{ text: string; is_branded: number }>("SELECT text, is_branded FROM prompts WHERE brand_id = ? ORDER BY text", brandId);
+      expect(await flags()).toEqual([{ text: "Best analytics tool?", is_branded: 0 }, { text: "Is Lumenly good?", is_branded: 1 }]);
+      await h.store.reconcileBrand({ slug: s, chooseOrganization: () => o, plan: () => [{ op: "updateBrand", field: "name", value: "Analytica" }, { op: "updateBrandAliases", aliases: [] }] });
+      expect(await flags()).toEqual([{ text: "Best analytics tool?", is_branded: 0 }, { text: "Is Lumenly good?", is_branded: 0 }]);
+    });
+
     test("reconcileBrand: updates, deletions, deactivation and platform changes on an existing brand", async () => {
       const o = await org();
       const s = slug();

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Crawler logs in (issue #21): combined and JSON-lines files (gzip too, malformed lines, IPv6
 // clients) through `answerwatch logs import`, and batches through the HTTP endpoint with an API key;
 // counts per bot, class and verdict from insights_crawlers equal those computed here from what was
@@ -8,11 +9,14 @@ import { join } from "node:path";
 import { gzipSync } from "bun";
 import { ROOT, tempDir, testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
+import type { Harness } from "../contracts/harness";
+import { serverDb } from "../helpers/ingest";
 
 const dataDir = tempDir("aw-crawlers-");
 let server: Server;
 let org: Org;
 let brand: { id: string; slug: string };
+let db: Harness;
 
 const GPTBOT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
 const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -58,13 +62,19 @@ const actual = async () =>
 
 beforeAll(async () => {
   server = await testServer({ DATA_DIR: dataDir });
+  db = await serverDb(server);
   org = await signedUpOrg(server, "Crawlers");
   brand = await createBrand(org.owner, org.id, "crawled");
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 const cli = (...args: string[]) => {
-  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" } });
+  // On Postgres the CLI works on the server's database (DATABASE_URL), as a deployment's would.
+  const database = server.backend.kind === "postgres" ? { DATABASE_URL: server.backend.url } : {};
+  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...database } });
   return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
 };
 
@@ -84,7 +94,7 @@ test("logs import: combined and gzip JSON lines are classified and verified; mal
   expect(again.out).toContain("0 new, 8 already imported");
   expect(await actual()).toEqual(expected(2));
   // The client address is not stored.
-  const stored = JSON.stringify(server.dbh.sqlite.query("SELECT * FROM crawler_hits").all());
+  const stored = JSON.stringify(await db.inspect("SELECT * FROM crawler_hits"));
   for (const [ip] of SENT) expect(stored).not.toContain(ip);
 });
 
@@ -125,7 +135,10 @@ test("trend and paths; crawler.first_seen once per new AI bot that is not spoofe
   ]);
   // A 500 is the site's failure, not a refusal.
   expect(paths.find((p) => p.bot === "meta-externalagent" && p.path === "/docs")).toMatchObject({ requests: 2, refused: 0, not_found: 0, server_errors: 2 });
-  const events = server.dbh.sqlite.query("SELECT json_extract(payload, '$.bot') AS bot, json_extract(payload, '$.verdict') AS verdict FROM webhook_events WHERE type = 'crawler.first_seen' AND brand_id = ? ORDER BY bot").all(brand.id);
+  const events = (await db.inspect<{ payload: string }>("SELECT payload FROM webhook_events WHERE type = 'crawler.first_seen' AND brand_id = ?", brand.id))
+    .map((e) => JSON.parse(e.payload) as { bot: string; verdict: string })
+    .map(({ bot, verdict }) => ({ bot, verdict }))
+    .sort((a, b) => (a.bot < b.bot ? -1 : a.bot > b.bot ? 1 : 0));
   expect(events).toEqual([
     { bot: "GPTBot", verdict: "verified" },
     { bot: "meta-externalagent", verdict: "unverifiable" },

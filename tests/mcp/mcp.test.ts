@@ -1,14 +1,15 @@
+// backends: sqlite, postgres
 // /mcp driven by the official MCP SDK's own client over Streamable HTTP, against the real server:
 // the tools are listed, every read tool is called on a tracked brand and its numbers equal what the
 // insights RPCs return through supabase-js; write tools act as the user, and are refused to a viewer.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { TOOLS } from "../../src/mcp/tools";
 import { openaiAnswer } from "../fakes/answers";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
+import { insertResults } from "../helpers/ingest";
 import { createBrand, memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let fake: FakeUpstream;
@@ -40,20 +41,20 @@ beforeAll(async () => {
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   promptIds = ((await org.owner.from("prompts").insert(["best tools?", "Is Brand mcp good?"].map((text) => ({ prompt_set_id: set.id, brand_id: brandId, text }))).select("id")).data as { id: string }[]).map((p) => p.id);
   const rival = ((await org.owner.from("competitors").select("id").eq("brand_id", brandId)).data as { id: string }[])[0]!.id;
-  const store = createResultStore(server.dbh.sqlite);
-  server.dbh.sqlite.transaction(() => {
-    for (let day = 0; day < 20; day++)
-      for (const [i, promptId] of promptIds.entries())
-        store.insert(
-          { id: crypto.randomUUID(), jobId: null, brandId, promptId, platform: day % 2 ? "chatgpt" : "perplexity", model: "m", region: "", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
-          {
-            surface: "api", response: "answer", mentioned: (day + i) % 3 ? 1 : 0, mention_count: 1, mention_position: 1,
-            competitor_mentions: JSON.stringify([{ competitor_id: rival, name: "Rival 0", mention_count: 1, position: 2 }]),
-            citations: JSON.stringify([{ position: 1, url: `https://reddit.com/r/${day % 3}`, normalized_url: `https://reddit.com/r/${day % 3}`, domain: "reddit.com", host: "reddit.com", title: "t", is_brand: false, competitor_id: null }]),
-            citation_count: 1, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: "neutral", sentiment_score: 0, visibility_score: 50, search_queries: JSON.stringify([`q${day % 2}`]), details: "{}",
-          },
-        );
-  })();
+  await insertResults(
+    server,
+    Array.from({ length: 20 }, (_, day) =>
+      promptIds.map((promptId, i) => ({
+        key: { id: crypto.randomUUID(), jobId: null, brandId, promptId, platform: day % 2 ? "chatgpt" : "perplexity", model: "m", region: "", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
+        values: {
+          surface: "api", response: "answer", mentioned: (day + i) % 3 ? 1 : 0, mention_count: 1, mention_position: 1,
+          competitor_mentions: JSON.stringify([{ competitor_id: rival, name: "Rival 0", mention_count: 1, position: 2 }]),
+          citations: JSON.stringify([{ position: 1, url: `https://reddit.com/r/${day % 3}`, normalized_url: `https://reddit.com/r/${day % 3}`, domain: "reddit.com", host: "reddit.com", title: "t", is_brand: false, competitor_id: null }]),
+          citation_count: 1, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: "neutral", sentiment_score: 0, visibility_score: 50, search_queries: JSON.stringify([`q${day % 2}`]), details: "{}",
+        },
+      })),
+    ).flat(),
+  );
 });
 afterAll(async () => {
   await server.stop();

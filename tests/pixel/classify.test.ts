@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Table tests of the classification: every host of the shipped AI-assistant list (exact, subdomain,
 // www., look-alikes, as utm_source), the utm_source aliases, the bot list, and the origin rule.
 // The same table then runs end to end through /t/collect.
@@ -7,7 +8,9 @@ import { aiRobotTokens, assistantEntries } from "../../src/pixel/lists";
 import { clientAddress } from "../../src/http/client-address";
 import { hostAllowed, originHost } from "../../src/pixel/origin";
 import { testServer } from "../helpers/app";
-import { CHROME_UA, beaconJson, seedBrand, trafficRows } from "./fixtures";
+import type { Harness } from "../contracts/harness";
+import { serverDb } from "../helpers/ingest";
+import { CHROME_UA, beaconJson, seedBrandIn, trafficRowsIn } from "./fixtures";
 
 const { classify, platformOfUtm } = createSourceClassifier();
 const entries = assistantEntries();
@@ -190,13 +193,18 @@ describe("the origin rule", () => {
 
 describe("the same table end to end through /t/collect", () => {
   let server: Awaited<ReturnType<typeof testServer>>;
+  let db: Harness;
   beforeAll(async () => {
     server = await testServer();
+    db = await serverDb(server);
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    await db.close();
+    await server.stop();
+  });
 
   test("each referrer form and each utm_source form is stored with the expected platform", async () => {
-    const brand = seedBrand(server.dbh.sqlite, { domains: ["acme.com"] });
+    const brand = await seedBrandIn(db, { domains: ["acme.com"] });
     const cases: [string, { referrer?: string; query?: string }, string | null][] = [
       ...referrerTable().map(([referrer, platform], i): [string, { referrer?: string }, string | null] => [`/r/${i}`, { referrer }, platform]),
       ...entries.map(({ host, pathPrefix, platform }, i): [string, { query: string }, string] => [`/u/${i}`, { query: `?utm_source=${encodeURIComponent(host + (pathPrefix ?? ""))}` }, platform]),
@@ -214,7 +222,7 @@ describe("the same table end to end through /t/collect", () => {
       );
       expect({ path, status: res.status }).toEqual({ path, status: 204 });
     }
-    const stored = new Map(trafficRows(server.dbh.sqlite, brand.brandId).map((r) => [r.path as string, r.source_platform]));
+    const stored = new Map((await trafficRowsIn(db, brand.brandId)).map((r) => [r.path as string, r.source_platform]));
     expect(stored.size).toBe(cases.length);
     for (const [path, input, platform] of cases) expect({ path, input, platform: stored.get(path) }).toEqual({ path, input, platform });
   });

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // POST /t/collect and GET /t.js through the app (in process, with a peer address and an injected
 // clock): what is accepted, what is refused, what a stored row holds, and what never is stored.
 import { Database } from "bun:sqlite";
@@ -5,19 +6,26 @@ import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { testClock, testServer } from "../helpers/app";
-import { CHROME_UA, beaconJson, seedBrand, trafficRows, type SeededBrand } from "./fixtures";
+import type { Harness } from "../contracts/harness";
+import { TEST_BACKEND, testClock, testServer } from "../helpers/app";
+import { serverDb } from "../helpers/ingest";
+import { CHROME_UA, beaconJson, seedBrandIn, trafficRowsIn, type SeededBrand } from "./fixtures";
 
 const clock = testClock();
 let server: Awaited<ReturnType<typeof testServer>>;
 let acme: SeededBrand;
+let db: Harness;
 let peerCounter = 0;
 
 beforeAll(async () => {
   server = await testServer({}, { now: clock.now });
-  acme = seedBrand(server.dbh.sqlite, { domains: ["acme.com", "acme-shop.de"] });
+  db = await serverDb(server);
+  acme = await seedBrandIn(db, { domains: ["acme.com", "acme-shop.de"] });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 interface Send {
   body?: string | Record<string, unknown>;
@@ -39,7 +47,32 @@ function send(options: Send = {}): Promise<Response> {
   return server.app.handle(request, options.peer ?? `203.0.113.${peerCounter++ % 250}`);
 }
 
-const count = () => trafficRows(server.dbh.sqlite, acme.brandId).length;
+const count = async () => (await trafficRowsIn(db, acme.brandId)).length;
+
+/**
+ * Everything the database keeps, as text, by where it is kept: on SQLite the database files' bytes;
+ * on Postgres every row of every table (the cluster's files are not the test's to read).
+ */
+async function storedText(): Promise<[string, string][]> {
+  if (server.backend.kind === "sqlite") {
+    const dir = join(server.backend.dbPath, "..");
+    const out: [string, string][] = [];
+    for (const file of ["answerwatch.db", "answerwatch.db-wal"]) {
+      try {
+        out.push([file, readFileSync(join(dir, file), "latin1")]);
+      } catch {
+        continue;
+      }
+    }
+    return out;
+  }
+  const tables = await db.inspect<{ name: string }>(
+    "SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'",
+  );
+  const out: [string, string][] = [];
+  for (const { name } of tables) out.push([name, (await db.inspect<{ text: string | null }>(`SELECT string_agg(t::text, ' ') AS text FROM ${name} t`))[0]?.text ?? ""]);
+  return out;
+}
 
 describe("accepted beacons", () => {
   test("an AI visit from a registered origin is stored with its classification, and 204 echoes the origin", async () => {
@@ -56,7 +89,7 @@ describe("accepted beacons", () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("https://www.acme.com");
-    const row = trafficRows(server.dbh.sqlite, acme.brandId).at(-1)!;
+    const row = (await trafficRowsIn(db, acme.brandId)).at(-1)!;
     expect(row).toMatchObject({
       brand_id: acme.brandId,
       // Only utm_* parameters survive: other query values may be personal.
@@ -76,22 +109,26 @@ describe("accepted beacons", () => {
   });
 
   test("a 204 means committed: the row is visible at once to another connection", async () => {
-    const other = new Database(server.dbh.sqlite.filename, { readonly: true });
+    // Another connection than the server's: on SQLite a read-only one on the file, on Postgres the
+    // harness' own pool.
+    const other = server.backend.kind === "sqlite" ? new Database(server.backend.dbPath, { readonly: true }) : null;
+    const countOf = async (path: string) =>
+      other ? (other.query("SELECT count(*) AS n FROM ai_traffic_logs WHERE path = ?").get(path) as { n: number }) : { n: Number((await db.inspect<{ n: string }>("SELECT count(*) AS n FROM ai_traffic_logs WHERE path = ?", path))[0]!.n) };
     try {
       for (let i = 0; i < 5; i++) {
         const res = await send({ body: { url: `https://acme.com/committed/${i}` } });
         expect(res.status).toBe(204);
-        expect(other.query("SELECT count(*) AS n FROM ai_traffic_logs WHERE path = ?").get(`/committed/${i}`)).toEqual({ n: 1 });
+        expect(await countOf(`/committed/${i}`)).toEqual({ n: 1 });
       }
     } finally {
-      other.close();
+      other?.close();
     }
   });
 
   test("a visit with no AI source is stored without a platform (the denominator of the report)", async () => {
     const res = await send({ body: { url: "https://acme.com/blog", referrer: "https://www.google.com/" } });
     expect(res.status).toBe(204);
-    expect(trafficRows(server.dbh.sqlite, acme.brandId).at(-1)).toMatchObject({ path: "/blog", source_platform: null, referrer_host: "google.com" });
+    expect((await trafficRowsIn(db, acme.brandId)).at(-1)).toMatchObject({ path: "/blog", source_platform: null, referrer_host: "google.com" });
   });
 
   test("subdomains of a registered domain, any case and any port, are accepted", async () => {
@@ -102,17 +139,17 @@ describe("accepted beacons", () => {
   });
 
   test("any content type is read as the beacon's JSON (sendBeacon sends text/plain, other clients JSON)", async () => {
-    const before = count();
+    const before = await count();
     for (const type of ["application/json", "text/plain", "application/x-www-form-urlencoded", "application/octet-stream"])
       expect({ type, status: (await send({ headers: { "content-type": type }, body: { url: `https://acme.com/type/${type}` } })).status }).toEqual({ type, status: 204 });
-    expect(count()).toBe(before + 4);
+    expect(await count()).toBe(before + 4);
   });
 
   test("concurrent beacons are all stored (one group commit for many)", async () => {
-    const before = count();
+    const before = await count();
     const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => send({ body: { url: `https://acme.com/burst/${i}` } })));
     expect(responses.map((r) => r.status)).toEqual(Array(200).fill(204));
-    expect(count()).toBe(before + 200);
+    expect(await count()).toBe(before + 200);
   });
 });
 
@@ -147,16 +184,16 @@ describe("refused beacons store nothing", () => {
   ];
   for (const [name, options, status, code] of cases) {
     test(`${name} → ${status} ${code}`, async () => {
-      const before = count();
+      const before = await count();
       const res = await send(options);
       expect(res.status).toBe(status);
       expect(await res.json()).toMatchObject({ success: false, error: { code } });
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
     });
   }
 
   test("a body over 8 KB → 413, with or without a Content-Length", async () => {
-    const before = count();
+    const before = await count();
     const big = beaconJson({ brand: acme.trackingCode, url: "https://acme.com/", language: "en", screen: "1x1" }).replace("}", `,"pad":"${"x".repeat(9000)}"}`);
     expect((await send({ body: big })).status).toBe(413);
     const res = await fetch(`${server.url}/t/collect`, {
@@ -170,11 +207,11 @@ describe("refused beacons store nothing", () => {
       }),
     });
     expect(res.status).toBe(413);
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   test("bots and crawlers get 204 but are not counted as visits", async () => {
-    const before = count();
+    const before = await count();
     for (const ua of [
       "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
       "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -186,24 +223,24 @@ describe("refused beacons store nothing", () => {
       const res = await send({ userAgent: ua, body: { url: "https://acme.com/?utm_source=chatgpt.com" } });
       expect({ ua, status: res.status }).toEqual({ ua, status: 204 });
     }
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 });
 
 describe("privacy", () => {
   test("Do-Not-Track and Global Privacy Control drop the visit for a brand that respects them, not for others", async () => {
-    const careful = seedBrand(server.dbh.sqlite, { domains: ["careful.example"], respectDnt: true });
+    const careful = await seedBrandIn(db, { domains: ["careful.example"], respectDnt: true });
     const beacon = (extra: object) => ({ body: { brand: careful.trackingCode, url: "https://careful.example/", ...extra }, origin: "https://careful.example" });
     expect((await send(beacon({ dnt: true }))).status).toBe(204);
     expect((await send({ ...beacon({}), headers: { dnt: "1" } })).status).toBe(204);
     expect((await send({ ...beacon({}), headers: { "sec-gpc": "1" } })).status).toBe(204);
-    expect(trafficRows(server.dbh.sqlite, careful.brandId)).toHaveLength(0);
+    expect(await trafficRowsIn(db, careful.brandId)).toHaveLength(0);
     expect((await send(beacon({ dnt: false }))).status).toBe(204);
-    expect(trafficRows(server.dbh.sqlite, careful.brandId)).toHaveLength(1);
+    expect(await trafficRowsIn(db, careful.brandId)).toHaveLength(1);
 
-    const before = count();
+    const before = await count();
     expect((await send({ body: { url: "https://acme.com/dnt", dnt: true } })).status).toBe(204);
-    expect(count()).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
   });
 
   test("no raw IP anywhere in the database files; the visitor hash is stable within a day and changes the next day", async () => {
@@ -211,31 +248,24 @@ describe("privacy", () => {
       const path = `/hash/${crypto.randomUUID()}`;
       const res = await send({ peer, body: { url: `https://acme.com${path}` }, headers: forwarded ? { "x-forwarded-for": forwarded } : {} });
       expect(res.status).toBe(204);
-      return trafficRows(server.dbh.sqlite, acme.brandId).find((r) => r.path === path)!.visitor_hash as string;
+      return (await trafficRowsIn(db, acme.brandId)).find((r) => r.path === path)!.visitor_hash as string;
     };
     const first = await hashOf("198.51.100.23");
     expect(await hashOf("198.51.100.23")).toBe(first);
     // Behind a reverse proxy on loopback the visitor is the forwarded address, not the proxy.
     expect(await hashOf("127.0.0.1", "198.51.100.23")).toBe(first);
     expect(await hashOf("198.51.100.24")).not.toBe(first);
-    const other = seedBrand(server.dbh.sqlite, { domains: ["other.example"] });
+    const other = await seedBrandIn(db, { domains: ["other.example"] });
     const res = await send({ peer: "198.51.100.23", origin: "https://other.example", body: { brand: other.trackingCode, url: "https://other.example/" } });
     expect(res.status).toBe(204);
-    expect(trafficRows(server.dbh.sqlite, other.brandId)[0].visitor_hash).not.toBe(first);
+    expect((await trafficRowsIn(db, other.brandId))[0]!.visitor_hash).not.toBe(first);
 
     clock.advance(24 * 3600_000);
     const nextDay = await hashOf("198.51.100.23");
     expect(nextDay).not.toBe(first);
     expect(await hashOf("198.51.100.23")).toBe(nextDay);
 
-    const dir = join(server.dbh.sqlite.filename, "..");
-    for (const file of ["answerwatch.db", "answerwatch.db-wal"]) {
-      let bytes = "";
-      try {
-        bytes = readFileSync(join(dir, file), "latin1");
-      } catch {
-        continue;
-      }
+    for (const [file, bytes] of await storedText()) {
       for (const ip of ["198.51.100.23", "198.51.100.24", "203.0.113.1"]) expect({ file, ip, found: bytes.includes(ip) }).toEqual({ file, ip, found: false });
     }
   });
@@ -258,10 +288,10 @@ describe("limits and caching", () => {
   });
 
   test("a domain added to a brand is honoured once the brand cache entry expires (30 s)", async () => {
-    const brand = seedBrand(server.dbh.sqlite, { domains: ["first.example"] });
+    const brand = await seedBrandIn(db, { domains: ["first.example"] });
     const beacon = { origin: "https://second.example", body: { brand: brand.trackingCode, url: "https://second.example/" } };
     expect((await send(beacon)).status).toBe(403);
-    server.dbh.sqlite.run("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", [brand.brandId, "second.example"]);
+    await db.inspect("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand.brandId, "second.example");
     expect((await send(beacon)).status).toBe(403);
     clock.advance(31_000);
     expect((await send(beacon)).status).toBe(204);
@@ -312,7 +342,7 @@ describe("over the socket (native Bun.serve routes)", () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("x-request-id")).toBe("beacon-1");
-    expect(trafficRows(server.dbh.sqlite, acme.brandId).some((r) => r.path === "/socket")).toBe(true);
+    expect((await trafficRowsIn(db, acme.brandId)).some((r) => r.path === "/socket")).toBe(true);
 
     const refused = await fetch(`${server.url}/t/collect`, { method: "POST", headers: { origin: "https://evil.io" }, body: beaconJson({ brand: acme.trackingCode, url: "https://www.acme.com/x" }) });
     expect(refused.status).toBe(403);
@@ -333,11 +363,13 @@ describe("over the socket (native Bun.serve routes)", () => {
 });
 
 describe("a database that cannot take the rows", () => {
-  test("beacons get 503 storage_unavailable after one lock wait, nothing is stored, and the next ones are written", async () => {
+  // SQLite-only: one writer holding the database's write lock (BEGIN IMMEDIATE) and the busy_timeout
+  // wait have no counterpart on Postgres, where writers do not lock the database.
+  test.skipIf(TEST_BACKEND === "postgres")("beacons get 503 storage_unavailable after one lock wait, nothing is stored, and the next ones are written", async () => {
     const other = new Database(server.dbh.sqlite.filename);
     registerSqlFunctions(other);
     other.run("BEGIN IMMEDIATE");
-    const before = count();
+    const before = await count();
     let released = false;
     try {
       // The writer waits out its busy_timeout (5 s) once for all of them — not once per row, and
@@ -353,9 +385,9 @@ describe("a database that cannot take the rows", () => {
       expect(Date.now() - started).toBeLessThan(9_000);
       other.run("ROLLBACK");
       released = true;
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
       expect((await send({ body: { url: "https://www.acme.com/after-lock" } })).status).toBe(204);
-      expect(count()).toBe(before + 1);
+      expect(await count()).toBe(before + 1);
     } finally {
       if (!released) other.run("ROLLBACK");
       other.close();

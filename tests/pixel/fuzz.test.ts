@@ -1,9 +1,12 @@
+// backends: sqlite, postgres
 // 10,000 fuzzed beacons over a real socket (seeded, so a failure replays): oversized, wrong types,
 // bad JSON, unknown codes, missing or forged Origin, bots, odd headers. Every answer is 2xx or 4xx,
 // and only the valid visits are stored.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Harness } from "../contracts/harness";
 import { testServer } from "../helpers/app";
-import { CHROME_UA, beaconJson, forwardedFor, seedBrand, trafficRows, type SeededBrand } from "./fixtures";
+import { serverDb } from "../helpers/ingest";
+import { CHROME_UA, beaconJson, forwardedFor, seedBrandIn, trafficRowsIn, type SeededBrand } from "./fixtures";
 
 const TOTAL = 10_000;
 const CONCURRENCY = 32;
@@ -11,11 +14,16 @@ const SEED = 0x5eed;
 
 let server: Awaited<ReturnType<typeof testServer>>;
 let brand: SeededBrand;
+let db: Harness;
 beforeAll(async () => {
   server = await testServer();
-  brand = seedBrand(server.dbh.sqlite, { domains: ["acme.com"] });
+  db = await serverDb(server);
+  brand = await seedBrandIn(db, { domains: ["acme.com"] });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 /** mulberry32: small, seeded, good enough to pick cases. */
 function prng(seed: number) {
@@ -136,12 +144,12 @@ test(
     const wrong = outcomes.filter((o) => (o.expect === "refused" ? o.status < 400 : o.status !== 204));
     expect(wrong.slice(0, 10)).toEqual([]);
 
-    const rows = trafficRows(server.dbh.sqlite, brand.brandId);
+    const rows = await trafficRowsIn(db, brand.brandId);
     const expected = outcomes.filter((o) => o.expect === "stored").length;
     expect(expected).toBeGreaterThan(TOTAL * 0.15);
     expect(rows).toHaveLength(expected);
     expect(rows.every((r) => (r.path as string).startsWith("/valid/") && r.source_platform === "ChatGPT")).toBe(true);
-    expect(trafficRows(server.dbh.sqlite)).toHaveLength(expected);
+    expect(await trafficRowsIn(db)).toHaveLength(expected);
     // Every kind of garbage came up.
     const kinds = new Set(outcomes.map((o) => o.kind.split(":")[0]));
     for (const kind of ["valid", "bot", "oversized", "wrong type", "bad JSON", "unknown code", "missing origin", "forged origin", "bad page URL"]) expect(kinds).toContain(kind);

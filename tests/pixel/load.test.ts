@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Durability under load, through the compiled binary: 50,000 valid beacons from the bounded
 // loopback load generator are all answered 2xx, and exactly 50,000 rows are there after SIGTERM
 // and a restart; after kill -9 every beacon that got its 2xx is still there.
@@ -5,10 +6,13 @@ import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../src/database";
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { tempDir } from "../helpers/app";
+import { TEST_BACKEND, tempDir } from "../helpers/app";
+import { testPostgres } from "../helpers/postgres";
+import { sqliteHarnessOn, type Harness } from "../contracts/harness";
+import { pgHarnessOn } from "../contracts/harness.pg";
 import { startBinary, type StartedBinary } from "../helpers/binary";
 import { signedUpClient } from "../helpers/supabase";
-import { CHROME_UA, beaconJson, forwardedFor, seedBrand } from "./fixtures";
+import { CHROME_UA, beaconJson, forwardedFor, seedBrandIn } from "./fixtures";
 import { rawRequest, runLoad } from "./load";
 
 const ADDRESSES = 4096;
@@ -30,13 +34,39 @@ const started: StartedBinary[] = [];
 afterEach(() => {
   for (const bin of started.splice(0)) if (bin.proc.exitCode === null && bin.proc.signalCode === null) bin.proc.kill("SIGKILL");
 });
+/** The deployment's database: DATA_DIR's file, or on Postgres runs a database of its own (per directory). */
+const databases = new Map<string, string>();
+async function databaseEnv(dir: string): Promise<Record<string, string>> {
+  if (TEST_BACKEND !== "postgres") return {};
+  if (!databases.has(dir)) databases.set(dir, await (await testPostgres())!.createDatabase("load"));
+  return { DATABASE_URL: databases.get(dir)! };
+}
 async function start(dir: string): Promise<StartedBinary> {
-  const bin = await startBinary({}, dir);
+  const bin = await startBinary(await databaseEnv(dir), dir);
   started.push(bin);
   return bin;
 }
 
-function rowCount(dir: string): number {
+/** The harness over the deployment's database, written beside the running binary; close() it. */
+async function openDb(dir: string): Promise<Harness> {
+  const url = databases.get(dir);
+  if (url) return pgHarnessOn(url);
+  const db = new Database(join(dir, "data", "answerwatch.db"));
+  registerSqlFunctions(db);
+  const h = sqliteHarnessOn({ sqlite: db, close: () => db.close() });
+  return { ...h, close: async () => db.close() };
+}
+
+async function rowCount(dir: string): Promise<number> {
+  const url = databases.get(dir);
+  if (url) {
+    const h = await pgHarnessOn(url);
+    try {
+      return Number((await h.inspect<{ n: string }>("SELECT count(*) AS n FROM ai_traffic_logs"))[0]!.n);
+    } finally {
+      await h.close();
+    }
+  }
   const db = new Database(join(dir, "data", "answerwatch.db"), { readonly: true });
   try {
     return (db.query("SELECT count(*) AS n FROM ai_traffic_logs").get() as { n: number }).n;
@@ -52,11 +82,10 @@ test(
     const first = await start(dir);
     const anonKey = first.output().match(/anon key:\s+(\S+)/)![1];
     const owner = await signedUpClient(first.url, anonKey);
-    const db = new Database(join(dir, "data", "answerwatch.db"));
-    registerSqlFunctions(db);
-    const { organization_id } = db.query("SELECT organization_id FROM organization_members WHERE user_id = ?").get(owner.user.id) as { organization_id: string };
-    const brand = seedBrand(db, { organizationId: organization_id, domains: ["acme.com"] });
-    db.close();
+    const db = await openDb(dir);
+    const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+    const brand = await seedBrandIn(db, { organizationId: organization_id!, domains: ["acme.com"] });
+    await db.close();
 
     const requests = beacons(first, brand.trackingCode);
     const result = await runLoad({ url: first.url, total: 50_000, connections: 64, request: (i) => requests[i % ADDRESSES] });
@@ -69,7 +98,7 @@ test(
 
     const second = await start(dir);
     try {
-      expect(rowCount(dir)).toBe(50_000);
+      expect(await rowCount(dir)).toBe(50_000);
       const res = await fetch(`${second.url}/api/brands/${brand.brandId}/traffic?interval=day`, { headers: { authorization: `Bearer ${owner.session.access_token}` } });
       expect(res.status).toBe(200);
       const report = await res.json();
@@ -91,10 +120,9 @@ test(
   async () => {
     const dir = tempDir("aw-pixel-kill-");
     const first = await start(dir);
-    const db = new Database(join(dir, "data", "answerwatch.db"));
-    registerSqlFunctions(db);
-    const brand = seedBrand(db, { domains: ["acme.com"] });
-    db.close();
+    const db = await openDb(dir);
+    const brand = await seedBrandIn(db, { domains: ["acme.com"] });
+    await db.close();
 
     const requests = beacons(first, brand.trackingCode);
     const result = await runLoad({ url: first.url, total: 5_000, connections: 64, request: (i) => requests[i % ADDRESSES] });
@@ -105,7 +133,7 @@ test(
 
     const second = await start(dir);
     try {
-      expect(rowCount(dir)).toBe(5_000);
+      expect(await rowCount(dir)).toBe(5_000);
     } finally {
       second.proc.kill("SIGTERM");
       await second.proc.exited;

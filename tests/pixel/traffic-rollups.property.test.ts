@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Issue #17: the traffic report reads whole months and days from rollups and only the partial days
 // at the window's ends from raw visits. On random visits (random times, paths, platforms, visitors
 // who come back within a day and from two assistants) and random windows — aligned to days or
@@ -7,7 +8,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { tempDir, testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { seedBrand } from "./fixtures";
+import type { Harness } from "../contracts/harness";
+import { serverDb } from "../helpers/ingest";
+import { seedBrandIn } from "./fixtures";
 
 const SEED = Number(Bun.env.SEED ?? Date.now() % 100000);
 let state = SEED;
@@ -24,18 +27,36 @@ let server: Awaited<ReturnType<typeof testServer>>;
 let dataDir: string;
 let token: string;
 let brandId: string;
+let db: Harness;
 type Visit = { at: string; path: string; platform: string | null; visitor: string };
 const visits: Visit[] = [];
 
-function addVisits(n: number) {
-  const insert = server.dbh.sqlite.prepare("INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)");
-  server.dbh.sqlite.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const v = { at: new Date(START + Math.floor(random() * SPAN)).toISOString(), path: pick(PATHS), platform: pick(PLATFORMS), visitor: `v${Math.floor(random() * 30)}` };
-      visits.push(v);
-      insert.run(brandId, `https://acme.com${v.path}`, v.path, v.platform, v.visitor, v.at);
-    }
-  })();
+async function addVisits(n: number) {
+  const added: Visit[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = { at: new Date(START + Math.floor(random() * SPAN)).toISOString(), path: pick(PATHS), platform: pick(PLATFORMS), visitor: `v${Math.floor(random() * 30)}` };
+    visits.push(v);
+    added.push(v);
+  }
+  // 500 rows a statement (either backend's SQL).
+  for (let i = 0; i < added.length; i += 500) {
+    const chunk = added.slice(i, i + 500);
+    await db.inspect(
+      `INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+      ...chunk.flatMap((v) => [brandId, `https://acme.com${v.path}`, v.path, v.platform, v.visitor, v.at]),
+    );
+  }
+}
+
+/** Deletes every 7th visit (by time, then id) and returns what it deleted. */
+async function deleteSome(): Promise<Visit[]> {
+  const ids = (await db.inspect<{ id: string }>("SELECT id FROM ai_traffic_logs ORDER BY created_at, id")).map((r) => r.id).filter((_, i) => i % 7 === 0);
+  const gone: Visit[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    gone.push(...(await db.inspect<Visit>(`DELETE FROM ai_traffic_logs WHERE id IN (${chunk.map(() => "?").join(", ")}) RETURNING created_at AS at, path, source_platform AS platform, visitor_hash AS visitor`, ...chunk)));
+  }
+  return gone;
 }
 
 function expected(from: number, to: number, interval: "day" | "week") {
@@ -98,24 +119,29 @@ async function checkRounds(rounds: number) {
 beforeAll(async () => {
   dataDir = tempDir();
   server = await testServer({ DATA_DIR: dataDir });
+  db = await serverDb(server);
   const owner = await signedUpClient(server.url, server.secrets.anonKey, "Acme");
   token = owner.session.access_token;
-  const { organization_id } = server.dbh.sqlite.query("SELECT organization_id FROM organization_members WHERE user_id = ?").get(owner.user.id) as { organization_id: string };
-  brandId = seedBrand(server.dbh.sqlite, { organizationId: organization_id, domains: ["acme.com"] }).brandId;
+  const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+  brandId = (await seedBrandIn(db, { organizationId: organization_id!, domains: ["acme.com"] })).brandId;
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 test(`the rollup-backed traffic report equals a brute force over raw visits (seed ${SEED})`, async () => {
-  addVisits(3000);
+  await addVisits(3000);
   await checkRounds(60);
   // Deletes take their visits out of the rollups.
-  const gone = server.dbh.sqlite.query("DELETE FROM ai_traffic_logs WHERE rowid % 7 = 0 RETURNING created_at AS at, path, source_platform AS platform, visitor_hash AS visitor").all() as Visit[];
+  const gone = await deleteSome();
   for (const g of gone) visits.splice(visits.findIndex((v) => v.at === g.at && v.path === g.path && v.platform === g.platform && v.visitor === g.visitor), 1);
   expect(gone.length).toBeGreaterThan(300);
-  addVisits(1000);
+  await addVisits(1000);
   await checkRounds(40);
   // A restart keeps them.
   await server.stop();
-  server = await testServer({ DATA_DIR: dataDir });
+  // The same database again (on Postgres: the same DATABASE_URL, not a new database).
+  server = await testServer({ DATA_DIR: dataDir, ...(server.backend.kind === "postgres" ? { DATABASE_URL: server.backend.url } : {}) });
   await checkRounds(20);
 }, 120_000);

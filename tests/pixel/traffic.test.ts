@@ -1,46 +1,52 @@
+// backends: sqlite, postgres
 // GET /api/brands/:brandId/traffic: AI visits per platform and period (day, ISO week) with zeros
 // filled in, top landing pages, totals; bearer-guarded and limited to the caller's organizations.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { seedBrand, type SeededBrand } from "./fixtures";
+import type { Harness } from "../contracts/harness";
+import { serverDb } from "../helpers/ingest";
+import { seedBrandIn, type SeededBrand } from "./fixtures";
 
 let server: Awaited<ReturnType<typeof testServer>>;
 let token: string;
 let strangerToken: string;
 let brand: SeededBrand;
+let db: Harness;
 
 /** Rows as the pixel writes them, at chosen times (the report only reads). */
-function visit(at: string, path: string, platform: string | null, visitor = "v1") {
-  server.dbh.sqlite.run(
+async function visit(at: string, path: string, platform: string | null, visitor = "v1") {
+  await db.inspect(
     `INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, user_agent_family, created_at)
      VALUES (?, ?, ?, ?, ?, 'Chrome', ?)`,
-    [brand.brandId, `https://acme.com${path}`, path, platform, visitor, at],
+    brand.brandId, `https://acme.com${path}`, path, platform, visitor, at,
   );
 }
 
 beforeAll(async () => {
   server = await testServer();
+  db = await serverDb(server);
   const owner = await signedUpClient(server.url, server.secrets.anonKey, "Acme");
   token = owner.session.access_token;
   strangerToken = (await signedUpClient(server.url, server.secrets.anonKey, "Other")).session.access_token;
-  const { organization_id } = server.dbh.sqlite.query("SELECT organization_id FROM organization_members WHERE user_id = ?").get(owner.user.id) as {
-    organization_id: string;
-  };
-  brand = seedBrand(server.dbh.sqlite, { organizationId: organization_id, domains: ["acme.com"] });
+  const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+  brand = await seedBrandIn(db, { organizationId: organization_id!, domains: ["acme.com"] });
   // Monday 2026-03-02 … Sunday 2026-03-15, plus one row just outside on each side.
-  visit("2026-03-01T23:59:59.999Z", "/before", "ChatGPT");
-  visit("2026-03-02T00:00:00.000Z", "/pricing", "ChatGPT", "a");
-  visit("2026-03-02T10:00:00.000Z", "/pricing", "ChatGPT", "a");
-  visit("2026-03-02T11:00:00.000Z", "/pricing", "Perplexity", "b");
-  visit("2026-03-02T12:00:00.000Z", "/blog", null, "c");
-  visit("2026-03-04T08:00:00.000Z", "/docs", "Claude", "d");
-  visit("2026-03-08T23:59:59.000Z", "/pricing", "ChatGPT", "e");
-  visit("2026-03-09T00:00:00.000Z", "/docs", "ChatGPT", "f");
-  visit("2026-03-15T18:00:00.000Z", "/", "Gemini", "g");
-  visit("2026-03-16T00:00:00.000Z", "/after", "ChatGPT");
+  await visit("2026-03-01T23:59:59.999Z", "/before", "ChatGPT");
+  await visit("2026-03-02T00:00:00.000Z", "/pricing", "ChatGPT", "a");
+  await visit("2026-03-02T10:00:00.000Z", "/pricing", "ChatGPT", "a");
+  await visit("2026-03-02T11:00:00.000Z", "/pricing", "Perplexity", "b");
+  await visit("2026-03-02T12:00:00.000Z", "/blog", null, "c");
+  await visit("2026-03-04T08:00:00.000Z", "/docs", "Claude", "d");
+  await visit("2026-03-08T23:59:59.000Z", "/pricing", "ChatGPT", "e");
+  await visit("2026-03-09T00:00:00.000Z", "/docs", "ChatGPT", "f");
+  await visit("2026-03-15T18:00:00.000Z", "/", "Gemini", "g");
+  await visit("2026-03-16T00:00:00.000Z", "/after", "ChatGPT");
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 const traffic = (query: string, bearer: string | null = token, brandId = brand.brandId) =>
   fetch(`${server.url}/api/brands/${brandId}/traffic${query}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Group commit: how rows become batches, that a caller hears back only after its batch is written,
 // that one bad row fails alone, and that close() writes everything still waiting.
 import { expect, test } from "bun:test";
@@ -117,13 +118,15 @@ test("close() writes every waiting row before it resolves, then refuses new ones
 test("the pixel service's close() writes the beacons still waiting (shutdown flush) and stops its writer", async () => {
   const { testApp } = await import("../helpers/app");
   const { createPixelService } = await import("../../src/pixel/service");
-  const { CHROME_UA, beaconJson, seedBrand, trafficRows } = await import("./fixtures");
-  const { dbh } = await testApp();
-  const brand = seedBrand(dbh.sqlite, { domains: ["acme.com"] });
-  const { createSqlitePixelStore } = await import("../../src/pixel/store.sqlite");
+  const { CHROME_UA, beaconJson, seedBrandIn, trafficRowsIn } = await import("./fixtures");
+  const { sqliteHarnessOn } = await import("../contracts/harness");
+  const { pgHarnessOn } = await import("../contracts/harness.pg");
+  const { config, dbh, stores } = await testApp();
+  // The app's own database, on either backend.
+  const db = config.database.url ? await pgHarnessOn(config.database.url) : sqliteHarnessOn(dbh);
+  const brand = await seedBrandIn(db, { domains: ["acme.com"] });
   const { inProcessReports } = await import("../../src/reports/registry");
-  const { createSqliteReportsStore } = await import("../../src/reports/store.sqlite");
-  const service = createPixelService({ store: createSqlitePixelStore(dbh.sqlite), reports: inProcessReports(createSqliteReportsStore(dbh.sqlite)) });
+  const service = createPixelService({ store: stores.pixel(), reports: inProcessReports(stores.reports) });
   const beacons = Array.from({ length: 100 }, (_, i) =>
     service.collect({
       body: beaconJson({ brand: brand.trackingCode, url: `https://acme.com/flush/${i}` }),
@@ -135,11 +138,12 @@ test("the pixel service's close() writes the beacons still waiting (shutdown flu
     }),
   );
   await service.close();
-  expect(trafficRows(dbh.sqlite, brand.brandId)).toHaveLength(100);
+  expect(await trafficRowsIn(db, brand.brandId)).toHaveLength(100);
   expect((await Promise.allSettled(beacons)).every((o) => o.status === "fulfilled")).toBe(true);
   await expect(
     service.collect({ body: beaconJson({ brand: brand.trackingCode, url: "https://acme.com/late" }), origin: "https://acme.com", userAgent: CHROME_UA, peer: "198.51.100.1", forwardedFor: null, optOutHeader: false }),
   ).rejects.toMatchObject({ status: 503, code: "shutting_down" });
+  await db.close();
 });
 
 test("with maxInFlight 2 a second batch leaves while the first is written; a third waits for one of them", async () => {

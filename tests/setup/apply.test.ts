@@ -1,15 +1,22 @@
+// backends: sqlite, postgres
 // Config as code through the CLI (issue #20): apply prints its plan and makes the file true; a
 // second apply, and apply of what export prints, change nothing; removed prompts are deactivated,
 // not deleted; a bad file gets one line per problem naming file, line, column and field.
 import { Database } from "bun:sqlite";
-import { beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, tempDir } from "../helpers/app";
+import { ROOT, TEST_BACKEND, tempDir } from "../helpers/app";
+import { testPostgres } from "../helpers/postgres";
+import { pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
 
 const dataDir = tempDir("aw-apply-");
+/** Postgres runs: the database the CLI and the server share (DATABASE_URL), and a pool of the test's own on it. */
+let databaseUrl: string | undefined;
+let pg: PgHarness | undefined;
+const database = () => (databaseUrl ? { DATABASE_URL: databaseUrl } : {});
 const cli = (...args: string[]) => {
-  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" } });
+  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...database() } });
   return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
 };
 const file = (name: string, text: string) => {
@@ -45,34 +52,53 @@ platforms:
   - perplexity
 `;
 
-beforeAll(() => {
+beforeAll(async () => {
+  if (TEST_BACKEND === "postgres") {
+    databaseUrl = await (await testPostgres())!.createDatabase("apply");
+    pg = await pgHarnessOn(databaseUrl);
+  }
   expect(cli("user", "add", "--email", "owner@example.com", "--password", "correct-horse", "--org", "Agency").code).toBe(0);
 });
 
-const db = () => new Database(join(dataDir, "answerwatch.db"), { readonly: true });
+afterAll(async () => {
+  await pg?.close();
+});
 
-test("apply creates the brand and everything in the file, after printing the plan; a second apply changes nothing", () => {
+/** Rows of the deployment's database, read beside the CLI (SQLite: a read-only connection of its own). */
+async function rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
+  if (pg) return pg.inspect<T>(sql, ...params);
+  const d = new Database(join(dataDir, "answerwatch.db"), { readonly: true });
+  try {
+    return d.query(sql).all(...(params as never[])) as T[];
+  } finally {
+    d.close();
+  }
+}
+const brandCount = async () => Number((await rows<{ n: number | string }>("SELECT count(*) AS n FROM brands"))[0]!.n);
+/** A JSON column: text on SQLite, already parsed (jsonb) on Postgres. */
+const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
+
+test("apply creates the brand and everything in the file, after printing the plan; a second apply changes nothing", async () => {
   const path = file("brand.yaml", BRAND);
   const dry = cli("apply", path, "--dry-run");
   expect(dry.code).toBe(0);
   expect(dry.out).toContain("(dry run: nothing applied)");
   expect(dry.out).toContain("+ competitor Quantora");
-  expect((db().query("SELECT count(*) AS n FROM brands").get() as { n: number }).n).toBe(0);
+  expect(await brandCount()).toBe(0);
   const first = cli("apply", path);
   expect(first.code).toBe(0);
   expect(first.out).toMatch(/lumenly: \d+ change\(s\)/);
   expect(first.out).toContain("applied");
-  const d = db();
-  const brand = d.query("SELECT id, region, aliases FROM brands WHERE slug = 'lumenly'").get() as { id: string; region: string; aliases: string };
+  const brand = (await rows<{ id: string; region: string; aliases: unknown }>("SELECT id, region, aliases FROM brands WHERE slug = 'lumenly'"))[0]!;
   expect(brand.region).toBe("US");
-  expect(JSON.parse(brand.aliases)).toEqual(["Lumen"]);
-  expect(d.query("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC").all(brand.id)).toEqual([{ domain: "www.lumenly.example", is_primary: 1 }, { domain: "docs.lumenly.example", is_primary: 0 }]);
-  expect(d.query("SELECT text, is_branded FROM prompts WHERE brand_id = ? ORDER BY text").all(brand.id)).toEqual([
+  expect(json(brand.aliases)).toEqual(["Lumen"]);
+  expect(await rows("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC", brand.id)).toEqual([{ domain: "www.lumenly.example", is_primary: 1 }, { domain: "docs.lumenly.example", is_primary: 0 }]);
+  expect(await rows("SELECT text, is_branded FROM prompts WHERE brand_id = ? ORDER BY text", brand.id)).toEqual([
     { text: "Best customer analytics tool for a startup?", is_branded: 0 },
     { text: "How do I export cohorts?", is_branded: 0 },
     { text: "Is Lumenly good for product teams?", is_branded: 1 },
   ]);
-  expect(d.query("SELECT platform, check_frequency, samples FROM brand_platforms WHERE brand_id = ? ORDER BY platform").all(brand.id)).toEqual([
+  expect(await rows("SELECT platform, check_frequency, samples FROM brand_platforms WHERE brand_id = ? ORDER BY platform", brand.id)).toEqual([
     { platform: "chatgpt", check_frequency: "daily", samples: 2 },
     { platform: "perplexity", check_frequency: "daily", samples: 1 },
   ]);
@@ -87,19 +113,19 @@ test("export prints the same file: apply → export → apply is a no-op", () =>
   expect(cli("brands").out).toContain("Agency\tlumenly\tLumenly\t3 prompt(s)");
 });
 
-test("a prompt removed from the file is deactivated, not deleted; a competitor removed is deleted; a changed schedule is updated", () => {
+test("a prompt removed from the file is deactivated, not deleted; a competitor removed is deleted; a changed schedule is updated", async () => {
   const edited = BRAND.replace("  - text: How do I export cohorts?\n    topic: Support\n", "").replace("  - name: Cohorta\n", "").replace("samples: 2", "samples: 3");
   const applied = cli("apply", file("edited.yaml", edited));
   expect(applied.out).toContain("- prompt deactivated: How do I export cohorts?");
   expect(applied.out).toContain("- competitor Cohorta");
   expect(applied.out).toContain("~ platform chatgpt: daily, 3 sample(s)");
-  expect(db().query("SELECT is_active FROM prompts WHERE text = 'How do I export cohorts?'").get()).toEqual({ is_active: 0 });
+  expect(await rows("SELECT is_active FROM prompts WHERE text = 'How do I export cohorts?'")).toEqual([{ is_active: 0 }]);
   // Put back: reactivated, not duplicated.
   expect(cli("apply", file("brand.yaml", BRAND)).out).toContain("~ prompt reactivated: How do I export cohorts?");
-  expect(db().query("SELECT count(*) AS n FROM prompts WHERE text = 'How do I export cohorts?'").get()).toEqual({ n: 1 });
+  expect((await rows<{ n: number | string }>("SELECT count(*) AS n FROM prompts WHERE text = 'How do I export cohorts?'")).map((r) => Number(r.n))).toEqual([1]);
 });
 
-test("a bad file: each problem on its own line with file, line, column and field; nothing is applied", () => {
+test("a bad file: each problem on its own line with file, line, column and field; nothing is applied", async () => {
   const bad = file(
     "bad.yaml",
     `brand:
@@ -132,7 +158,7 @@ platforms:
   const syntax = cli("apply", file("syntax.yaml", "brand:\n  name: [unclosed\n"));
   expect(syntax.code).toBe(2);
   expect(syntax.err).toMatch(/syntax\.yaml:\d+:\d+: /);
-  expect((db().query("SELECT count(*) AS n FROM brands").get() as { n: number }).n).toBe(1);
+  expect(await brandCount()).toBe(1);
 });
 
 test("run BRAND --wait starts a run the server carries out, and follows it to the end; user list and user remove", async () => {
@@ -140,9 +166,9 @@ test("run BRAND --wait starts a run the server carries out, and follows it to th
   const { testServer } = await import("../helpers/app");
   const fake = await startFakeUpstream();
   const fakeEnv = fake.env();
-  const server = await testServer({ ...fakeEnv, DATA_DIR: dataDir });
+  const server = await testServer({ ...fakeEnv, DATA_DIR: dataDir, ...database() });
   try {
-    const env = { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fake.env() };
+    const env = { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fake.env(), ...database() };
     const proc = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env, stdout: "pipe", stderr: "pipe" });
     const [code, out, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]).finally(() => proc.kill());
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
@@ -157,7 +183,7 @@ test("run BRAND --wait starts a run the server carries out, and follows it to th
     await fake.stop();
   }
   // No server on DATA_DIR any more: --wait says so and stops instead of waiting forever.
-  const orphan = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fakeEnv }, stdout: "pipe", stderr: "pipe" });
+  const orphan = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "run", "lumenly", "--wait"], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...fakeEnv, ...database() }, stdout: "pipe", stderr: "pipe" });
   const killer = setTimeout(() => orphan.kill(), 20_000);
   try {
     const [code, out, err] = await Promise.all([orphan.exited, new Response(orphan.stdout).text(), new Response(orphan.stderr).text()]);

@@ -1,9 +1,10 @@
+// backends: sqlite, postgres
 // Read-only share links (issue #20): a link opens one brand's insights and nothing else — not
 // another brand, no table, no write, not /api or /mcp — and answers 404 once revoked or expired.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createClient } from "@supabase/supabase-js";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { testServer } from "../helpers/app";
+import { insertResults } from "../helpers/ingest";
 import { createBrand, memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -23,12 +24,13 @@ beforeAll(async () => {
   otherBrandId = (await createBrand(org.owner, org.id, "private")).id;
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   const prompt = (await org.owner.from("prompts").insert({ prompt_set_id: set.id, brand_id: brandId, text: "best tools?" }).select().single()).data!;
-  const store = createResultStore(server.dbh.sqlite);
-  for (let i = 0; i < 6; i++)
-    store.insert(
-      { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" },
-      { surface: "api", response: "x", mentioned: i % 2, mention_count: i % 2, mention_position: i % 2 ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}" },
-    );
+  await insertResults(
+    server,
+    Array.from({ length: 6 }, (_, i) => ({
+      key: { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" },
+      values: { surface: "api", response: "x", mentioned: i % 2, mention_count: i % 2, mention_position: i % 2 ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}" },
+    })),
+  );
 });
 afterAll(() => server.stop());
 
