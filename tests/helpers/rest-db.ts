@@ -1,0 +1,84 @@
+// The REST, insights, rollups, results, auth and HTTP suites' way to their server's own database
+// on either backend (issue #29): the contract harness (fixtures, and `inspect` with `?`
+// placeholders answering in SQLite's shapes) over the database a `testServer()` or `testApp()`
+// keeps its data in, and the few seeding helpers these suites share, written once for both.
+import type { RunningServer } from "../../src/server";
+import type { Backend } from "../../src/stores";
+import { sqliteHarnessOn, type Harness } from "../contracts/harness";
+import { pgHarnessOn } from "../contracts/harness.pg";
+import { TEST_BACKEND } from "./app";
+
+export type ServerDb = Harness;
+
+const opened = new WeakMap<object, Promise<Harness>>();
+
+/**
+ * The harness over the server's own database (one per server: on Postgres a pool of its own on the
+ * server's database; `close()` it in afterAll — on SQLite close() leaves the server's handle open).
+ */
+export function serverDb(server: Pick<RunningServer, "backend">): Promise<ServerDb> {
+  let db = opened.get(server);
+  if (!db) {
+    const backend: Backend = server.backend;
+    db = backend.kind === "sqlite" ? Promise.resolve(sqliteHarnessOn(backend.dbh)) : pgHarnessOn(backend.url);
+    opened.set(server, db);
+  }
+  return db;
+}
+
+/** The same over a `testApp()`'s database (its dbh on SQLite, its DATABASE_URL on Postgres). */
+export function appDb(app: { dbh: RunningServer["dbh"] | undefined; config: { database: { url?: string | null } } }): Promise<ServerDb> {
+  let db = opened.get(app);
+  if (!db) {
+    db = app.config.database.url ? pgHarnessOn(app.config.database.url) : Promise.resolve(sqliteHarnessOn(app.dbh!));
+    opened.set(app, db);
+  }
+  return db;
+}
+
+/** A boolean as the backend's columns take it (0/1 on SQLite, true/false on Postgres). */
+export const sqlBool = (db: ServerDb, value: boolean): boolean | number => (db.backend === "postgres" ? value : value ? 1 : 0);
+
+/** A placeholder for JSON text into a JSON column (Postgres' jsonb would otherwise take the text as one JSON string). */
+export const json = (db: ServerDb): string => (db.backend === "postgres" ? "CAST(? AS text)::jsonb" : "?");
+
+/** `count(*)` of a query (`?` placeholders): bigint arrives as a string on Postgres. */
+export async function countOf(db: ServerDb, sql: string, ...params: unknown[]): Promise<number> {
+  const [row] = await db.inspect<Record<string, unknown>>(sql, ...params);
+  return Number(Object.values(row!)[0]);
+}
+
+/** The organization a signed-up user owns (the one they were given at sign-up). */
+export async function organizationOfUser(db: ServerDb, userId: string): Promise<string> {
+  const [row] = await db.inspect<{ id: string }>("SELECT organization_id AS id FROM organization_members WHERE user_id = ?", userId);
+  if (!row) throw new Error(`no organization for user ${userId}`);
+  return row.id;
+}
+
+/**
+ * Polls a read until it answers `expected` (or gives up and returns the last answer): on Postgres
+ * prompts.is_branded is kept by a listener a moment after the write (src/insights/branded.pg.ts);
+ * on SQLite the first read is the answer (its triggers run inside the write).
+ */
+export async function settled<T>(read: () => Promise<T>, expected: T, tries = TEST_BACKEND === "postgres" ? 100 : 1): Promise<T> {
+  let got = await read();
+  for (let i = 1; i < tries && JSON.stringify(got) !== JSON.stringify(expected); i++) {
+    await Bun.sleep(20);
+    got = await read();
+  }
+  return got;
+}
+
+/** A prompt_results row as the tracking run writes it (server side, straight into the database). */
+export async function insertResultIn(
+  db: ServerDb,
+  row: { brand_id: string; prompt_id: string; platform: string; model: string; region?: string; created_at: string; job_id?: string; mentioned?: boolean; visibility_score?: number },
+): Promise<string> {
+  const id = crypto.randomUUID();
+  await db.inspect(
+    `INSERT INTO prompt_results (id, job_id, brand_id, prompt_id, platform, model, region, response, mentioned, visibility_score, competitor_mentions, citations, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${json(db)}, ${json(db)}, ?)`,
+    id, row.job_id ?? crypto.randomUUID(), row.brand_id, row.prompt_id, row.platform, row.model, row.region ?? "", `answer ${id}`, sqlBool(db, !!row.mentioned), row.visibility_score ?? null, '[{"name":"Rival"}]', "[]", row.created_at,
+  );
+  return id;
+}
