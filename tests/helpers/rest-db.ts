@@ -82,3 +82,25 @@ export async function insertResultIn(
   );
   return id;
 }
+
+/** A brand as the tracking suites seed it (domain acme.com, competitors Globex and Initech, a prompt set with `prompts` prompts), on either backend. */
+export async function seedBrandIn(
+  db: ServerDb,
+  organizationId: string,
+  options: { name?: string; prompts?: number } = {},
+): Promise<{ brandId: string; promptIds: string[]; competitorIds: string[] }> {
+  const id = async (sql: string, ...params: unknown[]) => (await db.inspect<{ id: string }>(`${sql} RETURNING id`, ...params))[0]!.id;
+  const name = options.name ?? "Acme";
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${crypto.randomUUID().slice(0, 8)}`;
+  const brandId = await id("INSERT INTO brands (organization_id, name, slug, industry, region, language) VALUES (?, ?, ?, 'software', 'US', 'en')", organizationId, name, slug);
+  await id("INSERT INTO brand_domains (brand_id, domain, is_primary) VALUES (?, 'acme.com', ?)", brandId, sqlBool(db, true));
+  const competitorIds = [
+    await id("INSERT INTO competitors (brand_id, name, domain) VALUES (?, 'Globex', 'globex.com')", brandId),
+    await id("INSERT INTO competitors (brand_id, name, domain) VALUES (?, 'Initech', 'initech.com')", brandId),
+  ];
+  const setId = await id("INSERT INTO prompt_sets (brand_id, name) VALUES (?, 'Core')", brandId);
+  const promptIds: string[] = [];
+  for (let i = 0; i < (options.prompts ?? 5); i++)
+    promptIds.push(await id("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?)", setId, brandId, `What is the best project tool for a team of ${i + 2}?`));
+  return { brandId, promptIds, competitorIds };
+}
