@@ -2,7 +2,10 @@
 // on either backend (issue #29): the contract harness (fixtures, and `inspect` with `?`
 // placeholders answering in SQLite's shapes) over the database a `testServer()` or `testApp()`
 // keeps its data in, and the few seeding helpers these suites share, written once for both.
+import { insertResults } from "../../src/results/store.pg";
+import { createResultStore, type ResultKey } from "../../src/results/store.sqlite";
 import type { RunningServer } from "../../src/server";
+import type { ResultValues } from "../../src/tracking/unit";
 import type { Backend } from "../../src/stores";
 import { sqliteHarnessOn, type Harness } from "../contracts/harness";
 import { pgHarnessOn } from "../contracts/harness.pg";
@@ -103,4 +106,18 @@ export async function seedBrandIn(
   for (let i = 0; i < (options.prompts ?? 5); i++)
     promptIds.push(await id("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, ?)", setId, brandId, `What is the best project tool for a team of ${i + 2}?`));
   return { brandId, promptIds, competitorIds };
+}
+
+/**
+ * Results written the way the tracking run writes them, on the server's backend (SQLite:
+ * results/store.sqlite.ts in one transaction; Postgres: results/store.pg.ts, one transaction).
+ */
+export async function writeResults(server: Pick<RunningServer, "backend">, batch: { key: ResultKey; values: ResultValues }[]): Promise<void> {
+  const backend: Backend = server.backend;
+  if (backend.kind === "sqlite") {
+    const store = createResultStore(backend.dbh.sqlite);
+    backend.dbh.sqlite.transaction(() => {
+      for (const { key, values } of batch) store.insert(key, values);
+    })();
+  } else await backend.pg.sql.begin((tx) => insertResults(tx, batch));
 }

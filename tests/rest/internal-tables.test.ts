@@ -4,10 +4,8 @@
 // even the service role, neither as a table nor as an embed; the shared URL table's ids are never
 // readable from citations.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { insertResults } from "../../src/results/store.pg";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { testServer } from "../helpers/app";
-import { serverDb } from "../helpers/rest-db";
+import { serverDb, writeResults } from "../helpers/rest-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [
@@ -51,8 +49,7 @@ test("citations never show url_id; their url, normalized_url and title read thro
     surface: "api", response: "x", mentioned: 0, mention_count: 0, mention_position: null, competitor_mentions: "[]", citations: JSON.stringify([citation]), citation_count: 1,
     brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}",
   } as const;
-  if (server.backend.kind === "sqlite") createResultStore(server.backend.dbh.sqlite).insert(key, values);
-  else await server.backend.pg.sql.begin((tx) => insertResults(tx, [{ key, values }]));
+  await writeResults(server, [{ key, values }]);
   const all = await get("citations?select=*", org.ownerToken);
   expect(all.status).toBe(200);
   const [row] = (await all.json()) as Record<string, unknown>[];
