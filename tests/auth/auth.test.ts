@@ -1,6 +1,10 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT, decodeJwt } from "jose";
-import { testClock, testServer } from "../helpers/app";
+import { TEST_BACKEND, testClock, testServer } from "../helpers/app";
+import { testPostgres } from "../helpers/postgres";
+import { countOf, serverDb } from "../helpers/rest-db";
+import { pgHarnessOn } from "../contracts/harness.pg";
 import { client, signedUpClient, uniqueEmail } from "../helpers/supabase";
 
 const clock = testClock();
@@ -9,7 +13,10 @@ beforeAll(async () => {
   // Every test here signs up from 127.0.0.1: more than the default per-address sign-up limit.
   server = await testServer({ AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "1000" }, { now: clock.now });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await (await serverDb(server)).close();
+  await server.stop();
+});
 
 const api = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init);
 const authHeaders = (token: string) => ({ apikey: server.secrets.anonKey, authorization: `Bearer ${token}` });
@@ -121,7 +128,7 @@ describe("sign-in and sign-up errors", () => {
     const res = await client(server.url, server.secrets.anonKey).auth.signUp({ email: "not-an-email", password: "long-enough" });
     expect(res.error?.status).toBe(400);
     expect(res.error?.code).toBe("validation_failed");
-    expect(server.dbh.sqlite.query("SELECT count(*) AS n FROM users WHERE email = 'not-an-email'").get()).toEqual({ n: 0 });
+    expect(await countOf(await serverDb(server), "SELECT count(*) AS n FROM users WHERE email = 'not-an-email'")).toBe(0);
   });
 
   test("the 11th password attempt within a minute for one e-mail gets 429 over_request_rate_limit", async () => {
@@ -142,9 +149,7 @@ describe("sign-in and sign-up errors", () => {
 
   test("signup creates an organization owned by the user, named from organization_name", async () => {
     const { user } = await signedUpClient(server.url, server.secrets.anonKey, "Globex Corp");
-    const row = server.dbh.sqlite
-      .query("SELECT o.name, o.slug, m.role FROM organization_members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ?")
-      .get(user.id);
+    const [row] = await (await serverDb(server)).inspect("SELECT o.name, o.slug, m.role FROM organization_members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ?", user.id);
     expect(row).toMatchObject({ name: "Globex Corp", role: "owner" });
     expect((row as { slug: string }).slug).toMatch(/^globex-corp/);
   });
@@ -218,8 +223,10 @@ describe("admin API", () => {
 test("the CLI adds a user to an organization with a role", async () => {
   const { ROOT, tempDir } = await import("../helpers/app");
   const dataDir = tempDir();
+  // On Postgres the CLI writes to a database of its own on the test cluster (DATABASE_URL).
+  const url = TEST_BACKEND === "postgres" ? await (await testPostgres())!.createDatabase("cli") : undefined;
   const run = (args: string[]) =>
-    Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, "user", "add", ...args], { env: { PATH: Bun.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" }, stdout: "pipe", stderr: "pipe" });
+    Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, "user", "add", ...args], { env: { PATH: Bun.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...(url ? { DATABASE_URL: url } : {}) }, stdout: "pipe", stderr: "pipe" });
   const owner = run(["--email", "boss@acme.com", "--password", "boss-pass", "--org", "Acme"]);
   expect(owner.exitCode).toBe(0);
   const viewer = run(["--email", "eve@acme.com", "--password", "eve-pass", "--org", "Acme", "--role", "viewer"]);
@@ -227,10 +234,18 @@ test("the CLI adds a user to an organization with a role", async () => {
   expect(viewer.stdout.toString()).toContain("viewer");
   const bad = run(["--email", "x@acme.com", "--password", "pw-long", "--role", "emperor"]);
   expect(bad.exitCode).toBe(2);
-  const { Database } = await import("bun:sqlite");
-  const db = new Database(`${dataDir}/answerwatch.db`, { readonly: true });
-  const rows = db.query("SELECT u.email, m.role, o.name FROM organization_members m JOIN users u ON u.id = m.user_id JOIN organizations o ON o.id = m.organization_id ORDER BY u.email").all();
-  db.close();
+  const query = "SELECT u.email, m.role, o.name FROM organization_members m JOIN users u ON u.id = m.user_id JOIN organizations o ON o.id = m.organization_id ORDER BY u.email";
+  let rows: unknown[];
+  if (url) {
+    const h = await pgHarnessOn(url);
+    rows = await h.inspect(query);
+    await h.close();
+  } else {
+    const { Database } = await import("bun:sqlite");
+    const db = new Database(`${dataDir}/answerwatch.db`, { readonly: true });
+    rows = db.query(query).all();
+    db.close();
+  }
   expect(rows).toEqual([
     { email: "boss@acme.com", role: "owner", name: "Acme" },
     { email: "eve@acme.com", role: "viewer", name: "Acme" },

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Access tokens are verified once and then remembered until they expire: a remembered token must
 // still expire on time, and a forged one must never borrow a remembered token's verdict.
 import { expect, test } from "bun:test";

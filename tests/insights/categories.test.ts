@@ -1,10 +1,11 @@
+// backends: sqlite, postgres
 // Source categories in insights_citation_domains: the shipped list, institutional suffixes, and the
 // user's SOURCE_CATEGORIES_FILE read by the server at start and used by the reader threads.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { tempDir, testServer } from "../helpers/app";
+import { writeResults } from "../helpers/rest-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -22,12 +23,11 @@ beforeAll(async () => {
   brandId = brand.id;
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   const prompt = (await org.owner.from("prompts").insert({ prompt_set_id: set.id, brand_id: brandId, text: "best tools" }).select().single()).data!;
-  const store = createResultStore(server.dbh.sqlite);
   const citations = DOMAINS.map((domain, i) => ({ position: i + 1, url: `https://${domain}/page`, normalized_url: `https://${domain}/page`, domain, host: domain, title: null, is_brand: false, competitor_id: null }));
-  store.insert(
-    { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" },
-    { surface: "api", response: "x", mentioned: 0, mention_count: 0, mention_position: null, competitor_mentions: "[]", citations: JSON.stringify(citations), citation_count: citations.length, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}" },
-  );
+  await writeResults(server, [{
+    key: { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" },
+    values: { surface: "api", response: "x", mentioned: 0, mention_count: 0, mention_position: null, competitor_mentions: "[]", citations: JSON.stringify(citations), citation_count: citations.length, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}" },
+  }]);
 });
 afterAll(() => server.stop());
 

@@ -1,9 +1,10 @@
+// backends: sqlite, postgres
 // insights_head_to_head: per prompt, answers naming both the brand and one competitor, only the
 // brand, only the competitor, neither — computed here from the raw rows the test wrote.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { seededRandom } from "../helpers/random";
 import { testServer } from "../helpers/app";
+import { writeResults } from "../helpers/rest-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -21,8 +22,8 @@ beforeAll(async () => {
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   prompts = (await org.owner.from("prompts").insert(["alpha?", "beta?", "gamma?"].map((text) => ({ prompt_set_id: set.id, brand_id: brandId, text }))).select("id, text")).data as { id: string; text: string }[];
   const { random } = seededRandom(20261125);
-  const store = createResultStore(server.dbh.sqlite);
-  server.dbh.sqlite.transaction(() => {
+  const batch: Parameters<typeof writeResults>[1] = [];
+  {
     for (let i = 0; i < 120; i++) {
       const prompt = prompts[Math.floor(random() * prompts.length)]!.id;
       const platform = random() < 0.5 ? "chatgpt" : "perplexity";
@@ -30,16 +31,17 @@ beforeAll(async () => {
       const named = rivals.filter(() => random() < 0.5);
       const day = Math.floor(random() * 40);
       rows.push({ prompt, platform, mentioned, named, day });
-      store.insert(
-        { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt, platform, model: "m", region: "", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
-        {
+      batch.push({
+        key: { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt, platform, model: "m", region: "", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
+        values: {
           surface: "api", response: "x", mentioned: mentioned ? 1 : 0, mention_count: mentioned ? 1 : 0, mention_position: mentioned ? 1 : null,
           competitor_mentions: JSON.stringify(named.map((id, k) => ({ competitor_id: id, name: `Rival ${k}`, mention_count: 1, position: k + 2 }))),
           citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}",
         },
-      );
+      });
     }
-  })();
+  }
+  await writeResults(server, batch);
 });
 afterAll(() => server.stop());
 

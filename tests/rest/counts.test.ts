@@ -1,10 +1,12 @@
+// backends: sqlite, postgres
 // Issue #17: Prefer: count=exact, planned and estimated. An exact count whose filters are
 // equalities on a rollup's keys is read from the rollup; every other one is count(*). Either way
 // it equals the number of matching rows counted here from the raw table, row-level security
 // included. planned/estimated are exact up to 10,000 rows and a sampled estimate beyond.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { createBrand, insertResult, signedUpOrg, type Org, type Server } from "./helpers";
+import { countOf, insertResultIn, serverDb, sqlBool, type ServerDb } from "../helpers/rest-db";
+import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;
 let a: Org;
@@ -12,11 +14,13 @@ let b: Org;
 let brandA: { id: string };
 let brandB: { id: string };
 let promptsA: string[];
+let db: ServerDb;
 
 const PLATFORMS = ["chatgpt", "perplexity", "claude"];
 
 beforeAll(async () => {
   server = await testServer();
+  db = await serverDb(server);
   [a, b] = await Promise.all([signedUpOrg(server, "Count A"), signedUpOrg(server, "Count B")]);
   brandA = await createBrand(a.owner, a.id, "count-a", { domains: 0, competitors: 0 });
   brandB = await createBrand(b.owner, b.id, "count-b", { domains: 0, competitors: 0 });
@@ -24,17 +28,19 @@ beforeAll(async () => {
   promptsA = (await a.owner.from("prompts").insert([0, 1, 2].map((i) => ({ prompt_set_id: set.id, text: `p${i}` }))).select("id")).data!.map((p) => p.id);
   const setB = (await b.owner.from("prompt_sets").insert({ brand_id: brandB.id, name: "B" }).select().single()).data!;
   const promptB = (await b.owner.from("prompts").insert({ prompt_set_id: setB.id, text: "b" }).select().single()).data!.id;
-  server.dbh.sqlite.transaction(() => {
-    for (let i = 0; i < 300; i++) {
-      const day = new Date(Date.UTC(2026, 0, 1 + (i % 40), i % 24)).toISOString();
-      insertResult(server, { brand_id: brandA.id, prompt_id: promptsA[i % 3]!, platform: PLATFORMS[i % 3 === 0 ? 0 : (i >> 1) % 3]!, model: i % 5 ? "m1" : "m2", created_at: day, mentioned: i % 4 === 0 });
-      if (i % 3 === 0) insertResult(server, { brand_id: brandB.id, prompt_id: promptB, platform: "chatgpt", model: "m1", created_at: day });
-    }
-  })();
-  // Some rows leave, so counts must follow deletes too.
-  server.dbh.sqlite.run("DELETE FROM prompt_results WHERE rowid % 11 = 0");
+  const inserted: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const day = new Date(Date.UTC(2026, 0, 1 + (i % 40), i % 24)).toISOString();
+    inserted.push(await insertResultIn(db, { brand_id: brandA.id, prompt_id: promptsA[i % 3]!, platform: PLATFORMS[i % 3 === 0 ? 0 : (i >> 1) % 3]!, model: i % 5 ? "m1" : "m2", created_at: day, mentioned: i % 4 === 0 }));
+    if (i % 3 === 0) inserted.push(await insertResultIn(db, { brand_id: brandB.id, prompt_id: promptB, platform: "chatgpt", model: "m1", created_at: day }));
+  }
+  // Some rows leave, so counts must follow deletes too (every 11th row written).
+  for (const id of inserted.filter((_, i) => (i + 1) % 11 === 0)) await db.inspect("DELETE FROM prompt_results WHERE id = ?", id);
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 async function counted(org: Org, path: string, mode: "exact" | "planned" | "estimated" = "exact"): Promise<number> {
   const res = await fetch(`${server.url}/rest/v1/${path}`, { method: "HEAD", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${org.ownerToken}`, prefer: `count=${mode}` } });
@@ -44,37 +50,43 @@ async function counted(org: Org, path: string, mode: "exact" | "planned" | "esti
   return Number(range.split("/")[1]);
 }
 
-const raw = (where: string, ...params: string[]) => (server.dbh.sqlite.query(`SELECT count(*) AS n FROM prompt_results WHERE ${where}`).get(...params) as { n: number }).n;
+const raw = (where: string, ...params: unknown[]) => countOf(db, `SELECT count(*) AS n FROM prompt_results WHERE ${where}`, ...params);
 
 test("exact counts equal the raw rows, from rollups (equalities on their keys) and from count(*) alike", async () => {
-  const cases: [string, number][] = [
+  const cases: [string, number | Promise<number>][] = [
     [`prompt_results?brand_id=eq.${brandA.id}`, raw("brand_id = ?", brandA.id)],
     [`prompt_results?brand_id=eq.${brandA.id}&platform=eq.perplexity`, raw("brand_id = ? AND platform = 'perplexity'", brandA.id)],
     [`prompt_results?brand_id=eq.${brandA.id}&platform=eq.chatgpt&model=eq.m2`, raw("brand_id = ? AND platform = 'chatgpt' AND model = 'm2'", brandA.id)],
     [`prompt_results?brand_id=eq.${brandA.id}&prompt_id=eq.${promptsA[1]}`, raw("brand_id = ? AND prompt_id = ?", brandA.id, promptsA[1]!)],
     // Not a rollup key: count(*).
-    [`prompt_results?brand_id=eq.${brandA.id}&mentioned=eq.true`, raw("brand_id = ? AND mentioned = 1", brandA.id)],
+    [`prompt_results?brand_id=eq.${brandA.id}&mentioned=eq.true`, raw("brand_id = ? AND mentioned = ?", brandA.id, sqlBool(db, true))],
     [`prompt_results?platform=eq.chatgpt`, raw("brand_id = ? AND platform = 'chatgpt'", brandA.id)],
     [`prompt_results?brand_id=eq.${brandA.id}&platform=eq.nothing`, 0],
   ];
-  for (const [path, expected] of cases) {
+  for (const [path, pending] of cases) {
+    const expected = await pending;
     expect(expected).toBeGreaterThanOrEqual(0);
     for (const mode of ["exact", "planned", "estimated"] as const) expect({ path, mode, n: await counted(a, path, mode) }).toEqual({ path, mode, n: expected });
   }
-  expect(raw("brand_id = ?", brandA.id)).toBeGreaterThan(200);
+  expect(await raw("brand_id = ?", brandA.id)).toBeGreaterThan(200);
 });
 
 test("another organization's brand counts 0, from the rollup as from the rows", async () => {
   expect(await counted(b, `prompt_results?brand_id=eq.${brandA.id}`)).toBe(0);
   expect(await counted(b, `prompt_results?brand_id=eq.${brandA.id}&platform=eq.chatgpt`)).toBe(0);
-  expect(await counted(b, `prompt_results?brand_id=eq.${brandB.id}`)).toBe(raw("brand_id = ?", brandB.id));
+  expect(await counted(b, `prompt_results?brand_id=eq.${brandB.id}`)).toBe(await raw("brand_id = ?", brandB.id));
 });
 
 test("planned and estimated past 10,000 rows: an estimate near the true count; exact stays exact", async () => {
-  const insert = server.dbh.sqlite.prepare("INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at) VALUES (?, 'https://a.com/', ?, 'chatgpt', 'v', '2026-01-01T00:00:00.000Z')");
-  server.dbh.sqlite.transaction(() => {
-    for (let i = 0; i < 24_000; i++) insert.run(brandA.id, i % 3 === 0 ? "/other" : "/x");
-  })();
+  // In statements of 500 rows: on Postgres the rollup triggers update the same rollup rows once
+  // per log row, and one transaction of 24,000 such updates walks ever longer version chains.
+  for (let from = 0; from < 24_000; from += 500)
+    await db.inspect(
+      `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO ai_traffic_logs (brand_id, url, path, source_platform, visitor_hash, created_at)
+       SELECT b.id, 'https://a.com/', CASE WHEN i % 3 = 0 THEN '/other' ELSE '/x' END, 'chatgpt', 'v', '2026-01-01T00:00:00.000Z' FROM n, brands b WHERE b.id = ?`,
+      from, from + 499, brandA.id,
+    );
   const truth = 16_000;
   // path is not a rollup key: planned samples.
   const path = `ai_traffic_logs?brand_id=eq.${brandA.id}&path=eq./x`;

@@ -1,5 +1,7 @@
+// backends: sqlite, postgres
 import { expect, test } from "bun:test";
 import { testApp } from "../helpers/app";
+import { appDb, countOf } from "../helpers/rest-db";
 
 test("an empty array, or a body that is not an object, inserts nothing: 201 [] (never a 5xx)", async () => {
   const t = await testApp();
@@ -17,5 +19,7 @@ test("an empty array, or a body that is not an object, inserts nothing: 201 [] (
   // As with Postgres' row-level security, zero rows break no policy; a real row from anon does.
   expect((await post("[]", t.secrets.anonKey)).status).toBe(201);
   expect((await post('{"organization_id":"00000000-0000-4000-8000-000000000000","name":"A","slug":"a"}', t.secrets.anonKey)).status).toBe(401);
-  expect(t.dbh.sqlite.query("SELECT count(*) AS n FROM brands").get()).toEqual({ n: 0 });
+  const db = await appDb(t);
+  expect(await countOf(db, "SELECT count(*) AS n FROM brands")).toBe(0);
+  await db.close();
 });

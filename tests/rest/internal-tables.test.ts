@@ -1,10 +1,11 @@
+// backends: sqlite, postgres
 // Tables the server keeps for itself (issue #17: rollups, the latest-results table, the shared
 // citation URL table, zstd dictionaries, rollup state) are not part of /rest/v1 for anyone, not
 // even the service role, neither as a table nor as an embed; the shared URL table's ids are never
 // readable from citations.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createResultStore } from "../../src/results/store.sqlite";
 import { testServer } from "../helpers/app";
+import { serverDb, writeResults } from "../helpers/rest-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [
@@ -42,16 +43,21 @@ test("citations never show url_id; their url, normalized_url and title read thro
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brand.id, name: "S" }).select().single()).data!;
   const prompt = (await org.owner.from("prompts").insert({ prompt_set_id: set.id, text: "q" }).select().single()).data!;
   const citation = { position: 1, url: "https://ex.com/a?utm_source=x", normalized_url: "ex.com/a", domain: "ex.com", host: "ex.com", title: "A page", is_brand: false, competitor_id: null };
-  createResultStore(server.dbh.sqlite).insert({ id: crypto.randomUUID(), jobId: null, brandId: brand.id, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" }, {
+  // Written the way the tracking run writes results, on the server's backend.
+  const key = { id: crypto.randomUUID(), jobId: null, brandId: brand.id, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" };
+  const values = {
     surface: "api", response: "x", mentioned: 0, mention_count: 0, mention_position: null, competitor_mentions: "[]", citations: JSON.stringify([citation]), citation_count: 1,
     brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}",
-  });
+  } as const;
+  await writeResults(server, [{ key, values }]);
   const all = await get("citations?select=*", org.ownerToken);
   expect(all.status).toBe(200);
   const [row] = (await all.json()) as Record<string, unknown>[];
   expect(row).toMatchObject({ url: citation.url, normalized_url: citation.normalized_url, title: citation.title, domain: "ex.com" });
   expect(Object.keys(row!)).not.toContain("url_id");
-  expect(server.dbh.sqlite.query("SELECT url, url_id IS NOT NULL AS shared FROM citations").get()).toEqual({ url: null, shared: 1 });
+  const db = await serverDb(server);
+  expect(await db.inspect("SELECT url, url_id IS NOT NULL AS shared FROM citations")).toEqual([{ url: null, shared: 1 }]);
+  await db.close();
   const byUrl = await get(`citations?select=id&url=eq.${encodeURIComponent(citation.url)}`, org.ownerToken);
   expect(((await byUrl.json()) as unknown[]).length).toBe(1);
   const named = await get("citations?select=url_id", org.ownerToken);

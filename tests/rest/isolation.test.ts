@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Acceptance 2: row-level security between two organizations, for every exposed table, through
 // the real supabase-js client: foreign rows are invisible and untouchable, a viewer only reads,
 // the anon key alone sees nothing, and server-written tables are read-only for users.
@@ -5,7 +6,8 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { client } from "../helpers/supabase";
-import { createBrand, insertResult, memberOf, serviceClient, signedUpOrg, type Org, type Server } from "./helpers";
+import { insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { createBrand, memberOf, serviceClient, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;
 let a: Org;
@@ -16,9 +18,11 @@ let anon: SupabaseClient;
 let brandA: { id: string };
 let brandB: { id: string };
 const rowsB: Record<string, string> = {};
+let db: ServerDb;
 
 beforeAll(async () => {
   server = await testServer();
+  db = await serverDb(server);
   [a, b] = await Promise.all([signedUpOrg(server, "Org A"), signedUpOrg(server, "Org B")]);
   memberA = (await memberOf(server, a.id, "member")).sb;
   viewerA = (await memberOf(server, a.id, "viewer")).sb;
@@ -31,13 +35,15 @@ beforeAll(async () => {
   rowsB.prompt_sets = set.data!.id;
   rowsB.prompts = prompt.data!.id;
   rowsB.brand_platforms = platform.data!.id;
-  rowsB.prompt_results = insertResult(server, { brand_id: brandB.id, prompt_id: prompt.data!.id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
-  const db = server.dbh.sqlite;
-  db.query("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, 'https://b.com', 'https://b.com/', 'b.com')").run(rowsB.prompt_results, brandB.id);
-  db.query("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'k', 'B suggestion')").run(brandB.id);
-  db.query("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://b.com/', '/', 'h')").run(brandB.id);
+  rowsB.prompt_results = await insertResultIn(db, { brand_id: brandB.id, prompt_id: prompt.data!.id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
+  await db.inspect("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, 'https://b.com', 'https://b.com/', 'b.com')", rowsB.prompt_results, brandB.id);
+  await db.inspect("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'k', 'B suggestion')", brandB.id);
+  await db.inspect("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://b.com/', '/', 'h')", brandB.id);
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 const BRAND_CHILDREN = ["brand_domains", "competitors", "prompt_sets", "prompts", "brand_platforms", "prompt_results", "citations", "suggestions", "ai_traffic_logs"];
 
@@ -176,7 +182,7 @@ describe("the anon key alone", () => {
 
 describe("server-written tables", () => {
   test("prompt_results, citations and ai_traffic_logs are read-only; suggestions take a status only", async () => {
-    const ownResult = insertResult(server, { brand_id: brandA.id, prompt_id: (await seedPrompt(a.owner, brandA.id)).id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
+    const ownResult = await insertResultIn(db, { brand_id: brandA.id, prompt_id: (await seedPrompt(a.owner, brandA.id)).id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
     const denied: [string, PromiseLike<{ status: number; error: { code: string; message: string } | null }>][] = [
       ["prompt_results insert", a.owner.from("prompt_results").insert({ brand_id: brandA.id, prompt_id: ownResult, platform: "x", model: "y" })],
       ["prompt_results update", a.owner.from("prompt_results").update({ response: "edited" }).eq("id", ownResult)],
@@ -190,7 +196,7 @@ describe("server-written tables", () => {
       const res = await pending;
       expect([what, res.status, res.error?.code, res.error?.message]).toEqual([what, 403, "42501", expect.stringContaining("permission denied")]);
     }
-    server.dbh.sqlite.query("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'a', 'A suggestion')").run(brandA.id);
+    await db.inspect("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'a', 'A suggestion')", brandA.id);
     const triaged = await memberA.from("suggestions").update({ status: "accepted" }).eq("brand_id", brandA.id).select("status,title");
     expect(triaged.data).toEqual([{ status: "accepted", title: "A suggestion" }]);
     const bad = await memberA.from("suggestions").update({ status: "maybe" }).eq("brand_id", brandA.id);

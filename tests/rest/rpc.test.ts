@@ -1,9 +1,11 @@
+// backends: sqlite, postgres
 // Acceptance 4: get_latest_prompt_results through supabase-js — the newest row per (prompt,
 // platform, model, region), arguments and window honoured, query filters/order/limit applied to
 // what it returns, and nothing for a brand of another organization.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { createBrand, expectPgrstError, insertResult, rest, signedUpOrg, type Org, type Server } from "./helpers";
+import { insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { createBrand, expectPgrstError, rest, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;
 let a: Org;
@@ -11,31 +13,36 @@ let b: Org;
 let brand: { id: string };
 let brandB: { id: string };
 let prompts: string[];
+let db: ServerDb;
 const ids: Record<string, string> = {};
 const at = (day: number) => new Date(Date.UTC(2025, 0, day, 12)).toISOString();
 
 beforeAll(async () => {
   server = await testServer();
+  db = await serverDb(server);
   [a, b] = await Promise.all([signedUpOrg(server, "RPC A"), signedUpOrg(server, "RPC B")]);
   brand = await createBrand(a.owner, a.id, "rpc-a", { domains: 0, competitors: 0 });
   brandB = await createBrand(b.owner, b.id, "rpc-b", { domains: 0, competitors: 0 });
   const set = (await a.owner.from("prompt_sets").insert({ brand_id: brand.id, name: "Set" }).select().single()).data!;
   prompts = (await a.owner.from("prompts").insert([{ prompt_set_id: set.id, text: "p1" }, { prompt_set_id: set.id, text: "p2" }]).select("id")).data!.map((p) => p.id);
   const add = (key: string, prompt: number, platform: string, model: string, day: number, region = "") =>
-    (ids[key] = insertResult(server, { brand_id: brand.id, prompt_id: prompts[prompt], platform, model, region, created_at: at(day), mentioned: day % 2 === 0 }));
-  add("p1-gpt-old", 0, "chatgpt", "gpt-4o", 1);
-  add("p1-gpt-mid", 0, "chatgpt", "gpt-4o", 5);
-  add("p1-gpt-new", 0, "chatgpt", "gpt-4o", 9);
-  add("p1-gpt-us", 0, "chatgpt", "gpt-4o", 2, "US");
-  add("p1-gpt5", 0, "chatgpt", "gpt-5", 3);
-  add("p1-pplx-old", 0, "perplexity", "sonar", 4);
-  add("p1-pplx-new", 0, "perplexity", "sonar", 6);
-  add("p2-gpt", 1, "chatgpt", "gpt-4o", 7);
+    insertResultIn(db, { brand_id: brand.id, prompt_id: prompts[prompt], platform, model, region, created_at: at(day), mentioned: day % 2 === 0 }).then((id) => (ids[key] = id));
+  await add("p1-gpt-old", 0, "chatgpt", "gpt-4o", 1);
+  await add("p1-gpt-mid", 0, "chatgpt", "gpt-4o", 5);
+  await add("p1-gpt-new", 0, "chatgpt", "gpt-4o", 9);
+  await add("p1-gpt-us", 0, "chatgpt", "gpt-4o", 2, "US");
+  await add("p1-gpt5", 0, "chatgpt", "gpt-5", 3);
+  await add("p1-pplx-old", 0, "perplexity", "sonar", 4);
+  await add("p1-pplx-new", 0, "perplexity", "sonar", 6);
+  await add("p2-gpt", 1, "chatgpt", "gpt-4o", 7);
   const setB = (await b.owner.from("prompt_sets").insert({ brand_id: brandB.id, name: "B" }).select().single()).data!;
   const promptB = (await b.owner.from("prompts").insert({ prompt_set_id: setB.id, text: "b" }).select().single()).data!;
-  insertResult(server, { brand_id: brandB.id, prompt_id: promptB.id, platform: "chatgpt", model: "gpt-4o", created_at: at(3) });
+  await insertResultIn(db, { brand_id: brandB.id, prompt_id: promptB.id, platform: "chatgpt", model: "gpt-4o", created_at: at(3) });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
 const latest = (args: Record<string, unknown>) => a.owner.rpc("get_latest_prompt_results", { p_brand_id: brand.id, ...args });
 const idsOf = (rows: { id: string }[] | null) => (rows ?? []).map((r) => r.id).sort();

@@ -1,18 +1,24 @@
+// backends: sqlite, postgres
 // Acceptance 1: the seed's calls, exactly, through the real supabase-js client.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { insertResult, signedUpOrg, type Org, type Server } from "./helpers";
+import { countOf, insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;
 let org: Org;
+let db: ServerDb;
 beforeAll(async () => {
   server = await testServer();
+  db = await serverDb(server);
   org = await signedUpOrg(server, "Seed Org");
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
 
-const countRows = (table: string, brandId: string) =>
-  (server.dbh.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE brand_id = ?`).get(brandId) as { n: number }).n;
+const countRows = (table: string, brandId: string) => countOf(db, `SELECT count(*) AS n FROM ${table} WHERE brand_id = ?`, brandId);
 
 test("create brand → domains → competitors → prompt set → prompts → list with embeds → update → delete cascades", async () => {
   const sb = org.owner;
@@ -73,17 +79,16 @@ test("create brand → domains → competitors → prompt set → prompts → li
   expect(after.data!.updated_at >= brand.updated_at).toBe(true);
 
   // What the server writes for the brand goes with it too.
-  const resultId = insertResult(server, { brand_id: brand.id, prompt_id: prompts.data![0].id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
-  const db = server.dbh.sqlite;
-  db.query("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, 'https://acme.com', 'https://acme.com/', 'acme.com')").run(resultId, brand.id);
-  db.query("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'k', 'Write about CRMs')").run(brand.id);
-  db.query("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://acme.com/', '/', 'h')").run(brand.id);
-  db.query("INSERT INTO brand_platforms (brand_id, platform) VALUES (?, 'chatgpt')").run(brand.id);
+  const resultId = await insertResultIn(db, { brand_id: brand.id, prompt_id: prompts.data![0].id, platform: "chatgpt", model: "gpt-4o", created_at: new Date().toISOString() });
+  await db.inspect("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, 'https://acme.com', 'https://acme.com/', 'acme.com')", resultId, brand.id);
+  await db.inspect("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'content_gap', 'k', 'Write about CRMs')", brand.id);
+  await db.inspect("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://acme.com/', '/', 'h')", brand.id);
+  await db.inspect("INSERT INTO brand_platforms (brand_id, platform) VALUES (?, 'chatgpt')", brand.id);
 
   const deleted = await sb.from("brands").delete().eq("id", brand.id);
   expect(deleted.error).toBeNull();
   expect(deleted.status).toBe(204);
   for (const table of ["brand_domains", "competitors", "prompt_sets", "prompts", "prompt_results", "citations", "suggestions", "ai_traffic_logs", "brand_platforms"])
-    expect([table, countRows(table, brand.id)]).toEqual([table, 0]);
+    expect([table, await countRows(table, brand.id)]).toEqual([table, 0]);
   expect((await sb.from("brands").select("id")).data).toEqual([]);
 });

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // The reader pool keeps one thread for table reads: RPCs (and reports) may take all threads but
 // one, so a small read is not queued behind dashboards looping a year-long RPC; otherwise requests
 // go in arrival order.

@@ -2,7 +2,9 @@
 // on SQLite (built from src/db/schema.ts, which the Postgres schema mirrors — the organization_id
 // columns Postgres adds stay out of /rest/v1, so `*` reads the same columns on both), with each
 // column's Postgres type and default taken from src/db/pg/schema.ts, and no SQLite read wrappers
-// (answers are plain text on Postgres; TOAST compresses them).
+// for answers (plain text on Postgres; TOAST compresses them). Citation URLs are kept once in
+// citation_urls on both backends (src/results/store.pg.ts), so citations' url, normalized_url and
+// title keep reading through from it (src/db/stored-columns.ts).
 import { is, SQL } from "drizzle-orm";
 import { getTableConfig, PgDialect, PgTable } from "drizzle-orm/pg-core";
 import * as pgSchema from "../../db/pg/schema";
@@ -45,7 +47,7 @@ export function buildPgSchemaCache(): SchemaCache {
       info.sqlType = sqlType;
       info.type = TYPES[sqlType] ?? info.type;
       info.defaultSql = defaultSqlOf(column.default, dialect);
-      delete info.readSql;
+      if (config.name !== "citations") delete info.readSql;
     }
   }
   return cache;
