@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT, decodeJwt } from "jose";
 import { TEST_BACKEND, testClock, testServer } from "../helpers/app";
 import { testPostgres } from "../helpers/postgres";
-import { countOf, serverDb } from "../helpers/rest-db";
+import { countOf, serverDb } from "../helpers/server-db";
 import { pgHarnessOn } from "../contracts/harness.pg";
 import { client, signedUpClient, uniqueEmail } from "../helpers/supabase";
 

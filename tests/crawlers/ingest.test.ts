@@ -10,7 +10,7 @@ import { gzipSync } from "bun";
 import { ROOT, tempDir, testServer } from "../helpers/app";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 import type { Harness } from "../contracts/harness";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 
 const dataDir = tempDir("aw-crawlers-");
 let server: Server;

@@ -4,7 +4,7 @@
 // brand's names or its domains change, whoever writes them.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { TEST_BACKEND, testServer } from "../helpers/app";
-import { settled } from "../helpers/rest-db";
+import { settled } from "../helpers/server-db";
 import { createBrand, serviceClient, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, testServer } from "../helpers/app";
-import { writeResults } from "../helpers/rest-db";
+import { writeResults } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { seededRandom } from "../helpers/random";
 import { testServer } from "../helpers/app";
-import { writeResults } from "../helpers/rest-db";
+import { writeResults } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;

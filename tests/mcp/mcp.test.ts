@@ -9,7 +9,7 @@ import { TOOLS } from "../../src/mcp/tools";
 import { openaiAnswer } from "../fakes/answers";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
-import { insertResults } from "../helpers/ingest";
+import { writeResults } from "../helpers/server-db";
 import { createBrand, memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let fake: FakeUpstream;
@@ -41,7 +41,7 @@ beforeAll(async () => {
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   promptIds = ((await org.owner.from("prompts").insert(["best tools?", "Is Brand mcp good?"].map((text) => ({ prompt_set_id: set.id, brand_id: brandId, text }))).select("id")).data as { id: string }[]).map((p) => p.id);
   const rival = ((await org.owner.from("competitors").select("id").eq("brand_id", brandId)).data as { id: string }[])[0]!.id;
-  await insertResults(
+  await writeResults(
     server,
     Array.from({ length: 20 }, (_, day) =>
       promptIds.map((promptId, i) => ({

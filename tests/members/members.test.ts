@@ -5,7 +5,7 @@
 // owner. Everyone else is refused, and bad input gets a 4xx.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import type { Harness } from "../contracts/harness";
 import { memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 

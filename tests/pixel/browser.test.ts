@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Harness } from "../contracts/harness";
 import { testServer } from "../helpers/app";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { signedUpClient } from "../helpers/supabase";
 import { launchChromium, until, type Browser } from "./chromium";
 import { CHROME_UA } from "./fixtures";

@@ -9,7 +9,7 @@ import { clientAddress } from "../../src/http/client-address";
 import { hostAllowed, originHost } from "../../src/pixel/origin";
 import { testServer } from "../helpers/app";
 import type { Harness } from "../contracts/harness";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { CHROME_UA, beaconJson, seedBrandIn, trafficRowsIn } from "./fixtures";
 
 const { classify, platformOfUtm } = createSourceClassifier();

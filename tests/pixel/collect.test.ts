@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Harness } from "../contracts/harness";
 import { TEST_BACKEND, testClock, testServer } from "../helpers/app";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { CHROME_UA, beaconJson, seedBrandIn, trafficRowsIn, type SeededBrand } from "./fixtures";
 
 const clock = testClock();

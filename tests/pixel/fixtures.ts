@@ -1,6 +1,6 @@
 // Brands for pixel tests, written by SQL until /rest/v1 can create them, and beacon builders.
 // seedBrandIn / trafficRowsIn work on either backend through the harness over the server's own
-// database (tests/helpers/ingest.ts serverDb); seedBrand / trafficRows stay for the SQLite-only suites.
+// database (tests/helpers/server-db.ts serverDb); seedBrand / trafficRows stay for the SQLite-only suites.
 import type { Database } from "bun:sqlite";
 import type { Harness } from "../contracts/harness";
 

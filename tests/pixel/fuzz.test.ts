@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Harness } from "../contracts/harness";
 import { testServer } from "../helpers/app";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { CHROME_UA, beaconJson, forwardedFor, seedBrandIn, trafficRowsIn, type SeededBrand } from "./fixtures";
 
 const TOTAL = 10_000;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { tempDir, testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
 import type { Harness } from "../contracts/harness";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { seedBrandIn } from "./fixtures";
 
 const SEED = Number(Bun.env.SEED ?? Date.now() % 100000);

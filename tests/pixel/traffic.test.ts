@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
 import type { Harness } from "../contracts/harness";
-import { serverDb } from "../helpers/ingest";
+import { serverDb } from "../helpers/server-db";
 import { seedBrandIn, type SeededBrand } from "./fixtures";
 
 let server: Awaited<ReturnType<typeof testServer>>;

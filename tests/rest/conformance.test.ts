@@ -5,7 +5,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TEST_BACKEND, testServer } from "../helpers/app";
-import { serverDb } from "../helpers/rest-db";
+import { serverDb } from "../helpers/server-db";
 import { createBrand, rest, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;

@@ -5,7 +5,7 @@
 // included. planned/estimated are exact up to 10,000 rows and a sampled estimate beyond.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { countOf, insertResultIn, serverDb, sqlBool, type ServerDb } from "../helpers/rest-db";
+import { countOf, insertResultIn, serverDb, sqlBool, type ServerDb } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;

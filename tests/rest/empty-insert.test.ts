@@ -1,7 +1,7 @@
 // backends: sqlite, postgres
 import { expect, test } from "bun:test";
 import { testApp } from "../helpers/app";
-import { appDb, countOf } from "../helpers/rest-db";
+import { appDb, countOf } from "../helpers/server-db";
 
 test("an empty array, or a body that is not an object, inserts nothing: 201 [] (never a 5xx)", async () => {
   const t = await testApp();

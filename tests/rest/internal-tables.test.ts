@@ -5,7 +5,7 @@
 // readable from citations.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { serverDb, writeResults } from "../helpers/rest-db";
+import { serverDb, writeResults } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [

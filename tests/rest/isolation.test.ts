@@ -6,7 +6,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { client } from "../helpers/supabase";
-import { insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { insertResultIn, serverDb, type ServerDb } from "../helpers/server-db";
 import { createBrand, memberOf, serviceClient, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;

@@ -4,7 +4,7 @@
 // what it returns, and nothing for a brand of another organization.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { insertResultIn, serverDb, type ServerDb } from "../helpers/server-db";
 import { createBrand, expectPgrstError, rest, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;

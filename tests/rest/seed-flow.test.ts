@@ -2,7 +2,7 @@
 // Acceptance 1: the seed's calls, exactly, through the real supabase-js client.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { countOf, insertResultIn, serverDb, type ServerDb } from "../helpers/rest-db";
+import { countOf, insertResultIn, serverDb, type ServerDb } from "../helpers/server-db";
 import { signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createClient } from "@supabase/supabase-js";
 import { testServer } from "../helpers/app";
-import { insertResults } from "../helpers/ingest";
+import { writeResults } from "../helpers/server-db";
 import { createBrand, memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   otherBrandId = (await createBrand(org.owner, org.id, "private")).id;
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   const prompt = (await org.owner.from("prompts").insert({ prompt_set_id: set.id, brand_id: brandId, text: "best tools?" }).select().single()).data!;
-  await insertResults(
+  await writeResults(
     server,
     Array.from({ length: 6 }, (_, i) => ({
       key: { id: crypto.randomUUID(), jobId: null, brandId, promptId: prompt.id, platform: "chatgpt", model: "m", region: "" },

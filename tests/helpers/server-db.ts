@@ -1,5 +1,5 @@
-// The REST, insights, rollups, results, auth and HTTP suites' way to their server's own database
-// on either backend (issue #29): the contract harness (fixtures, and `inspect` with `?`
+// The suites' way to their server's own database on either backend (issue #29; the suites marked
+// `backends: sqlite, postgres`): the contract harness (fixtures, and `inspect` with `?`
 // placeholders answering in SQLite's shapes) over the database a `testServer()` or `testApp()`
 // keeps its data in, and the few seeding helpers these suites share, written once for both.
 import { insertResults } from "../../src/results/store.pg";
