@@ -16,8 +16,9 @@
 //      the results), the others 26 prompt × platform groups each, one result per group per day with a
 //      3–6 KB answer and 7 citations. Built with the product's bulk write path on Postgres —
 //      insertResults (src/results/store.pg.ts, what the tracking store's recordResults writes
-//      through: rows, citations, URL dictionary, and the triggers' latest-results and rollups) in
-//      transactions of BATCH results — then ANALYZE. Times (medians of RUNS after a warm-up, signed-in
+//      through: rows, citations, URL dictionary) in transactions of BATCH results, the rollup and
+//      latest-results triggers of the result tables off meanwhile and the product's rebuilds of those
+//      tables run after (LOAD=triggers keeps them on: ~90 results/s here) — then ANALYZE. Times (medians of RUNS after a warm-up, signed-in
 //      owner): the latest-results RPC of the big brand and its newest 50 results. Target: at 1.05M ≤ 1.5×
 //      their 10k times (without 1m in SCALES the largest scale run is compared and said so).
 //   3. POST /t/collect, valid AI beacons, against one SQLite server and one Postgres server, with
@@ -25,7 +26,7 @@
 //      requests per second, medians. Target: Postgres ≥ 0.5× SQLite.
 //   4. `answerwatch logs import` of one generated access log (bench/crawlers.ts's generator, LINES
 //      lines) into a brand, without and with DATABASE_URL: lines per second. Target: Postgres ≥ 0.5×.
-// Knobs: UNITS=10000  WORKERS=1 (tracking threads per instance)  SCALES=10k,100k  RUNS=15  BATCH=2000  ROUNDS=3  REQUESTS=10000  LINES=200000
+// Knobs: UNITS=10000  WORKERS=1 (tracking threads per instance)  DATABASE_POOL_SIZE=10  LOAD=rebuild|triggers  SCALES=10k,100k  RUNS=15  BATCH=2000  ROUNDS=3  REQUESTS=10000  LINES=200000
 //        ONLY=tracking,scale,collect,import (a subset)  REQUEST_BUDGET_S=30 (per timed request)
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
@@ -38,6 +39,8 @@ import { DB_FILE } from "../src/db/open";
 import { PLATFORM_IDS } from "../src/engines/types";
 import { DEFAULT_MODELS } from "../src/engines/config";
 import { insertResults } from "../src/results/store.pg";
+import { rebuildLatestPg } from "../src/results/latest.pg";
+import { PG_ROLLUPS, rebuildPgRollups, triggerNames } from "../src/rollups/triggers.pg";
 import type { ResultKey } from "../src/results/store";
 import type { ResultValues } from "../src/tracking/unit";
 import { testPostgres } from "../tests/helpers/postgres";
@@ -64,6 +67,11 @@ const ROUNDS = Math.min(Number(Bun.env.ROUNDS ?? 3), 20);
 const REQUESTS = Math.min(Number(Bun.env.REQUESTS ?? 10_000), 200_000);
 const CONNECTIONS = 64;
 const LINES = Math.min(Number(Bun.env.LINES ?? 200_000), 5_000_000);
+// LOAD=rebuild (default): insertResults with the result tables' rollup and latest-results triggers
+// disabled, then the product's rebuilds (rebuildPgRollups, rebuildLatestPg: what a migration that
+// changes a rollup runs) — the triggers one row at a time wrote ~90 results/s here, 1.05M in ~3 h.
+// LOAD=triggers: insertResults with every trigger on (the tracking run's path).
+const LOAD = Bun.env.LOAD === "triggers" ? "triggers" : "rebuild";
 const ONLY = new Set((Bun.env.ONLY ?? "tracking,scale,collect,import").split(",").map((s) => s.trim()));
 for (const s of SCALE_NAMES) if (!SCALES[s]) throw new Error(`SCALES: unknown scale ${s} (known: ${Object.keys(SCALES).join(", ")})`);
 
@@ -268,6 +276,7 @@ interface WorldMeta {
   bigBrandId: string;
   bigGroups: number;
   seconds: number;
+  how: string;
 }
 
 /** The world of one scale in `databaseUrl` (its server already migrated it and signed the owner up). */
@@ -295,6 +304,7 @@ async function buildWorld(sql: SQL, scale: string, userId: string): Promise<Worl
     const ids = await sql`INSERT INTO prompts (prompt_set_id, brand_id, text) SELECT prompt_set_id, brand_id, text FROM jsonb_to_recordset(${prompts}::jsonb) AS x(prompt_set_id uuid, brand_id uuid, text text) RETURNING id`;
     for (const { id } of ids) for (const platform of platforms) groups.push({ brandId, promptId: id, platform, brandName: name, competitors });
   }
+  r.shuffle(groups);
   const bigGroups = groups.filter((g) => g.brandId === bigBrandId).length;
   // ~3,000 citable URLs over 300 domains, Zipf popularity.
   const pool = Array.from({ length: 3000 }, (_, i) => {
@@ -330,6 +340,15 @@ async function buildWorld(sql: SQL, scale: string, userId: string): Promise<Worl
       search_queries: JSON.stringify([`best ${g.platform} ${x.pick(WORDS)}`]), details: "{}", reported_model: DEFAULT_MODELS[g.platform as keyof typeof DEFAULT_MODELS] || g.platform,
     };
   };
+  // The rollups fed by the result tables (and those fed by them), and their triggers on those tables.
+  const resultTables = new Set(["prompt_results", "citations"]);
+  const fed = PG_ROLLUPS.filter((spec) => resultTables.has(spec.source));
+  const rebuilt = PG_ROLLUPS.filter((spec) => fed.includes(spec) || fed.some((f) => f.table === spec.source));
+  const switched = [...fed.flatMap((spec) => triggerNames(spec).map((name) => [spec.source, name] as const)), ["prompt_results", "aw_latest_insert"] as const];
+  const triggers = async (on: boolean) => {
+    for (const [table, name] of switched) await sql.unsafe(`ALTER TABLE ${table} ${on ? "ENABLE" : "DISABLE"} TRIGGER ${name}`);
+  };
+  if (LOAD === "rebuild") await triggers(false);
   // Day by day, oldest first; the first day partial so the total is exact. One transaction at a
   // time while the next batch is built: two at once, each holding every brand of a day, deadlock on
   // the rollup rows (one brand's results come from one job at a time in the product).
@@ -370,8 +389,19 @@ async function buildWorld(sql: SQL, scale: string, userId: string): Promise<Worl
   }
   await flush();
   await Promise.all(inFlight);
+  const loaded = (performance.now() - t0) / 1000;
+  let rebuild = "";
+  if (LOAD === "rebuild") {
+    const t = performance.now();
+    await sql.begin(async (tx) => {
+      await rebuildPgRollups(tx, rebuilt, true);
+      await rebuildLatestPg(tx);
+    });
+    await triggers(true);
+    rebuild = `, then ${rebuilt.length} rollups and the latest results rebuilt in ${secs(performance.now() - t)} (triggers on again)`;
+  }
   await sql`ANALYZE`;
-  return { results: written, bigResults, bigBrandId, bigGroups, seconds: (performance.now() - t0) / 1000 };
+  return { results: written, bigResults, bigBrandId, bigGroups, seconds: (performance.now() - t0) / 1000, how: `insertResults in ${loaded.toFixed(0)} s (${Math.round(written / loaded).toLocaleString("en")} results/s, ${LOAD === "rebuild" ? "rollup and latest triggers off" : "every trigger on"})${rebuild}` };
 }
 
 interface Timed {
@@ -412,7 +442,7 @@ async function scaleTarget(): Promise<void> {
       const meta = await buildWorld(sql, scale, userId);
       const [{ size }] = await sql`SELECT pg_database_size(current_database())::bigint AS size`;
       console.log(
-        `2. ${scale}: ${meta.results.toLocaleString("en")} results (big brand ${meta.bigResults.toLocaleString("en")}, ${meta.bigGroups} groups) written with insertResults in ${meta.seconds.toFixed(0)} s (${Math.round(meta.results / meta.seconds).toLocaleString("en")} results/s); database ${(Number(size) / 1024 / 1024).toFixed(0)} MiB`,
+        `2. ${scale}: ${meta.results.toLocaleString("en")} results (big brand ${meta.bigResults.toLocaleString("en")}, ${meta.bigGroups} groups) in ${meta.seconds.toFixed(0)} s: ${meta.how}; database ${(Number(size) / 1024 / 1024).toFixed(0)} MiB`,
       );
       const timed = await timeRequests(server.base, { apikey: keys.ANON_KEY!, authorization: `Bearer ${session.accessToken}` }, [
         { name: "latest results RPC (big brand)", path: "/rest/v1/rpc/get_latest_prompt_results", body: JSON.stringify({ p_brand_id: meta.bigBrandId }), rows: meta.bigGroups },
