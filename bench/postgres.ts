@@ -26,6 +26,10 @@
 //      requests per second, medians. Target: Postgres ≥ 0.5× SQLite.
 //   4. `answerwatch logs import` of one generated access log (bench/crawlers.ts's generator, LINES
 //      lines) into a brand, without and with DATABASE_URL: lines per second. Target: Postgres ≥ 0.5×.
+// For context, the CPU of each side (from /proc; PostgreSQL's: the cluster's postmaster and its
+// backends), what the instances' sessions wait on during the tracking run (pg_stat_activity), and
+// parts 3 and 4 once more on Postgres with the rollup triggers of the table written switched off
+// (not a product configuration: it says how much of the cost is theirs).
 // Knobs: UNITS=10000  WORKERS=1 (tracking threads per instance)  DATABASE_POOL_SIZE=10  LOAD=rebuild|triggers  SCALES=10k,100k  RUNS=15  BATCH=2000  ROUNDS=3  REQUESTS=10000  LINES=200000
 //        ONLY=tracking,scale,collect,import (a subset)  REQUEST_BUDGET_S=30 (per timed request)
 import { Database } from "bun:sqlite";
@@ -48,7 +52,7 @@ import { CHROME_UA, beaconJson, forwardedFor, seedBrand } from "../tests/pixel/f
 import { rawRequest, runLoad } from "../tests/pixel/load";
 import { apiClient, type JobView } from "../tests/helpers/tracking";
 import { cliWith, writeLog } from "./crawlers";
-import { median, processCpu, report, responseJson, startFakeUpstream, tempDir, type RatioReport } from "./lib";
+import { median, processCpu, report, responseJson, ROOT, startFakeUpstream, tempDir, type RatioReport } from "./lib";
 import { SCALES } from "./scale/generate";
 import { rng, zipf, type Rng } from "./scale/random";
 import { signUp, startServer, type RunningServer } from "./scale/server";
@@ -125,6 +129,13 @@ function postgresCpu(): number {
   const main = stats.find((s) => s.pid === postmaster);
   if (!main) return NaN;
   return main.ms + main.children + stats.filter((s) => s.ppid === postmaster).reduce((a, s) => a + s.ms, 0);
+}
+
+/** Switches the rollup triggers on `table` (spec.ts's rollups fed by it) off or on: context runs only, on a database dropped after. */
+async function rollupTriggers(sql: SQL, table: string, on: boolean): Promise<number> {
+  const names = PG_ROLLUPS.filter((spec) => spec.source === table).flatMap(triggerNames);
+  for (const name of names) await sql.unsafe(`ALTER TABLE ${table} ${on ? "ENABLE" : "DISABLE"} TRIGGER ${name}`);
+  return names.length;
 }
 
 async function dropDatabase(url: string): Promise<void> {
@@ -492,12 +503,15 @@ async function collectTarget(): Promise<void> {
         ),
       );
     const sides = [
-      { label: "SQLite", server: lite, requests: requestsFor(lite.base), rps: [] as number[] },
-      { label: "Postgres", server: post, requests: requestsFor(post.base), rps: [] as number[] },
+      { label: "SQLite", server: lite, requests: requestsFor(lite.base), rps: [] as number[], cpu: [] as number[], pgCpu: [] as number[] },
+      { label: "Postgres", server: post, requests: requestsFor(post.base), rps: [] as number[], cpu: [] as number[], pgCpu: [] as number[] },
     ];
     const load = async (side: (typeof sides)[number], total: number) => {
+      const [cpu, pgCpu] = [processCpu(side.server.pid).all, postgresCpu()];
       const result = await runLoad({ url: side.server.base, total, connections: CONNECTIONS, request: (i) => side.requests[i % ADDRESSES]! });
       if ((result.statuses[204] ?? 0) !== total) throw new Error(`${side.label} /t/collect: ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
+      side.cpu.push(((processCpu(side.server.pid).all - cpu) * 1000) / total);
+      side.pgCpu.push(((postgresCpu() - pgCpu) * 1000) / total);
       return result.perSecond;
     };
     console.log(`3. /t/collect: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ${CONNECTIONS} connections, ${REQUESTS} requests a round, ${ROUNDS} rounds alternating`);
@@ -514,6 +528,12 @@ async function collectTarget(): Promise<void> {
     db.close();
     console.log(`   rows written: SQLite ${liteRows}, Postgres ${pgRows}, of ${sent} beacons each answered 204`);
     if (liteRows !== sent || pgRows !== sent) throw new Error("a side lost beacons");
+    console.log(`   context: CPU per beacon (µs, medians of the rounds): ${sides.map((s) => `${s.label} server ${median(s.cpu.slice(1)).toFixed(0)}, PostgreSQL ${median(s.pgCpu.slice(1)).toFixed(0)}`).join("; ")}`);
+    // Context, after the measured rounds: one more Postgres round with ai_traffic_logs' rollup triggers off.
+    const off = await rollupTriggers(sql, "ai_traffic_logs", false);
+    const bare = sides[1]!;
+    const rps = await load(bare, REQUESTS);
+    console.log(`   context: Postgres with ai_traffic_logs' ${off} rollup triggers off: ${rps.toFixed(0)} req/s = ${(rps / median(sides[0]!.rps)).toFixed(2)}× SQLite; CPU per beacon server ${bare.cpu.at(-1)!.toFixed(0)} µs, PostgreSQL ${bare.pgCpu.at(-1)!.toFixed(0)} µs`);
     const [l, p] = [median(sides[0]!.rps), median(sides[1]!.rps)];
     reports.push({ name: "3. POST /t/collect per instance, Postgres vs SQLite", ours: p, baseline: l, unit: "req/s", target: "≥ 0.5×", ok: p / l >= 0.5 });
   } finally {
@@ -538,16 +558,31 @@ async function importTarget(): Promise<void> {
     const timeImport = (env: Record<string, string>, dataDir: string) => {
       cliWith(env, dataDir, "user", "add", "--email", "bench@example.com", "--password", "correct-horse", "--org", "Bench");
       cliWith(env, dataDir, "apply", yaml);
+      const pgBefore = postgresCpu();
       const started = performance.now();
-      const out = cliWith(env, dataDir, "logs", "import", "--brand", "crawled", log);
+      // As cliWith runs it, with the CLI's own CPU time read off the finished process.
+      const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, "logs", "import", "--brand", "crawled", log], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env } });
       const ms = performance.now() - started;
-      if (!out.includes(`${LINES} line(s): ${LINES} new`)) throw new Error(`the import did not take every line: ${out}`);
-      return ms;
+      const out = run.stdout.toString();
+      if (run.exitCode !== 0 || !out.includes(`${LINES} line(s): ${LINES} new`)) throw new Error(`the import did not take every line: ${out} ${run.stderr}`);
+      return { ms, cliCpu: Number(run.resourceUsage.cpuTime.total) / 1000, pgCpu: postgresCpu() - pgBefore };
     };
-    const liteMs = timeImport({}, dir("aw-bench-pg-sqlite-"));
-    const pgMs = timeImport({ DATABASE_URL: databaseUrl }, dir("aw-bench-pg-cli-"));
-    const [l, p] = [LINES / (liteMs / 1000), LINES / (pgMs / 1000)];
-    console.log(`   SQLite ${secs(liteMs)} (${Math.round(l).toLocaleString("en")} lines/s), Postgres ${secs(pgMs)} (${Math.round(p).toLocaleString("en")} lines/s)`);
+    const lite = timeImport({}, dir("aw-bench-pg-sqlite-"));
+    const post = timeImport({ DATABASE_URL: databaseUrl }, dir("aw-bench-pg-cli-"));
+    // Context: the same import into a third database whose crawler_hits rollup triggers are off.
+    const bareUrl = await pg!.createDatabase("bench_import_bare");
+    let bare = "";
+    try {
+      cliWith({ DATABASE_URL: bareUrl }, dir("aw-bench-pg-cli-"), "migrate");
+      const admin = new SQL(bareUrl, { max: 1 });
+      const off = await rollupTriggers(admin, "crawler_hits", false).finally(() => admin.close());
+      const b = timeImport({ DATABASE_URL: bareUrl }, dir("aw-bench-pg-cli-"));
+      bare = `; context: Postgres with crawler_hits' ${off} rollup triggers off ${secs(b.ms)} (${Math.round(LINES / (b.ms / 1000)).toLocaleString("en")} lines/s = ${(lite.ms / b.ms).toFixed(2)}× SQLite; PostgreSQL's CPU ${secs(b.pgCpu)})`;
+    } finally {
+      await dropDatabase(bareUrl);
+    }
+    const [l, p] = [LINES / (lite.ms / 1000), LINES / (post.ms / 1000)];
+    console.log(`   SQLite ${secs(lite.ms)} (${Math.round(l).toLocaleString("en")} lines/s; the CLI's CPU ${secs(lite.cliCpu)}), Postgres ${secs(post.ms)} (${Math.round(p).toLocaleString("en")} lines/s; the CLI's CPU ${secs(post.cliCpu)}, PostgreSQL's ${secs(post.pgCpu)})${bare}`);
     reports.push({ name: "4. logs import, Postgres vs SQLite", ours: p, baseline: l, unit: "lines/s", target: "≥ 0.5×", ok: p / l >= 0.5 });
   } finally {
     await dropDatabase(databaseUrl);
