@@ -67,8 +67,8 @@ function clf(t: number): string {
   return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
-/** Writes the access log, oldest line first, and returns its size in bytes. */
-async function writeLog(path: string, end: number): Promise<number> {
+/** Writes the access log (`lines` lines, oldest first, over the 365 days ending at `end`) and returns its size in bytes. */
+export async function writeLog(path: string, end: number, lines = LINES): Promise<number> {
   const random = rng("crawlers");
   const inside = insideAddresses();
   const pickAgent = weighted(BOTS.map((b) => [b, b.weight] as const));
@@ -84,10 +84,10 @@ async function writeLog(path: string, end: number): Promise<number> {
   };
   const statuses = [200, 200, 200, 200, 200, 200, 200, 301, 304, 404, 503];
   const start = end - 365 * DAY_MS;
-  const step = (end - start) / LINES;
+  const step = (end - start) / lines;
   const writer = Bun.file(path).writer({ highWaterMark: 1 << 20 });
   let bytes = 0;
-  for (let i = 0; i < LINES; i++) {
+  for (let i = 0; i < lines; i++) {
     const agent = pickAgent(random);
     const own = agent.bot ? inside.get(agent.bot) : undefined;
     const r = random();
@@ -101,8 +101,13 @@ async function writeLog(path: string, end: number): Promise<number> {
   return bytes;
 }
 
-function cli(dataDir: string, ...args: string[]) {
-  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent" } });
+/** `answerwatch …args` on DATA_DIR (and DATABASE_URL when `env` has it); its stdout. */
+export function cli(dataDir: string, ...args: string[]): string {
+  return cliWith({}, dataDir, ...args);
+}
+
+export function cliWith(env: Record<string, string>, dataDir: string, ...args: string[]): string {
+  const run = Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env } });
   if (run.exitCode !== 0) throw new Error(`answerwatch ${args.join(" ")}: ${run.stderr}`);
   return run.stdout.toString();
 }
@@ -196,4 +201,5 @@ async function main() {
   report(rows);
 }
 
-await main();
+// bench/postgres.ts imports the log writer and the CLI runner.
+if (import.meta.main) await main();

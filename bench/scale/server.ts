@@ -28,11 +28,12 @@ export function serverEnv(dataDir: string, port: number): Record<string, string>
   };
 }
 
-export async function startServer(dataDir: string, timeoutMs = 15 * 60_000): Promise<RunningServer> {
+/** `env` is added to serverEnv's (bench/postgres.ts: DATABASE_URL, the upstream's settings). */
+export async function startServer(dataDir: string, timeoutMs = 15 * 60_000, env: Record<string, string> = {}): Promise<RunningServer> {
   const port = freePort();
   const started = performance.now();
   const proc: Subprocess = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
-    env: { ...Bun.env, ...serverEnv(dataDir, port) },
+    env: { ...Bun.env, ...serverEnv(dataDir, port), ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
