@@ -3,14 +3,15 @@
 // the throwaway PostgreSQL), and async counterparts of tests/helpers/tracking.ts' seedBrand and
 // organizationOf written through the harness' `inspect`, so one test file runs on both backends.
 import type { SQL } from "bun";
-import type { Backend } from "../../src/stores";
+import { postgresStores, sqliteStores, type Backend, type Stores } from "../../src/stores";
 import { recheckBranded } from "../../src/insights/branded.pg";
 import type { ResultKey } from "../../src/results/store";
 import { insertResults } from "../../src/results/store.pg";
 import { createResultStore } from "../../src/results/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit";
-import { sqliteHarnessOn, type Harness, type SqliteHarness } from "../contracts/harness";
-import { pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
+import { sqliteHarness, sqliteHarnessOn, type Harness, type SqliteHarness } from "../contracts/harness";
+import { pgHarness, pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
+import { TEST_BACKEND } from "./app";
 import type { SeededBrand, SeedOptions } from "./tracking";
 
 export type ServerDb = SqliteHarness | PgHarness;
@@ -79,4 +80,18 @@ export async function insertResultsIn(db: ServerDb, batch: { key: ResultKey; val
     return;
   }
   await db.pg.sql.begin((tx: SQL) => insertResults(tx, batch));
+}
+
+/**
+ * A database of its own for a unit-level test of src/ (no server): a temporary SQLite file, or on
+ * the Postgres run a database of the test cluster; with the harness over it and the backend's stores.
+ */
+export async function unitDb(): Promise<{ db: ServerDb; stores: Stores }> {
+  if (TEST_BACKEND === "postgres") {
+    const db = await pgHarness();
+    if (!db) throw new Error("AW_TEST_BACKEND=postgres needs PostgreSQL (TEST_DATABASE_URL or the binaries)");
+    return { db, stores: postgresStores(db.pg) };
+  }
+  const db = sqliteHarness();
+  return { db, stores: sqliteStores(db.dbh) };
 }
