@@ -2,6 +2,7 @@
 // threads, and results arriving together are committed together (group commit). A unit's row, its
 // citations and its status go in one transaction; the unique key (job, prompt, platform, model,
 // region, sample) makes a unit repeated after a crash a no-op.
+import { pgCode } from "../db/pg/values";
 import type { ResultToRecord, TrackingStore, WriteOutcome } from "./store";
 import type { UnitTask } from "./unit";
 
@@ -80,8 +81,12 @@ export function createResultWriter(store: TrackingStore, options: ResultWriterOp
 
 export type ResultWriter = ReturnType<typeof createResultWriter>;
 
-/** SQLite's constraint failures (foreign key, unique, not null, check): a fault of one row, not of the database. A Postgres store reports these as codes 23xxx; recognising them is #29's. */
+/**
+ * A constraint failure (foreign key, unique, not null, check): a fault of one row, not of the
+ * database. SQLite names it SQLITE_CONSTRAINT_*; Postgres reports SQLSTATE class 23 (23503, …).
+ */
 export function isConstraintError(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+  if (typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT")) return true;
+  return pgCode(error)?.startsWith("23") ?? false;
 }

@@ -1,16 +1,21 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { organizationOf, seedBrand, type SeedOptions } from "../helpers/tracking";
+import type { SeedOptions } from "../helpers/tracking";
+import { countOf, organizationIn, seedBrandIn, serverDb, type ServerDb } from "../helpers/tracking-db";
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
+let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   server = await testServer({ ...fake.env() });
+  db = await serverDb(server);
 });
 afterAll(async () => {
+  await db.close();
   await server.stop();
   fake.stop();
 });
@@ -30,22 +35,22 @@ async function cron(path: string, secret: string | null, body?: unknown, base = 
 
 test("exactly the due brands are enqueued, one job each with its due platforms; a repeat enqueues nothing", async () => {
   const { user } = await signedUpClient(server.url, server.secrets.anonKey);
-  const orgId = organizationOf(server.dbh.sqlite, user.id);
-  const brand = (name: string, platforms: SeedOptions["platforms"]) => seedBrand(server.dbh.sqlite, orgId, { name, prompts: 1, platforms }).brandId;
+  const orgId = await organizationIn(db, user.id);
+  const brand = async (name: string, platforms: SeedOptions["platforms"]) => (await seedBrandIn(db, orgId, { name, prompts: 1, platforms })).brandId;
   const due = {
-    hourly: brand("hourly-due", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(2 * H) }]),
-    daily: brand("daily-due", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(25 * H) }, { platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(D) }]),
-    weekly: brand("weekly-due", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(8 * D) }]),
-    monthly: brand("monthly-due", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(40 * D) }]),
-    never: brand("never-checked", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }]),
+    hourly: await brand("hourly-due", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(2 * H) }]),
+    daily: await brand("daily-due", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(25 * H) }, { platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(D) }]),
+    weekly: await brand("weekly-due", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(8 * D) }]),
+    monthly: await brand("monthly-due", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(40 * D) }]),
+    never: await brand("never-checked", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }]),
   };
   const notDue = [
-    brand("hourly-fresh", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(10 * 60_000) }]),
-    brand("daily-fresh", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(3 * H) }]),
-    brand("weekly-fresh", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(2 * D) }]),
-    brand("monthly-fresh", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(10 * D) }]),
-    brand("manual", [{ platform: "perplexity", frequency: "manual", lastCheckedAt: null }]),
-    brand("disabled", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null, enabled: false }]),
+    await brand("hourly-fresh", [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: ago(10 * 60_000) }]),
+    await brand("daily-fresh", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: ago(3 * H) }]),
+    await brand("weekly-fresh", [{ platform: "chatgpt", frequency: "weekly", lastCheckedAt: ago(2 * D) }]),
+    await brand("monthly-fresh", [{ platform: "claude", frequency: "monthly", lastCheckedAt: ago(10 * D) }]),
+    await brand("manual", [{ platform: "perplexity", frequency: "manual", lastCheckedAt: null }]),
+    await brand("disabled", [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null, enabled: false }]),
   ];
 
   const first = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
@@ -56,7 +61,7 @@ test("exactly the due brands are enqueued, one job each with its due platforms; 
   expect(enqueued.get(due.daily)).toEqual(["perplexity"]);
   expect(enqueued.get(due.monthly)).toEqual(["claude"]);
   for (const id of notDue) expect(first.body.skipped.find((s: any) => s.brandId === id)?.reason).toBe("no platform is due");
-  for (const e of first.body.enqueued) expect(server.dbh.sqlite.query("SELECT brand_id, status FROM jobs WHERE id = ?").get(e.jobId)).toMatchObject({ brand_id: e.brandId });
+  for (const e of first.body.enqueued) expect((await db.inspect("SELECT brand_id, status FROM jobs WHERE id = ?", e.jobId))[0]).toMatchObject({ brand_id: e.brandId });
 
   const second = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
   expect(second.status).toBe(200);
@@ -64,18 +69,18 @@ test("exactly the due brands are enqueued, one job each with its due platforms; 
 });
 
 test("a wrong or missing secret is 401 and enqueues nothing; a bad organizationId is 400", async () => {
-  const before = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+  const before = await countOf(db, "SELECT count(*) AS n FROM jobs");
   expect((await cron("/cron/daily-tracking", "not-the-secret")).status).toBe(401);
   expect((await cron("/cron/daily-tracking", null)).status).toBe(401);
   expect((await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: "nope" })).status).toBe(400);
-  const after = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+  const after = await countOf(db, "SELECT count(*) AS n FROM jobs");
   expect(after).toBe(before);
 });
 
 test("the web app's route mirrors the server route's 200 and 401, and answers 502 when it cannot reach it", async () => {
   const { user } = await signedUpClient(server.url, server.secrets.anonKey);
-  const orgId = organizationOf(server.dbh.sqlite, user.id);
-  seedBrand(server.dbh.sqlite, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] });
+  const orgId = await organizationIn(db, user.id);
+  await seedBrandIn(db, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] });
   const ok = await cron("/api/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
   expect(ok.status).toBe(200);
   expect(ok.body.enqueued).toHaveLength(1);
@@ -98,15 +103,17 @@ test("the internal scheduler runs the same function on CRON_SCHEDULE", async () 
   const ticking = await testServer({ ...fake.env(), CRON_SCHEDULE: "* * * * * *" }, { scheduler: true });
   try {
     const { user } = await signedUpClient(ticking.url, ticking.secrets.anonKey);
-    const orgId = organizationOf(ticking.dbh.sqlite, user.id);
-    const { brandId } = seedBrand(ticking.dbh.sqlite, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: null }] });
+    const tickingDb = await serverDb(ticking);
+    const orgId = await organizationIn(tickingDb, user.id);
+    const { brandId } = await seedBrandIn(tickingDb, orgId, { prompts: 1, platforms: [{ platform: "perplexity", frequency: "hourly", lastCheckedAt: null }] });
     const deadline = Date.now() + 10_000;
     let jobs = 0;
     while (Date.now() < deadline && !jobs) {
       await Bun.sleep(200);
-      jobs = (ticking.dbh.sqlite.query("SELECT count(*) AS n FROM jobs WHERE brand_id = ?").get(brandId) as { n: number }).n;
+      jobs = await countOf(tickingDb, "SELECT count(*) AS n FROM jobs WHERE brand_id = ?", brandId);
     }
     expect(jobs).toBe(1);
+    await tickingDb.close();
   } finally {
     await ticking.stop();
   }

@@ -1,28 +1,32 @@
+// backends: sqlite, postgres
 // Issue #16, acceptance 3: an inactive brand (is_active = false, Ansvisor's column) is skipped by
 // the scheduler and refused by POST /api/tracking/start (409); switched back on, it is tracked.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { organizationOf, seedBrand } from "../helpers/tracking";
+import { countOf, organizationIn, seedBrandIn, serverDb, type ServerDb } from "../helpers/tracking-db";
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
+let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   server = await testServer({ ...fake.env() });
+  db = await serverDb(server);
 });
 afterAll(async () => {
+  await db.close();
   await server.stop();
   fake.stop();
 });
 
 test("an inactive brand is skipped by the scheduler and refused by /api/tracking/start; active again, it runs", async () => {
   const { sb, user, session } = await signedUpClient(server.url, server.secrets.anonKey);
-  const orgId = organizationOf(server.dbh.sqlite, user.id);
+  const orgId = await organizationIn(db, user.id);
   const due = [{ platform: "perplexity" as const, frequency: "daily" as const, lastCheckedAt: null }];
-  const paused = seedBrand(server.dbh.sqlite, orgId, { name: "Paused", prompts: 1, platforms: due }).brandId;
-  const running = seedBrand(server.dbh.sqlite, orgId, { name: "Running", prompts: 1, platforms: due }).brandId;
+  const paused = (await seedBrandIn(db, orgId, { name: "Paused", prompts: 1, platforms: due })).brandId;
+  const running = (await seedBrandIn(db, orgId, { name: "Running", prompts: 1, platforms: due })).brandId;
   // The way Ansvisor's brand pause writes it: through supabase-js as the user.
   const { error } = await sb.from("brands").update({ is_active: false }).eq("id", paused);
   expect(error).toBeNull();
@@ -43,7 +47,7 @@ test("an inactive brand is skipped by the scheduler and refused by /api/tracking
   });
   expect(start.status).toBe(409);
   expect(((await start.json()) as { error: { code: string } }).error.code).toBe("brand_inactive");
-  expect(server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs WHERE brand_id = ?").get(paused)).toEqual({ n: 0 });
+  expect({ n: await countOf(db, "SELECT count(*) AS n FROM jobs WHERE brand_id = ?", paused) }).toEqual({ n: 0 });
 
   await sb.from("brands").update({ is_active: true }).eq("id", paused);
   const second = await cron();

@@ -1,26 +1,20 @@
+// backends: sqlite, postgres
 // Issue #14, finding 3: one brand's or one job's failure is logged and skipped; the scheduler,
 // the dispatcher and the finalizer go on with the others.
 import { afterEach, expect, test } from "bun:test";
-import { join } from "node:path";
-import { DB_FILE } from "../../src/db/open";
-import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
 import type { QueueStore } from "../../src/queue/store";
-import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
-import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createScheduleService } from "../../src/schedule/service";
-import { createSqliteScheduleStore } from "../../src/schedule/store.sqlite";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { TrackingService } from "../../src/tracking/service";
-import { tempDir } from "../helpers/app";
-import { seedBrand } from "../helpers/tracking";
+import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
-function database() {
-  const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
-  const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
-  return { sqlite, org };
+async function database() {
+  const { db, stores } = await unitDb();
+  const org = await db.fixtures.organization("Org");
+  return { db, stores, org };
 }
 
 function capturingLogger() {
@@ -29,8 +23,9 @@ function capturingLogger() {
 }
 
 test("a brand whose scheduling throws is skipped with a reason; the brands after it are still enqueued", async () => {
-  const { sqlite, org } = database();
-  const brands = ["first", "broken", "last"].map((name) => seedBrand(sqlite, org, { name, prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] }).brandId);
+  const { db, stores, org } = await database();
+  const brands: string[] = [];
+  for (const name of ["first", "broken", "last"]) brands.push((await seedBrandIn(db, org, { name, prompts: 1, platforms: [{ platform: "perplexity", frequency: "daily", lastCheckedAt: null }] })).brandId);
   const broken = brands[1]!;
   const enqueued: string[] = [];
   const tracking = {
@@ -43,10 +38,11 @@ test("a brand whose scheduling throws is skipped with a reason; the brands after
     },
   } as unknown as TrackingService;
   const { logger, lines } = capturingLogger();
-  const outcome = await createScheduleService({ store: createSqliteScheduleStore(sqlite), tracking, logger }).runDue();
+  const outcome = await createScheduleService({ store: stores.schedule, tracking, logger }).runDue();
   expect(enqueued.sort()).toEqual([brands[0]!, brands[2]!].sort());
   expect(outcome.skipped).toEqual([{ brandId: broken, reason: "internal error while scheduling this brand (see the server log)" }]);
   expect(lines.some((l) => l.msg === "scheduling a brand failed" && l.brand_id === broken)).toBe(true);
+  await db.close();
 });
 
 /** A pool that answers every unit at once with "no surface". */
@@ -67,12 +63,13 @@ afterEach(async () => {
 });
 
 test("a job that cannot start is failed with its reason, and the job queued behind it still runs", async () => {
-  const { sqlite, org } = database();
-  const store = createSqliteQueueStore(sqlite);
-  const jobs = await Promise.all(["bad", "good"].map((name) => {
-    const { brandId, promptIds } = seedBrand(sqlite, org, { name, prompts: 1 });
-    return store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
-  }));
+  const { db, stores, org } = await database();
+  const store = stores.queue();
+  const jobs: string[] = [];
+  for (const name of ["bad", "good"]) {
+    const { brandId, promptIds } = await seedBrandIn(db, org, { name, prompts: 1 });
+    jobs.push(await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) }));
+  }
   const failing: QueueStore = {
     ...store,
     async counts(jobId: string) {
@@ -81,10 +78,13 @@ test("a job that cannot start is failed with its reason, and the job queued behi
     },
   };
   const { logger, lines } = capturingLogger();
-  dispatcher = createDispatcher({ store: failing, tracking: createSqliteTrackingStore(sqlite), pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
-  const status = (id: string) => (sqlite.query("SELECT status, failed_reason FROM jobs WHERE id = ?").get(id) as { status: string; failed_reason: string | null });
-  for (let i = 0; i < 200 && status(jobs[1]!).status !== "completed"; i++) await Bun.sleep(10);
-  expect(status(jobs[1]!).status).toBe("completed");
-  expect(status(jobs[0]!)).toEqual({ status: "failed", failed_reason: "could not start the run: Error: disk I/O error reading the job" });
+  dispatcher = createDispatcher({ store: failing, tracking: stores.tracking, pool: instantPool, engines: loadEngineConfig({ PERPLEXITY_API_KEY: "k" }), logger, pollMs: 20 });
+  const status = async (id: string) => (await db.inspect<{ status: string; failed_reason: string | null }>("SELECT status, failed_reason FROM jobs WHERE id = ?", id))[0]!;
+  for (let i = 0; i < 200 && (await status(jobs[1]!)).status !== "completed"; i++) await Bun.sleep(10);
+  expect((await status(jobs[1]!)).status).toBe("completed");
+  expect(await status(jobs[0]!)).toEqual({ status: "failed", failed_reason: "could not start the run: Error: disk I/O error reading the job" });
   expect(lines.some((l) => l.msg === "tracking job could not start" && l.job_id === jobs[0])).toBe(true);
+  await dispatcher.stop();
+  dispatcher = undefined;
+  await db.close();
 });

@@ -1,16 +1,11 @@
+// backends: sqlite, postgres
 import { afterEach, expect, test } from "bun:test";
-import { join } from "node:path";
-import { DB_FILE } from "../../src/db/open";
-import { openDatabase } from "../../src/database";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
 import type { WorkerPool } from "../../src/queue/pool";
-import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
-import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { UnitTask } from "../../src/tracking/unit-runner";
-import { tempDir } from "../helpers/app";
-import { seedBrand } from "../helpers/tracking";
+import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
 /** A pool that runs nothing: the test answers each task by hand. */
 function handPool() {
@@ -37,30 +32,38 @@ afterEach(async () => {
 });
 
 const tick = () => Bun.sleep(5);
+/** Waits (bounded) until `n` calls were handed out — a claim on Postgres is a network round trip — then one tick more, so an extra call would show. */
+async function handedOut(calls: unknown[], n: number) {
+  for (let i = 0; i < 400 && calls.length < n; i++) await tick();
+  await tick();
+}
 
 test("a platform's next unit is handed out when the previous call is answered, not when its result is written", async () => {
-  const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
-  const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
-  const { brandId, promptIds } = seedBrand(sqlite, org, { prompts: 3 });
-  const store = createSqliteQueueStore(sqlite);
+  const { db, stores } = await unitDb();
+  const org = await db.fixtures.organization("Org");
+  const { brandId, promptIds } = await seedBrandIn(db, org, { prompts: 3 });
+  const store = stores.queue();
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
   const { pool, calls } = handPool();
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: "1", PERPLEXITY_RPM: "0" });
-  dispatcher = createDispatcher({ store, tracking: createSqliteTrackingStore(sqlite), pool, engines, logger: createLogger("silent") });
+  dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines, logger: createLogger("silent") });
 
-  await tick();
+  await handedOut(calls, 1);
   // Concurrency 1: one call at a time.
   expect(calls.map((c) => c.task.seq)).toEqual([0]);
   calls[0]!.answered();
-  await tick();
+  await handedOut(calls, 2);
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1]);
   calls[1]!.answered();
-  await tick();
+  await handedOut(calls, 3);
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1, 2]);
   calls[2]!.answered();
 
   for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
-  for (let i = 0; i < 100 && (await store.get(jobId))!.status === "active"; i++) await tick();
+  for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
   expect((await store.get(jobId))!.status).toBe("completed");
   expect(await store.counts(jobId)).toMatchObject({ done: 3, pending: 0 });
+  await dispatcher.stop();
+  dispatcher = undefined;
+  await db.close();
 });

@@ -1,26 +1,28 @@
+// backends: sqlite, postgres
 import { shownColumns } from "../helpers/stored";
 import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../src/database";
-import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { DB_FILE } from "../../src/db/open";
-import { openDatabase } from "../../src/database";
-import { createSqliteQueueStore } from "../../src/queue/store.sqlite";
-import { createSqliteTrackingStore } from "../../src/tracking/store.sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createResultWriter } from "../../src/tracking/result-writer";
 import type { ResultValues, UnitTask } from "../../src/tracking/unit-runner";
-import { tempDir } from "../helpers/app";
-import { seedBrand } from "../helpers/tracking";
+import type { SqliteHarness } from "../contracts/harness";
+import { TEST_BACKEND } from "../helpers/app";
+import { countOf, seedBrandIn, unitDb, type ServerDb } from "../helpers/tracking-db";
+
+const opened: ServerDb[] = [];
+afterAll(() => Promise.all(opened.map((db) => db.close())));
 
 async function setUp(prompts = 3) {
-  const { sqlite } = openDatabase(join(tempDir(), DB_FILE));
-  const org = (sqlite.query("INSERT INTO organizations (name, slug) VALUES ('Org', 'org') RETURNING id").get() as { id: string }).id;
-  const { brandId, promptIds, competitorIds } = seedBrand(sqlite, org, { prompts });
-  const store = createSqliteQueueStore(sqlite);
+  const { db, stores } = await unitDb();
+  opened.push(db);
+  const org = await db.fixtures.organization("Org");
+  const { brandId, promptIds, competitorIds } = await seedBrandIn(db, org, { prompts });
+  const store = stores.queue();
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "US" })) });
   await store.claim({ owner: "test-owner", leaseMs: 30_000 });
   const task = (seq: number): UnitTask => ({ jobId, seq, brandId, promptId: promptIds[seq]!, platform: "perplexity", model: "sonar", region: "US", sample: 0 });
-  return { sqlite, store, tracking: createSqliteTrackingStore(sqlite), jobId, competitorIds, task };
+  const count = (sql: string, ...params: unknown[]) => countOf(db, sql, ...params);
+  return { db, count, store, tracking: stores.tracking, jobId, competitorIds, task };
 }
 
 /** An answered outcome the way a worker sends it: the row as one JSON string. */
@@ -37,7 +39,7 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 describe("result writer", () => {
   test("a unit's row, one citation row per entry of its citations column, and its status commit together; a repeated unit adds nothing", async () => {
-    const { sqlite, store, jobId, competitorIds, task, tracking } = await setUp();
+    const { db, count, store, jobId, competitorIds, task, tracking } = await setUp();
     const writer = createResultWriter(tracking);
     const citations = [
       { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", host: "acme.com", title: "Acme", is_brand: true, competitor_id: null },
@@ -45,9 +47,9 @@ describe("result writer", () => {
     ];
     expect(await writer.write(task(0), answered(citations))).toBe("written");
 
-    const row = sqlite.query("SELECT id, citation_count FROM prompt_results WHERE job_id = ?").get(jobId) as { id: string; citation_count: number };
-    expect(row.id).toMatch(UUID_V7);
-    const stored = sqlite.query(`SELECT ${shownColumns("citations", ["id", "position", "url", "normalized_url", "domain", "title", "is_brand", "competitor_id"])} FROM citations WHERE result_id = ? ORDER BY position`).all(row.id) as { id: string }[];
+    const [row] = await db.inspect<{ id: string; citation_count: number }>("SELECT id, citation_count FROM prompt_results WHERE job_id = ?", jobId);
+    expect(row!.id).toMatch(UUID_V7);
+    const stored = await db.inspect<{ id: string }>(`SELECT ${shownColumns("citations", ["id", "position", "url", "normalized_url", "domain", "title", "is_brand", "competitor_id"])} FROM citations WHERE result_id = ? ORDER BY position`, row!.id);
     expect(stored.map(({ id, ...rest }) => rest)).toEqual([
       { position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", title: "Acme", is_brand: 1, competitor_id: null },
       // A citation without a registrable domain is stored under its host.
@@ -57,11 +59,11 @@ describe("result writer", () => {
     expect(await store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
 
     expect(await writer.write(task(0), answered(citations))).toBe("duplicate");
-    expect(sqlite.query("SELECT count(*) AS n FROM citations").get()).toEqual({ n: 2 });
+    expect(await count("SELECT count(*) AS n FROM citations")).toBe(2);
   });
 
   test("the samples of one prompt × platform × model × region are rows of their own; a repeated sample adds nothing", async () => {
-    const { sqlite, jobId, task, tracking } = await setUp();
+    const { db, jobId, task, tracking } = await setUp();
     const writer = createResultWriter(tracking);
     const sample = (n: number): UnitTask => ({ ...task(0), sample: n });
     expect(await writer.write(sample(0), answered([]))).toBe("written");
@@ -69,43 +71,45 @@ describe("result writer", () => {
     expect(await writer.write(sample(2), answered([]))).toBe("written");
     // A unit run again after a crash finds its row by the unit key, sample included.
     expect(await writer.write(sample(1), answered([]))).toBe("duplicate");
-    expect(sqlite.query("SELECT sample FROM prompt_results WHERE job_id = ? ORDER BY sample").all(jobId)).toEqual([{ sample: 0 }, { sample: 1 }, { sample: 2 }]);
+    expect(await db.inspect("SELECT sample FROM prompt_results WHERE job_id = ? ORDER BY sample", jobId)).toEqual([{ sample: 0 }, { sample: 1 }, { sample: 2 }]);
   });
 
   test("an answer that arrives after its job was cancelled is not kept", async () => {
-    const { sqlite, store, jobId, task, tracking } = await setUp();
+    const { count, store, jobId, task, tracking } = await setUp();
     const writer = createResultWriter(tracking);
     expect(await writer.write(task(0), answered([]))).toBe("written");
     await store.cancel(jobId);
     expect(await writer.write(task(1), answered([]))).toBe("job_inactive");
     expect(await writer.write(task(2), { kind: "no_surface", reason: "no AI overview" })).toBe("job_inactive");
-    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results").get()).toEqual({ n: 1 });
+    expect(await count("SELECT count(*) AS n FROM prompt_results")).toBe(1);
     expect(await store.counts(jobId)).toMatchObject({ done: 1, pending: 2 });
   });
 
   test("a unit that cannot be written fails alone; the others of its batch are written", async () => {
-    const { sqlite, store, jobId, task, tracking } = await setUp();
+    const { db, count, store, jobId, task, tracking } = await setUp();
     const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 3 });
     // The prompt of unit 1 is deleted while its answer is on its way: its row breaks a foreign key.
-    sqlite.query("DELETE FROM prompts WHERE id = ?").run(task(1).promptId);
+    await db.inspect("DELETE FROM prompts WHERE id = ?", task(1).promptId);
     const outcomes = await Promise.allSettled([0, 1, 2].map((seq) => writer.write(task(seq), answered([]))));
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 2 });
+    expect(await count("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?", jobId)).toBe(2);
     expect(await store.counts(jobId)).toMatchObject({ done: 2 });
   });
 
   test("flush() commits what is waiting at once (a clean stop keeps answers already received)", async () => {
-    const { sqlite, jobId, task, tracking } = await setUp();
+    const { count, jobId, task, tracking } = await setUp();
     const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 64 });
     const pending = writer.write(task(0), answered([]));
-    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 0 });
+    expect(await count("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?", jobId)).toBe(0);
     await writer.flush();
-    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 1 });
+    expect(await count("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?", jobId)).toBe(1);
     expect(await pending).toBe("written");
   });
 
-  test("a locked database fails the batch once, without retrying unit by unit on the serving thread", async () => {
-    const { sqlite, jobId, task, tracking } = await setUp(20);
+  // SQLite only: a database-wide write lock and busy_timeout; Postgres has neither (row locks, no lock on the whole database).
+  test.skipIf(TEST_BACKEND === "postgres")("a locked database fails the batch once, without retrying unit by unit on the serving thread", async () => {
+    const { db, count, jobId, task, tracking } = await setUp(20);
+    const { sqlite } = (db as SqliteHarness).dbh;
     sqlite.run("PRAGMA busy_timeout = 100");
     const other = new Database(sqlite.filename);
     registerSqlFunctions(other);
@@ -122,11 +126,11 @@ describe("result writer", () => {
       other.run("ROLLBACK");
       other.close();
     }
-    expect(sqlite.query("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?").get(jobId)).toEqual({ n: 0 });
+    expect(await count("SELECT count(*) AS n FROM prompt_results WHERE job_id = ?", jobId)).toBe(0);
   });
 
   test("results are committed together: a full batch at once, the rest once results stop arriving", async () => {
-    const { sqlite, task, tracking } = await setUp();
+    const { task, tracking } = await setUp();
     const settledWithin = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), Bun.sleep(ms).then(() => false)]);
 
     // Nothing but a full batch can end the wait here.

@@ -1,16 +1,21 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
+import { apiClient } from "../helpers/tracking";
+import { organizationIn, seedBrandIn, serverDb, textOf, type ServerDb } from "../helpers/tracking-db";
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
+let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   server = await testServer({ ...fake.env(), SENTIMENT_PLATFORM: "openai-compatible" });
+  db = await serverDb(server);
 });
 afterAll(async () => {
+  await db.close();
   await server.stop();
   fake.stop();
 });
@@ -27,15 +32,11 @@ const completion = (content: string) => ({
 async function run(promptCount = 1) {
   const { session, user } = await signedUpClient(server.url, server.secrets.anonKey);
   // The recorded Perplexity answer is about San Francisco's population: the brand is named in it.
-  const { brandId } = seedBrand(server.dbh.sqlite, organizationOf(server.dbh.sqlite, user.id), { prompts: promptCount, name: "San Francisco" });
+  const { brandId } = await seedBrandIn(db, await organizationIn(db, user.id), { prompts: promptCount, name: "San Francisco" });
   const api = apiClient(server.url, session.access_token);
   const { job } = await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId);
   expect(job.status).toBe("completed");
-  return server.dbh.sqlite.query("SELECT sentiment, sentiment_score, aw_text(details) AS details FROM prompt_results WHERE brand_id = ?").all(brandId) as {
-    sentiment: string;
-    sentiment_score: number;
-    details: string;
-  }[];
+  return db.inspect<{ sentiment: string; sentiment_score: number; details: string }>(`SELECT sentiment, sentiment_score, ${textOf(db, "details")} AS details FROM prompt_results WHERE brand_id = ?`, brandId);
 }
 
 test("with SENTIMENT_PLATFORM set, the model judge's label and score are stored, asked about the brand's passages", async () => {

@@ -1,16 +1,21 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
+import { apiClient } from "../helpers/tracking";
+import { countOf, organizationIn, seedBrandIn, serverDb, textOf, type ServerDb } from "../helpers/tracking-db";
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
+let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   server = await testServer({ ...fake.env(), WORKERS: "2", TRACKING_RETRY_BASE_MS: "50" });
+  db = await serverDb(server);
 });
 afterAll(async () => {
+  await db.close();
   await server.stop();
   fake.stop();
 });
@@ -18,8 +23,14 @@ beforeEach(() => fake.reset());
 
 async function owner() {
   const signed = await signedUpClient(server.url, server.secrets.anonKey);
-  const orgId = organizationOf(server.dbh.sqlite, signed.user.id);
+  const orgId = await organizationIn(db, signed.user.id);
   return { ...signed, orgId, api: apiClient(server.url, signed.session.access_token) };
+}
+
+/** The webhook events a job raised. payload is JSON text on both backends: matched here rather than with either's JSON functions. */
+async function eventsOf(jobId: string, typeLike = "%") {
+  const rows = await db.inspect<{ type: string; payload: string }>("SELECT type, payload FROM webhook_events WHERE type LIKE ?", typeLike);
+  return rows.filter((r) => JSON.parse(r.payload).job_id === jobId).map((r) => ({ type: r.type }));
 }
 
 describe("a tracking run end to end", () => {
@@ -49,9 +60,10 @@ describe("a tracking run end to end", () => {
     expect(phases.map((p) => order.indexOf(p))).toEqual([...phases.map((p) => order.indexOf(p))].sort((a, b) => a - b));
     expect(phases.at(-1)).toBe("done");
 
-    const rows = server.dbh.sqlite
-      .query("SELECT prompt_id, platform, model, region, aw_text(response) AS response, citation_count, mentioned FROM prompt_results WHERE job_id = ? ORDER BY platform, model, prompt_id")
-      .all(started.body.jobId) as { prompt_id: string; platform: string; model: string; response: string; citation_count: number }[];
+    const rows = await db.inspect<{ prompt_id: string; platform: string; model: string; response: string; citation_count: number }>(
+      `SELECT prompt_id, platform, model, region, ${textOf(db, "response")} AS response, citation_count, mentioned FROM prompt_results WHERE job_id = ? ORDER BY platform, model, prompt_id`,
+      started.body.jobId,
+    );
     expect(rows).toHaveLength(20);
     const keys = new Set(rows.map((r) => `${r.prompt_id}|${r.platform}|${r.model}`));
     expect(keys.size).toBe(20);
@@ -64,17 +76,18 @@ describe("a tracking run end to end", () => {
       expect(r.citation_count).toBeGreaterThan(0);
     }
     // Every row's citations are also rows of their own, written with it.
-    const citationRows = server.dbh.sqlite
-      .query("SELECT r.citation_count AS n, count(c.id) AS rows FROM prompt_results r LEFT JOIN citations c ON c.result_id = r.id WHERE r.job_id = ? GROUP BY r.id")
-      .all(started.body.jobId) as { n: number; rows: number }[];
+    const citationRows = await db.inspect<{ n: number; rows: number | string }>(
+      "SELECT r.citation_count AS n, count(c.id) AS rows FROM prompt_results r LEFT JOIN citations c ON c.result_id = r.id WHERE r.job_id = ? GROUP BY r.id",
+      started.body.jobId,
+    );
     expect(citationRows).toHaveLength(20);
-    for (const c of citationRows) expect(c.rows).toBe(c.n);
+    for (const c of citationRows) expect(Number(c.rows)).toBe(c.n);
     expect(job.result.units).toMatchObject({ total: 20, answered: 20, failed: 0 });
     expect(Object.keys(job.result.per_platform).sort()).toEqual(["chatgpt", "claude", "perplexity"]);
     expect(job.result.visibility_rate.n).toBe(20);
     expect(fake.requestsFor("chatgpt")).toHaveLength(10);
     expect(fake.requestsFor("claude")).toHaveLength(5);
-    const event = server.dbh.sqlite.query("SELECT type FROM webhook_events WHERE json_extract(payload, '$.job_id') = ? AND type LIKE 'tracking.%'").all(started.body.jobId);
+    const event = await eventsOf(started.body.jobId, "tracking.%");
     expect(event).toEqual([{ type: "tracking.completed" }]);
 
     const latest = await sb.rpc("get_latest_prompt_results", { p_brand_id: brandId });
@@ -104,8 +117,8 @@ describe("a tracking run end to end", () => {
 describe("start validation", () => {
   test("bad input gets a 4xx that says what is allowed, and nothing is enqueued", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId);
-    const jobsBefore = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    const { brandId } = await seedBrandIn(db, orgId);
+    const jobsBefore = await countOf(db, "SELECT count(*) AS n FROM jobs");
 
     const malformed = await api.start({ brandId: "not-a-uuid" });
     expect(malformed.status).toBe(400);
@@ -136,7 +149,7 @@ describe("start validation", () => {
     const missing = await api.start({ brandId: crypto.randomUUID() });
     expect(missing.status).toBe(404);
 
-    const jobsAfter = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    const jobsAfter = await countOf(db, "SELECT count(*) AS n FROM jobs");
     expect(jobsAfter).toBe(jobsBefore);
   });
 
@@ -149,8 +162,9 @@ describe("start validation", () => {
       body: JSON.stringify({ email: "solo@example.com", password: "solo-pass" }),
     });
     const { access_token, user } = await signup.json();
-    const orgId = organizationOf(bare.dbh.sqlite, user.id);
-    const { brandId } = seedBrand(bare.dbh.sqlite, orgId);
+    const bareDb = await serverDb(bare);
+    const orgId = await organizationIn(bareDb, user.id);
+    const { brandId } = await seedBrandIn(bareDb, orgId);
     const start = (body: unknown) =>
       bare.request("/api/tracking/start", { method: "POST", headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
     const res = await start({ brandId, platforms: ["chatgpt"] });
@@ -160,17 +174,18 @@ describe("start validation", () => {
     expect(none.status).toBe(400);
     expect((await none.json()).error.code).toBe("no_platform_configured");
 
-    bare.dbh.sqlite.query("UPDATE organization_members SET role = 'viewer' WHERE user_id = ?").run(user.id);
+    await bareDb.inspect("UPDATE organization_members SET role = 'viewer' WHERE user_id = ?", user.id);
     expect((await start({ brandId, platforms: ["chatgpt"] })).status).toBe(403);
-    expect((bare.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n).toBe(0);
+    expect(await countOf(bareDb, "SELECT count(*) AS n FROM jobs")).toBe(0);
+    await bareDb.close();
   });
 
   test("no active prompts → 409; a second start for the same platforms → 409 with the jobId unless force", async () => {
     const { api, orgId } = await owner();
-    const empty = seedBrand(server.dbh.sqlite, orgId, { prompts: 0 });
+    const empty = await seedBrandIn(db, orgId, { prompts: 0 });
     expect((await api.start({ brandId: empty.brandId, platforms: ["perplexity"] })).status).toBe(409);
 
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 2 });
     fake.setBehavior("perplexity", { latencyMs: 300 });
     const first = await api.start({ brandId, platforms: ["perplexity"] });
     const second = await api.start({ brandId, platforms: ["perplexity"] });
@@ -186,7 +201,7 @@ describe("start validation", () => {
 describe("errors from the engines", () => {
   test("429 with Retry-After twice and one 500 per unit → completes, retries counted", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 2 });
     const seen = new Map<string, number>();
     fake.setBehavior("perplexity", {
       respond: async (req) => {
@@ -204,13 +219,13 @@ describe("errors from the engines", () => {
     expect(job.status).toBe("completed");
     expect(job.result.units).toMatchObject({ total: 2, answered: 2, failed: 0 });
     expect(job.result.retries).toBe(6);
-    const attempts = server.dbh.sqlite.query("SELECT attempts FROM job_units WHERE job_id = ?").all(started.body.jobId) as { attempts: number }[];
+    const attempts = await db.inspect<{ attempts: number }>("SELECT attempts FROM job_units WHERE job_id = ?", started.body.jobId);
     expect(attempts.map((a) => a.attempts)).toEqual([4, 4]);
   });
 
   test("401 on one platform → completes with that platform's units failed, failedReason naming platform and variable", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 10 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 10 });
     fake.setBehavior("claude", { status: 401 });
     const started = await api.start({ brandId, platforms: ["perplexity", "claude"] });
     const { job } = await api.waitFor(started.body.jobId);
@@ -225,14 +240,14 @@ describe("errors from the engines", () => {
 
   test("401 everywhere → failed", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 2 });
     fake.setBehavior("*", { status: 401 });
     const started = await api.start({ brandId, platforms: ["perplexity", "chatgpt"] });
     const { job } = await api.waitFor(started.body.jobId);
     expect(job.status).toBe("failed");
     expect(job.failedReason).toContain("OPENAI_API_KEY");
     expect(job.failedReason).toContain("PERPLEXITY_API_KEY");
-    const events = server.dbh.sqlite.query("SELECT type FROM webhook_events WHERE json_extract(payload, '$.job_id') = ?").all(started.body.jobId);
+    const events = await eventsOf(started.body.jobId);
     expect(events).toEqual([{ type: "tracking.failed" }]);
   });
 });
@@ -240,7 +255,7 @@ describe("errors from the engines", () => {
 describe("cancellation", () => {
   test("cancel mid-run → cancelled within one unit; the upstream sees no request after that", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 20 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 20 });
     fake.setBehavior("perplexity", { latencyMs: 150 });
     const started = await api.start({ brandId, platforms: ["perplexity"] });
     for (;;) {
@@ -271,7 +286,7 @@ describe("cancellation", () => {
 describe("isolation", () => {
   test("another organization's member gets 404 polling or cancelling; a viewer can poll but not start or cancel", async () => {
     const { api, orgId } = await owner();
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 1 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 1 });
     fake.setBehavior("perplexity", { latencyMs: 200 });
     const started = await api.start({ brandId, platforms: ["perplexity"] });
     expect(started.status).toBe(200);
@@ -317,11 +332,15 @@ describe("restarts", () => {
     const { testServer: start } = await import("../helpers/app");
     const { tempDir } = await import("../helpers/app");
     const dir = tempDir();
-    const env = { ...fake.env(), DATA_DIR: dir, TRACKING_RETRY_BASE_MS: "50" };
+    const env: Record<string, string> = { ...fake.env(), DATA_DIR: dir, TRACKING_RETRY_BASE_MS: "50" };
     fake.setBehavior("perplexity", { latencyMs: 100 });
     let first = await start(env);
+    // On Postgres each testServer() gets a fresh database unless told which: the restarts reopen this one.
+    if (first.backend.kind === "postgres") env.DATABASE_URL = first.backend.url;
+    const firstDb = await serverDb(first);
     const signed = await signedUpClient(first.url, first.secrets.anonKey);
-    const { brandId } = seedBrand(first.dbh.sqlite, organizationOf(first.dbh.sqlite, signed.user.id), { prompts: 30 });
+    const { brandId } = await seedBrandIn(firstDb, await organizationIn(firstDb, signed.user.id), { prompts: 30 });
+    await firstDb.close();
     const started = await apiClient(first.url, signed.session.access_token).start({ brandId, platforms: ["perplexity"] });
     const jobId = started.body.jobId;
     // Six clean restarts in the middle of the run: more than the job's five attempts.
@@ -334,7 +353,9 @@ describe("restarts", () => {
     const { job } = await api.waitFor(jobId, 30_000);
     expect(job.status).toBe("completed");
     expect(job.result.units).toMatchObject({ total: 30, answered: 30, failed: 0 });
-    expect((first.dbh.sqlite.query("SELECT attempts FROM jobs WHERE id = ?").get(jobId) as { attempts: number }).attempts).toBe(1);
+    const lastDb = await serverDb(first);
+    expect((await lastDb.inspect<{ attempts: number }>("SELECT attempts FROM jobs WHERE id = ?", jobId))[0]!.attempts).toBe(1);
+    await lastDb.close();
     await first.stop();
   });
 });

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Security issue #14, finding 2: webhook destinations that are not globally reachable, in every
 // spelling, are refused when an endpoint is created or retargeted (POST/PATCH /api/webhooks, on the
 // real server, on the webhook routes with a stub resolver, and through the compiled binary) and
@@ -19,10 +20,13 @@ import { webhookRoutes } from "../../src/webhooks/routes";
 import { createWebhookService } from "../../src/webhooks/service";
 import { createSqliteWebhookStore } from "../../src/webhooks/store.sqlite";
 import { newSecret } from "../../src/webhooks/signing";
-import { tempDir, testServer } from "../helpers/app";
+import { storesFor } from "../../src/stores";
+import { TEST_BACKEND, tempDir, testServer } from "../helpers/app";
 import { startBinary } from "../helpers/binary";
 import { signedUpClient } from "../helpers/supabase";
+import { testPostgres } from "../helpers/postgres";
 import { apiClient } from "../helpers/tracking";
+import { countOf, serverDb, type ServerDb } from "../helpers/tracking-db";
 
 /** A listener on 127.0.0.1: refused destinations that point back at this machine must never reach it. */
 function startSink() {
@@ -151,27 +155,30 @@ describe("creation through HTTP (real server, WEBHOOK_ALLOW_PRIVATE unset)", () 
   let api: ReturnType<typeof apiClient>;
   let routesOnly: ReturnType<typeof Bun.serve>;
   let stubbedApi: ReturnType<typeof apiClient>;
+  let db: ServerDb;
   beforeAll(async () => {
     server = await testServer();
+    db = await serverDb(server);
     const signed = await signedUpClient(server.url, server.secrets.anonKey);
     api = apiClient(server.url, signed.session.access_token);
     // The app wires no resolver at creation, so names are resolved here on the same routes and
     // service, with the real caller resolution and the /api error shape, over a socket.
-    const webhooks = createWebhookService({ store: createSqliteWebhookStore(server.dbh.sqlite), allowPrivate: false, wake: () => {}, resolve: stubResolver });
+    const webhooks = createWebhookService({ store: storesFor(server.backend).webhooks, allowPrivate: false, wake: () => {}, resolve: stubResolver });
     const app = new Elysia().onError(({ error }) => errorResponse(toAppError(error), "api")).use(webhookRoutes({ webhooks, callers: server.app.callers }));
     routesOnly = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
     stubbedApi = apiClient(`http://127.0.0.1:${routesOnly.port}`, signed.session.access_token);
   });
   afterAll(async () => {
     routesOnly.stop(true);
+    await db.close();
     await server.stop();
   });
-  const count = () => (server.dbh.sqlite.query("SELECT count(*) AS n FROM webhook_endpoints").get() as { n: number }).n;
+  const count = () => countOf(db, "SELECT count(*) AS n FROM webhook_endpoints");
 
   test.each([...REFUSED_LITERALS, ...REFUSED_BY_NAME])("POST %s → 400", async (url) => {
-    const before = count();
+    const before = await count();
     expectRefusal(url, await api.call("POST", "/api/webhooks", { url }));
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   test.each(ACCEPTED_LITERALS)("POST %s → 200 (a public address is accepted)", async (url) => {
@@ -411,7 +418,8 @@ describe("delivery connects to the address it checked", () => {
 });
 
 test("through the compiled binary, POST /api/webhooks refuses mapped, NAT64, 6to4 and short forms of private addresses", async () => {
-  const bin = await startBinary({});
+  // On the Postgres run the binary keeps its data in a database of the test cluster, as a deployment on DATABASE_URL would.
+  const bin = await startBinary(TEST_BACKEND === "postgres" ? { DATABASE_URL: await (await testPostgres())!.createDatabase("ssrf-binary") } : {});
   try {
     const anonKey = bin.output().match(/anon key:\s+(\S+)/)![1];
     const signup = await (

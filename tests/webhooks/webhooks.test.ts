@@ -1,14 +1,15 @@
+// backends: sqlite, postgres
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
 import { signedUpClient } from "../helpers/supabase";
-import { apiClient, organizationOf, seedBrand } from "../helpers/tracking";
+import { apiClient } from "../helpers/tracking";
+import { countOf, insertResultsIn, organizationIn, seedBrandIn, serverDb, type ServerDb } from "../helpers/tracking-db";
 import { receiver } from "../helpers/webhooks";
-import { createResultStore } from "../../src/results/store.sqlite";
 
-async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await Bun.sleep(20);
   }
@@ -16,11 +17,14 @@ async function waitUntil(check: () => boolean, timeoutMs = 15_000) {
 
 let fake: FakeUpstream;
 let server: Awaited<ReturnType<typeof testServer>>;
+let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   server = await testServer({ ...fake.env(), WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "0.2,0.6,1.5", AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "100" });
+  db = await serverDb(server);
 });
 afterAll(async () => {
+  await db.close();
   await server.stop();
   fake.stop();
 });
@@ -30,7 +34,7 @@ async function ownerWithEndpoint(url: string, events?: string[]) {
   const api = apiClient(server.url, signed.session.access_token);
   const created = await api.call("POST", "/api/webhooks", { url, events, description: "test receiver" });
   expect(created.status).toBe(200);
-  return { ...signed, api, orgId: organizationOf(server.dbh.sqlite, signed.user.id), endpoint: created.body.endpoint, secret: created.body.secret as string };
+  return { ...signed, api, orgId: await organizationIn(db, signed.user.id), endpoint: created.body.endpoint, secret: created.body.secret as string };
 }
 
 describe("delivery", () => {
@@ -39,7 +43,7 @@ describe("delivery", () => {
     const { api, orgId, secret, endpoint } = await ownerWithEndpoint(hook.url, ["tracking.completed"]);
     hook.setSecret(secret);
     expect(secret).toMatch(/^whsec_/);
-    const { brandId } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2 });
+    const { brandId } = await seedBrandIn(db, orgId, { prompts: 2 });
     const started = await api.start({ brandId, platforms: ["perplexity"] });
     await api.waitFor(started.body.jobId);
     await waitUntil(() => hook.received.length >= 1);
@@ -116,7 +120,7 @@ describe("isolation and safety", () => {
     const hookB = receiver();
     const a = await ownerWithEndpoint(hookA.url);
     const b = await ownerWithEndpoint(hookB.url);
-    const { brandId } = seedBrand(server.dbh.sqlite, a.orgId, { prompts: 1 });
+    const { brandId } = await seedBrandIn(db, a.orgId, { prompts: 1 });
     const started = await a.api.start({ brandId, platforms: ["perplexity"] });
     await a.api.waitFor(started.body.jobId);
     await a.api.call("POST", `/api/webhooks/${a.endpoint.id}/test`);
@@ -156,7 +160,9 @@ describe("isolation and safety", () => {
         expect({ url, status: res.status }).toEqual({ url, status: 400 });
         expect(res.body.success).toBe(false);
       }
-      expect((strict.dbh.sqlite.query("SELECT count(*) AS n FROM webhook_endpoints").get() as { n: number }).n).toBe(0);
+      const strictDb = await serverDb(strict);
+      expect(await countOf(strictDb, "SELECT count(*) AS n FROM webhook_endpoints")).toBe(0);
+      await strictDb.close();
       const ok = await api.call("POST", "/api/webhooks", { url: "https://hooks.example.com/x", events: ["tracking.completed"] });
       expect(ok.status).toBe(200);
       expect((await api.call("POST", "/api/webhooks", { url: "https://hooks.example.com/x", events: ["nope"] })).status).toBe(400);
@@ -168,26 +174,25 @@ describe("isolation and safety", () => {
 
 /** Answers of earlier days written with the product's bulk path: `mentioned` of `total` per prompt and day. */
 function history(brandId: string, promptIds: string[], daysAgo: number[], mentioned: (day: number, prompt: number) => boolean) {
-  const store = createResultStore(server.dbh.sqlite);
-  server.dbh.sqlite.transaction(() => {
-    for (const day of daysAgo)
-      promptIds.forEach((promptId, i) =>
-        store.insert(
-          { id: crypto.randomUUID(), jobId: null, brandId, promptId, platform: "perplexity", model: "sonar", region: "US", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
-          { surface: "api", response: "earlier answer", mentioned: mentioned(day, i) ? 1 : 0, mention_count: mentioned(day, i) ? 1 : 0, mention_position: mentioned(day, i) ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}", reported_model: "sonar" },
-        ),
-      );
-  })();
+  return insertResultsIn(
+    db,
+    daysAgo.flatMap((day) =>
+      promptIds.map((promptId, i) => ({
+        key: { id: crypto.randomUUID(), jobId: null, brandId, promptId, platform: "perplexity", model: "sonar", region: "US", createdAt: new Date(Date.now() - day * 86_400_000).toISOString() },
+        values: { surface: "api", response: "earlier answer", mentioned: mentioned(day, i) ? 1 : 0, mention_count: mentioned(day, i) ? 1 : 0, mention_position: mentioned(day, i) ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: 0, search_queries: "[]", details: "{}", reported_model: "sonar" },
+      })),
+    ),
+  );
 }
 
 test("visibility.changed fires once when a platform's last 7 days differ significantly from the 7 before, and not again that day", async () => {
   const hook = receiver();
   const { api, orgId, secret } = await ownerWithEndpoint(hook.url, ["visibility.changed"]);
   hook.setSecret(secret);
-  const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId, { prompts: 2, name: "San Francisco" });
+  const { brandId, promptIds } = await seedBrandIn(db, orgId, { prompts: 2, name: "San Francisco" });
   // The week before last: 14 answers, none naming the brand. The recorded Perplexity answer is
   // about San Francisco, so today's 6 answers (2 prompts × 3 samples) all name it.
-  history(brandId, promptIds, [7, 8, 9, 10, 11, 12, 13], () => false);
+  await history(brandId, promptIds, [7, 8, 9, 10, 11, 12, 13], () => false);
   const run = async () => (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"], samples: 3 })).body.jobId)).job;
   await run();
   await waitUntil(() => hook.received.length >= 1);
@@ -219,9 +224,9 @@ test("a change within noise fires no visibility.changed", async () => {
   const hook = receiver();
   const { api, orgId, secret } = await ownerWithEndpoint(hook.url, ["visibility.changed"]);
   hook.setSecret(secret);
-  const { brandId, promptIds } = seedBrand(server.dbh.sqlite, orgId, { prompts: 1, name: "San Francisco" });
+  const { brandId, promptIds } = await seedBrandIn(db, orgId, { prompts: 1, name: "San Francisco" });
   // 1 of 2 answers the week before, 1 of 1 today: 50 points, far inside the interval at these n.
-  history(brandId, promptIds, [8, 9], (day) => day === 8);
+  await history(brandId, promptIds, [8, 9], (day) => day === 8);
   const job = (await api.waitFor((await api.start({ brandId, platforms: ["perplexity"] })).body.jobId)).job;
   expect(job.result.per_platform.perplexity.visibility_rate.value).toBe(1);
   await Bun.sleep(600);
@@ -258,8 +263,8 @@ test("redirects are not followed: a 302 is a failed attempt and the redirect tar
   const { api, endpoint } = await ownerWithEndpoint(`http://127.0.0.1:${redirecting.port}/hook`);
   await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
   let log: any;
-  await waitUntil(() => {
-    log = server.dbh.sqlite.query("SELECT status, attempts, last_status FROM webhook_deliveries WHERE endpoint_id = ?").get(endpoint.id);
+  await waitUntil(async () => {
+    [log] = await db.inspect("SELECT status, attempts, last_status FROM webhook_deliveries WHERE endpoint_id = ?", endpoint.id);
     return log?.attempts >= 1;
   });
   expect(log).toMatchObject({ status: "pending", attempts: 1, last_status: 302 });
