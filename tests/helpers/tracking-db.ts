@@ -16,6 +16,9 @@ import type { SeededBrand, SeedOptions } from "./tracking";
 
 export type ServerDb = SqliteHarness | PgHarness;
 
+// Written once in server-db.ts for every suite.
+export { countOf, organizationOfUser as organizationIn } from "./server-db";
+
 /**
  * The harness (fixtures, inspect) over the server's own database. On Postgres it opens a small pool
  * of its own: close() it when the suite ends (on SQLite close() leaves the server's handle open).
@@ -30,12 +33,6 @@ export async function serverDb(server: { backend: Backend } | { config: { databa
 /** An expression reading a stored answer column as text: SQLite keeps it packed (aw_text), Postgres plain (text or jsonb). */
 export function textOf(db: Harness, column: string): string {
   return db.backend === "sqlite" ? `aw_text(${column})` : `${column}::text`;
-}
-
-/** A count(*) (Postgres answers bigint as a string). */
-export async function countOf(db: Harness, sql: string, ...params: unknown[]): Promise<number> {
-  const [row] = await db.inspect<{ n: number | string }>(sql, ...params);
-  return Number(row!.n);
 }
 
 async function insertId(db: Harness, sql: string, ...params: unknown[]): Promise<string> {
@@ -62,12 +59,6 @@ export async function seedBrandIn(db: ServerDb, organizationId: string, options:
   // Postgres keeps prompts.is_branded from a listener a moment later; recheck now, as SQLite's trigger has.
   if ("pg" in db) await recheckBranded(db.pg.sql, [brandId]);
   return { brandId, promptIds, competitorIds };
-}
-
-/** organizationOf on either backend: the organization the user's signup made. */
-export async function organizationIn(db: Harness, userId: string): Promise<string> {
-  const [row] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", userId);
-  return row!.organization_id;
 }
 
 /** Result rows through the product's own bulk writer of the backend (what bench and imports use). */
