@@ -179,11 +179,14 @@ export function createDispatcher(options: DispatcherOptions) {
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;
+      // An answer arriving after stop() is not written: the job was handed back, and the database
+      // may already be closed; the next start runs the unit again.
+      if (stopped) return;
       options.onUpstream?.(unit.platform, outcome.kind, performance.now() - calledAt);
       if (outcome.kind !== "skipped") await writer.write(run.task, outcome);
       settle(job);
     } catch (error) {
-      if (job.abort.signal.aborted) return;
+      if (job.abort.signal.aborted || stopped) return;
       const failure = error instanceof TaskFailure ? error.error : { message: String(error), kind: "internal", permanent: false };
       if (calledAt !== undefined) options.onUpstream?.(unit.platform, failure.kind ?? "error", performance.now() - calledAt);
       const attempt = unit.attempts + 1;
