@@ -7,6 +7,8 @@ import type { SQL } from "bun";
 import type { PgHandle } from "../../src/db/pg/open";
 import { openPostgresDatabase } from "../../src/database";
 import { recheckBranded } from "../../src/insights/branded.pg";
+// The REST executor's own placeholder numbering: the contracts' inspect queries are written with `?`.
+import { numberPlaceholders as numbered } from "../../src/platform/rest/executor.pg";
 import { testPostgres } from "../helpers/postgres";
 import type { Fixtures, Harness } from "./harness";
 
@@ -18,23 +20,6 @@ export interface PgHarness extends Harness {
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
-
-/** `?` → `$n` outside quotes, so the contracts' inspect queries run on both backends. */
-export function numbered(sql: string): string {
-  let n = 0;
-  let out = "";
-  let quote: string | null = null;
-  for (const ch of sql) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      out += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      out += ch;
-    } else out += ch === "?" ? `$${++n}` : ch;
-  }
-  return out;
-}
 
 function sqliteShaped(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

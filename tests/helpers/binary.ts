@@ -37,17 +37,24 @@ export async function startBinary(env: Record<string, string> = {}, dir = tempDi
     stderr: "pipe",
   });
   started.add(proc);
+  return { proc, dir, ...(await untilListening(proc, 20_000)) };
+}
+
+/**
+ * Reads a server process' stdout until its "listening on URL" line; keeps draining it afterwards so
+ * the child never blocks on a full pipe. Its URL and everything it printed so far.
+ */
+export async function untilListening(proc: Bun.Subprocess<"ignore", "pipe", "pipe">, timeoutMs: number): Promise<{ url: string; output: () => string }> {
   let text = "";
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + timeoutMs;
   while (!/listening on (\S+)/.test(text)) {
-    if (Date.now() > deadline) throw new Error(`binary did not start: ${text}`);
+    if (Date.now() > deadline) throw new Error(`the server did not start: ${text}`);
     const { value, done } = await reader.read();
-    if (done) throw new Error(`binary exited: ${text} ${await new Response(proc.stderr).text()}`);
+    if (done) throw new Error(`the server exited: ${text} ${await new Response(proc.stderr).text()}`);
     text += decoder.decode(value);
   }
-  // Keep draining stdout so the child never blocks on a full pipe.
   void (async () => {
     for (;;) {
       const { value, done } = await reader.read();
@@ -55,5 +62,5 @@ export async function startBinary(env: Record<string, string> = {}, dir = tempDi
       text += decoder.decode(value);
     }
   })();
-  return { proc, url: text.match(/listening on (\S+)/)![1], dir, output: () => text };
+  return { url: text.match(/listening on (\S+)/)![1]!, output: () => text };
 }

@@ -8,6 +8,7 @@ import { SQL } from "bun";
 import { join } from "node:path";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { ROOT, tempDir } from "../helpers/app";
+import { untilListening } from "../helpers/binary";
 import { testPostgres } from "../helpers/postgres";
 import { signedUpClient } from "../helpers/supabase";
 import { apiClient } from "../helpers/tracking";
@@ -35,24 +36,7 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let text = "";
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(text)) {
-    if (Date.now() > deadline) throw new Error(`instance did not start: ${text}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`instance exited: ${text} ${await new Response(proc.stderr).text()}`);
-    text += decoder.decode(value);
-  }
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value);
-    }
-  })();
-  return { proc, url: text.match(/listening on (\S+)/)![1]!, output: () => text };
+  return { proc, ...(await untilListening(proc, 30_000)) };
 }
 
 beforeAll(async () => {
