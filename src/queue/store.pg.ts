@@ -128,7 +128,9 @@ export function createPgQueueStore(sql: SQL, now: () => Date = () => new Date())
 
     async setProgress({ jobId, progress }) {
       if (!isUuid(jobId)) return;
-      await sql`UPDATE jobs SET progress = ${progress as object}, updated_at = ${iso()} WHERE id = ${jobId}`;
+      // Only while the job runs: a cancel committed by another connection between the dispatcher's
+      // last unit and its summary must keep its "cancelled" phase (SQLite's single writer cannot interleave them).
+      await sql`UPDATE jobs SET progress = ${progress as object}, updated_at = ${iso()} WHERE id = ${jobId} AND status IN ('waiting', 'active')`;
     },
 
     async finish(input) {

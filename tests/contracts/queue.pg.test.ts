@@ -49,4 +49,27 @@ if (await testPostgres())
         await h.close();
       }
     });
+
+    test("a cancel committed by another instance before the dispatcher's summary keeps its phase: setProgress leaves a cancelled job alone", async () => {
+      const h = (await pgHarness())!;
+      const other = new SQL(h.url, { max: 1 });
+      try {
+        const store = createPgQueueStore(h.pg.sql);
+        const org = await h.fixtures.organization();
+        const brand = await h.fixtures.brand(org);
+        const promptId = await h.fixtures.prompt(brand);
+        const id = await store.enqueue({ type: "tracking", brandId: brand, organizationId: org, data: {}, units: [{ promptId, platform: "perplexity", model: "sonar", region: "" }] });
+        await store.claim({ owner: "a", leaseMs: 60_000 });
+        await store.setProgress({ jobId: id, progress: { phase: "querying", completed: 0, total: 1 } });
+        expect(await createPgQueueStore(other).cancel(id)).toBe(true);
+        // The dispatcher had not heard of the cancel yet: its last unit settled and it writes the summary phase.
+        await store.setProgress({ jobId: id, progress: { phase: "summarizing", completed: 1, total: 1 } });
+        const job = (await store.get(id))!;
+        expect(job.status).toBe("cancelled");
+        expect(JSON.parse(job.progress)).toEqual({ phase: "cancelled", completed: 0, total: 1 });
+      } finally {
+        await other.close();
+        await h.close();
+      }
+    });
   });

@@ -155,5 +155,7 @@ describe("result writer", () => {
     await earliest;
     expect(streamEnded).toBe(false);
     await stream;
+    // Nothing left waiting on a timer when the suite closes its databases.
+    await streaming.flush();
   });
 });
