@@ -5,10 +5,10 @@ import type { SQL } from "bun";
 import type { QueueStore } from "../queue/store";
 import { insertResults, markUnitsDone } from "../results/store.pg";
 import { finalizeJob } from "../tracking/finalize";
-import { createTrackingService } from "../tracking/service";
 import { createPgTrackingStore } from "../tracking/store.pg";
-import { createUnitRunner, type ResultValues } from "../tracking/unit-runner";
+import type { ResultValues } from "../tracking/unit-runner";
 import { createPgUnitStore } from "../tracking/units.pg";
+import { replaySteps } from "./replay";
 import type { DemoHistoryStore } from "./store";
 
 export function createPgDemoHistoryStore(sql: SQL, queueAt: (now?: () => Date) => QueueStore): DemoHistoryStore {
@@ -18,27 +18,7 @@ export function createPgDemoHistoryStore(sql: SQL, queueAt: (now?: () => Date) =
   const unitStore = createPgUnitStore(sql);
 
   return {
-    async startRun(input) {
-      const store = queueAt(input.now);
-      const tracking = createTrackingService({ store, tracking: trackingStore, engines: input.engines });
-      const { jobId } = await tracking.enqueueRun({ brandId: input.brandId, platforms: input.platforms, samples: input.samples, force: true, createdBy: input.createdBy });
-      // Claimed at once; on Postgres another instance's dispatcher may claim it first, which this
-      // reports as on SQLite (the demo runs on one instance).
-      const claimed = await store.claim({ owner: input.owner, leaseMs: input.leaseMs });
-      if (claimed?.id !== jobId) throw new Error(`the demo could not take its replayed run ${jobId} (another job was waiting)`);
-      return { jobId, units: await store.pendingUnits(jobId) };
-    },
-    runUnits({ jobId, units, registry, signal }) {
-      const runner = createUnitRunner({ store: unitStore, registry });
-      return Promise.all(
-        units.map((u) =>
-          runner
-            .run({ jobId, seq: u.seq, brandId: u.brand_id, promptId: u.prompt_id, platform: u.platform, model: u.model, region: u.region, sample: u.sample }, signal)
-            .then((outcome) => ({ unit: u, outcome, error: null as string | null }))
-            .catch((error: unknown) => ({ unit: u, outcome: null, error: error instanceof Error ? error.message : String(error) })),
-        ),
-      );
-    },
+    ...replaySteps({ queueAt: queueAt, tracking: trackingStore, units: unitStore }),
     async recordOutcomes({ jobId, outcomes }) {
       await sql.begin(async (tx) => {
         const answers: Parameters<typeof insertResults>[1] = [];

@@ -4,10 +4,10 @@ import type { Database } from "bun:sqlite";
 import { createSqliteQueueStore } from "../queue/store.sqlite";
 import { createResultStore } from "../results/store.sqlite";
 import { finalizeJob } from "../tracking/finalize";
-import { createTrackingService } from "../tracking/service";
 import { createSqliteTrackingStore } from "../tracking/store.sqlite";
-import { createUnitRunner, type ResultValues } from "../tracking/unit-runner";
+import type { ResultValues } from "../tracking/unit-runner";
 import { createSqliteUnitStore } from "../tracking/units.sqlite";
+import { replaySteps } from "./replay";
 import type { DemoHistoryStore } from "./store";
 
 export function createSqliteDemoHistoryStore(sqlite: Database): DemoHistoryStore {
@@ -19,26 +19,7 @@ export function createSqliteDemoHistoryStore(sqlite: Database): DemoHistoryStore
   const unitStore = createSqliteUnitStore(sqlite);
 
   return {
-    async startRun(input) {
-      const store = createSqliteQueueStore(sqlite, input.now);
-      const tracking = createTrackingService({ store, tracking: trackingStore, engines: input.engines });
-      const { jobId } = await tracking.enqueueRun({ brandId: input.brandId, platforms: input.platforms, samples: input.samples, force: true, createdBy: input.createdBy });
-      // Claimed at once (nothing but the stores' own promises in between, so the server's dispatcher never sees it waiting).
-      const claimed = await store.claim({ owner: input.owner, leaseMs: input.leaseMs });
-      if (claimed?.id !== jobId) throw new Error(`the demo could not take its replayed run ${jobId} (another job was waiting)`);
-      return { jobId, units: await store.pendingUnits(jobId) };
-    },
-    runUnits({ jobId, units, registry, signal }) {
-      const runner = createUnitRunner({ store: unitStore, registry });
-      return Promise.all(
-        units.map((u) =>
-          runner
-            .run({ jobId, seq: u.seq, brandId: u.brand_id, promptId: u.prompt_id, platform: u.platform, model: u.model, region: u.region, sample: u.sample }, signal)
-            .then((outcome) => ({ unit: u, outcome, error: null as string | null }))
-            .catch((error: unknown) => ({ unit: u, outcome: null, error: error instanceof Error ? error.message : String(error) })),
-        ),
-      );
-    },
+    ...replaySteps({ queueAt: (now) => createSqliteQueueStore(sqlite, now), tracking: trackingStore, units: unitStore }),
     async recordOutcomes({ jobId, outcomes }) {
       sqlite
         .transaction(() => {
