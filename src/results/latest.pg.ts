@@ -5,42 +5,49 @@
 // or different (a rebuild reads every result).
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
-import { runningLock } from "../rollups/triggers.pg";
+import { DELETED, INSERTED, rawRowsSource, runningLock, type RawRows } from "../rollups/triggers.pg";
 
-const GROUP = (r: string) => `prompt_id = ${r}.prompt_id AND platform = ${r}.platform AND model = ${r}.model AND region = ${r}.region`;
-const COLUMNS = "prompt_id, platform, model, region, brand_id, result_id, created_at";
+const GROUP_COLUMNS = "prompt_id, platform, model, region";
+/** Rows `a` and `b` are of one group. */
+const SAME_GROUP = (a: string, b: string) => GROUP_COLUMNS.split(", ").map((c) => `${a}.${c} = ${b}.${c}`).join(" AND ");
+const COLUMNS = "prompt_id, platform, model, region, brand_id, organization_id, result_id, created_at";
 /** The upsert's rule: the incoming row replaces the group's latest if it is newer (ties: the greater id). */
-const NEWER = `ON CONFLICT (prompt_id, platform, model, region) DO UPDATE SET brand_id = excluded.brand_id, result_id = excluded.result_id, created_at = excluded.created_at
+const NEWER = `ON CONFLICT (prompt_id, platform, model, region) DO UPDATE SET brand_id = excluded.brand_id, organization_id = excluded.organization_id, result_id = excluded.result_id, created_at = excluded.created_at
       WHERE excluded.created_at > prompt_results_latest.created_at
          OR (excluded.created_at = prompt_results_latest.created_at AND excluded.result_id >= prompt_results_latest.result_id)`;
+/** The newest of `rows` per group (one upsert may touch a row once, so one candidate per group). */
+const newestOf = (rows: string, where = "true") =>
+  `SELECT DISTINCT ON (${GROUP_COLUMNS}) ${GROUP_COLUMNS}, brand_id, organization_id, id, created_at FROM ${rows} AS r WHERE ${where} ORDER BY ${GROUP_COLUMNS}, created_at DESC, id DESC`;
 
-/** NEW becomes its group's latest if it is newer. */
-const learn = `INSERT INTO prompt_results_latest (${COLUMNS}) VALUES (NEW.prompt_id, NEW.platform, NEW.model, NEW.region, NEW.brand_id, NEW.id, NEW.created_at)
+/** The rows of `rows` become their groups' latest where they are newer. */
+const learn = (rows: RawRows) => `INSERT INTO prompt_results_latest (${COLUMNS}) ${newestOf(rawRowsSource(rows))}
     ${NEWER};`;
 
 /**
- * OLD left its group: if it was the latest, the group's next newest row takes its place. That
- * replacement is an upsert with the same rule, so a row another transaction made latest meanwhile
- * is not overwritten by an older one (no unique violation either).
+ * The rows of `rows` left their groups: where one was the latest, the group's next newest row takes
+ * its place. That replacement is an upsert with the same rule, so a row another transaction made
+ * latest meanwhile is not overwritten by an older one (no unique violation either).
  */
-const forget = `DELETE FROM prompt_results_latest WHERE ${GROUP("OLD")} AND result_id = OLD.id;
+const forget = (rows: RawRows) => `DELETE FROM prompt_results_latest AS l USING ${rawRowsSource(rows)} AS o WHERE ${SAME_GROUP("l", "o")} AND l.result_id = o.id;
   INSERT INTO prompt_results_latest (${COLUMNS})
-    SELECT prompt_id, platform, model, region, brand_id, id, created_at FROM prompt_results
-     WHERE ${GROUP("OLD")} AND NOT EXISTS (SELECT 1 FROM prompt_results_latest WHERE ${GROUP("OLD")})
-     ORDER BY created_at DESC, id DESC LIMIT 1
+    ${newestOf("prompt_results", `(${GROUP_COLUMNS}) IN (SELECT ${GROUP_COLUMNS} FROM ${rawRowsSource(rows)} AS o) AND NOT EXISTS (SELECT 1 FROM prompt_results_latest AS l WHERE ${SAME_GROUP("l", "r")})`)}
     ${NEWER};`;
 
 const WATCHED = ["prompt_id", "platform", "model", "region", "brand_id", "created_at"];
-/** Each trigger of prompt_results and the body of the function of the same name it runs. */
+/**
+ * Each trigger of prompt_results and the body of the function of the same name it runs. Inserts
+ * and deletes fire once per statement over its transition table (a batch costs one upsert); an
+ * update fires per row, only when it moves the row (see triggers.pg.ts).
+ */
 const TRIGGERS: { name: string; on: string; body: string }[] = [
   // The brand lock first: these triggers fire before the rollups' (names sort before "rollup_").
-  { name: "aw_latest_insert", on: "AFTER INSERT ON prompt_results FOR EACH ROW", body: `${runningLock(["NEW"])}\n  ${learn}` },
-  { name: "aw_latest_delete", on: "AFTER DELETE ON prompt_results FOR EACH ROW", body: `${runningLock(["OLD"])}\n  ${forget}` },
+  { name: "aw_latest_insert", on: `AFTER INSERT ON prompt_results REFERENCING NEW TABLE AS ${INSERTED.table} FOR EACH STATEMENT`, body: `${runningLock([INSERTED])}\n  ${learn(INSERTED)}` },
+  { name: "aw_latest_delete", on: `AFTER DELETE ON prompt_results REFERENCING OLD TABLE AS ${DELETED.table} FOR EACH STATEMENT`, body: `${runningLock([DELETED])}\n  ${forget(DELETED)}` },
   {
     name: "aw_latest_update",
     // Only a change of the row's group, owner or time moves the latest; other updates cost nothing.
     on: `AFTER UPDATE OF ${WATCHED.join(", ")} ON prompt_results FOR EACH ROW WHEN (${WATCHED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(" OR ")})`,
-    body: `${runningLock(["OLD", "NEW"])}\n  ${forget}\n  ${learn}`,
+    body: `${runningLock([{ row: "OLD" }, { row: "NEW" }])}\n  ${forget({ row: "OLD" })}\n  ${learn({ row: "NEW" })}`,
   },
 ];
 /** The function's source; it names its trigger's definition, so a changed definition is a changed function (and is made again). */
@@ -49,9 +56,7 @@ const source = (t: (typeof TRIGGERS)[number]) => `\n-- trigger ${t.name}: ${t.on
 export async function rebuildLatestPg(tx: SQL): Promise<number> {
   await tx`DELETE FROM prompt_results_latest`;
   const inserted = await tx.unsafe(
-    `INSERT INTO prompt_results_latest (${COLUMNS})
-       SELECT DISTINCT ON (prompt_id, platform, model, region) prompt_id, platform, model, region, brand_id, id, created_at
-         FROM prompt_results ORDER BY prompt_id, platform, model, region, created_at DESC, id DESC`,
+`INSERT INTO prompt_results_latest (${COLUMNS}) ${newestOf("prompt_results")}`,
   );
   return inserted.count;
 }

@@ -31,72 +31,90 @@ const at = (expression: string, row: string) => expression.replaceAll("{r}", row
 const q = (name: string) => `"${name}"`;
 const list = (names: string[], prefix = "") => names.map((n) => `${prefix}${q(n)}`).join(", ");
 
-/** SELECT of the bucket rows that raw row `row` adds (keys and summed measures, named as the rollup's columns). */
-function contribution(spec: RollupSpec, row: string, sourceAlias?: string, perRawRow = false): string {
-  const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, row)} AS ${q(column)}`);
-  const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, row)}) AS ${q(column)}`);
-  const from = [sourceAlias ? `${spec.source} AS ${sourceAlias}` : "", spec.from ? at(spec.from, row) : ""].filter(Boolean).join(", ");
-  // Per raw row when rebuilding (a `max` measure counts once per raw row): (tableoid, ctid) names a
-  // row in any table, a partitioned one included (a ctid alone repeats across partitions).
-  const groupBy = [...(perRawRow ? [`${row}.tableoid`, `${row}.ctid`] : []), ...Object.values(spec.keys).map((e) => at(e, row))].join(", ");
-  return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "true"} GROUP BY ${groupBy}`;
+/**
+ * The raw rows a trigger reads, as a FROM item aliased `r`: a statement trigger's transition table
+ * (every row the statement inserted or deleted) or a row trigger's OLD or NEW (one row).
+ */
+export type RawRows = { table: string } | { row: "OLD" | "NEW" };
+export const rawRowsSource = (rows: RawRows) => ("table" in rows ? rows.table : `(SELECT ${rows.row}.*)`);
+
+/**
+ * SELECT of the bucket rows that `rows` add (keys and summed measures, named as the rollup's columns),
+ * one per bucket. A `max` measure (spec.combine) is combined per raw row first, then summed: each raw
+ * row gets an ordinal to group by (a transition table has no ctid).
+ */
+function contribution(spec: RollupSpec, rows: RawRows): string {
+  // Each bucket carries its raw rows' organization_id (one brand, one organization), so the bucket
+  // row's own trigger need not look the brand up again (drizzle-pg/0006).
+  const keyColumns = [...Object.keys(spec.keys), "organization_id"];
+  const keys = [...Object.entries(spec.keys).map(([column, e]) => `${at(e, "r")} AS ${q(column)}`), "r.organization_id AS organization_id"];
+  const measures = (combine: (column: string) => string) => Object.entries(spec.measures).map(([column, e]) => `${combine(column)}(${at(e, "r")}) AS ${q(column)}`);
+  const from = (source: string) => [`${source} AS r`, spec.from ? at(spec.from, "r") : ""].filter(Boolean).join(", ");
+  const where = spec.where ? at(spec.where, "r") : "true";
+  const groupBy = [...Object.values(spec.keys).map((e) => at(e, "r")), "r.organization_id"];
+  if (!spec.combine) return `SELECT ${[...keys, ...measures(() => "sum")].join(", ")} FROM ${from(rawRowsSource(rows))} WHERE ${where} GROUP BY ${groupBy.join(", ")}`;
+  // Only the raw columns the spec reads are numbered and carried (not a whole row with its answer).
+  const read = [...new Set([...JSON.stringify(spec).matchAll(/\{r\}\.(\w+)/g)].map((m) => m[1]!)), "organization_id"].filter((c, i, all) => all.indexOf(c) === i);
+  const perRawRow = `SELECT ${[...keys, ...measures((c) => spec.combine?.[c] ?? "sum")].join(", ")} FROM ${from(`(SELECT row_number() OVER () AS aw_n, ${list(read, "t.")} FROM ${rawRowsSource(rows)} AS t)`)}
+      WHERE ${where} GROUP BY r.aw_n, ${groupBy.join(", ")}`;
+  return `SELECT ${list(keyColumns)}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${perRawRow}) AS per_row GROUP BY ${list(keyColumns)}`;
 }
 
-function add(spec: RollupSpec, row: string): string {
-  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
+function add(spec: RollupSpec, rows: RawRows): string {
+  const columns = [...Object.keys(spec.keys), "organization_id", ...Object.keys(spec.measures)];
   const sums = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} + EXCLUDED.${q(m)}`);
-  // A bucket row is only inserted when the raw row contributes something (GROUP BY over nothing is no row).
-  return `INSERT INTO ${spec.table} (${list(columns)}) SELECT * FROM (${contribution(spec, row)}) AS c
+  // A bucket row is only inserted when a raw row contributes something (GROUP BY over nothing is no row).
+  return `INSERT INTO ${spec.table} (${list(columns)}) SELECT * FROM (${contribution(spec, rows)}) AS c
     ON CONFLICT (${list(Object.keys(spec.keys))}) DO UPDATE SET ${sums.join(", ")};`;
 }
 
-function subtract(spec: RollupSpec, row: string): string {
+function subtract(spec: RollupSpec, rows: RawRows): string {
   const keys = Object.keys(spec.keys);
   const match = keys.map((k) => `${spec.table}.${q(k)} = s.${q(k)}`).join(" AND ");
   const minus = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} - s.${q(m)}`);
-  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${match};
-  DELETE FROM ${spec.table} WHERE ${q(spec.countColumn)} <= 0 AND (${list(keys)}) IN (SELECT ${list(keys)} FROM (${contribution(spec, row)}) AS s);`;
+  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, rows)}) AS s WHERE ${match};
+  DELETE FROM ${spec.table} WHERE ${q(spec.countColumn)} <= 0 AND (${list(keys)}) IN (SELECT ${list(keys)} FROM (${contribution(spec, rows)}) AS s);`;
 }
 
-// Running totals (RollupSpec.running), as on SQLite: a raw row added on day d makes sure its key has
-// a row for d (carrying the total of the key's last earlier row), then adds to that row and every
-// later one; removed, it subtracts from the same rows. Rows are never deleted.
+// Running totals (RollupSpec.running), as on SQLite: raw rows added on day d make sure their key has
+// a row for d (carrying the total of the key's last earlier row), then add to that row and every
+// later one; removed, they subtract from the same rows. Rows are never deleted. A statement's rows
+// are summed per (key, day) first, and each existing row takes the sum of every (key, day) on or
+// before it in one UPDATE (an UPDATE … FROM applies one match per row, so the matches are summed first).
 const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? PG_DIALECT.day("{r}.created_at") } });
 const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(" AND ");
 
-function addRunning(spec: RollupSpec, row: string): string {
+function addRunning(spec: RollupSpec, rows: RawRows): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
-  if (!spec.from) return addRunningRow(spec, row);
-  const carried = `SELECT ${list(keys, "c.")}, c.day, ${measures.map((m) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (${contribution(withDay(spec), row)}) AS c
+  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS c
       LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameKey(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
-  return `INSERT INTO ${spec.table} (${list([...keys, "day", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;
-  ${shiftRunning(spec, row, "+")}`;
+  return `INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;
+  ${shiftRunning(spec, rows, "+")}`;
 }
 
-/** The same for a rollup over the raw row alone (no joined list): the row's values read directly. */
-function addRunningRow(spec: RollupSpec, row: string): string {
-  const keys = Object.entries(withDay(spec).keys).map(([k, e]) => [k, at(e, row)] as const);
-  const measures = Object.entries(spec.measures).map(([m, e]) => [m, at(e, row)] as const);
-  const where = spec.where ? at(spec.where, row) : "true";
-  const match = (alias: string) => keys.filter(([k]) => k !== "day").map(([k, e]) => `${alias}.${q(k)} = ${e}`).join(" AND ");
-  const day = keys.find(([k]) => k === "day")![1];
-  return `INSERT INTO ${spec.table} (${list([...keys.map(([k]) => k), ...measures.map(([m]) => m)])})
-      SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (SELECT 1) AS one
-      LEFT JOIN LATERAL (SELECT ${list(measures.map(([m]) => m), "l.")} FROM ${spec.table} AS l WHERE ${match("l")} AND l.day < ${day} ORDER BY l.day DESC LIMIT 1) AS p ON true
-      WHERE ${where} ON CONFLICT (${list(keys.map(([k]) => k))}) DO NOTHING;
-  UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${q(m)} = ${spec.table}.${q(m)} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND ${spec.table}.day >= ${day} AND ${where};`;
+function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const shifts = `SELECT ${list(keys, "l.")}, l.day, ${measures.map((m) => `sum(c.${q(m)}) AS ${q(m)}`).join(", ")}
+      FROM ${spec.table} AS l JOIN (${contribution(withDay(spec), rows)}) AS c ON ${sameKey(spec, "l", "c")} AND l.day >= c.day GROUP BY ${list(keys, "l.")}, l.day`;
+  const set = measures.map((m) => `${q(m)} = ${spec.table}.${q(m)} ${sign} d.${q(m)}`);
+  return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameKey(spec, spec.table, "d")} AND ${spec.table}.day = d.day;`;
 }
 
-function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
-  const measures = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} ${sign} c.${q(m)}`);
-  return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
+/** Per raw row of the table (rebuilds): (tableoid, ctid) names a row in any table, a partitioned one included. */
+function rebuildContribution(spec: RollupSpec, perRawRow: boolean): string {
+  const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, "r")} AS ${q(column)}`);
+  const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, "r")}) AS ${q(column)}`);
+  const from = [`${spec.source} AS r`, spec.from ? at(spec.from, "r") : ""].filter(Boolean).join(", ");
+  const groupBy = [...(perRawRow ? ["r.tableoid", "r.ctid"] : []), ...Object.values(spec.keys).map((e) => at(e, "r"))].join(", ");
+  return `SELECT ${[...keys, ...measures].join(", ")} FROM ${from} WHERE ${spec.where ? at(spec.where, "r") : "true"} GROUP BY ${groupBy}`;
 }
 
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
-  const perDay = `SELECT ${list(keys)}, day, ${measures.map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${contribution(withDay(spec), "r", "r", true)}) AS x GROUP BY ${list([...keys, "day"])}`;
+  const perDay = `SELECT ${list(keys)}, day, ${measures.map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${rebuildContribution(withDay(spec), true)}) AS x GROUP BY ${list([...keys, "day"])}`;
   const totals = measures.map((m) => `sum(${q(m)}) OVER (PARTITION BY ${list(keys)} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
   return `INSERT INTO ${spec.table} (${list([...keys, "day", ...measures])}) SELECT ${list(keys)}, day, ${totals.join(", ")} FROM (${perDay}) AS y`;
 }
@@ -105,32 +123,44 @@ export function triggerNames(spec: RollupSpec): string[] {
   return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
 }
 
+/** The transition tables of the statement triggers (REFERENCING … AS). */
+export const INSERTED = { table: "aw_inserted" } as const;
+export const DELETED = { table: "aw_deleted" } as const;
+
 /**
  * Takes the brand lock (see above) of each brand of `rows`, in one order (an update moving a row
  * between brands takes two). Every trigger on a locked table takes it first — latest results' too —
  * so two writers of one brand queue on it before either holds a row lock the other needs.
  */
-export function runningLock(rows: string[]): string {
-  const brands = rows.map((r) => `${r}.brand_id`).join(", ");
-  return `PERFORM pg_advisory_xact_lock(${RUNNING_LOCK}, h) FROM (SELECT DISTINCT hashtext(CAST(b AS text)) AS h FROM unnest(ARRAY[${brands}]) AS b ORDER BY 1) AS locks;`;
+export function runningLock(rows: RawRows[]): string {
+  const brands = rows.map((r) => `SELECT brand_id FROM ${rawRowsSource(r)} AS r`).join(" UNION ALL ");
+  return `PERFORM pg_advisory_xact_lock(${RUNNING_LOCK}, h) FROM (SELECT DISTINCT hashtext(CAST(brand_id AS text)) AS h FROM (${brands}) AS b ORDER BY 1) AS locks;`;
 }
 
-/** The trigger functions and triggers that keep one rollup current: [function, trigger] per kind. */
+/**
+ * The trigger functions and triggers that keep one rollup current: [function, trigger] per kind.
+ * Inserts and deletes fire once per statement over its transition table, so a batch of N raw rows
+ * costs one upsert per rollup, not N (a statement trigger fires even for no rows: then it changes
+ * nothing). Updates are rare and fire per row, only when a watched column changed (a statement
+ * trigger can have neither a column list with transition tables nor a WHEN).
+ */
 export function triggerSql(spec: RollupSpec): string[] {
   const [insert, remove, update] = triggerNames(spec);
   const lock = PG_ROLLUPS.some((s) => s.running && s.source === spec.source) ? runningLock : () => "";
+  const OLD: RawRows = { row: "OLD" };
+  const NEW: RawRows = { row: "NEW" };
   const body = spec.running
-    ? { insert: [lock(["NEW"]), addRunning(spec, "NEW")], remove: [lock(["OLD"]), shiftRunning(spec, "OLD", "-")], update: [lock(["OLD", "NEW"]), shiftRunning(spec, "OLD", "-"), addRunning(spec, "NEW")] }
-    : { insert: [lock(["NEW"]), add(spec, "NEW")], remove: [lock(["OLD"]), subtract(spec, "OLD")], update: [lock(["OLD", "NEW"]), subtract(spec, "OLD"), add(spec, "NEW")] };
+    ? { insert: [lock([INSERTED]), addRunning(spec, INSERTED)], remove: [lock([DELETED]), shiftRunning(spec, DELETED, "-")], update: [lock([OLD, NEW]), shiftRunning(spec, OLD, "-"), addRunning(spec, NEW)] }
+    : { insert: [lock([INSERTED]), add(spec, INSERTED)], remove: [lock([DELETED]), subtract(spec, DELETED)], update: [lock([OLD, NEW]), subtract(spec, OLD), add(spec, NEW)] };
   const fn = (name: string, statements: string[]) =>
     `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $rollup$\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n$rollup$`;
   // An UPDATE that leaves the watched columns as they were changes no bucket: the trigger is skipped.
   const changed = `(${list(spec.watch, "OLD.")}) IS DISTINCT FROM (${list(spec.watch, "NEW.")})`;
   return [
     fn(insert!, body.insert),
-    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} FOR EACH ROW EXECUTE FUNCTION ${insert}()`,
+    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} REFERENCING NEW TABLE AS ${INSERTED.table} FOR EACH STATEMENT EXECUTE FUNCTION ${insert}()`,
     fn(remove!, body.remove),
-    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} FOR EACH ROW EXECUTE FUNCTION ${remove}()`,
+    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} REFERENCING OLD TABLE AS ${DELETED.table} FOR EACH STATEMENT EXECUTE FUNCTION ${remove}()`,
     fn(update!, body.update),
     `CREATE TRIGGER ${update} AFTER UPDATE OF ${list(spec.watch)} ON ${spec.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${update}()`,
   ];
@@ -142,8 +172,8 @@ export function rebuildSql(spec: RollupSpec): string[] {
   if (spec.running) return [`DELETE FROM ${spec.table}`, rebuildRunning(spec)];
   // A measure combined per raw row (`combine`) is combined per row first, then summed per bucket.
   const rows = spec.combine
-    ? `SELECT ${list(Object.keys(spec.keys))}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)})`).join(", ")} FROM (${contribution(spec, "r", "r", true)}) AS x GROUP BY ${list(Object.keys(spec.keys))}`
-    : contribution(spec, "r", "r");
+    ? `SELECT ${list(Object.keys(spec.keys))}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)})`).join(", ")} FROM (${rebuildContribution(spec, true)}) AS x GROUP BY ${list(Object.keys(spec.keys))}`
+    : rebuildContribution(spec, false);
   return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${rows}`];
 }
 

@@ -34,13 +34,38 @@ export function createResultWriter(store: TrackingStore, options: ResultWriterOp
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
 
-  async function flush(): Promise<void> {
+  // One commit in flight at a time: results arriving meanwhile wait for it and go in the next one.
+  // On Postgres two commits of one brand would only queue on its rollup lock (triggers.pg.ts), each
+  // holding a pool connection; one after the other, the next batch is as large as the wait was long.
+  const maxCommit = maxBatch * 4;
+  let writing: Promise<void> | undefined;
+
+  function flush(): Promise<void> {
     clearTimeout(idleTimer);
     clearTimeout(waitTimer);
     waitTimer = undefined;
-    if (!queue.length) return;
-    const batch = queue;
-    queue = [];
+    if (writing) return writing.then(flush);
+    if (!queue.length) return Promise.resolve();
+    const batch = queue.splice(0, maxCommit);
+    writing = commit(batch).finally(() => {
+      writing = undefined;
+      if (queue.length) void flush();
+    });
+    return writing;
+  }
+
+  /** A batch is due: committed now, or right after the commit in flight. */
+  function due(): void {
+    if (writing) {
+      clearTimeout(idleTimer);
+      clearTimeout(waitTimer);
+      waitTimer = undefined;
+      return;
+    }
+    void flush();
+  }
+
+  async function commit(batch: Pending[]): Promise<void> {
     try {
       const outcomes = await store.recordResults(batch);
       batch.forEach((p, i) => p.resolve(outcomes[i]!));
@@ -70,10 +95,10 @@ export function createResultWriter(store: TrackingStore, options: ResultWriterOp
     write(task: UnitTask, outcome: Pending["outcome"]): Promise<WriteOutcome> {
       return new Promise((resolve, reject) => {
         queue.push({ task, outcome, resolve, reject });
-        if (queue.length >= maxBatch) return void flush();
+        if (queue.length >= maxBatch) return due();
         clearTimeout(idleTimer);
-        idleTimer = setTimeout(flush, idleMs);
-        waitTimer ??= setTimeout(flush, maxWaitMs);
+        idleTimer = setTimeout(due, idleMs);
+        waitTimer ??= setTimeout(due, maxWaitMs);
       });
     },
   };

@@ -3,6 +3,7 @@
 // The only differences allowed are the type mapping written at the top of src/db/pg/schema.ts and the
 // organization_id columns and indexes Postgres adds (ORGANIZATION_ID_ADDED, ORGANIZATION_INDEX_ADDED),
 // kept by the triggers of drizzle-pg/0001. No database is needed.
+import { PG_ROLLUPS } from "../../src/rollups/triggers.pg";
 import { describe, expect, test } from "bun:test";
 import { Column, is, SQL, StringChunk, type Table } from "drizzle-orm";
 import { IndexedColumn, getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
@@ -182,6 +183,14 @@ describe("drizzle-pg/", () => {
     // Exactly these tables have a brand_id and an organization_id in Postgres.
     const withBoth = [...pgTables].filter(([n, t]) => n !== "brands" && t.columns.has("brand_id") && t.columns.has("organization_id")).map(([n]) => n);
     expect(withBoth.sort()).toEqual([...viaBrand].sort());
+  });
+
+  test("the tables only triggers write (rollups, latest results) skip the brand lookup only for rows a trigger filled", () => {
+    const replaced = sqlOf("0006_rollup_organization");
+    const tables = [...PG_ROLLUPS.map((spec) => spec.table), "prompt_results_latest"];
+    for (const t of tables)
+      expect(replaced).toContain(`CREATE TRIGGER "${t}_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."${t}" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();`);
+    expect(replaced.match(/CREATE TRIGGER/g)?.length).toBe(tables.length);
   });
 
   test("the SQLite updated_at triggers have their Postgres twins", () => {

@@ -336,6 +336,25 @@ describe.skipIf(!server)("rollup tables equal the aggregates of their raw rows (
     await check("after fields of the wrong kind");
   });
 
+  test("every bucket row carries its brand's organization; a direct write cannot give it another", async () => {
+    const tables = [...ROLLUP_TABLES.filter((t) => t !== "citation_urls"), "prompt_results_latest"];
+    let rows = 0;
+    for (const table of tables) {
+      const [wrong] = await sql().unsafe(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE t.organization_id IS DISTINCT FROM b.organization_id)::int AS wrong FROM ${table} AS t JOIN brands AS b ON b.id = t.brand_id`,
+      );
+      expect({ table, wrong: wrong.wrong }).toEqual({ table, wrong: 0 });
+      rows += wrong.n;
+    }
+    expect(rows).toBeGreaterThan(100);
+    // Outside a trigger (pg_trigger_depth() = 0) the brand's organization overwrites what a statement gives.
+    const [brand] = await brands();
+    const [other] = await sql()`INSERT INTO organizations (name, slug) VALUES ('Other', ${`other-${Date.now()}`}) RETURNING id`;
+    await sql()`UPDATE result_brand_daily SET organization_id = ${other.id} WHERE brand_id = ${brand}`;
+    const [moved] = await sql()`SELECT count(*)::int AS n FROM result_brand_daily WHERE organization_id = ${other.id}`;
+    expect(moved.n).toBe(0);
+  });
+
   test("a reopen (another instance starting) rebuilds nothing and the rollups stay equal", async () => {
     const state = await sql()`SELECT name, hash, created_at FROM rollup_state ORDER BY name`;
     expect(state).toHaveLength(ROLLUP_TABLES.length);

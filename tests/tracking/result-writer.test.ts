@@ -158,4 +158,39 @@ describe("result writer", () => {
     // Nothing left waiting on a timer when the suite closes its databases.
     await streaming.flush();
   });
+
+  test("one commit in flight at a time: results arriving meanwhile wait and go in the next one, together", async () => {
+    const { task, tracking } = await setUp(6);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const batchSizes: number[] = [];
+    let release!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (release = resolve));
+    // The real store, its first commit held open until the test lets it go.
+    const held: typeof tracking = {
+      ...tracking,
+      async recordResults(batch) {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        batchSizes.push(batch.length);
+        try {
+          if (batchSizes.length === 1) await firstHeld;
+          return await tracking.recordResults(batch);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const writer = createResultWriter(held, { idleMs: 1, maxWaitMs: 5, maxBatch: 2 });
+    const first = [writer.write(task(0), answered([])), writer.write(task(1), answered([]))];
+    await Bun.sleep(20);
+    // Four more arrive while the first commit is open: full batches and timers come due, none starts a second commit.
+    const rest = [2, 3, 4, 5].map((seq) => writer.write(task(seq), answered([])));
+    await Bun.sleep(50);
+    expect(batchSizes).toEqual([2]);
+    release();
+    expect(await Promise.all([...first, ...rest])).toEqual(Array(6).fill("written"));
+    expect(mostInFlight).toBe(1);
+    expect(batchSizes).toEqual([2, 4]);
+  });
 });
