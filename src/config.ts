@@ -27,6 +27,8 @@ export interface Config {
   rest: { readers: number; statementTimeoutMs: number; sourceCategories?: CategoryList };
   /** Days an answer keeps its text; 0 keeps it for good. */
   retentionDaysRawAnswers: number;
+  /** Whole months of raw pixel and crawler log rows kept before the current one (Postgres); 0 keeps all. */
+  logRetentionMonths: number;
   shutdownTimeoutMs: number;
   cronSchedule: string;
   cronTz: string | undefined;
@@ -71,6 +73,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
   { name: "REST_READERS", default: "2", meaning: "threads that run /rest/v1 reads and RPCs, each with its own read-only connection" },
   { name: "STATEMENT_TIMEOUT_MS", default: "10000", meaning: "a /rest/v1 request whose SQL runs longer is stopped and answers 503 (57014)" },
+  { name: "LOG_RETENTION_MONTHS", default: "0", meaning: "Postgres only: raw pixel visits and crawler requests of months more than this many whole months before the current one are dropped a monthly partition at a time (reports over them keep their counts: the rollups stay); 0 keeps every month" },
   { name: "RETENTION_DAYS_RAW_ANSWERS", default: "0", meaning: "answers older than this many days lose their text (analysed fields and rollups stay); 0 keeps every answer" },
   { name: "SHUTDOWN_TIMEOUT_MS", default: "10000", meaning: "how long SIGTERM waits for in-flight requests" },
   { name: "JWT_SECRET", default: "(generated)", meaning: "HS256 secret for access tokens and API keys (at least 32 characters)" },
@@ -227,11 +230,16 @@ export function loadConfig(env: Env): Config {
   }
 
   const engines = engineConfig(env);
+  const database = { url: databaseUrl(env), poolSize: intVar(env, "DATABASE_POOL_SIZE", 10, 2, 200) };
+  const logRetentionMonths = intVar(env, "LOG_RETENTION_MONTHS", 0, 0, 1200);
+  // SQLite keeps the raw logs in one table: deleting them row by row would also take them out of the
+  // rollups, so the reports of those months would change. Refused rather than ignored.
+  if (logRetentionMonths > 0 && !database.url) throw new ConfigError("LOG_RETENTION_MONTHS", "needs DATABASE_URL (Postgres drops whole monthly partitions; the embedded SQLite database keeps every log row)");
   return {
     port,
     host,
     dataDir: env.DATA_DIR?.trim() || "./data",
-    database: { url: databaseUrl(env), poolSize: intVar(env, "DATABASE_POOL_SIZE", 10, 2, 200) },
+    database,
     publicUrl,
     logLevel,
     workers: intVar(env, "WORKERS", 2, 1, 64),
@@ -240,6 +248,7 @@ export function loadConfig(env: Env): Config {
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
     retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
+    logRetentionMonths,
     metricsToken: metricsToken(env),
     verifyRdns: boolVar(env, "VERIFY_RDNS", false),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),

@@ -135,8 +135,8 @@ export async function startRuntime(input: {
     if (maintaining) return;
     maintaining = true;
     try {
-      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade) logger.info("storage maintenance", { ...report });
+      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

@@ -10,6 +10,13 @@ export interface MaintenanceReport {
   pagesFreed: number;
   /** Monthly partitions of the raw logs made ahead (Postgres). */
   partitionsMade: number;
+  /** Monthly partitions of the raw logs dropped past LOG_RETENTION_MONTHS (Postgres). */
+  partitionsDropped: number;
+}
+
+/** The first day of the oldest month LOG_RETENTION_MONTHS keeps: `months` whole months before now's. */
+export function logRetentionStart(now: Date, months: number): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, 1));
 }
 
 /** Between batches the thread answers other work (the server runs this on its serving thread). */
@@ -56,12 +63,13 @@ export async function compressPlainRows(store: StorageStore, pause: Pause = noPa
  */
 export async function runMaintenance(
   store: StorageStore,
-  options: { retentionDays: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number } },
+  options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number } },
 ): Promise<MaintenanceReport> {
   const answersDropped = await dropOldAnswers(store, options.retentionDays, options.now, options.pause);
   const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
   const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
-  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade };
+  const partitionsDropped = options.logRetentionMonths ? (await store.dropLogMonthsBefore({ before: logRetentionStart(options.now, options.logRetentionMonths) })).length : 0;
+  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped };
 }

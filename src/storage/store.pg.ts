@@ -4,7 +4,7 @@
 // large the table. Answers are compressed by TOAST (lz4, drizzle-pg/0003) when written and space is
 // reused by autovacuum: compressing and releasing pages have nothing to do here.
 import type { SQL } from "bun";
-import { ensureLogPartitions } from "../db/pg/partitions";
+import { dropLogPartitionsBefore, ensureLogPartitions, LOG_PARTITIONED } from "../db/pg/partitions";
 import type { StorageStore } from "./store";
 
 /** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
@@ -33,5 +33,10 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       return 0;
     },
     prepareAhead: ({ now }) => ensureLogPartitions(sql, { now }),
+    async dropLogMonthsBefore({ before }) {
+      const dropped: string[] = [];
+      for (const { table } of LOG_PARTITIONED) dropped.push(...(await dropLogPartitionsBefore(sql, table, before)));
+      return dropped;
+    },
   };
 }

@@ -40,5 +40,8 @@ export function createSqliteStorageStore(sqlite: Database): StorageStore {
       // One file, nothing partitioned.
       return [];
     },
+    async dropLogMonthsBefore() {
+      return [];
+    },
   };
 }

@@ -20,4 +20,10 @@ export interface StorageStore {
   releaseFreePages(): Promise<number>;
   /** Makes room for the coming months' raw logs where they are partitioned by month (Postgres); the partitions made. */
   prepareAhead(input: { now: Date }): Promise<string[]>;
+  /**
+   * Drops the raw log rows (pixel visits, crawler requests) of every month that ends on or before
+   * `before`, a whole month at a time, leaving the rollups as they are (Postgres: its partitions);
+   * the partitions dropped. SQLite has no partitions and drops nothing (config refuses the setting).
+   */
+  dropLogMonthsBefore(input: { before: Date }): Promise<string[]>;
 }

@@ -1,6 +1,7 @@
 // The storage store's contract (src/storage/store.ts), for every backend: answers seeded through the
 // fixtures, walked in ranges of positions as maintenance.ts walks them.
 import { describe, expect, test, afterAll, beforeAll } from "bun:test";
+import { logRetentionStart, runMaintenance } from "../../src/storage/maintenance";
 import type { StorageStore } from "../../src/storage/store";
 import type { Harness } from "./harness";
 
@@ -66,6 +67,40 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
         expect(made.every((name) => /_y20\d\dm\d\d$/.test(name))).toBe(true);
       }
       expect(await h.store.prepareAhead({ now: far })).toEqual([]);
+    });
+
+    test("dropLogMonthsBefore drops whole old months of raw logs and keeps their rollups (Postgres); nothing on SQLite", async () => {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      await h.store.prepareAhead({ now: new Date("2033-03-15T00:00:00.000Z") });
+      const hit = (at: string) => h.fixtures.crawlerHit({ brandId: brand, at, bot: "GPTBot", class: "training", hit: "page", path: "/", status: 200 });
+      await hit("2033-02-10T12:00:00.000Z");
+      await hit("2033-02-28T23:59:59.000Z");
+      await hit("2033-03-01T00:00:00.000Z");
+      await hit("2033-04-02T08:00:00.000Z");
+      const raw = async () => (await h.inspect<{ at: unknown }>("SELECT at FROM crawler_hits WHERE brand_id = ? ORDER BY at", brand)).length;
+      const rollup = async () => h.inspect<{ requests: number }>("SELECT sum(requests) AS requests FROM crawler_daily WHERE brand_id = ?", brand);
+      const rollupBefore = await rollup();
+      expect(await raw()).toBe(4);
+      const dropped = await h.store.dropLogMonthsBefore({ before: new Date("2033-03-01T00:00:00.000Z") });
+      if (h.backend === "sqlite") {
+        expect(dropped).toEqual([]);
+        expect(await raw()).toBe(4);
+      } else {
+        // February (both logs) went, March and April stayed; the reports over February keep their counts.
+        expect(dropped).toContain("crawler_hits_y2033m02");
+        expect(dropped).toContain("ai_traffic_logs_y2033m02");
+        expect(dropped.some((name) => name.endsWith("y2033m03") || name.endsWith("y2033m04"))).toBe(false);
+        expect(await raw()).toBe(2);
+        expect(Number((await rollup())[0]!.requests)).toBe(4);
+      }
+      expect(Number(rollupBefore[0]!.requests)).toBe(4);
+      expect(await h.store.dropLogMonthsBefore({ before: new Date("2033-03-01T00:00:00.000Z") })).toEqual([]);
+      // Upkeep with LOG_RETENTION_MONTHS=1 on 10 May keeps April and May: March goes.
+      const report = await runMaintenance(h.store, { retentionDays: 0, logRetentionMonths: 1, now: new Date("2033-05-10T00:00:00.000Z") });
+      expect(logRetentionStart(new Date("2033-05-10T00:00:00.000Z"), 1).toISOString()).toBe("2033-04-01T00:00:00.000Z");
+      expect(report.partitionsDropped).toBe(h.backend === "sqlite" ? 0 : 2);
+      expect(await raw()).toBe(h.backend === "sqlite" ? 4 : 1);
     });
   });
 }

@@ -71,3 +71,18 @@ test("SOURCE_CATEGORIES_FILE: read and checked at start; a bad file names the va
     expect((error as Error).message).toMatch(message);
   }
 });
+
+test("LOG_RETENTION_MONTHS drops partitions on Postgres and is refused on SQLite, where it would change the reports", () => {
+  expect(loadConfig({ LOG_RETENTION_MONTHS: "6", DATABASE_URL: "postgres://u:p@127.0.0.1:5432/aw" }).logRetentionMonths).toBe(6);
+  expect(loadConfig({}).logRetentionMonths).toBe(0);
+  expect(loadConfig({ LOG_RETENTION_MONTHS: "0" }).logRetentionMonths).toBe(0);
+  let error: unknown;
+  try {
+    loadConfig({ LOG_RETENTION_MONTHS: "6" });
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  expect((error as ConfigError).variable).toBe("LOG_RETENTION_MONTHS");
+  expect(String((error as Error).message)).toContain("DATABASE_URL");
+});
