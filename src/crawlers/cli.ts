@@ -34,14 +34,28 @@ export async function runLogsCommand(args: string[], deps: { store: CrawlerStore
     let duplicates = 0;
     let batch: Record<string, unknown>[] = [];
     let batchBytes = 0;
-    const flush = async () => {
-      const r = await deps.ingest.ingest(brands[0]!, batch);
+    // One batch written while the next is read and parsed (on Postgres a write waits on the server
+    // and its commit; SQLite's runs on this thread, so there it changes nothing). A failed write
+    // stops the import at the next batch.
+    let writing: Promise<void> = Promise.resolve();
+    let writeError: unknown;
+    const write = async (records: Record<string, unknown>[]) => {
+      const r = await deps.ingest.ingest(brands[0]!, records);
       accepted += r.accepted;
       duplicates += r.duplicates;
       malformed += r.errors.length;
+      if (process.memoryUsage.rss() > RSS_CEILING) Bun.gc(true);
+    };
+    const settle = async () => {
+      await writing;
+      if (writeError) throw writeError;
+    };
+    const flush = async () => {
+      const records = batch;
       batch = [];
       batchBytes = 0;
-      if (process.memoryUsage.rss() > RSS_CEILING) Bun.gc(true);
+      await settle();
+      writing = write(records).catch((error) => void (writeError = error));
     };
     for await (const line of fileLines(file)) {
       if (line === OVERLONG) {
@@ -61,6 +75,7 @@ export async function runLogsCommand(args: string[], deps: { store: CrawlerStore
       if (batch.length >= IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
     if (batch.length) await flush();
+    await settle();
     out.write(`${file}: ${lines} line(s): ${accepted} new, ${duplicates} already imported, ${malformed} malformed\n`);
     // A file of nothing but malformed lines is almost surely the wrong file or format: say so by the exit code.
     if (lines > 0 && malformed === lines) {

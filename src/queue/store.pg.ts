@@ -5,7 +5,7 @@
 // (QUEUE_CHANNEL) so that every instance's dispatcher wakes at once instead of at its next poll.
 import type { SQL } from "bun";
 import { isUuid, plainRow } from "../db/pg/values";
-import type { FinishInput, JobRow, QueueEvents, QueueStore, UnitCounts, UnitRow } from "./store";
+import type { EnqueueInput, FinishInput, JobRow, QueueEvents, QueueStore, UnitCounts, UnitRow } from "./store";
 
 /** The LISTEN/NOTIFY channel of the queue: payload "work", or "cancel:<job id>". */
 export const QUEUE_CHANNEL = "aw_queue";
@@ -36,31 +36,57 @@ export async function finishJobPg(sql: SQL, f: FinishInput & { at: string }): Pr
   return rows.length > 0;
 }
 
+/** First key of the per-brand enqueue lock (pg_advisory_xact_lock(int, int)); any constant unused elsewhere. */
+const ENQUEUE_LOCK = 424_202;
+
+/** A waiting job and its units (one statement whatever their number: columns as arrays); its id. */
+async function insertJob(tx: SQL, input: EnqueueInput, at: string): Promise<string> {
+  const units = input.units;
+  const [{ id }] = await tx`
+    INSERT INTO jobs (type, brand_id, organization_id, status, data, progress, max_attempts, run_at, created_by, created_at, updated_at)
+    VALUES (${input.type}, ${input.brandId}, ${input.organizationId}, 'waiting', ${(input.data ?? {}) as object},
+            ${{ phase: "waiting", completed: 0, total: units.length }}, ${input.maxAttempts ?? 5}, ${at}, ${input.createdBy ?? null}, ${at}, ${at})
+    RETURNING id`;
+  // One statement whatever the number of units (a run may have thousands): columns as arrays.
+  if (units.length)
+    await tx`
+      INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, region, sample)
+      SELECT ${id}, u.seq - 1, ${input.brandId}, u.prompt_id, u.platform, u.model, u.region, u.sample
+        FROM unnest(${tx.array(units.map((u) => u.promptId), "UUID")}::uuid[], ${tx.array(units.map((u) => u.platform), "TEXT")}::text[],
+                    ${tx.array(units.map((u) => u.model), "TEXT")}::text[], ${tx.array(units.map((u) => u.region), "TEXT")}::text[],
+                    ${tx.array(units.map((u) => u.sample ?? 0), "INT")}::int[])
+             WITH ORDINALITY AS u(prompt_id, platform, model, region, sample, seq)`;
+  return id as string;
+}
+
+async function openJobsOf(tx: SQL, brandId: string, type: string): Promise<Pick<JobRow, "id" | "data">[]> {
+  const rows = await tx`SELECT id, data FROM jobs WHERE brand_id = ${brandId} AND type = ${type} AND status IN ('waiting', 'active') ORDER BY created_at`;
+  return rows.map((r: { id: string; data: unknown }) => ({ id: r.id, data: jsonText(r.data) }));
+}
+
 export function createPgQueueStore(sql: SQL, now: () => Date = () => new Date()): QueueStore {
   const iso = (offsetMs = 0) => new Date(now().getTime() + offsetMs).toISOString();
   const notifyWork = (tx: SQL) => tx`SELECT pg_notify(${QUEUE_CHANNEL}, 'work')`;
 
   return {
     async enqueue(input) {
-      const at = iso();
-      const units = input.units;
       return sql.begin(async (tx) => {
-        const [{ id }] = await tx`
-          INSERT INTO jobs (type, brand_id, organization_id, status, data, progress, max_attempts, run_at, created_by, created_at, updated_at)
-          VALUES (${input.type}, ${input.brandId}, ${input.organizationId}, 'waiting', ${(input.data ?? {}) as object},
-                  ${{ phase: "waiting", completed: 0, total: units.length }}, ${input.maxAttempts ?? 5}, ${at}, ${input.createdBy ?? null}, ${at}, ${at})
-          RETURNING id`;
-        // One statement whatever the number of units (a run may have thousands): columns as arrays.
-        if (units.length)
-          await tx`
-            INSERT INTO job_units (job_id, seq, brand_id, prompt_id, platform, model, region, sample)
-            SELECT ${id}, u.seq - 1, ${input.brandId}, u.prompt_id, u.platform, u.model, u.region, u.sample
-              FROM unnest(${sql.array(units.map((u) => u.promptId), "UUID")}::uuid[], ${sql.array(units.map((u) => u.platform), "TEXT")}::text[],
-                          ${sql.array(units.map((u) => u.model), "TEXT")}::text[], ${sql.array(units.map((u) => u.region), "TEXT")}::text[],
-                          ${sql.array(units.map((u) => u.sample ?? 0), "INT")}::int[])
-                   WITH ORDINALITY AS u(prompt_id, platform, model, region, sample, seq)`;
+        const id = await insertJob(tx, input, iso());
         await notifyWork(tx);
-        return id as string;
+        return id;
+      });
+    },
+
+    async enqueueUnlessOpen(input, same) {
+      return sql.begin(async (tx) => {
+        // One enqueuer per brand at a time, whichever instance it runs on: the next one sees this one's job.
+        await tx`SELECT pg_advisory_xact_lock(${ENQUEUE_LOCK}, hashtext(${input.brandId}))`;
+        const open = isUuid(input.brandId) ? await openJobsOf(tx, input.brandId, input.type) : [];
+        const existing = same(open);
+        if (existing) return { jobId: existing, enqueued: false };
+        const id = await insertJob(tx, input, iso());
+        await notifyWork(tx);
+        return { jobId: id, enqueued: true };
       });
     },
 
@@ -158,9 +184,7 @@ export function createPgQueueStore(sql: SQL, now: () => Date = () => new Date())
     },
 
     async openJobs({ brandId, type }) {
-      if (!isUuid(brandId)) return [];
-      const rows = await sql`SELECT id, data FROM jobs WHERE brand_id = ${brandId} AND type = ${type} AND status IN ('waiting', 'active') ORDER BY created_at`;
-      return rows.map((r: { id: string; data: unknown }) => ({ id: r.id, data: jsonText(r.data) }));
+      return isUuid(brandId) ? openJobsOf(sql, brandId, type) : [];
     },
 
     async listJobs({ organizationIds, type, brandId, status, limit }) {

@@ -1,6 +1,6 @@
 // The job queue on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import type { FinishInput, JobRow, QueueStore, UnitCounts, UnitRow } from "./store";
+import type { EnqueueInput, FinishInput, JobRow, QueueStore, UnitCounts, UnitRow } from "./store";
 
 /**
  * The finish-if-still-ours write, synchronous: the tracking store calls it inside its own
@@ -64,27 +64,40 @@ export function createSqliteQueueStore(sqlite: Database, now: () => Date = () =>
   };
   const finish = prepareJobFinish(sqlite);
 
+  /** A waiting job and its units (inside the caller's transaction); its id. */
+  function insertJob(input: EnqueueInput) {
+    const id = crypto.randomUUID();
+    const at = iso();
+    q.insertJob.run(
+      id,
+      input.type,
+      input.brandId,
+      input.organizationId,
+      JSON.stringify(input.data ?? {}),
+      JSON.stringify({ phase: "waiting", completed: 0, total: input.units.length }),
+      input.maxAttempts ?? 5,
+      at,
+      input.createdBy ?? null,
+      at,
+      at,
+    );
+    input.units.forEach((u, seq) => q.insertUnit.run(id, seq, input.brandId, u.promptId, u.platform, u.model, u.region, u.sample ?? 0));
+    return id;
+  }
+
   return {
     async enqueue(input) {
-      const id = crypto.randomUUID();
-      const at = iso();
-      sqlite.transaction(() => {
-        q.insertJob.run(
-          id,
-          input.type,
-          input.brandId,
-          input.organizationId,
-          JSON.stringify(input.data ?? {}),
-          JSON.stringify({ phase: "waiting", completed: 0, total: input.units.length }),
-          input.maxAttempts ?? 5,
-          at,
-          input.createdBy ?? null,
-          at,
-          at,
-        );
-        input.units.forEach((u, seq) => q.insertUnit.run(id, seq, input.brandId, u.promptId, u.platform, u.model, u.region, u.sample ?? 0));
-      }).immediate();
-      return id;
+      return sqlite.transaction(() => insertJob(input)).immediate();
+    },
+
+    async enqueueUnlessOpen(input, same) {
+      // One immediate transaction: no other writer between the look and the insert.
+      return sqlite
+        .transaction(() => {
+          const existing = same(q.openJobs.all(input.brandId, input.type) as Pick<JobRow, "id" | "data">[]);
+          return existing ? { jobId: existing, enqueued: false } : { jobId: insertJob(input), enqueued: true };
+        })
+        .immediate();
     },
 
     async claim({ owner, leaseMs }) {

@@ -97,9 +97,17 @@ export interface QueueEvents {
   cancelled(jobId: string): void;
 }
 
+/** Given the brand's open (waiting or active) jobs of the type, the id of one that makes a new job redundant, or null. */
+export type SameOpenJob = (open: Pick<JobRow, "id" | "data">[]) => string | null;
+
 export interface QueueStore {
   /** A waiting job and its units, in one transaction; the job's id. */
   enqueue(input: EnqueueInput): Promise<string>;
+  /**
+   * enqueue, unless `same` finds an open job of the brand and type that this one would repeat: the
+   * look and the insert are one step, so two requests at once (on two instances) make one job.
+   */
+  enqueueUnlessOpen(input: EnqueueInput & { brandId: string }, same: SameOpenJob): Promise<{ jobId: string; enqueued: boolean }>;
   /** Takes the next due job (waiting and due, or active with an expired lease) for `owner`; no two claimers get the same job. Null when none is due. */
   claim(input: { owner: string; leaseMs: number }): Promise<JobRow | null>;
   /** Extends the lease; false when it is gone (cancelled, finished, or taken over): stop working on the job. */

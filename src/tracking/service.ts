@@ -154,21 +154,20 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     }
     if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
 
-    if (!input.force) {
-      for (const open of await store.openJobs({ brandId, type: "tracking" })) {
-        const openPlatforms = ((JSON.parse(open.data) as { platforms?: string[] }).platforms ?? []).slice().sort();
-        if (openPlatforms.join(",") === platforms.join(","))
-          throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId: open.id } });
-      }
-    }
-    const jobId = await store.enqueue({
+    const job = {
       type: "tracking",
       brandId,
       organizationId: brand.organization_id,
       data: { platforms, models: Object.fromEntries(targets), promptIds: promptIds ?? null, samples: input.samples ?? null },
       units,
       createdBy: input.createdBy,
-    });
+    };
+    // Unless forced, a run for exactly these platforms already waiting or running is the answer —
+    // looked for and enqueued in one step, so two starts at once (two instances) make one run.
+    const samePlatforms = (open: { id: string; data: string }[]) =>
+      open.find((o) => ((JSON.parse(o.data) as { platforms?: string[] }).platforms ?? []).slice().sort().join(",") === platforms.join(","))?.id ?? null;
+    const { jobId, enqueued } = input.force ? { jobId: await store.enqueue(job), enqueued: true } : await store.enqueueUnlessOpen(job, samePlatforms);
+    if (!enqueued) throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId } });
     deps.notifier?.wake();
     return { success: true as const, jobId, units: units.length, platforms };
   }

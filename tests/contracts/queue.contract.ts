@@ -246,6 +246,27 @@ export function describeQueueStoreContract(name: string, make: (now: () => Date)
       expect(await h.store.openJobs({ brandId: crypto.randomUUID(), type: "tracking" })).toEqual([]);
     });
 
+    test("enqueueUnlessOpen: an open job the check names is the answer; starts racing on two connections make one job", async () => {
+      const s = await seed();
+      const input = { type: "tracking", brandId: s.brand, organizationId: s.org, data: { platforms: ["perplexity"] }, units: unitsOf(s.promptIds), createdBy: null };
+      const samePlatforms = (open: { id: string; data: string }[]) => open.find((o) => JSON.stringify(JSON.parse(o.data).platforms) === '["perplexity"]')?.id ?? null;
+      const other = await h.second();
+      try {
+        // Eight at once, half on another connection (another instance): one enqueues, the others see its job.
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other.store : h.store).enqueueUnlessOpen(input, samePlatforms)));
+        const made = outcomes.filter((o) => o.enqueued);
+        expect(made).toHaveLength(1);
+        expect(new Set(outcomes.map((o) => o.jobId))).toEqual(new Set([made[0]!.jobId]));
+        expect((await h.store.openJobs({ brandId: s.brand, type: "tracking" })).map((j) => j.id)).toEqual([made[0]!.jobId]);
+        // A check that names nothing enqueues (other platforms); one that is over (finished) no longer counts.
+        const chatgpt = await h.store.enqueueUnlessOpen({ ...input, data: { platforms: ["chatgpt"] } }, () => null);
+        expect(chatgpt.enqueued).toBe(true);
+        expect(await h.store.counts(chatgpt.jobId)).toEqual({ total: 2, done: 0, failed: 0, pending: 2 });
+      } finally {
+        await other.close();
+      }
+    });
+
     test("listJobs: the organizations' jobs of the type, newest first, filtered by brand and status, capped", async () => {
       const s = await seed();
       const sibling = { ...s, brand: await h.fixtures.brand(s.org) };

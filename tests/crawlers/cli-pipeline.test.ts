@@ -1,0 +1,68 @@
+// `answerwatch logs import` writes one batch while it reads the next (src/crawlers/cli.ts): never two
+// writes at once, every batch written in order, and a failed write stops the import.
+import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runLogsCommand } from "../../src/crawlers/cli";
+import type { CrawlerIngest } from "../../src/crawlers/ingest";
+import type { CrawlerStore } from "../../src/crawlers/store";
+import { tempDir } from "../helpers/app";
+
+const LINES = 25_000;
+const line = (i: number) => `203.0.113.${i % 250} - - [10/Oct/2026:13:55:36 +0000] "GET /p${i} HTTP/1.1" 200 123 "-" "Mozilla/5.0 (compatible; GPTBot/1.2)"`;
+
+function logFile(): string {
+  const file = join(tempDir("aw-logs-pipeline-"), "access.log");
+  writeFileSync(file, Array.from({ length: LINES }, (_, i) => line(i)).join("\n") + "\n");
+  return file;
+}
+
+function deps(ingest: CrawlerIngest["ingest"]) {
+  const store = { brandsBySlug: async () => [{ id: "b1", org: "Org" }] } as unknown as CrawlerStore;
+  return { store, ingest: { ingest } as CrawlerIngest };
+}
+
+const sink = () => {
+  let text = "";
+  return { write: (t: string) => void (text += t), text: () => text };
+};
+
+test("one batch is written at a time, in order, while the next is read; every line is counted", async () => {
+  let inFlight = 0;
+  let most = 0;
+  const firstPaths: string[] = [];
+  const out = sink();
+  const command = runLogsCommand(
+    ["import", "--brand", "acme", logFile()],
+    deps(async (_brand, records) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      firstPaths.push(String((records[0] as { path?: string }).path));
+      await Bun.sleep(30);
+      inFlight--;
+      return { accepted: records.length, duplicates: 0, errors: [] };
+    }),
+    out,
+  );
+  expect(await command).toBe(0);
+  expect(out.text()).toContain(`${LINES} line(s): ${LINES} new, 0 already imported, 0 malformed`);
+  expect(most).toBe(1);
+  // Three batches (10,000 + 10,000 + 5,000 lines), in the file's order.
+  expect(firstPaths).toEqual(["/p0", "/p10000", "/p20000"]);
+});
+
+test("a failed write stops the import: no batch after it is written, and the error reaches the caller", async () => {
+  let calls = 0;
+  const out = sink();
+  const command = runLogsCommand(
+    ["import", "--brand", "acme", logFile()],
+    deps(async () => {
+      calls++;
+      throw new Error("database went away");
+    }),
+    out,
+  );
+  await expect(command).rejects.toThrow("database went away");
+  expect(calls).toBe(1);
+  expect(out.text()).toBe("");
+});
