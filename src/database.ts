@@ -24,14 +24,16 @@ export const registerSqlFunctions = (sqlite: DbHandle["sqlite"]): void => regist
  * code), in the order they are made; loaded only in Postgres mode.
  */
 async function pgSchemaParts(): Promise<PgSchemaPart[]> {
-  const [{ logPartitionsPart }, { pgRollupsSchema }, { latestPgSchema }, { brandedPgSchema }] = await Promise.all([
+  const [{ logPartitionsPart }, { pgRollupsSchema }, { latestPgSchema }, { brandedPgSchema }, { rowSecurityPgSchema }] = await Promise.all([
     import("./db/pg/partitions"),
     import("./rollups/triggers.pg"),
     import("./results/latest.pg"),
     import("./insights/branded.pg"),
+    import("./platform/rest/policies.pg"),
   ]);
-  // Partitions first: the rollup triggers attach to the partitioned tables.
-  return [logPartitionsPart, pgRollupsSchema, latestPgSchema, brandedPgSchema];
+  // Partitions first: the rollup triggers attach to the partitioned tables. Row-level security
+  // last: its policies and grants cover the tables as the parts before left them.
+  return [logPartitionsPart, pgRollupsSchema, latestPgSchema, brandedPgSchema, rowSecurityPgSchema];
 }
 
 /** DATABASE_URL's database: migrated and its schema parts made to match, under the migration lock. */

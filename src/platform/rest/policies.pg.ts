@@ -1,0 +1,174 @@
+// Row-level security in PostgreSQL itself (issue #30), generated from the one source SQLite mode
+// applies as predicates (REST_POLICIES in policies.ts; the membership rules of membership.ts), and
+// shaped as a Supabase project has it, so the same database could sit behind PostgREST and GoTrue:
+// - roles `anon`, `authenticated` and `service_role` (NOLOGIN; the server's user is made a member so
+//   it can SET ROLE), `auth.jwt()` / `auth.uid()` / `auth.role()` over `request.jwt.claims`;
+// - per exposed table and action a policy by `organization_id` (kept by trigger on every tenant
+//   table, drizzle-pg/0001), its organizations from a SECURITY DEFINER helper in a schema /rest/v1
+//   does not expose, wrapped as `(SELECT …)` so it runs once per statement, not once per row
+//   (Supabase's RLS performance advice); service_role passes every policy (a policy, not BYPASSRLS,
+//   which only a superuser may grant);
+// - table and column privileges: reads of every exposed table minus its unreadable columns, writes
+//   only where a role may write, updates only of the updatable columns;
+// - the membership rules as a trigger, with the codes the REST path answers (42501, P0001).
+// Claims carry the caller: a user's `sub`; an API key's narrower organizations and roles as
+// `aw_org_roles`; a share link (`aw_share_brand`) reads no table. The table owner (the server's own
+// connection) is not subject to these policies: the features' stores check what they write.
+import type { SQL } from "bun";
+import type { PgSchemaPart } from "../../db/pg/open";
+import type { OrgRole } from "../../common/identity";
+import { REST_POLICIES, type Policies, type TablePolicy, type WriteAction } from "./policies";
+
+export const REST_ROLES = ["anon", "authenticated", "service_role"] as const;
+/** The schema of the helpers the policies call; not exposed by /rest/v1. */
+export const PRIVATE_SCHEMA = "aw_private";
+
+const EVERYONE: readonly OrgRole[] = ["owner", "admin", "member", "viewer"];
+const q = (name: string) => `"${name}"`;
+const roleArray = (roles: readonly OrgRole[]) => `ARRAY[${roles.map((r) => `'${r}'`).join(", ")}]::text[]`;
+/** The row's organization is one where the caller holds one of `roles`; evaluated once per statement. */
+const inOrganizations = (column: string, roles: readonly OrgRole[]) => `${q(column)} = ANY ((SELECT ${PRIVATE_SCHEMA}.organizations_where(${roleArray(roles)}))::uuid[])`;
+
+/** The roles, the auth helpers and the private helpers: the same for every table. */
+export function foundationSql(): string[] {
+  const createRole = (role: string) => `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} NOLOGIN NOINHERIT; END IF;
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; -- another database of the cluster made it meanwhile
+  END $$`;
+  return [
+    ...REST_ROLES.map(createRole),
+    `GRANT ${REST_ROLES.join(", ")} TO CURRENT_USER`,
+    `CREATE SCHEMA IF NOT EXISTS auth`,
+    `CREATE SCHEMA IF NOT EXISTS ${PRIVATE_SCHEMA}`,
+    `GRANT USAGE ON SCHEMA auth, ${PRIVATE_SCHEMA}, public TO ${REST_ROLES.join(", ")}`,
+    // As Supabase defines them: the request's claims (set per transaction by the server, or by PostgREST).
+    `CREATE OR REPLACE FUNCTION auth.jwt() RETURNS jsonb LANGUAGE sql STABLE AS $$
+      SELECT coalesce(nullif(current_setting('request.jwt.claims', true), ''), '{}')::jsonb $$`,
+    `CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
+      SELECT CASE WHEN (auth.jwt() ->> 'sub') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (auth.jwt() ->> 'sub')::uuid END $$`,
+    `CREATE OR REPLACE FUNCTION auth.role() RETURNS text LANGUAGE sql STABLE AS $$ SELECT auth.jwt() ->> 'role' $$`,
+    // The organizations where the caller holds one of `roles`. SECURITY DEFINER: it reads
+    // organization_members, which the caller's own policy would filter. search_path pinned.
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.organizations_where(roles text[]) RETURNS uuid[] LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      SELECT CASE
+        WHEN auth.jwt() ? 'aw_share_brand' THEN '{}'::uuid[]
+        WHEN auth.jwt() ? 'aw_org_roles' THEN ARRAY(
+          SELECT key::uuid FROM jsonb_each_text(auth.jwt() -> 'aw_org_roles')
+           WHERE value = ANY (roles) AND key ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$')
+        ELSE ARRAY(SELECT organization_id FROM organization_members WHERE user_id = auth.uid() AND role = ANY (roles))
+      END $$`,
+    `REVOKE ALL ON FUNCTION ${PRIVATE_SCHEMA}.organizations_where(text[]) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION ${PRIVATE_SCHEMA}.organizations_where(text[]) TO ${REST_ROLES.join(", ")}`,
+    // The triggers that keep organization_id read the parent row whoever writes: as definer, a
+    // foreign brand is found (and the policy then refuses the row with 42501, as PostgREST would),
+    // and a brand moved between organizations takes rows its writer may not touch directly.
+    `ALTER FUNCTION aw_organization_from_brand() SECURITY DEFINER SET search_path = public, pg_temp`,
+    `ALTER FUNCTION aw_brand_organization_moved() SECURITY DEFINER SET search_path = public, pg_temp`,
+    `ALTER FUNCTION aw_organization_from_endpoint() SECURITY DEFINER SET search_path = public, pg_temp`,
+    `ALTER FUNCTION aw_endpoint_organization_moved() SECURITY DEFINER SET search_path = public, pg_temp`,
+    ...membershipGuardSql(),
+  ];
+}
+
+/**
+ * membership.ts as triggers, for writes made under the REST roles (the server's own stores enforce
+ * their rules themselves): only owners grant, change or take away owner and admin (an admin may
+ * leave) — checked before the row changes, so an owner's own demotion is judged by the roles held
+ * when the statement began; an organization that still exists keeps an owner, checked after the
+ * statement, whoever writes under those roles (service_role too).
+ */
+function membershipGuardSql(): string[] {
+  const isOwnerOf = (org: string) => `${org} = ANY (${PRIVATE_SCHEMA}.organizations_where(ARRAY['owner']::text[]))`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.membership_owners_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_user <> 'authenticated' THEN RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END IF;
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.role IN ('owner', 'admin') AND NOT ${isOwnerOf("OLD.organization_id")}
+         AND NOT (TG_OP = 'DELETE' AND OLD.user_id IS NOT DISTINCT FROM auth.uid()) THEN
+        RAISE EXCEPTION 'Only owners can grant, change or remove the owner and admin roles' USING ERRCODE = 'insufficient_privilege';
+      END IF;
+      IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.role IN ('owner', 'admin') AND NOT ${isOwnerOf("NEW.organization_id")} THEN
+        RAISE EXCEPTION 'Only owners can grant, change or remove the owner and admin roles' USING ERRCODE = 'insufficient_privilege';
+      END IF;
+      RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+    END $$`,
+    // Whether an organization that still exists has no owner left; as definer, past the caller's policies.
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.organization_lost_its_owners(org uuid) RETURNS boolean LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      SELECT EXISTS (SELECT 1 FROM organizations o WHERE o.id = org)
+         AND NOT EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = org AND m.role = 'owner') $$`,
+    `REVOKE ALL ON FUNCTION ${PRIVATE_SCHEMA}.organization_lost_its_owners(uuid) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION ${PRIVATE_SCHEMA}.organization_lost_its_owners(uuid) TO ${REST_ROLES.join(", ")}`,
+    // Not a definer itself: current_user is the role the write runs as.
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.membership_keeps_an_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_user NOT IN (${REST_ROLES.map((r) => `'${r}'`).join(", ")}) THEN RETURN NULL; END IF;
+      IF ${PRIVATE_SCHEMA}.organization_lost_its_owners(OLD.organization_id) THEN
+        RAISE EXCEPTION 'An organization must keep at least one owner' USING ERRCODE = 'P0001', HINT = 'Make another member owner first, or delete the organization.';
+      END IF;
+      RETURN NULL;
+    END $$`,
+    `DROP TRIGGER IF EXISTS aw_membership_owners_only ON organization_members`,
+    `CREATE TRIGGER aw_membership_owners_only BEFORE INSERT OR UPDATE OR DELETE ON organization_members FOR EACH ROW EXECUTE FUNCTION ${PRIVATE_SCHEMA}.membership_owners_only()`,
+    `DROP TRIGGER IF EXISTS aw_membership_keeps_an_owner ON organization_members`,
+    `CREATE TRIGGER aw_membership_keeps_an_owner AFTER UPDATE OR DELETE ON organization_members FOR EACH ROW WHEN (OLD.role = 'owner') EXECUTE FUNCTION ${PRIVATE_SCHEMA}.membership_keeps_an_owner()`,
+  ];
+}
+
+/** The policies and privileges of one exposed table; `columns` are its columns in the database. */
+export function tableSql(table: string, policy: TablePolicy, columns: string[]): string[] {
+  const scope = table === "organizations" ? "id" : "organization_id";
+  const rolesFor = (action: WriteAction) => policy.write[action] ?? [];
+  const readable = columns.filter((c) => !policy.unreadableColumns?.includes(c));
+  const grants = [
+    `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
+    `GRANT SELECT (${readable.map(q).join(", ")}) ON ${q(table)} TO ${REST_ROLES.join(", ")}`,
+    `GRANT INSERT, UPDATE, DELETE ON ${q(table)} TO service_role`,
+  ];
+  for (const action of ["insert", "update", "delete"] as const) {
+    if (!rolesFor(action).length) continue;
+    const cols = action === "update" && policy.updatableColumns ? ` (${policy.updatableColumns.map(q).join(", ")})` : "";
+    grants.push(`GRANT ${action.toUpperCase()}${cols} ON ${q(table)} TO authenticated`);
+  }
+  const own = (action: WriteAction) => (policy.ownRows?.actions.includes(action) ? ` OR ${q(policy.ownRows.column)} = (SELECT auth.uid())` : "");
+  const policies = [
+    `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR ALL TO service_role USING (true) WITH CHECK (true)`,
+    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations(scope, policy.read ?? EVERYONE)})`,
+  ];
+  if (rolesFor("insert").length) policies.push(`CREATE POLICY aw_insert ON ${q(table)} AS PERMISSIVE FOR INSERT TO authenticated WITH CHECK (${inOrganizations(scope, rolesFor("insert"))})`);
+  if (rolesFor("update").length)
+    policies.push(`CREATE POLICY aw_update ON ${q(table)} AS PERMISSIVE FOR UPDATE TO authenticated USING (${inOrganizations(scope, rolesFor("update"))}) WITH CHECK (${inOrganizations(scope, rolesFor("update"))})`);
+  if (rolesFor("delete").length || policy.ownRows?.actions.includes("delete"))
+    policies.push(`CREATE POLICY aw_delete ON ${q(table)} AS PERMISSIVE FOR DELETE TO authenticated USING (${inOrganizations(scope, rolesFor("delete"))}${own("delete")})`);
+  return [...grants, ...policies];
+}
+
+/** Everything, for the tables of `policies` that exist with the given columns. */
+export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string[]>): string[] {
+  const tables = Object.entries(policies).filter(([table, p]) => p.exposed !== false && columnsOf.has(table));
+  return [...foundationSql(), ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!))];
+}
+
+/**
+ * Makes the roles, helpers, policies and grants match REST_POLICIES: when what would be made differs
+ * from what was made last (a hash in answerwatch_schema_parts), every `aw_` policy of the exposed
+ * tables is dropped and made again, in the migration's transaction (under its lock).
+ */
+export async function ensureRowSecurity(tx: SQL, policies: Policies = REST_POLICIES): Promise<boolean> {
+  const rows = (await tx`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`) as { table_name: string; column_name: string }[];
+  const columnsOf = new Map<string, string[]>();
+  for (const r of rows) columnsOf.set(r.table_name, [...(columnsOf.get(r.table_name) ?? []), r.column_name]);
+  const statements = rowSecuritySql(policies, columnsOf);
+  const hash = Bun.hash(statements.join(";\n")).toString(16);
+  await tx`CREATE TABLE IF NOT EXISTS answerwatch_schema_parts (name text PRIMARY KEY, hash text NOT NULL, made_at timestamptz NOT NULL DEFAULT now())`;
+  const [made] = await tx`SELECT hash FROM answerwatch_schema_parts WHERE name = 'row-level security'`;
+  const rolesPresent = Number((await tx`SELECT count(*) AS n FROM pg_roles WHERE rolname IN ('anon', 'authenticated', 'service_role')`)[0].n) === REST_ROLES.length;
+  if (made?.hash === hash && rolesPresent) return false;
+  const existing = (await tx`SELECT tablename, policyname FROM pg_policies WHERE schemaname = 'public' AND policyname LIKE 'aw\\_%'`) as { tablename: string; policyname: string }[];
+  for (const p of existing) await tx.unsafe(`DROP POLICY ${q(p.policyname)} ON ${q(p.tablename)}`);
+  for (const statement of statements) await tx.unsafe(statement);
+  await tx`INSERT INTO answerwatch_schema_parts (name, hash) VALUES ('row-level security', ${hash}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, made_at = now()`;
+  return true;
+}
+
+export const rowSecurityPgSchema: PgSchemaPart = { name: "row-level security", ensure: (tx) => ensureRowSecurity(tx) };
