@@ -1,8 +1,7 @@
 // The Postgres dialect of /rest/v1's statements (dialect.ts says what each member is for). The
 // executor binds every value as text of unknown type (executor.pg.ts), so Postgres reads it as the
 // type of what it is compared with or assigned to; where nothing gives the type (json_build_object
-// keys, arrays, JSON path keys) the statement casts. Rows are tracked by their tuple id (ctid),
-// which holds still inside the write's transaction once the write has locked the row.
+// keys, arrays, JSON path keys) the statement casts. Rows are tracked by their primary key.
 import { pgCode } from "../../db/pg/values";
 import type { ColumnRef, ConstraintViolation, JsonTestOp, RestDialect } from "./dialect";
 import { PG_TYPE_NAMES, type ColumnInfo, type ColumnType } from "./schema-cache";
@@ -71,7 +70,9 @@ export const PG_DIALECT: RestDialect = {
   bind: (value, type) => (type === "json" ? jsonb(value) : sql`${value}`),
   same: (a, b) => sql`${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => sql`${a} IS DISTINCT FROM ${b}`,
-  rowId: "ctid",
+  // The primary key (every exposed table has an `id`): a system column (ctid) would need table-wide
+  // SELECT, which a table with an unreadable column does not grant (policies.pg.ts).
+  rowId: "id",
   // Another transaction updating a target meanwhile is waited for, and its new row version is the
   // one written (a row id taken without the lock could name a version gone by then).
   lockTargets: raw(" FOR UPDATE"),

@@ -119,10 +119,14 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
   const scope = table === "organizations" ? "id" : "organization_id";
   const rolesFor = (action: WriteAction) => policy.write[action] ?? [];
   const readable = columns.filter((c) => !policy.unreadableColumns?.includes(c));
+  // A table with an unreadable column grants the others one by one (then `SELECT *` and system
+  // columns such as xmax are refused); the others are granted whole. service_role, the project's
+  // admin key, is granted whole (the REST planner still never selects an unreadable column).
+  const users = ["anon", "authenticated"].join(", ");
   const grants = [
     `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
-    `GRANT SELECT (${readable.map(q).join(", ")}) ON ${q(table)} TO ${REST_ROLES.join(", ")}`,
-    `GRANT INSERT, UPDATE, DELETE ON ${q(table)} TO service_role`,
+    readable.length < columns.length ? `GRANT SELECT (${readable.map(q).join(", ")}) ON ${q(table)} TO ${users}` : `GRANT SELECT ON ${q(table)} TO ${users}`,
+    `GRANT SELECT, INSERT, UPDATE, DELETE ON ${q(table)} TO service_role`,
   ];
   for (const action of ["insert", "update", "delete"] as const) {
     if (!rolesFor(action).length) continue;
