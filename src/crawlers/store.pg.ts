@@ -5,7 +5,7 @@
 // INSERT … ON CONFLICT DO NOTHING, whose RETURNING names the bots really new — exactly once even
 // with several instances importing the same brand — and each gets its webhook event.
 import type { SQL } from "bun";
-import { isUuid } from "../db/pg/values";
+import { isUuid, withoutNul } from "../db/pg/values";
 import { recordEventPg } from "../webhooks/events.pg";
 import type { CrawlerHit, CrawlerStore } from "./store";
 
@@ -24,7 +24,7 @@ export function createPgCrawlerStore(sql: SQL): CrawlerStore {
     },
     async appendHits({ brandId, hits, at }) {
       if (!hits.length) return { accepted: 0, events: 0 };
-      const col = <K extends keyof CrawlerHit>(k: K) => hits.map((h) => h[k]);
+      const col = <K extends keyof CrawlerHit>(k: K) => hits.map((h) => withoutNul(h[k]));
       return sql.begin(async (tx) => {
         const [org] = await tx`SELECT organization_id FROM brands WHERE id = ${brandId}`;
         // `candidates`: for each bot, the first (in call order) of the new hits that may announce it.

@@ -4,7 +4,7 @@
 // parameters whatever the batch size), so a burst of beacons costs one transaction (its brands'
 // write locks, then the insert) and one commit.
 import type { SQL } from "bun";
-import { isUuid, pgCode } from "../db/pg/values";
+import { isUuid, pgCode, withoutNul } from "../db/pg/values";
 import type { PixelStore, TrafficRow } from "./store";
 
 export interface PgPixelStoreOptions {
@@ -43,7 +43,7 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
    * partitioned by month (drizzle-pg/0004), and ids are UUIDv7 made at write.
    */
   async function insert(rows: TrafficRow[]): Promise<{ written: Set<string>; missingBrands: Set<string> }> {
-    const col = <K extends keyof TrafficRow>(k: K) => rows.map((r) => r[k]);
+    const col = <K extends keyof TrafficRow>(k: K) => rows.map((r) => withoutNul(r[k]));
     return sql.begin(async (tx) => {
       // The rollup triggers upsert each row's buckets (day × platform, day × path, …) in the batch's
       // row order, so two batches of one brand — this instance's other statement, or another

@@ -6,6 +6,7 @@ import type { SQL } from "bun";
 import type { Citation } from "../analysis/citations";
 import type { ResultValues } from "../tracking/unit";
 import type { ResultKey } from "./store";
+import { withoutNul } from "../db/pg/values";
 
 /** The columns JSON text holds in ResultValues, stored as jsonb here. */
 const parseJson = (text: string | undefined, fallback: unknown): unknown => (text === undefined ? fallback : JSON.parse(text));
@@ -17,7 +18,7 @@ const parseJson = (text: string | undefined, fallback: unknown): unknown => (tex
  */
 export async function insertResults(tx: SQL, batch: { key: ResultKey; values: ResultValues }[]): Promise<Set<string>> {
   if (!batch.length) return new Set();
-  const rows = batch.map(({ key, values: r }) => ({
+  const rows = batch.map(({ key, values: r }) => withoutNul({
     id: key.id, job_id: key.jobId, brand_id: key.brandId, prompt_id: key.promptId, platform: key.platform, model: key.model, region: key.region, sample: key.sample ?? 0,
     reported_model: r.reported_model ?? "", surface: r.surface, response: r.response, mentioned: !!r.mentioned, mention_count: r.mention_count, mention_position: r.mention_position,
     competitor_mentions: parseJson(r.competitor_mentions, []), citations: parseJson(r.citations, []), citation_count: r.citation_count, brand_citation_count: r.brand_citation_count,

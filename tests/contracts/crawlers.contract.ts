@@ -79,6 +79,14 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(rows[1]).toMatchObject({ path: second.path, bytes: 512, verdict: "verified", list_version: "2026-11-01" });
     });
 
+    test("a NUL character in a field is stored (as U+FFFD on Postgres, whose text cannot hold it) and fails nothing", async () => {
+      const { brand: id } = await brand();
+      expect(await h.store.appendHits({ brandId: id, hits: [hit({ path: "/x\u0000y", userAgent: "Bot\u0000", mayAnnounce: false }), hit({ mayAnnounce: false })], at: AT })).toEqual({ accepted: 2, events: 0 });
+      const kept = h.backend === "postgres" ? "\uFFFD" : "\u0000";
+      const rows = await h.inspect<{ path: string; user_agent: string }>("SELECT path, user_agent FROM crawler_hits WHERE brand_id = ? AND path LIKE '/x%'", id);
+      expect(rows).toEqual([{ path: `/x${kept}y`, user_agent: `Bot${kept}` }]);
+    });
+
     test("an empty call stores nothing; a large batch is stored in one call", async () => {
       const { brand: id } = await brand();
       expect(await h.store.appendHits({ brandId: id, hits: [], at: AT })).toEqual({ accepted: 0, events: 0 });

@@ -68,6 +68,16 @@ export function describePixelStoreContract(name: string, make: () => Promise<Har
       );
     });
 
+    test("a NUL character in a field is stored (as U+FFFD on Postgres, whose text cannot hold it) and fails nothing", async () => {
+      const a = await brand();
+      const rows = [row(a.id, { path: "/a\u0000b", screen: "\u0000" }), row(a.id)];
+      expect(await h.store.appendBeacons(rows)).toEqual(new Map());
+      const kept = h.backend === "postgres" ? "\uFFFD" : "\u0000";
+      const got = await stored(a.id);
+      expect(got.map((r) => r.path).sort()).toEqual([`/a${kept}b`, rows[1]!.path].sort());
+      expect(got.find((r) => r.path === `/a${kept}b`)!.screen).toBe(kept);
+    });
+
     test("a row whose brand does not exist fails alone, by its index, naming the foreign key; a repeated id fails alone too", async () => {
       const a = await brand();
       const first = row(a.id);

@@ -7,7 +7,7 @@ import { createResultWriter } from "../../src/tracking/result-writer";
 import type { ResultValues, UnitTask } from "../../src/tracking/unit-runner";
 import type { SqliteHarness } from "../contracts/harness";
 import { TEST_BACKEND } from "../helpers/app";
-import { countOf, seedBrandIn, unitDb, type ServerDb } from "../helpers/tracking-db";
+import { countOf, seedBrandIn, textOf, unitDb, type ServerDb } from "../helpers/tracking-db";
 
 const opened: ServerDb[] = [];
 afterAll(() => Promise.all(opened.map((db) => db.close())));
@@ -60,6 +60,19 @@ describe("result writer", () => {
 
     expect(await writer.write(task(0), answered(citations))).toBe("duplicate");
     expect(await count("SELECT count(*) AS n FROM citations")).toBe(2);
+  });
+
+  test("an answer holding NUL characters is written and does not fail its neighbours (Postgres stores U+FFFD in their place)", async () => {
+    const { db, jobId, task, tracking } = await setUp();
+    const writer = createResultWriter(tracking, { idleMs: 60_000, maxWaitMs: 60_000, maxBatch: 2 });
+    const nul = answered([{ position: 1, url: "https://acme.com/a", normalized_url: "https://acme.com/a", domain: "acme.com", host: "acme.com", title: "Ac\u0000me", is_brand: true, competitor_id: null }]);
+    const withNul = { kind: "answered" as const, result: nul.result.replace("Acme and Globex.", "Acme\\u0000 and Globex.") };
+    expect(await Promise.all([writer.write(task(0), withNul), writer.write(task(1), answered([]))])).toEqual(["written", "written"]);
+    const kept = db.backend === "postgres" ? "\uFFFD" : "\u0000";
+    const rows = await db.inspect<{ response: string }>(`SELECT ${textOf(db, "response")} AS response FROM prompt_results WHERE job_id = ? ORDER BY response`, jobId);
+    expect(rows.map((r) => r.response).sort()).toEqual([`Acme${kept} and Globex.`, "Acme and Globex."].sort());
+    const [citation] = await db.inspect<{ title: string }>(`SELECT ${shownColumns("citations", ["title"])} FROM citations`);
+    expect(citation!.title).toBe(`Ac${kept}me`);
   });
 
   test("the samples of one prompt × platform × model × region are rows of their own; a repeated sample adds nothing", async () => {

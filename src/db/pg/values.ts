@@ -27,3 +27,17 @@ export function pgCode(error: unknown): string | undefined {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Whether `id` can be compared with a uuid column (anything else would be a 22P02 error, not "no row"). */
 export const isUuid = (id: unknown): id is string => typeof id === "string" && UUID.test(id);
+
+/**
+ * `value` with every NUL character of its strings (nested in arrays and plain objects too) replaced
+ * by U+FFFD: PostgreSQL's text and jsonb cannot hold U+0000 (22021/22P05), and one such character in
+ * an engine's answer, a beacon or a log line would fail the whole batch it rides in. SQLite keeps
+ * the character as it is. Other objects (bytes, dates) are left as they are.
+ */
+export function withoutNul<T>(value: T, depth = 0): T {
+  if (typeof value === "string") return (value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value) as T;
+  if (depth > 64 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => withoutNul(v, depth + 1)) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k, depth + 1), withoutNul(v, depth + 1)])) as T;
+}
