@@ -33,15 +33,17 @@ const list = (names: string[], prefix = "") => names.map((n) => `${prefix}${q(n)
 
 /**
  * The raw rows a trigger reads, as a FROM item aliased `r`: a statement trigger's transition table
- * (every row the statement inserted or deleted) or a row trigger's OLD or NEW (one row).
+ * (every row the statement inserted or deleted), a row trigger's OLD or NEW (one row), or for a
+ * rebuild the source table itself.
  */
 export type RawRows = { table: string } | { row: "OLD" | "NEW" };
 export const rawRowsSource = (rows: RawRows) => ("table" in rows ? rows.table : `(SELECT ${rows.row}.*)`);
 
 /**
- * SELECT of the bucket rows that `rows` add (keys and summed measures, named as the rollup's columns),
- * one per bucket. A `max` measure (spec.combine) is combined per raw row first, then summed: each raw
- * row gets an ordinal to group by (a transition table has no ctid).
+ * SELECT of the bucket rows that `rows` add (keys, organization and summed measures, named as the
+ * rollup's columns), one per bucket: what a trigger adds or takes away, and what a rebuild inserts
+ * (`rows` then the whole source table). A `max` measure (spec.combine) is combined per raw row
+ * first, then summed: each raw row gets an ordinal to group by (a transition table has no ctid).
  */
 function contribution(spec: RollupSpec, rows: RawRows): string {
   // Each bucket carries its raw rows' organization_id (one brand, one organization), so the bucket
@@ -102,21 +104,12 @@ function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string 
   return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameKey(spec, spec.table, "d")} AND ${spec.table}.day = d.day;`;
 }
 
-/** Per raw row of the table (rebuilds): (tableoid, ctid) names a row in any table, a partitioned one included. */
-function rebuildContribution(spec: RollupSpec, perRawRow: boolean): string {
-  const keys = Object.entries(spec.keys).map(([column, e]) => `${at(e, "r")} AS ${q(column)}`);
-  const measures = Object.entries(spec.measures).map(([column, e]) => `${spec.combine?.[column] ?? "sum"}(${at(e, "r")}) AS ${q(column)}`);
-  const from = [`${spec.source} AS r`, spec.from ? at(spec.from, "r") : ""].filter(Boolean).join(", ");
-  const groupBy = [...(perRawRow ? ["r.tableoid", "r.ctid"] : []), ...Object.values(spec.keys).map((e) => at(e, "r"))].join(", ");
-  return `SELECT ${[...keys, ...measures].join(", ")} FROM ${from} WHERE ${spec.where ? at(spec.where, "r") : "true"} GROUP BY ${groupBy}`;
-}
-
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
-  const perDay = `SELECT ${list(keys)}, day, ${measures.map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${rebuildContribution(withDay(spec), true)}) AS x GROUP BY ${list([...keys, "day"])}`;
+  const perDay = contribution(withDay(spec), { table: spec.source });
   const totals = measures.map((m) => `sum(${q(m)}) OVER (PARTITION BY ${list(keys)} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
-  return `INSERT INTO ${spec.table} (${list([...keys, "day", ...measures])}) SELECT ${list(keys)}, day, ${totals.join(", ")} FROM (${perDay}) AS y`;
+  return `INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) SELECT ${list(keys)}, day, organization_id, ${totals.join(", ")} FROM (${perDay}) AS y`;
 }
 
 export function triggerNames(spec: RollupSpec): string[] {
@@ -166,15 +159,11 @@ export function triggerSql(spec: RollupSpec): string[] {
   ];
 }
 
-/** Recomputes one rollup from its raw rows. */
+/** Recomputes one rollup from its raw rows: the triggers' contribution, over the whole source table. */
 export function rebuildSql(spec: RollupSpec): string[] {
-  const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
   if (spec.running) return [`DELETE FROM ${spec.table}`, rebuildRunning(spec)];
-  // A measure combined per raw row (`combine`) is combined per row first, then summed per bucket.
-  const rows = spec.combine
-    ? `SELECT ${list(Object.keys(spec.keys))}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)})`).join(", ")} FROM (${rebuildContribution(spec, true)}) AS x GROUP BY ${list(Object.keys(spec.keys))}`
-    : rebuildContribution(spec, false);
-  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${rows}`];
+  const columns = [...Object.keys(spec.keys), "organization_id", ...Object.keys(spec.measures)];
+  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${contribution(spec, { table: spec.source })}`];
 }
 
 export function definitionHash(spec: RollupSpec): string {
