@@ -55,9 +55,7 @@ const source = (t: (typeof TRIGGERS)[number]) => `\n-- trigger ${t.name}: ${t.on
 
 export async function rebuildLatestPg(tx: SQL): Promise<number> {
   await tx`DELETE FROM prompt_results_latest`;
-  const inserted = await tx.unsafe(
-`INSERT INTO prompt_results_latest (${COLUMNS}) ${newestOf("prompt_results")}`,
-  );
+  const inserted = await tx.unsafe(`INSERT INTO prompt_results_latest (${COLUMNS}) ${newestOf("prompt_results")}`);
   return inserted.count;
 }
 

@@ -30,7 +30,7 @@ export function createResultWriter(store: TrackingStore, options: ResultWriterOp
   const idleMs = options.idleMs ?? 2;
   const maxWaitMs = options.maxWaitMs ?? 10;
   const maxBatch = options.maxBatch ?? 64;
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
 
