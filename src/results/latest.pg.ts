@@ -1,6 +1,7 @@
 // prompt_results_latest on Postgres: the same table kept by the same rules as latest.sqlite.ts (the
 // newest result of each (prompt, platform, model, region), ties to the greater id, on every write
-// path), as PL/pgSQL triggers. Made from code, not a migration, as on SQLite; CREATE OR REPLACE
+// path), as PL/pgSQL triggers — SECURITY DEFINER, so a write made under a REST role (which may not
+// write this table) keeps it too, as the rollups' triggers do. Made from code, not a migration, as on SQLite; CREATE OR REPLACE
 // keeps it idempotent, and the table is rebuilt only when a trigger or its function was missing
 // or different (a rebuild reads every result).
 import type { SQL } from "bun";
@@ -63,7 +64,10 @@ export async function rebuildLatestPg(tx: SQL): Promise<number> {
 export async function ensureLatestPg(tx: SQL): Promise<boolean> {
   const names = TRIGGERS.map((t) => t.name);
   const functions = new Map<string, string>(
-    (await tx`SELECT proname, prosrc FROM pg_proc WHERE proname = ANY(${tx.array(names, "text")}) AND pronamespace = 'public'::regnamespace`).map((r: { proname: string; prosrc: string }) => [r.proname, r.prosrc]),
+    // A function that is not SECURITY DEFINER (made before the REST roles existed) counts as different.
+    (await tx`SELECT proname, prosrc, prosecdef FROM pg_proc WHERE proname = ANY(${tx.array(names, "text")}) AND pronamespace = 'public'::regnamespace`).map(
+      (r: { proname: string; prosrc: string; prosecdef: boolean }) => [r.proname, r.prosecdef ? r.prosrc : ""],
+    ),
   );
   const triggers = new Set<string>(
     (await tx`SELECT tgname FROM pg_trigger WHERE tgrelid = 'prompt_results'::regclass AND NOT tgisinternal`).map((r: { tgname: string }) => r.tgname),
@@ -74,7 +78,7 @@ export async function ensureLatestPg(tx: SQL): Promise<boolean> {
   // so that a running instance's writes wait for the rebuild instead of being missed by it.
   await tx`LOCK TABLE prompt_results IN SHARE ROW EXCLUSIVE MODE`;
   for (const t of TRIGGERS) {
-    await tx.unsafe(`CREATE OR REPLACE FUNCTION ${t.name}() RETURNS trigger LANGUAGE plpgsql AS $fn$${source(t)}$fn$`);
+    await tx.unsafe(`CREATE OR REPLACE FUNCTION ${t.name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$${source(t)}$fn$`);
     await tx.unsafe(`CREATE OR REPLACE TRIGGER ${t.name} ${t.on} EXECUTE FUNCTION ${t.name}()`);
   }
   await rebuildLatestPg(tx);

@@ -3,6 +3,9 @@
 // their definition changes or a trigger is missing — both generated from the same spec.ts as the
 // SQLite ones (triggers.sqlite.ts), rendered in PG_DIALECT.
 //
+// The trigger functions are SECURITY DEFINER: a write made under a REST role (policies.pg.ts), which
+// may not write the rollup tables, keeps them all the same (a cascade from a deleted prompt, say).
+//
 // Differences from SQLite that shape the SQL:
 // - A trigger on a partitioned table (the logs, monthly partitions) is made on every partition, now
 //   and later; only the parent's is listed and replaced here.
@@ -146,7 +149,7 @@ export function triggerSql(spec: RollupSpec): string[] {
     ? { insert: [lock([INSERTED]), addRunning(spec, INSERTED)], remove: [lock([DELETED]), shiftRunning(spec, DELETED, "-")], update: [lock([OLD, NEW]), shiftRunning(spec, OLD, "-"), addRunning(spec, NEW)] }
     : { insert: [lock([INSERTED]), add(spec, INSERTED)], remove: [lock([DELETED]), subtract(spec, DELETED)], update: [lock([OLD, NEW]), subtract(spec, OLD), add(spec, NEW)] };
   const fn = (name: string, statements: string[]) =>
-    `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $rollup$\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n$rollup$`;
+    `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $rollup$\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n$rollup$`;
   // An UPDATE that leaves the watched columns as they were changes no bucket: the trigger is skipped.
   const changed = `(${list(spec.watch, "OLD.")}) IS DISTINCT FROM (${list(spec.watch, "NEW.")})`;
   return [

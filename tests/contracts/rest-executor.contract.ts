@@ -173,7 +173,7 @@ export function describeRestExecutorContract(name: string, make: () => Promise<H
     test("constraint violations read the same on every backend: unique 23505, foreign key 23503, not null 23502, check 23514", async () => {
       const org = await h.fixtures.organization("Exec Constraints");
       const brand = await h.fixtures.brand(org);
-      expect(await violationOf(q`INSERT INTO ${id("organizations")} (${id("name")}, ${id("slug")}) VALUES ('x', 'exec constraints')`)).toEqual({ kind: "unique", columns: ["slug"] });
+      expect(await violationOf(q`INSERT INTO ${id("organizations")} (${id("name")}, ${id("slug")}) VALUES ('x', 'exec constraints')`)).toMatchObject({ kind: "unique", columns: ["slug"] });
       expect(await codeOf("organizations", q`INSERT INTO ${id("organizations")} (${id("name")}, ${id("slug")}) VALUES ('x', 'exec constraints')`)).toBe("23505");
       expect(await violationOf(q`INSERT INTO ${id("brands")} (${id("organization_id")}, ${id("name")}, ${id("slug")}) VALUES (${crypto.randomUUID()}, 'b', 'b')`)).toEqual({ kind: "foreign_key" });
       expect(await codeOf("brands", q`INSERT INTO ${id("brands")} (${id("organization_id")}, ${id("name")}, ${id("slug")}) VALUES (${crypto.randomUUID()}, 'b', 'b')`)).toBe("23503");

@@ -129,9 +129,11 @@ export interface InheritedColumn {
   table: string;
   column: string;
   via: string;
+  /** The table `via` refers to (by its id). */
+  parent: string;
 }
 
-export const INHERITED_COLUMNS: InheritedColumn[] = [{ table: "prompts", column: "brand_id", via: "prompt_set_id" }];
+export const INHERITED_COLUMNS: InheritedColumn[] = [{ table: "prompts", column: "brand_id", via: "prompt_set_id", parent: "prompt_sets" }];
 
 export function inheritedColumnsOf(table: string): InheritedColumn[] {
   return INHERITED_COLUMNS.filter((r) => r.table === table);
@@ -150,10 +152,12 @@ export function notNullViolation(table: string, column: string, details: string 
 }
 
 /** NOT NULL, checked before the insert so the error can name the row (SQLite's message cannot). */
-export function checkNotNull(table: TableInfo, columns: ColumnInfo[], rows: Record<string, SqlValue>[], missingDefault: boolean): void {
+export function checkNotNull(table: TableInfo, columns: ColumnInfo[], rows: Record<string, SqlValue>[], missingDefault: boolean, filledByDatabase: InheritedColumn[] = []): void {
   for (const row of rows)
     for (const column of table.columnList) {
       if (!column.notNull) continue;
+      // An inherited column the database's trigger fills from the row's parent.
+      if (filledByDatabase.some((r) => r.column === column.name && (row[r.via] ?? null) !== null)) continue;
       const given = Object.hasOwn(row, column.name);
       const listed = columns.includes(column);
       const defaulted = column.hasDefault && (!listed || (!given && missingDefault));
@@ -178,7 +182,9 @@ export async function constraintError(
   if (!violation) return null;
   if (violation.kind === "unique") {
     const { columns } = violation;
-    const key = table.uniqueKeys.find((k) => k.columns.length === columns.length && k.columns.every((c) => columns.includes(c)));
+    const key =
+      table.uniqueKeys.find((k) => violation.constraint && k.name === violation.constraint) ??
+      table.uniqueKeys.find((k) => k.columns.length === columns.length && k.columns.every((c) => columns.includes(c)));
     const values = await describe.uniqueValues(key?.columns ?? columns);
     const names = (key?.columns ?? columns).join(", ");
     return new AppError(409, "23505", `duplicate key value violates unique constraint "${key?.name ?? `${table.name}_key`}"`, {

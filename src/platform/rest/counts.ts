@@ -10,7 +10,7 @@ import { ident, joinSql, sql, type Sql, type SqlContext } from "./sql";
 export type CountMode = "exact" | "planned" | "estimated";
 
 /** Where a table's row counts are summed, and which of its columns the rollup is keyed by. */
-const ROLLUP_COUNTS: Record<string, { rollup: string; measure: string; keys: Record<string, string> }[]> = {
+export const ROLLUP_COUNTS: Record<string, { rollup: string; measure: string; keys: Record<string, string> }[]> = {
   prompt_results: [
     { rollup: "result_brand_daily", measure: "results", keys: { brand_id: "brand_id", platform: "platform", model: "model", region: "region" } },
     { rollup: "result_rollups_daily", measure: "results", keys: { brand_id: "brand_id", prompt_id: "prompt_id", platform: "platform", model: "model", region: "region" } },

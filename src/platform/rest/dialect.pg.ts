@@ -18,8 +18,9 @@ function constraintViolation(error: unknown): ConstraintViolation | null {
   const e = (error ?? {}) as { detail?: string; column?: string; constraint?: string };
   if (code === "23505") {
     // "Key (organization_id, slug)=(…, …) already exists."
+    // Under row-level security Postgres leaves the key out of the detail; the constraint still names it.
     const key = /^Key \((.*?)\)=\(/.exec(e.detail ?? "")?.[1];
-    return { kind: "unique", columns: key ? key.split(", ") : [] };
+    return { kind: "unique", columns: key ? key.split(", ") : [], constraint: e.constraint ?? null };
   }
   if (code === "23503") return { kind: "foreign_key" };
   if (code === "23502") return { kind: "not_null", column: e.column ?? "?" };
@@ -76,6 +77,7 @@ export const PG_DIALECT: RestDialect = {
   // Another transaction updating a target meanwhile is waited for, and its new row version is the
   // one written (a row id taken without the lock could name a version gone by then).
   lockTargets: raw(" FOR UPDATE"),
+  enforcesRowSecurity: true,
   // xmax is 0 on a row version this statement created, and set on one an upsert updated.
   insertedFlag: raw("(xmax = 0)"),
   // statement_timeout (executor.pg.ts) stops statements.

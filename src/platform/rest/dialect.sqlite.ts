@@ -73,6 +73,7 @@ export const SQLITE_DIALECT: RestDialect = {
   differs: (a, b) => sql`${a} IS NOT ${b}`,
   rowId: "rowid",
   lockTargets: null,
+  enforcesRowSecurity: false,
   insertedFlag: null,
   deadlineProbe: raw(`${DEADLINE_FUNCTION}()`),
   onConflict(target, update, guard) {

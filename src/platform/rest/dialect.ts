@@ -8,7 +8,13 @@ import type { Sql } from "./sql-fragment";
 
 /** A write refused by a constraint, in backend-neutral terms (constraints.ts words it as Postgres would). */
 export type ConstraintViolation =
-  | { kind: "unique"; /** The key's columns, when the backend names them. */ columns: string[] }
+  | {
+      kind: "unique";
+      /** The key's columns, when the backend names them. */
+      columns: string[];
+      /** The key's name, when the backend gives it (Postgres does, also where row-level security hides the values). */
+      constraint?: string | null;
+    }
   | { kind: "foreign_key" }
   | { kind: "not_null"; column: string }
   | { kind: "check"; constraint: string | null };
@@ -55,6 +61,15 @@ export interface RestDialect {
    * update finds its rows in the statement itself.
    */
   readonly lockTargets: Sql | null;
+  /**
+   * The database enforces row-level security itself (Postgres: the request runs under the caller's
+   * role and claims, policies.pg.ts): the planner adds no organization predicate to reads (a planner
+   * bug cannot leak a row) nor checks to inserts, runs no membership guard of its own, and leaves
+   * inherited columns to the database's trigger. An update's or a delete's targets are still
+   * narrowed to what the caller may write, as the policies do, so that its answer names the rows
+   * written; the database refuses the rest anyway.
+   */
+  readonly enforcesRowSecurity: boolean;
   /** Added to an insert's RETURNING after the row id: true for a new row, false for one an upsert updated; null when the backend cannot tell (then new rows are told by rowids above the previous maximum). */
   readonly insertedFlag: Sql | null;
   /** A predicate true for every row that fails the statement once the request's time is up; null when the backend times statements out itself. */

@@ -13,6 +13,8 @@ import { AppError } from "../../http/errors";
 import { statementTimeout } from "./deadline";
 import { PG_DIALECT } from "./dialect.pg";
 import type { RestExecutor, RestExecutorOptions, RestSession } from "./executor";
+import type { Caller } from "../auth/caller";
+import { insufficientPrivilege } from "./policies";
 import type { SchemaCache } from "./schema-cache";
 import { buildPgSchemaCache } from "./schema-cache.pg";
 import type { Sql } from "./sql-fragment";
@@ -52,11 +54,14 @@ const plainValue = (value: unknown) => (value instanceof Date ? value.toISOStrin
  * type refuses), a program limit (54), insufficient resources (53). Anything else stays as it is
  * (constraint violations are worded by query.ts; the rest is a 500).
  */
-function requestError(error: unknown, ms: number): unknown {
+function requestError(error: unknown, ms: number, caller?: Caller): unknown {
   const code = pgCode(error);
   if (!code) return error;
   const message = (error as Error).message;
   if (code === "57014") return statementTimeout(ms);
+  // Refused by the database's privileges or policies, or by a rule's trigger (policies.pg.ts).
+  if (code === "42501" && caller) return insufficientPrivilege(caller, message);
+  if (code === "P0001") return new AppError(400, code, message, { hint: (error as { hint?: string }).hint ?? null });
   if (code.startsWith("22")) return new AppError(400, code, message);
   if (code.startsWith("54")) return new AppError(400, code, message);
   if (code.startsWith("53")) return new AppError(503, code, message, { headers: { "retry-after": "1" } });
@@ -66,6 +71,17 @@ function requestError(error: unknown, ms: number): unknown {
 const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 
 const savepoint = <T>(tx: SQL, fn: (sp: SQL) => Promise<T>): Promise<T> => (tx as SQL & { savepoint<U>(fn: (sp: SQL) => Promise<U>): Promise<U> }).savepoint(fn);
+
+/**
+ * The claims a request runs with (policies.pg.ts reads them): a user's token claims, or the role
+ * alone; and the organizations and roles the server resolved for the caller (`aw_org_roles`: an API
+ * key's one organization and role, narrower than its user's), or the brand a share link opens.
+ */
+export function requestClaims(caller: Caller): Record<string, unknown> {
+  const base: Record<string, unknown> = caller.user ? { ...caller.user.claims } : { role: caller.role };
+  if (caller.role !== "authenticated") return base;
+  return { ...base, aw_org_roles: Object.fromEntries(caller.orgRoles), ...(caller.shareBrandId ? { aw_share_brand: caller.shareBrandId } : {}) };
+}
 
 /** How often the data version is refreshed from the database (writes by other instances and other stores). */
 const VERSION_POLL_MS = 250;
@@ -109,7 +125,7 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
     return out;
   }
 
-  function session(tx: SQL, at: number, ms: number, state: { wrote: boolean }, inTransaction: boolean): RestSession {
+  function session(tx: SQL, at: number, ms: number, state: { wrote: boolean }, inTransaction: boolean, caller?: Caller): RestSession {
     const check = () => {
       if (performance.now() > at) throw statementTimeout(ms);
     };
@@ -127,7 +143,7 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
           ) as unknown[][];
           return rows.map((row) => row.map(plainValue));
         } catch (error) {
-          throw requestError(error, ms);
+          throw requestError(error, ms, caller);
         }
       },
       async transaction(work) {
@@ -135,7 +151,7 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         check();
         state.wrote = true;
         // A savepoint: a write that fails rolls back alone; one that succeeds commits with the request.
-        return savepoint(tx, (sp) => work(session(sp, at, ms, state, true)));
+        return savepoint(tx, (sp) => work(session(sp, at, ms, state, true, caller)));
       },
       checkDeadline: check,
       async insight({ name, args, today, caller }) {
@@ -152,13 +168,17 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
   return {
     dialect: PG_DIALECT,
     schemaCache: () => (cache ??= buildPgSchemaCache()),
-    async session(timeoutMs, work) {
+    async session(timeoutMs, work, caller) {
       startPolling();
       const at = performance.now() + timeoutMs;
       const state = { wrote: false };
       const result = await sql.begin(async (tx) => {
-        await tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(timeoutMs))}`);
-        return work(session(tx, at, timeoutMs, state, false));
+        // One statement sets the request's timeout, role and claims, for this transaction only
+        // (PostgREST's set_config(…, true)); the role's policies (policies.pg.ts) then apply.
+        const timeout = String(Math.max(1, Math.ceil(timeoutMs)));
+        if (caller) await tx`SELECT set_config('statement_timeout', ${timeout}, true), set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(requestClaims(caller))}, true)`;
+        else await tx`SELECT set_config('statement_timeout', ${timeout}, true)`;
+        return work(session(tx, at, timeoutMs, state, false, caller));
       });
       if (state.wrote) {
         localWrites++;

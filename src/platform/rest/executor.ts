@@ -31,9 +31,11 @@ export interface RestExecutor {
   schemaCache(): SchemaCache;
   /**
    * Runs one request's work with its statement deadline `timeoutMs` from now; past it a statement
-   * fails with 57014 (and a write's transaction rolls back).
+   * fails with 57014 (and a write's transaction rolls back). On Postgres the statements run as the
+   * `caller` (its role and claims, as PostgREST runs a request), so the database's row-level security
+   * applies; without one, as the server's own user.
    */
-  session<T>(timeoutMs: number, work: (session: RestSession) => Promise<T>): Promise<T>;
+  session<T>(timeoutMs: number, work: (session: RestSession) => Promise<T>, caller?: Caller): Promise<T>;
   /**
    * A token that changes whenever committed data may have changed, by this process or any other
    * (the response cache's validity). Called on every cached read: it must be cheap and synchronous.

@@ -11,13 +11,26 @@
 // - table and column privileges: reads of every exposed table minus its unreadable columns, writes
 //   only where a role may write, updates only of the updatable columns;
 // - the membership rules as a trigger, with the codes the REST path answers (42501, P0001).
-// Claims carry the caller: a user's `sub`; an API key's narrower organizations and roles as
-// `aw_org_roles`; a share link (`aw_share_brand`) reads no table. The table owner (the server's own
-// connection) is not subject to these policies: the features' stores check what they write.
+// Claims carry the caller: a user's `sub`; the organizations and roles the server resolved for it as
+// `aw_org_roles` (an API key's one organization and role, narrower than its user's); a share link
+// (`aw_share_brand`) reads no table. /rest/v1 runs every request under the caller's role and claims
+// (executor.pg.ts) and leaves reads and inserts to these policies alone (dialect.enforcesRowSecurity).
+// The table owner (the server's own connection) is not subject to them: the features' stores check
+// what they write. Besides the exposed tables: the internal tables /rest/v1 reads for a caller
+// (INTERNAL_READS), citations' URLs through a checked function, and the inherited prompts.brand_id.
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "../../db/pg/open";
 import type { OrgRole } from "../../common/identity";
+import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
+import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, type Policies, type TablePolicy, type WriteAction } from "./policies";
+
+/**
+ * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
+ * sum (counts.ts) and the latest results its RPC joins (rpc.ts). Readable under the same rule as
+ * the brand's own rows.
+ */
+export const INTERNAL_READS = [...new Set(Object.values(ROLLUP_COUNTS).flatMap((choices) => choices.map((c) => c.rollup))), "prompt_results_latest"];
 
 export const REST_ROLES = ["anon", "authenticated", "service_role"] as const;
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
@@ -128,10 +141,14 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
     readable.length < columns.length ? `GRANT SELECT (${readable.map(q).join(", ")}) ON ${q(table)} TO ${users}` : `GRANT SELECT ON ${q(table)} TO ${users}`,
     `GRANT SELECT, INSERT, UPDATE, DELETE ON ${q(table)} TO service_role`,
   ];
+  // Writes are granted to anon too where a user may write: with no policy of its own, anon's
+  // update or delete touches no row and its insert fails the policy's check (401 42501), as the
+  // planner answers on SQLite. The planner sets updated_at with an update's columns.
   for (const action of ["insert", "update", "delete"] as const) {
     if (!rolesFor(action).length) continue;
-    const cols = action === "update" && policy.updatableColumns ? ` (${policy.updatableColumns.map(q).join(", ")})` : "";
-    grants.push(`GRANT ${action.toUpperCase()}${cols} ON ${q(table)} TO authenticated`);
+    const updatable = policy.updatableColumns && [...policy.updatableColumns, ...(columns.includes("updated_at") ? ["updated_at"] : [])];
+    const cols = action === "update" && updatable ? ` (${updatable.map(q).join(", ")})` : "";
+    grants.push(`GRANT ${action.toUpperCase()}${cols} ON ${q(table)} TO ${users}`);
   }
   const own = (action: WriteAction) => (policy.ownRows?.actions.includes(action) ? ` OR ${q(policy.ownRows.column)} = (SELECT auth.uid())` : "");
   const policies = [
@@ -147,10 +164,73 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
   return [...grants, ...policies];
 }
 
+/** An internal table's read for the REST roles: its organization's members read it, nobody writes. */
+export function internalReadSql(table: string): string[] {
+  return [
+    `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
+    `GRANT SELECT ON ${q(table)} TO ${REST_ROLES.join(", ")}`,
+    `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR SELECT TO service_role USING (true)`,
+    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations("organization_id", EVERYONE)})`,
+  ];
+}
+
+/**
+ * citations' url, normalized_url and title read through citation_urls, shared by every
+ * organization, by its id (url_id) — which the REST roles may not read. This function gives one
+ * field of a citation's URL to a caller who may read that citation, and NULL to anyone else.
+ */
+function citationLinkSql(): string[] {
+  return [
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.citation_link(citation uuid, field text) RETURNS text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      SELECT CASE field WHEN 'url' THEN u.url WHEN 'normalized_url' THEN u.normalized_url WHEN 'title' THEN nullif(u.title, '') END
+        FROM citations AS c JOIN citation_urls AS u ON u.id = c.url_id
+       WHERE c.id = citation
+         AND (auth.role() = 'service_role' OR c.organization_id = ANY (${PRIVATE_SCHEMA}.organizations_where(${roleArray(EVERYONE)}))) $$`,
+    `REVOKE ALL ON FUNCTION ${PRIVATE_SCHEMA}.citation_link(uuid, text) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION ${PRIVATE_SCHEMA}.citation_link(uuid, text) TO ${REST_ROLES.join(", ")}`,
+  ];
+}
+
+/**
+ * constraints.ts' inherited columns as a trigger (prompts.brand_id is its prompt set's): filled when
+ * left out, refused (23514, as the planner words it) when it names another. As definer, the parent
+ * is found whoever writes — a caller who cannot read it cannot point a row of theirs at it either.
+ */
+export function inheritedColumnSql(rule: InheritedColumn): string[] {
+  const name = `${rule.table}_${rule.column}_from_${rule.via}`;
+  const constraint = `${rule.table}_${rule.column}_matches_${rule.via}`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    DECLARE inherited ${rule.table}.${q(rule.column)}%TYPE;
+    BEGIN
+      IF NEW.${q(rule.via)} IS NULL THEN RETURN NEW; END IF;
+      SELECT p.${q(rule.column)} INTO inherited FROM ${q(rule.parent)} AS p WHERE p.id = NEW.${q(rule.via)};
+      IF NOT FOUND THEN RETURN NEW; END IF; -- the foreign key refuses it
+      IF NEW.${q(rule.column)} IS NULL THEN
+        NEW.${q(rule.column)} := inherited;
+      ELSIF NEW.${q(rule.column)} IS DISTINCT FROM inherited THEN
+        RAISE EXCEPTION 'new row for relation "${rule.table}" violates check constraint "${constraint}"' USING ERRCODE = 'check_violation', CONSTRAINT = '${constraint}',
+          DETAIL = '${rule.table}.${rule.column} must equal the ${rule.column} of the row ${rule.via} refers to';
+      END IF;
+      RETURN NEW;
+    END $$`,
+    `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(rule.table)}`,
+    // Named to sort before <table>_organization_id: BEFORE triggers run in name order, and the organization follows the inherited brand.
+    `CREATE TRIGGER ${q(name)} BEFORE INSERT OR UPDATE OF ${q(rule.via)}, ${q(rule.column)} ON ${q(rule.table)} FOR EACH ROW EXECUTE FUNCTION ${PRIVATE_SCHEMA}.${name}()`,
+  ];
+}
+
 /** Everything, for the tables of `policies` that exist with the given columns. */
 export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string[]>): string[] {
   const tables = Object.entries(policies).filter(([table, p]) => p.exposed !== false && columnsOf.has(table));
-  return [...foundationSql(), ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!))];
+  return [
+    ...foundationSql(),
+    ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
+    ...INTERNAL_READS.filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
+    ...citationLinkSql(),
+    ...INHERITED_COLUMNS.filter((r) => columnsOf.has(r.table)).flatMap(inheritedColumnSql),
+  ];
 }
 
 /**

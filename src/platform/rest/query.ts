@@ -177,6 +177,8 @@ async function existingRowids(run: Runner, ctx: SqlContext, table: TableInfo, co
 
 /** The table's trigger-like guard, started on the rows a write targets. */
 function startGuard(run: Runner, ctx: SqlContext, policy: TablePolicy, action: WriteAction, targets: number[]) {
+  // Where the database enforces the rules itself, its triggers are the guards (policies.pg.ts).
+  if (ctx.dialect.enforcesRowSecurity) return undefined;
   return policy.guard?.begin(run, ctx.dialect, ctx.caller, action, targets);
 }
 
@@ -261,8 +263,10 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
   return run.transaction(async (run) => {
     const columns = [...plan.columns];
     const rows = plan.rows.map((r) => ({ ...r }));
-    // Like a BEFORE INSERT trigger: an inherited column left out is copied from the parent row.
-    for (const rule of inheritedColumnsOf(table.name)) {
+    // Like a BEFORE INSERT trigger: an inherited column left out is copied from the parent row
+    // (where the database has that trigger itself, it does it, seeing parents the caller cannot).
+    const inherited = inheritedColumnsOf(table.name);
+    for (const rule of ctx.dialect.enforcesRowSecurity ? [] : inherited) {
       const needing = rows.filter((r) => (r[rule.column] ?? null) === null && (r[rule.via] ?? null) !== null);
       if (!needing.length) continue;
       const parents = new Map((await run.values(inheritedLookupQuery(ctx.dialect, table, rule.column, rule.via, needing.map((r) => r[rule.via])))).map((r) => [r[0], r[1] as SqlValue]));
@@ -272,7 +276,7 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
     const scopes = rows.map((r) => r[policy.scope] ?? null);
     await withCheck(run, ctx, table, "insert", scopes);
     if (merge) await withCheck(run, ctx, table, "update", scopes);
-    checkNotNull(table, columns, rows, plan.missingDefault);
+    checkNotNull(table, columns, rows, plan.missingDefault, ctx.dialect.enforcesRowSecurity ? inherited : []);
 
     // New rows are told from upserted ones by the dialect's flag or, without one, by their rowids
     // above the previous maximum (upserted rows keep theirs).

@@ -9,6 +9,7 @@ import { is, SQL } from "drizzle-orm";
 import { getTableConfig, PgDialect, PgTable } from "drizzle-orm/pg-core";
 import * as pgSchema from "../../db/pg/schema";
 import * as schema from "../../db/schema";
+import { PRIVATE_SCHEMA } from "./policies.pg";
 import { buildSchemaCache, type ColumnInfo, type ColumnType, type SchemaCache } from "./schema-cache";
 
 const TYPES: Record<string, ColumnType> = {
@@ -48,6 +49,9 @@ export function buildPgSchemaCache(): SchemaCache {
       info.type = TYPES[sqlType] ?? info.type;
       info.defaultSql = defaultSqlOf(column.default, dialect);
       if (config.name !== "citations") delete info.readSql;
+      // citations' URL fields read through citation_urls by a function that checks the caller may
+      // read the citation (policies.pg.ts): the REST roles cannot read url_id or citation_urls.
+      else if (info.readSql) info.readSql = `coalesce({t}.${column.name}, ${PRIVATE_SCHEMA}.citation_link({t}.id, '${column.name}'))`;
     }
   }
   return cache;

@@ -69,7 +69,7 @@ export function createRestService(deps: RestServiceDeps) {
     }
     const req = await parseRequest(request, path);
     // The deadline covers exactly this request's SQL and the JavaScript steps between statements.
-    return executor.session(timeoutMs, (run) => execute(run, req, caller));
+    return executor.session(timeoutMs, (run) => execute(run, req, caller), caller);
   }
 
   async function execute(run: RestSession, req: ApiRequest, caller: Caller): Promise<Response> {

@@ -203,11 +203,17 @@ export function sampledCountQuery(ctx: SqlContext, root: ReadPlan, probes: numbe
   return ctx.dialect.sampledCount(ident(root.table.name), ident(root.alias), rootConditions(ctx, root, {}), probes);
 }
 
-/** Rowids of the rows a PATCH/DELETE targets (its filters, RLS of the action, order and limit). */
+/**
+ * Rowids of the rows a PATCH/DELETE targets (its filters, RLS of the action, order and limit). An
+ * update's targets are locked where the dialect locks them; a delete's are not (the DELETE by key
+ * locks them, and on Postgres a row lock would also demand the UPDATE policy, which a member
+ * leaving an organization — a delete of their own row — does not pass).
+ */
 export function targetQuery(ctx: SqlContext, root: ReadPlan, action: Action): Sql {
   const where = rootConditions(ctx, { ...root, embeds: root.embeds.filter((e) => e.inner) }, { action });
   const page = root.range.limit !== undefined || root.range.offset ? limitClause(ctx.dialect, root.range) : raw("");
-  return sql`SELECT ${ident(root.alias)}.${raw(ctx.dialect.rowId)} FROM ${ident(root.table.name)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}${ctx.dialect.lockTargets ?? raw("")}`;
+  const lock = action === "update" ? (ctx.dialect.lockTargets ?? raw("")) : raw("");
+  return sql`SELECT ${ident(root.alias)}.${raw(ctx.dialect.rowId)} FROM ${ident(root.table.name)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}${lock}`;
 }
 
 /**
