@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // Issue #14, acceptance 1: 5,000 generated write requests across two organizations and all four
 // roles — every exposed table, every write verb (insert, bulk insert with columns=, upserts that
 // merge or ignore, PATCH, DELETE), bodies that move rows to other parents (derived columns such as
@@ -8,6 +9,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { testApp } from "../helpers/app";
+import { appDb, type ServerDb } from "../helpers/server-db";
 
 const RUNS = 5000;
 type Role = "owner" | "admin" | "member" | "viewer";
@@ -63,7 +65,7 @@ interface CallerInfo {
 }
 const callers: CallerInfo[] = [];
 
-const db = () => t.dbh.sqlite;
+let db: ServerDb;
 
 async function signUp(email: string) {
   const res = await t.request("/auth/v1/signup", {
@@ -77,47 +79,49 @@ async function signUp(email: string) {
 }
 
 /** Two brands per organization with a row in every brand table. */
-function seedOrganization(orgId: string, label: string): void {
-  const one = (sql: string, ...params: (string | number | null)[]) => (db().query(`${sql} RETURNING id`).get(...params) as { id: string }).id;
-  db().query("INSERT OR IGNORE INTO organizations (id, name, slug) VALUES (?, ?, ?)").run(orgId, label, `${label}-org`);
+async function seedOrganization(orgId: string, label: string): Promise<void> {
+  const one = async (sql: string, ...params: (string | number | null)[]) => (await db.inspect<{ id: string }>(`${sql} RETURNING id`, ...params))[0]!.id;
+  await db.inspect("INSERT INTO organizations (id, name, slug) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", orgId, label, `${label}-org`);
   for (let i = 0; i < 2; i++) {
-    const brand = one("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?)", orgId, `${label} ${i}`, `${label}-${i}-${crypto.randomUUID().slice(0, 8)}`);
-    one("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `${label}${i}.example.com`);
-    const competitor = one("INSERT INTO competitors (brand_id, name) VALUES (?, ?)", brand, `${label} rival`);
-    one("INSERT INTO brand_platforms (brand_id, platform) VALUES (?, 'chatgpt')", brand);
-    const topic = one("INSERT INTO topics (brand_id, name) VALUES (?, ?)", brand, `${label} topic`);
+    const brand = await one("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?)", orgId, `${label} ${i}`, `${label}-${i}-${crypto.randomUUID().slice(0, 8)}`);
+    await one("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `${label}${i}.example.com`);
+    const competitor = await one("INSERT INTO competitors (brand_id, name) VALUES (?, ?)", brand, `${label} rival`);
+    await one("INSERT INTO brand_platforms (brand_id, platform) VALUES (?, 'chatgpt')", brand);
+    const topic = await one("INSERT INTO topics (brand_id, name) VALUES (?, ?)", brand, `${label} topic`);
     for (let s = 0; s < 2; s++) {
-      const set = one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, `${label} set ${s}`);
+      const set = await one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, `${label} set ${s}`);
       // One prompt of each brand has no topic: its moves are guarded by the row checks alone.
-      const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt ${s}`, s === 0 ? topic : null);
-      const result = one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model) VALUES (?, ?, 'chatgpt', 'gpt')", brand, prompt);
-      one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, competitor_id) VALUES (?, ?, 1, 'https://x.com', 'https://x.com/', 'x.com', ?)", result, brand, competitor);
+      const prompt = await one("INSERT INTO prompts (prompt_set_id, brand_id, text, topic_id) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt ${s}`, s === 0 ? topic : null);
+      const result = await one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model) VALUES (?, ?, 'chatgpt', 'gpt')", brand, prompt);
+      await one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain, competitor_id) VALUES (?, ?, 1, 'https://x.com', 'https://x.com/', 'x.com', ?)", result, brand, competitor);
     }
-    one("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'gap', ?, 't')", brand, `k${i}`);
-    one("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://x.com/', '/', 'v')", brand);
+    await one("INSERT INTO suggestions (brand_id, type, key, title) VALUES (?, 'gap', ?, 't')", brand, `k${i}`);
+    await one("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, 'https://x.com/', '/', 'v')", brand);
   }
-  one("INSERT INTO webhook_endpoints (organization_id, url, secret) VALUES (?, 'https://hooks.example.com/x', 's')", orgId);
+  await one("INSERT INTO webhook_endpoints (organization_id, url, secret) VALUES (?, 'https://hooks.example.com/x', 's')", orgId);
 }
 
 /** Puts back what random writes took away: organizations, their brands, and the callers' roles. */
-function restore(): void {
-  orgs.forEach((orgId, i) => {
-    const brands = (db().query("SELECT count(*) AS n FROM brands WHERE organization_id = ?").get(orgId) as { n: number }).n;
-    const exists = db().query("SELECT 1 FROM organizations WHERE id = ?").get(orgId);
+async function restore(): Promise<void> {
+  for (const [i, orgId] of orgs.entries()) {
+    const brands = Number((await db.inspect<{ n: number }>("SELECT count(*) AS n FROM brands WHERE organization_id = ?", orgId))[0]!.n);
+    const exists = (await db.inspect("SELECT 1 FROM organizations WHERE id = ?", orgId)).length > 0;
     if (!exists || brands < 2) {
-      db().query("DELETE FROM brands WHERE organization_id = ?").run(orgId);
-      seedOrganization(orgId, `org${i}`);
+      await db.inspect("DELETE FROM brands WHERE organization_id = ?", orgId);
+      await seedOrganization(orgId, `org${i}`);
     }
-  });
-  const set = db().query("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role");
-  for (const caller of callers) for (const [orgId, role] of caller.baseline) set.run(orgId, caller.userId, role);
+  }
+  for (const caller of callers)
+    for (const [orgId, role] of caller.baseline)
+      await db.inspect("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?) ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role", orgId, caller.userId, role);
 }
 
 type Row = Record<string, unknown>;
 type Snapshot = Map<string, Map<string, Row>>;
 
-function snapshot(): Snapshot {
-  return new Map(TABLES.map((table) => [table, new Map((db().query(`SELECT * FROM ${table}`).all() as Row[]).map((r) => [r.id as string, r]))]));
+async function snapshot(): Promise<Snapshot> {
+  const tables = await Promise.all(TABLES.map(async (table) => [table, new Map((await db.inspect<Row>(`SELECT * FROM ${table}`)).map((r) => [r.id as string, r]))] as const));
+  return new Map(tables);
 }
 
 function orgOf(snap: Snapshot, table: string, row: Row): string | undefined {
@@ -158,7 +162,10 @@ function violations(before: Snapshot, after: Snapshot, userId: string): string[]
       }
       if (JSON.stringify(old) === JSON.stringify(row)) continue;
       // ON DELETE SET NULL of a reference whose row went in this request (citations.competitor_id).
-      const changed = Object.keys(row).filter((k) => JSON.stringify(row[k]) !== JSON.stringify(old[k]));
+      // Postgres keeps each row's organization_id from its brand (drizzle-pg/0001): a brand moved
+      // (a write checked on brands) takes its rows along; that column is not the caller's write.
+      const followsBrand = (k: string) => k === "organization_id" && row.brand_id != null && row.organization_id === after.get("brands")!.get(row.brand_id as string)?.organization_id;
+      const changed = Object.keys(row).filter((k) => JSON.stringify(row[k]) !== JSON.stringify(old[k]) && !followsBrand(k));
       if (changed.every((k) => row[k] === null && k.endsWith("_id"))) continue;
       const orgBefore = orgOf(before, table, old);
       const roleBefore = roleIn(before, userId, orgBefore);
@@ -188,8 +195,9 @@ function violations(before: Snapshot, after: Snapshot, userId: string): string[]
 
 beforeAll(async () => {
   t = await testApp();
+  db = await appDb(t);
   const owners = [await signUp("rights-a@example.com"), await signUp("rights-b@example.com")];
-  for (const owner of owners) orgs.push((db().query("SELECT organization_id AS id FROM organization_members WHERE user_id = ?").get(owner.userId) as { id: string }).id);
+  for (const owner of owners) orgs.push((await db.inspect<{ id: string }>("SELECT organization_id AS id FROM organization_members WHERE user_id = ?", owner.userId))[0]!.id);
   const others = [await signUp("rights-c@example.com"), await signUp("rights-d@example.com")];
   // Every role in both organizations: (A, B) = (owner, member), (admin, viewer), (member, owner), (viewer, admin).
   const plan: [typeof owners[0], Role, Role][] = [
@@ -199,10 +207,10 @@ beforeAll(async () => {
     [others[1]!, "viewer", "admin"],
   ];
   // The other two sign-ups made organizations of their own: only A and B take part.
-  db().query("DELETE FROM organizations WHERE id NOT IN (?, ?)").run(orgs[0]!, orgs[1]!);
+  await db.inspect("DELETE FROM organizations WHERE id NOT IN (?, ?)", orgs[0]!, orgs[1]!);
   for (const [user, roleA, roleB] of plan) callers.push({ token: user.token, userId: user.userId, baseline: [[orgs[0]!, roleA], [orgs[1]!, roleB]] });
-  orgs.forEach((orgId, i) => seedOrganization(orgId, `org${i}`));
-  restore();
+  for (const [i, orgId] of orgs.entries()) await seedOrganization(orgId, `org${i}`);
+  await restore();
 });
 
 // ---- generated requests -------------------------------------------------------------------------
@@ -349,14 +357,14 @@ test(`${RUNS} generated write requests: nothing outside the caller's write right
   const statuses = new Map<number, number>();
   await fc.assert(
     fc.asyncProperty(writeRequest, async (r) => {
-      restore();
-      const before = snapshot();
+      await restore();
+      const before = await snapshot();
       const { path, init } = toRequest(r, before);
       const res = await t.request(path, init);
       await res.text();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       expect(res.status).toBeLessThan(500);
-      const found = violations(before, snapshot(), callers[r.caller]!.userId);
+      const found = violations(before, await snapshot(), callers[r.caller]!.userId);
       if (found.length) throw new Error(`${init.method} ${path} ${String(init.body)} → ${res.status}: ${found.join("; ")}`);
     }),
     // The rows are shared state: shrinking would replay on a changed database, so the first failure is reported as it is.
