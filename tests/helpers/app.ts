@@ -21,7 +21,8 @@ import { testPostgres } from "./postgres";
  */
 export const TEST_BACKEND: "sqlite" | "postgres" = Bun.env.AW_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
 
-async function backendEnv(): Promise<Env> {
+/** The environment that points a server at this run's backend: nothing on SQLite, a fresh database on Postgres. */
+export async function backendEnv(): Promise<Env> {
   if (TEST_BACKEND === "sqlite") return {};
   const pg = await testPostgres();
   if (!pg) throw new Error("AW_TEST_BACKEND=postgres needs PostgreSQL (TEST_DATABASE_URL or the binaries)");

@@ -1,7 +1,8 @@
 // Builds dist-like binaries for e2e tests (once per test process) and starts them in empty directories.
+import { SQL } from "bun";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, tempDir } from "./app";
+import { backendEnv, ROOT, tempDir } from "./app";
 
 let built: string | undefined;
 
@@ -24,20 +25,36 @@ export interface StartedBinary {
   url: string;
   dir: string;
   output: () => string;
+  /** The Postgres database it runs on (the Postgres pass); undefined on SQLite. */
+  databaseUrl?: string;
 }
 
 /** Copies the binary alone into an empty directory and starts it there on a free port. */
 export async function startBinary(env: Record<string, string> = {}, dir = tempDir("aw-bin-")): Promise<StartedBinary> {
   const exe = join(dir, "answerwatch");
   copyFileSync(buildBinary(), exe);
+  // In the Postgres pass (a suite marked for both backends), the binary gets a database of its own.
+  const databaseUrl = env.DATABASE_URL ?? (await backendEnv()).DATABASE_URL;
   const proc = Bun.spawn([exe, "serve"], {
     cwd: dir,
-    env: { PATH: "/usr/bin:/bin", PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn", ...env },
+    env: { PATH: "/usr/bin:/bin", PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
   started.add(proc);
-  return { proc, dir, ...(await untilListening(proc, 20_000)) };
+  return { proc, dir, databaseUrl, ...(await untilListening(proc, 20_000)) };
+}
+
+/** The secrets a started binary generated: DATA_DIR/secrets.json, or on Postgres the shared table (src/secrets.pg.ts). */
+export async function secretsOf(bin: StartedBinary): Promise<Record<string, string>> {
+  if (!bin.databaseUrl) return JSON.parse(await Bun.file(join(bin.dir, "data", "secrets.json")).text());
+  const sql = new SQL(bin.databaseUrl, { max: 1 });
+  try {
+    const [row] = await sql`SELECT stored FROM answerwatch_secrets WHERE id = 1`;
+    return row.stored as Record<string, string>;
+  } finally {
+    await sql.close();
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // The web app (issue #19) in Debian's Chromium driven by playwright-core, against the compiled
 // binary started from an empty directory, with fake engine upstreams: sign-up → onboarding → a run →
 // every page, its numbers compared with what the insights RPCs return for the same filters (read
@@ -11,10 +12,10 @@ import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
-import { ROOT } from "../helpers/app";
-import { startBinary, type StartedBinary } from "../helpers/binary";
+import { ROOT, TEST_BACKEND } from "../helpers/app";
+import { secretsOf, startBinary, type StartedBinary } from "../helpers/binary";
 
-const ARTIFACTS = join(ROOT, "tests/artifacts/web");
+const ARTIFACTS = join(ROOT, TEST_BACKEND === "postgres" ? "tests/artifacts/web-postgres" : "tests/artifacts/web");
 const EMAIL = `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const PASSWORD = "correct-horse-battery";
 const PROMPTS = ["What is the best customer analytics tool for a startup?", "Which analytics platform has the best cohort reports?", "Is Lumenly good for product teams?"];
@@ -326,7 +327,7 @@ test("a webhook's secret is shown once; a viewer sees no edit controls", async (
   expect((await fetch(`${bin.url}/api/tracking/jobs?brandId=${brandId}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
 
   // A viewer of the same organization.
-  const serviceRoleKey = JSON.parse(await Bun.file(join(bin.dir, "data", "secrets.json")).text()).service_role_key as string;
+  const serviceRoleKey = (await secretsOf(bin)).service_role_key!;
   const org = ((await sb.from("organizations").select("id")).data as { id: string }[])[0]!.id;
   const viewerEmail = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const made = await fetch(`${bin.url}/auth/v1/admin/users`, {
