@@ -1,0 +1,142 @@
+// Row-level security in PostgreSQL (issue #30, acceptance 3, first two figures), Postgres beside
+// SQLite in one run, each figure a ratio against a baseline measured in the same run. Two real
+// servers (src/main.ts serve, REST response cache off): one on a SQLite DATA_DIR, one on a
+// throwaway PostgreSQL cluster (tests/helpers/postgres.ts). On each, one user owns an organization
+// of BRANDS brands (2 domains and 2 competitors each), written with the service key's bulk inserts.
+//   1. Uncached `/rest/v1` list with 2 embeds, as the owner (brands, their domains and competitors,
+//      PAGE rows): requests per second, sequential, medians of ROUNDS alternating rounds. Target:
+//      Postgres ≥ SQLite.
+//   2. Policy cost per request on Postgres at BRANDS brands, two ways: (a) through the server, the
+//      same list as the owner (the database's policies apply: policies.pg.ts) against the service
+//      role (it passes every policy), median latency — this difference also holds the owner's
+//      organizations being looked up for the claims, which the service key skips; (b) in the
+//      database alone, the list's statement (its shape as the planner writes it: brands ordered,
+//      each with its domains and competitors as JSON) run as `authenticated` with the owner's claims
+//      against `service_role`, medians of STATEMENTS runs in one transaction each. Target ≤ 1 ms.
+// Knobs: BRANDS=1000  PAGE=50  REQUESTS=300  ROUNDS=3  STATEMENTS=200
+import { SQL } from "bun";
+import { testPostgres } from "../tests/helpers/postgres";
+import { cliWith } from "./crawlers";
+import { median, report, tempDir, type RatioReport } from "./lib";
+import { json, signUp, startServer, type RunningServer } from "./scale/server";
+
+const BRANDS = Math.min(Number(Bun.env.BRANDS ?? 1000), 20_000);
+const PAGE = Math.min(Number(Bun.env.PAGE ?? 50), 1000);
+const REQUESTS = Math.min(Number(Bun.env.REQUESTS ?? 300), 100_000);
+const ROUNDS = Math.min(Number(Bun.env.ROUNDS ?? 3), 20);
+const STATEMENTS = Math.min(Number(Bun.env.STATEMENTS ?? 200), 10_000);
+const LIST = `/rest/v1/brands?select=id,name,brand_domains(domain),competitors(name)&order=name&limit=${PAGE}`;
+
+interface Side {
+  name: "SQLite" | "Postgres";
+  server: RunningServer;
+  anon: string;
+  service: string;
+  owner: string;
+}
+
+async function side(name: Side["name"], databaseUrl: string | null): Promise<Side> {
+  const dataDir = tempDir(`aw-bench-rls-${name.toLowerCase()}-`);
+  const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : {};
+  const server = await startServer(dataDir, 120_000, env);
+  const keys = Object.fromEntries(cliWith(env, dataDir, "keys").trim().split("\n").map((l) => l.split("=") as [string, string]));
+  const anon = keys.ANON_KEY!;
+  const service = keys.SERVICE_ROLE_KEY!;
+  const { session } = await signUp(server.base, anon, `owner-${name.toLowerCase()}@example.com`, "correct-horse-battery", "Agency");
+  const headers = (token: string) => ({ apikey: anon, authorization: `Bearer ${token}`, "content-type": "application/json" });
+  const [org] = await json(await fetch(`${server.base}/rest/v1/organizations?select=id`, { headers: headers(session.accessToken) }));
+  // The brands in batches of 500 through the service key's bulk insert, then their domains and competitors.
+  for (let start = 0; start < BRANDS; start += 500) {
+    const rows = Array.from({ length: Math.min(500, BRANDS - start) }, (_, i) => ({ organization_id: org.id, name: `Brand ${start + i}`, slug: `brand-${start + i}` }));
+    const brands = await json(await fetch(`${server.base}/rest/v1/brands?select=id`, { method: "POST", headers: { ...headers(service), prefer: "return=representation" }, body: JSON.stringify(rows) }));
+    const children = (make: (brand: string, n: number) => object) => brands.flatMap((b: { id: string }, i: number) => [make(b.id, 2 * (start + i)), make(b.id, 2 * (start + i) + 1)]);
+    for (const [table, make] of [
+      ["brand_domains", (brand: string, n: number) => ({ brand_id: brand, domain: `d${n}.example.com` })],
+      ["competitors", (brand: string, n: number) => ({ brand_id: brand, name: `Rival ${n}` })],
+    ] as const) {
+      const res = await fetch(`${server.base}/rest/v1/${table}`, { method: "POST", headers: { ...headers(service), prefer: "return=minimal" }, body: JSON.stringify(children(make)) });
+      if (res.status !== 201) throw new Error(`${name} ${table}: ${res.status} ${await res.text()}`);
+    }
+  }
+  return { name, server, anon, service, owner: session.accessToken };
+}
+
+/** `REQUESTS` sequential GETs of the list as `token`: each one's latency (ms). */
+async function loop(s: Side, token: string): Promise<number[]> {
+  const times: number[] = [];
+  const headers = { apikey: s.anon, authorization: `Bearer ${token}` };
+  for (let i = 0; i < REQUESTS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${s.server.base}${LIST}`, { headers });
+    const rows = (await res.json()) as unknown[];
+    if (res.status !== 200 || rows.length !== Math.min(PAGE, BRANDS)) throw new Error(`${s.name}: ${res.status} ${JSON.stringify(rows).slice(0, 200)}`);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+const pg = await testPostgres();
+if (!pg) throw new Error("bench/rls.ts needs PostgreSQL (TEST_DATABASE_URL or the machine's binaries)");
+const databaseUrl = await pg.createDatabase("bench_rls");
+const sides = [await side("SQLite", null), await side("Postgres", databaseUrl)];
+
+/** 2b: the list's statement in the database alone, as `authenticated` with the owner's claims and as `service_role`: medians (ms). */
+async function statementCost(): Promise<{ owner: number; service: number }> {
+  const sql = new SQL(databaseUrl, { max: 1 });
+  try {
+    const [member] = await sql`SELECT user_id, organization_id FROM organization_members WHERE role = 'owner' LIMIT 1`;
+    const statement = `SELECT b.id, b.name,
+        (SELECT coalesce(json_agg(json_build_object('domain', d.domain)), '[]') FROM brand_domains d WHERE d.brand_id = b.id) AS brand_domains,
+        (SELECT coalesce(json_agg(json_build_object('name', c.name)), '[]') FROM competitors c WHERE c.brand_id = b.id) AS competitors
+      FROM brands b ORDER BY b.name LIMIT ${PAGE}`;
+    const time = async (role: string, claims: object) => {
+      const times: number[] = [];
+      for (let i = 0; i < STATEMENTS; i++)
+        await sql.begin(async (tx) => {
+          await tx`SELECT set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+          const started = performance.now();
+          const rows = await tx.unsafe(statement);
+          times.push(performance.now() - started);
+          if (rows.length !== Math.min(PAGE, BRANDS)) throw new Error(`${role}: ${rows.length} rows`);
+        });
+      return median(times.slice(Math.floor(STATEMENTS / 10)));
+    };
+    const ownerClaims = { sub: member.user_id, role: "authenticated", aw_org_roles: { [member.organization_id]: "owner" } };
+    return { owner: await time("authenticated", ownerClaims), service: await time("service_role", { role: "service_role" }) };
+  } finally {
+    await sql.close();
+  }
+}
+try {
+  console.log(`bench/rls.ts: ${BRANDS} brands (2 domains, 2 competitors each) per side; GET ${LIST}; ${REQUESTS} requests a round, ${ROUNDS} rounds alternating`);
+  const rate = new Map<string, number[]>();
+  const asOwner: number[] = [];
+  const asService: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const s of sides) {
+      const started = performance.now();
+      const times = await loop(s, s.owner);
+      rate.set(s.name, [...(rate.get(s.name) ?? []), (REQUESTS / (performance.now() - started)) * 1000]);
+      if (s.name === "Postgres") {
+        asOwner.push(median(times));
+        asService.push(median(await loop(s, s.service)));
+      }
+    }
+    console.log(`   round ${round + 1}: ${sides.map((s) => `${s.name} ${rate.get(s.name)!.at(-1)!.toFixed(0)} req/s`).join(", ")}; Postgres median as owner ${asOwner.at(-1)!.toFixed(2)} ms, as service role ${asService.at(-1)!.toFixed(2)} ms`);
+  }
+  const sqlite = median(rate.get("SQLite")!);
+  const postgres = median(rate.get("Postgres")!);
+  const owner = median(asOwner);
+  const service = median(asService);
+  const direct = await statementCost();
+  console.log(`   in the database alone: the list's statement as the owner ${direct.owner.toFixed(2)} ms, as the service role ${direct.service.toFixed(2)} ms (medians of ${STATEMENTS})`);
+  const rows: RatioReport[] = [
+    { name: `1. uncached /rest/v1 list with 2 embeds (${PAGE} of ${BRANDS} brands), Postgres vs SQLite`, ours: postgres, baseline: sqlite, unit: "req/s", target: "≥ 1×", ok: postgres >= sqlite },
+    { name: `2a. through the server: the list on Postgres as the owner vs the service role; difference ${(owner - service).toFixed(2)} ms (policies and the owner's organizations looked up)`, ours: owner, baseline: service, unit: "ms", target: "difference ≤ 1 ms", ok: owner - service <= 1 },
+    { name: `2b. in the database: the list's statement as the owner vs the service role; policy cost ${(direct.owner - direct.service).toFixed(2)} ms`, ours: direct.owner, baseline: direct.service, unit: "ms", target: "cost ≤ 1 ms", ok: direct.owner - direct.service <= 1 },
+  ];
+  console.log();
+  report(rows);
+} finally {
+  for (const s of sides) await s.server.stop();
+}
