@@ -20,10 +20,10 @@
 // (INTERNAL_READS), citations' URLs through a checked function, and the inherited prompts.brand_id.
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "../../db/pg/open";
-import type { OrgRole } from "../../common/identity";
+import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
-import { REST_POLICIES, type Policies, type TablePolicy, type WriteAction } from "./policies";
+import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
 
 /**
  * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
@@ -36,7 +36,8 @@ export const REST_ROLES = ["anon", "authenticated", "service_role"] as const;
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
 export const PRIVATE_SCHEMA = "aw_private";
 
-const EVERYONE: readonly OrgRole[] = ["owner", "admin", "member", "viewer"];
+/** A uuid, as text: claims are JSON, and a value that is not one must not fail the policy's cast. */
+const UUID_PATTERN = "'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'";
 const q = (name: string) => `"${name}"`;
 const roleArray = (roles: readonly OrgRole[]) => `ARRAY[${roles.map((r) => `'${r}'`).join(", ")}]::text[]`;
 /** The row's organization is one where the caller holds one of `roles`; evaluated once per statement. */
@@ -58,7 +59,7 @@ export function foundationSql(): string[] {
     `CREATE OR REPLACE FUNCTION auth.jwt() RETURNS jsonb LANGUAGE sql STABLE AS $$
       SELECT coalesce(nullif(current_setting('request.jwt.claims', true), ''), '{}')::jsonb $$`,
     `CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
-      SELECT CASE WHEN (auth.jwt() ->> 'sub') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (auth.jwt() ->> 'sub')::uuid END $$`,
+      SELECT CASE WHEN (auth.jwt() ->> 'sub') ~* ${UUID_PATTERN} THEN (auth.jwt() ->> 'sub')::uuid END $$`,
     `CREATE OR REPLACE FUNCTION auth.role() RETURNS text LANGUAGE sql STABLE AS $$ SELECT auth.jwt() ->> 'role' $$`,
     // The organizations where the caller holds one of `roles`. SECURITY DEFINER: it reads
     // organization_members, which the caller's own policy would filter. search_path pinned.
@@ -71,7 +72,7 @@ export function foundationSql(): string[] {
       IF claims ? 'aw_share_brand' THEN RETURN '{}'::uuid[]; END IF;
       IF claims ? 'aw_org_roles' THEN
         RETURN ARRAY(SELECT key::uuid FROM jsonb_each_text(claims -> 'aw_org_roles')
-                      WHERE value = ANY (roles) AND key ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$');
+                      WHERE value = ANY (roles) AND key ~* ${UUID_PATTERN});
       END IF;
       RETURN ARRAY(SELECT organization_id FROM organization_members WHERE user_id = auth.uid() AND role = ANY (roles));
     END $$`,
@@ -135,7 +136,6 @@ function membershipGuardSql(): string[] {
 /** The policies and privileges of one exposed table; `columns` are its columns in the database. */
 export function tableSql(table: string, policy: TablePolicy, columns: string[]): string[] {
   const scope = table === "organizations" ? "id" : "organization_id";
-  const rolesFor = (action: WriteAction) => policy.write[action] ?? [];
   const readable = columns.filter((c) => !policy.unreadableColumns?.includes(c));
   // A table with an unreadable column grants the others one by one (then `SELECT *` and system
   // columns such as xmax are refused); the others are granted whole. service_role, the project's
@@ -150,7 +150,7 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
   // update or delete touches no row and its insert fails the policy's check (401 42501), as the
   // planner answers on SQLite. The planner sets updated_at with an update's columns.
   for (const action of ["insert", "update", "delete"] as const) {
-    if (!rolesFor(action).length) continue;
+    if (!rolesFor(policy, action).length) continue;
     const updatable = policy.updatableColumns && [...policy.updatableColumns, ...(columns.includes("updated_at") ? ["updated_at"] : [])];
     const cols = action === "update" && updatable ? ` (${updatable.map(q).join(", ")})` : "";
     grants.push(`GRANT ${action.toUpperCase()}${cols} ON ${q(table)} TO ${users}`);
@@ -159,13 +159,13 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
   const policies = [
     `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR ALL TO service_role USING (true) WITH CHECK (true)`,
-    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations(scope, policy.read ?? EVERYONE)})`,
+    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations(scope, rolesFor(policy, "read"))})`,
   ];
-  if (rolesFor("insert").length) policies.push(`CREATE POLICY aw_insert ON ${q(table)} AS PERMISSIVE FOR INSERT TO authenticated WITH CHECK (${inOrganizations(scope, rolesFor("insert"))})`);
-  if (rolesFor("update").length)
-    policies.push(`CREATE POLICY aw_update ON ${q(table)} AS PERMISSIVE FOR UPDATE TO authenticated USING (${inOrganizations(scope, rolesFor("update"))}) WITH CHECK (${inOrganizations(scope, rolesFor("update"))})`);
-  if (rolesFor("delete").length || policy.ownRows?.actions.includes("delete"))
-    policies.push(`CREATE POLICY aw_delete ON ${q(table)} AS PERMISSIVE FOR DELETE TO authenticated USING (${inOrganizations(scope, rolesFor("delete"))}${own("delete")})`);
+  if (rolesFor(policy, "insert").length) policies.push(`CREATE POLICY aw_insert ON ${q(table)} AS PERMISSIVE FOR INSERT TO authenticated WITH CHECK (${inOrganizations(scope, rolesFor(policy, "insert"))})`);
+  if (rolesFor(policy, "update").length)
+    policies.push(`CREATE POLICY aw_update ON ${q(table)} AS PERMISSIVE FOR UPDATE TO authenticated USING (${inOrganizations(scope, rolesFor(policy, "update"))}) WITH CHECK (${inOrganizations(scope, rolesFor(policy, "update"))})`);
+  if (rolesFor(policy, "delete").length || policy.ownRows?.actions.includes("delete"))
+    policies.push(`CREATE POLICY aw_delete ON ${q(table)} AS PERMISSIVE FOR DELETE TO authenticated USING (${inOrganizations(scope, rolesFor(policy, "delete"))}${own("delete")})`);
   return [...grants, ...policies];
 }
 
@@ -176,7 +176,7 @@ export function internalReadSql(table: string): string[] {
     `GRANT SELECT ON ${q(table)} TO ${REST_ROLES.join(", ")}`,
     `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR SELECT TO service_role USING (true)`,
-    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations("organization_id", EVERYONE)})`,
+    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations("organization_id", ORG_ROLES)})`,
   ];
 }
 
@@ -191,7 +191,7 @@ function citationLinkSql(): string[] {
       SELECT CASE field WHEN 'url' THEN u.url WHEN 'normalized_url' THEN u.normalized_url WHEN 'title' THEN nullif(u.title, '') END
         FROM citations AS c JOIN citation_urls AS u ON u.id = c.url_id
        WHERE c.id = citation
-         AND (auth.role() = 'service_role' OR c.organization_id = ANY (${PRIVATE_SCHEMA}.organizations_where(${roleArray(EVERYONE)}))) $$`,
+         AND (auth.role() = 'service_role' OR c.organization_id = ANY (${PRIVATE_SCHEMA}.organizations_where(${roleArray(ORG_ROLES)}))) $$`,
     `REVOKE ALL ON FUNCTION ${PRIVATE_SCHEMA}.citation_link(uuid, text) FROM PUBLIC`,
     `GRANT EXECUTE ON FUNCTION ${PRIVATE_SCHEMA}.citation_link(uuid, text) TO ${REST_ROLES.join(", ")}`,
   ];

@@ -91,7 +91,8 @@ export function exposedPolicy(policies: Policies, table: string): TablePolicy | 
   return policy && policy.exposed !== false ? policy : undefined;
 }
 
-function rolesFor(policy: TablePolicy, action: Action): readonly OrgRole[] {
+/** The roles that may take `action` on the table's rows (SQLite's predicates and Postgres' policies both read this). */
+export function rolesFor(policy: TablePolicy, action: Action): readonly OrgRole[] {
   return action === "read" ? (policy.read ?? EVERYONE) : (policy.write[action] ?? []);
 }
 
