@@ -74,6 +74,7 @@ export const PG_DIALECT: RestDialect = {
   // The primary key (every exposed table has an `id`): a system column (ctid) would need table-wide
   // SELECT, which a table with an unreadable column does not grant (policies.pg.ts).
   rowId: "id",
+  pageBeforeOutput: true,
   // Another transaction updating a target meanwhile is waited for, and its new row version is the
   // one written (a row id taken without the lock could name a version gone by then).
   lockTargets: raw(" FOR UPDATE"),

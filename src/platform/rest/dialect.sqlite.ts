@@ -72,6 +72,7 @@ export const SQLITE_DIALECT: RestDialect = {
   same: (a, b) => sql`${a} IS ${b}`,
   differs: (a, b) => sql`${a} IS NOT ${b}`,
   rowId: "rowid",
+  pageBeforeOutput: false,
   lockTargets: null,
   enforcesRowSecurity: false,
   insertedFlag: null,

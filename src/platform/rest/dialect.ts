@@ -50,11 +50,16 @@ export interface RestDialect {
   same(a: Sql, b: Sql): Sql;
   differs(a: Sql, b: Sql): Sql;
   /**
-   * The physical row id every table has (rows a write touched are tracked by it). Its values are
-   * opaque to the planner: numbers on SQLite, tuple ids on Postgres (stable inside the write's
-   * transaction, which holds the rows it wrote).
+   * The row id every table has (rows a write touched are tracked by it). Its values are opaque to
+   * the planner: SQLite's rowid, the primary key `id` on Postgres.
    */
   readonly rowId: string;
+  /**
+   * A page of a read is found before its JSON is built (by row id), so the JSON is built for the
+   * page's rows only: Postgres evaluates a SELECT's output for every row that reaches its sort,
+   * before the LIMIT (1,000 brands ordered by name for a page of 50: 2.5 ms against 1.0 ms).
+   */
+  readonly pageBeforeOutput: boolean;
   /**
    * Appended to the query of the rows an update or delete targets, to lock them (then the write
    * goes by their row ids); null when the write lock is the whole database's (SQLite), and an

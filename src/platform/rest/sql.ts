@@ -185,8 +185,16 @@ function limitClause(d: RestDialect, range: ReadPlan["range"]): Sql {
 /** Root rows: [json, link values…] in the requested order and page. */
 export function rootQuery(ctx: SqlContext, root: ReadPlan, options: RootOptions = {}): Sql {
   const where = rootConditions(ctx, root, options);
-  const page = options.paginate === false ? raw("") : limitClause(ctx.dialect, root.range);
-  return sql`SELECT ${jsonObject(ctx, root)}${linkColumns(root)} FROM ${source(root)} AS ${ident(root.alias)} WHERE ${where}${orderClause(orderSql(ctx, root, root.order))}${page}`;
+  const order = orderClause(orderSql(ctx, root, root.order));
+  const alias = ident(root.alias);
+  const output = sql`SELECT ${jsonObject(ctx, root)}${linkColumns(root)} FROM ${source(root)} AS ${alias}`;
+  if (options.paginate === false) return sql`${output} WHERE ${where}${order}`;
+  const page = limitClause(ctx.dialect, root.range);
+  if (!ctx.dialect.pageBeforeOutput || root.source) return sql`${output} WHERE ${where}${order}${page}`;
+  // The page's keys first, then the JSON of those rows only (ties may come back in another order,
+  // as they may from one statement).
+  const key = sql`${alias}.${raw(ctx.dialect.rowId)}`;
+  return sql`${output} WHERE ${key} IN (SELECT ${key} FROM ${source(root)} AS ${alias} WHERE ${where}${order}${page})${order}`;
 }
 
 export function countQuery(ctx: SqlContext, root: ReadPlan): Sql {
