@@ -76,8 +76,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
         throw invalid("The API key is unknown, revoked or expired");
       }
       try {
-        const user = await auth.authenticate(token);
-        return { role: "authenticated", user, orgRoles: await auth.organizationRoles(user.id) };
+        return { role: "authenticated", ...(await auth.authenticateWithRoles(token)) };
       } catch (error) {
         if (error instanceof TokenError) throw error.problem === "expired" ? invalid("JWT expired", "PGRST303") : invalid(error.message);
         if (error instanceof SessionGoneError) throw invalid("JWT session not found or revoked");
@@ -105,8 +104,7 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       const viaKey = await keyUser(token);
       if (viaKey) return viaKey;
       try {
-        const user = await auth.authenticate(token);
-        return { user, orgRoles: await auth.organizationRoles(user.id) };
+        return await auth.authenticateWithRoles(token);
       } catch (error) {
         if (error instanceof TokenError) throw new AppError(401, error.problem === "expired" ? "token_expired" : "invalid_token", error.message);
         if (error instanceof SessionGoneError) throw new AppError(401, "session_revoked", error.message);
