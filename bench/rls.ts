@@ -15,6 +15,8 @@
 //      against `service_role`, medians of STATEMENTS runs in one transaction each. Target ≤ 1 ms.
 // Knobs: BRANDS=1000  PAGE=50  REQUESTS=300  ROUNDS=3  STATEMENTS=200
 import { SQL } from "bun";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { testPostgres } from "../tests/helpers/postgres";
 import { cliWith } from "./crawlers";
 import { median, report, tempDir, type RatioReport } from "./lib";
@@ -57,6 +59,17 @@ async function side(name: Side["name"], databaseUrl: string | null): Promise<Sid
       const res = await fetch(`${server.base}/rest/v1/${table}`, { method: "POST", headers: { ...headers(service), prefer: "return=minimal" }, body: JSON.stringify(children(make)) });
       if (res.status !== 201) throw new Error(`${name} ${table}: ${res.status} ${await res.text()}`);
     }
+  }
+  // Statistics as autovacuum (Postgres) or an operator's ANALYZE (SQLite) would have them by now:
+  // right after bulk inserts Postgres still plans for empty tables.
+  if (databaseUrl) {
+    const sql = new SQL(databaseUrl, { max: 1 });
+    await sql`ANALYZE`;
+    await sql.close();
+  } else {
+    const db = new Database(join(dataDir, "answerwatch.db"));
+    db.run("ANALYZE");
+    db.close();
   }
   return { name, server, anon, service, owner: session.accessToken };
 }

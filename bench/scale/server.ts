@@ -32,7 +32,7 @@ export function serverEnv(dataDir: string, port: number): Record<string, string>
 export async function startServer(dataDir: string, timeoutMs = 15 * 60_000, env: Record<string, string> = {}): Promise<RunningServer> {
   const port = freePort();
   const started = performance.now();
-  const proc: Subprocess = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+  const proc: Subprocess = Bun.spawn([process.execPath, ...(Bun.env.BENCH_CPU_PROF_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${Bun.env.BENCH_CPU_PROF_DIR}`] : []), join(ROOT, "src/main.ts"), "serve"], {
     env: { ...Bun.env, ...serverEnv(dataDir, port), ...env },
     stdout: "ignore",
     stderr: "inherit",
