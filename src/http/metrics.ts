@@ -46,7 +46,7 @@ export function createMetrics() {
   const beacons = new Counter({ name: "answerwatch_beacons_total", help: "Pixel beacons (POST /t/collect) accepted (204) or refused (4xx)", labelNames: ["outcome"], registers: [registry] });
   const upstream = new Counter({ name: "answerwatch_upstream_calls_total", help: "Calls to AI engines by platform and outcome (answered, or the error kind)", labelNames: ["platform", "outcome"], registers: [registry] });
   const upstreamLatency = new Histogram({ name: "answerwatch_upstream_call_duration_seconds", help: "Time from a unit's start to its engine's answer, by platform", labelNames: ["platform"], buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120], registers: [registry] });
-  const readerWait = new Histogram({ name: "answerwatch_reader_pool_wait_seconds", help: "Time a /rest/v1 read, RPC or report waited for a reader thread", buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
+  const readerWait = new Histogram({ name: "answerwatch_reader_pool_wait_seconds", help: "Time a /rest/v1 read, RPC or report waited for a reader thread (on Postgres: for its turn, REST_READERS at a time)", buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
   // The gauges are set from one read of the status store per scrape (text()), not one query each.
   let status: StatusStore | undefined;
   const jobs = new Gauge({ name: "answerwatch_jobs", help: "Tracking jobs by state", labelNames: ["state"], registers: [registry] });

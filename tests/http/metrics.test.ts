@@ -83,6 +83,6 @@ test("after a run, a refused beacon and some reads, the scrape counts requests, 
   expect(Number(m.get("answerwatch_database_bytes")!.metrics[0]!.value)).toBeGreaterThan(100_000);
   expect(m.get("answerwatch_reader_pool_wait_seconds")!.type).toBe("HISTOGRAM");
   // Reader threads are SQLite's (src/platform/rest/thread-pool.ts): on Postgres reads take a pool connection, and nothing waits for a thread.
-  if (TEST_BACKEND === "sqlite") expect(Number(text.match(/^answerwatch_reader_pool_wait_seconds_count (\S+)$/m)?.[1])).toBeGreaterThanOrEqual(1);
+  expect(Number(text.match(/^answerwatch_reader_pool_wait_seconds_count (\S+)$/m)?.[1])).toBeGreaterThanOrEqual(1);
   expect(m.has("answerwatch_webhook_deliveries")).toBe(true);
 }, 60_000);

@@ -15,10 +15,12 @@ export interface RestDeps {
   readers?: RestServiceDeps["readers"];
   writer?: RestServiceDeps["writer"];
   statementTimeoutMs?: number;
+  readConcurrency?: RestServiceDeps["readConcurrency"];
+  onReadWait?: RestServiceDeps["onReadWait"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs });
+  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait });
   return new Elysia().all(
     "/rest/v1/*",
     async ({ request }) => {

@@ -13,6 +13,7 @@ import { INSIGHT_RPCS } from "../../insights/rpc";
 import { applyQuery } from "./computed-rows";
 import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
+import { createGate } from "./gate";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import type { RestExecutor, RestSession } from "./executor";
 
@@ -27,6 +28,10 @@ export interface RestServiceDeps {
   /** Threads for reads and for writes; without them requests run on the calling thread. */
   readers?: Pick<RestThreadPool, "run">;
   writer?: Pick<RestThreadPool, "run">;
+  /** Without reader threads: reads and RPCs run this many at a time on the calling thread (gate.ts). */
+  readConcurrency?: number;
+  /** How long a read waited for its turn (the readers' wait metric). */
+  onReadWait?: (ms: number) => void;
 }
 
 const PREFIX = "/rest/v1";
@@ -38,12 +43,14 @@ export function createRestService(deps: RestServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const responses = deps.responseCache === false ? null : createResponseCache(executor, deps.responseCache);
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
+  const readGate = !deps.readers && deps.readConcurrency ? createGate(deps.readConcurrency, 256, deps.onReadWait) : null;
+  const gatedReads = readGate && { run: (request: Request, caller: Caller) => readGate.run(() => compute(request, caller)) };
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
     const isRpc = request.url.includes("/rest/v1/rpc/");
     const isTableRead = (request.method === "GET" || request.method === "HEAD") && !isRpc;
     const isWrite = !isRpc && (request.method === "POST" || request.method === "PATCH" || request.method === "DELETE");
-    const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? deps.readers : isWrite ? deps.writer : undefined;
+    const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? (deps.readers ?? gatedReads ?? undefined) : isWrite ? deps.writer : undefined;
     const respond = pool ? pool.run : compute;
     // Table reads only: RPC functions may one day depend on more than the data.
     if (responses && isTableRead) {

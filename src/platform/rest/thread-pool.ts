@@ -7,6 +7,7 @@
 // statement keeps its locks for the life of the process.
 import type { CategoryList } from "../../analysis/source-categories";
 import { AppError } from "../../http/errors";
+import { tooManyWaiting } from "./gate";
 import type { ReportArgs, ReportName, ReportRunner } from "../../reports/registry";
 import type { Caller } from "../auth/caller";
 
@@ -126,7 +127,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
 
   function submit(make: (id: number) => Pending["command"], heavy: boolean): Promise<unknown> {
     if (stopped) throw new AppError(503, "shutting_down", "The server is shutting down");
-    if (queue.length >= maxQueued) throw new AppError(503, "53300", "Too many requests are waiting for the database; try again", { headers: { "retry-after": "1" } });
+    if (queue.length >= maxQueued) throw tooManyWaiting();
     // Threads start with the first request: an idle server keeps neither their memory nor their start-up.
     if (!threads.length) for (let i = 0; i < options.size; i++) spawn(i);
     return new Promise((resolve, reject) => {

@@ -1,0 +1,75 @@
+// backends: sqlite, postgres
+// Reads are admitted REST_READERS at a time: by reader threads on SQLite, by the gate (gate.ts) on
+// Postgres, so that a burst of heavy reads holds neither every pooled connection nor every core.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createGate } from "../../src/platform/rest/gate";
+import { testServer } from "../helpers/app";
+import { rest, signedUpOrg, type Org, type Server } from "./helpers";
+
+test("the gate runs at most `size` at once, in order, and hands a failed run's place on", async () => {
+  const gate = createGate(3, 100);
+  let active = 0;
+  let most = 0;
+  const started: number[] = [];
+  const runs = Array.from({ length: 20 }, (_, i) =>
+    gate.run(async () => {
+      started.push(i);
+      active++;
+      most = Math.max(most, active);
+      await Bun.sleep(2 + (i % 3));
+      active--;
+      if (i % 5 === 0) throw new Error(`run ${i} fails`);
+      return i;
+    }),
+  );
+  const outcomes = await Promise.allSettled(runs);
+  expect(most).toBe(3);
+  expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  expect(outcomes.filter((o) => o.status === "rejected").length).toBe(4);
+  expect(outcomes.filter((o) => o.status === "fulfilled").map((o) => (o as PromiseFulfilledResult<number>).value)).toEqual(Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 5 !== 0));
+  expect(gate.load()).toEqual({ active: 0, waiting: 0 });
+});
+
+test("beyond the waiting room the gate refuses at once with the database-busy 503", async () => {
+  const gate = createGate(1, 2);
+  let release!: () => void;
+  const held = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+  const queued = [gate.run(async () => 1), gate.run(async () => 2)];
+  const refused = await gate.run(async () => 3).catch((e) => e);
+  expect(refused.status).toBe(503);
+  expect(refused.code).toBe("53300");
+  expect(refused.extra.headers?.["retry-after"]).toBe("1");
+  release();
+  await held;
+  expect(await Promise.all(queued)).toEqual([1, 2]);
+});
+
+let server: Server;
+let org: Org;
+const TOKEN = "metrics-token-gate-0123456789";
+beforeAll(async () => {
+  server = await testServer({ REST_READERS: "1", METRICS_TOKEN: TOKEN });
+  org = await signedUpOrg(server, "gate@example.com");
+});
+afterAll(() => server.stop());
+
+/** The readers' wait histogram: [count, sum in seconds]. */
+async function waits(): Promise<[number, number]> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+  const value = (name: string) => Number(text.match(new RegExp(`^answerwatch_reader_pool_wait_seconds_${name} (\\S+)$`, "m"))?.[1] ?? NaN);
+  return [value("count"), value("sum")];
+}
+
+test("with REST_READERS=1, concurrent reads all answer and wait their turn", async () => {
+  const [countBefore, sumBefore] = await waits();
+  const reads = await Promise.all(Array.from({ length: 12 }, () => rest(server, "/organizations?select=id,name,brands(id,name)", { token: org.ownerToken })));
+  for (const r of reads) {
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([{ id: org.id, name: expect.any(String), brands: [] }]);
+  }
+  const [count, sum] = await waits();
+  // Every read passed the readers (issued together, none was answered from the response cache)…
+  expect(count - countBefore).toBeGreaterThanOrEqual(12);
+  // …and one at a time: eleven of twelve issued together waited for the one before them.
+  expect(sum - sumBefore).toBeGreaterThan(0);
+});
