@@ -13,13 +13,20 @@
 //      database alone, the list's statement (its shape as the planner writes it: brands ordered,
 //      each with its domains and competitors as JSON) run as `authenticated` with the owner's claims
 //      against `service_role`, medians of STATEMENTS runs in one transaction each. Target ≤ 1 ms.
-// Knobs: BRANDS=1000  PAGE=50  REQUESTS=300  ROUNDS=3  STATEMENTS=200
+//   3. /healthz under insights load on Postgres: a third server on a database of its own holding
+//      bench/postgres.ts's world at INSIGHTS_SCALE (bench/scale/world.pg.ts), its owner signed in.
+//      Each insights RPC of the big brand (default window) is timed and the slowest is "the
+//      heaviest"; /healthz p95 of HEALTH sequential requests idle, then while 4 clients loop the
+//      heaviest RPC. Target: ≤ 3× idle.
+// Knobs: BRANDS=1000  PAGE=50  REQUESTS=300  ROUNDS=3  STATEMENTS=200  INSIGHTS_SCALE=10k  HEALTH=300
 import { SQL } from "bun";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { testPostgres } from "../tests/helpers/postgres";
 import { cliWith } from "./crawlers";
-import { median, report, tempDir, type RatioReport } from "./lib";
+import { median, percentile, report, tempDir, type RatioReport } from "./lib";
+import { INSIGHT_RPCS } from "../src/insights/rpc";
+import { buildPgWorld } from "./scale/world.pg";
 import { json, signUp, startServer, type RunningServer } from "./scale/server";
 
 const BRANDS = Math.min(Number(Bun.env.BRANDS ?? 1000), 20_000);
@@ -27,6 +34,9 @@ const PAGE = Math.min(Number(Bun.env.PAGE ?? 50), 1000);
 const REQUESTS = Math.min(Number(Bun.env.REQUESTS ?? 300), 100_000);
 const ROUNDS = Math.min(Number(Bun.env.ROUNDS ?? 3), 20);
 const STATEMENTS = Math.min(Number(Bun.env.STATEMENTS ?? 200), 10_000);
+const INSIGHTS_SCALE = Bun.env.INSIGHTS_SCALE ?? "10k";
+const HEALTH = Math.min(Number(Bun.env.HEALTH ?? 300), 10_000);
+const LOOPING_CLIENTS = 4;
 const LIST = `/rest/v1/brands?select=id,name,brand_domains(domain),competitors(name)&order=name&limit=${PAGE}`;
 
 interface Side {
@@ -120,6 +130,73 @@ async function statementCost(): Promise<{ owner: number; service: number }> {
     await sql.close();
   }
 }
+/** 3: /healthz p95 idle and while LOOPING_CLIENTS clients loop the heaviest insights RPC, on a world of its own. */
+async function healthUnderInsights(): Promise<RatioReport> {
+  const url = await pg!.createDatabase("bench_rls_insights");
+  const dataDir = tempDir("aw-bench-rls-insights-");
+  const env = { DATABASE_URL: url };
+  const server = await startServer(dataDir, 120_000, env);
+  const sql = new SQL(url, { max: 3 });
+  try {
+    const keys = Object.fromEntries(cliWith(env, dataDir, "keys").trim().split("\n").map((l) => l.split("=") as [string, string]));
+    const { session, userId } = await signUp(server.base, keys.ANON_KEY!, "insights-owner@example.com", "correct-horse-battery", "Insights");
+    const meta = await buildPgWorld(sql, INSIGHTS_SCALE, userId, { load: "rebuild", batch: 2000 });
+    const headers = { apikey: keys.ANON_KEY!, authorization: `Bearer ${session.accessToken}`, "content-type": "application/json" };
+    const [rival] = await sql`SELECT id FROM competitors WHERE brand_id = ${meta.bigBrandId} LIMIT 1`;
+    const call = async (name: string) => {
+      const args = { p_brand_id: meta.bigBrandId, ...(INSIGHT_RPCS[name]!.params.includes("p_competitor_id") ? { p_competitor_id: rival.id } : {}) };
+      const res = await fetch(`${server.base}/rest/v1/rpc/${name}`, { method: "POST", headers, body: JSON.stringify(args) });
+      const body = await res.text();
+      if (res.status !== 200 || body.length < 2) throw new Error(`${name}: ${res.status} ${body.slice(0, 200)}`);
+    };
+    // The heaviest: the slowest median of 3 calls (after one to warm up).
+    const costs: [string, number][] = [];
+    for (const name of Object.keys(INSIGHT_RPCS)) {
+      await call(name);
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        await call(name);
+        times.push(performance.now() - t);
+      }
+      costs.push([name, median(times)]);
+    }
+    costs.sort((a, b) => b[1] - a[1]);
+    const [heaviest] = costs[0]!;
+    console.log(`3. ${meta.results.toLocaleString("en")} results (${meta.how}); insights RPCs of the big brand, medians: ${costs.map(([n, ms]) => `${n} ${ms.toFixed(1)} ms`).join(", ")}`);
+    const healthP95 = async () => {
+      const times: number[] = [];
+      for (let i = 0; i < HEALTH; i++) {
+        const t = performance.now();
+        const res = await fetch(`${server.base}/healthz`);
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`/healthz: ${res.status}`);
+        times.push(performance.now() - t);
+        await Bun.sleep(5);
+      }
+      return percentile(times, 95);
+    };
+    const idle = await healthP95();
+    let looping = true;
+    let calls = 0;
+    const clients = Array.from({ length: LOOPING_CLIENTS }, async () => {
+      while (looping) {
+        await call(heaviest);
+        calls++;
+      }
+    });
+    const started = performance.now();
+    const loaded = await healthP95();
+    looping = false;
+    await Promise.all(clients);
+    console.log(`   /healthz p95 idle ${idle.toFixed(2)} ms, under load ${loaded.toFixed(2)} ms (${HEALTH} requests each); ${calls} calls of ${heaviest} meanwhile (${((calls / (performance.now() - started)) * 1000).toFixed(1)}/s)`);
+    return { name: `3. /healthz p95 on Postgres while ${LOOPING_CLIENTS} clients loop ${heaviest} (${INSIGHTS_SCALE} results) vs idle`, ours: loaded, baseline: idle, unit: "ms", target: "≤ 3×", ok: loaded <= 3 * idle };
+  } finally {
+    await sql.close();
+    await server.stop();
+  }
+}
+
 try {
   console.log(`bench/rls.ts: ${BRANDS} brands (2 domains, 2 competitors each) per side; GET ${LIST}; ${REQUESTS} requests a round, ${ROUNDS} rounds alternating`);
   const rate = new Map<string, number[]>();
@@ -148,6 +225,7 @@ try {
     { name: `2a. through the server: the list on Postgres as the owner vs the service role; difference ${(owner - service).toFixed(2)} ms (policies and the owner's organizations looked up)`, ours: owner, baseline: service, unit: "ms", target: "difference ≤ 1 ms", ok: owner - service <= 1 },
     { name: `2b. in the database: the list's statement as the owner vs the service role; policy cost ${(direct.owner - direct.service).toFixed(2)} ms`, ours: direct.owner, baseline: direct.service, unit: "ms", target: "cost ≤ 1 ms", ok: direct.owner - direct.service <= 1 },
   ];
+  rows.push(await healthUnderInsights());
   console.log();
   report(rows);
 } finally {

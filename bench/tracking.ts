@@ -7,7 +7,7 @@
 import { availableParallelism } from "node:os";
 import { testServer } from "../tests/helpers/app";
 import { apiClient, organizationOf, seedBrand } from "../tests/helpers/tracking";
-import { cpuSince, describeCpu, report, ROOT, startFakeUpstream, threadCpu, totalCpu } from "./lib";
+import { cpuSince, describeCpu, report, startFakeUpstream, threadCpu, totalCpu } from "./lib";
 
 const UNITS = Number(Bun.env.UNITS ?? 1000);
 const CONCURRENCY = 16;
