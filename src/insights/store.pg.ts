@@ -12,6 +12,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { bucketRanges, type DateWindow } from "./window";
+import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
 type Row = Record<string, unknown>;
 
@@ -64,7 +65,21 @@ function rollupRows(base: string, columns: string[], args: InsightArgs, window: 
 const timeBounds = (w: DateWindow): [string, string] => [`${w.from}T00:00:00.000Z`, `${nextDay(w.to)}T00:00:00.000Z`];
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-export function createPgInsightsStore(sql: SQL): InsightsStore {
+export interface PgInsightsOptions {
+  /**
+   * `sql` is a request's transaction under the caller's role and claims (the REST executor's): every
+   * table read is then scoped by its policies (policies.pg.ts), and the shared URL dictionary,
+   * which no REST role reads, is read through the functions that check the brand first.
+   */
+  asCaller?: boolean;
+}
+
+export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {}): InsightsStore {
+  // The URL dictionary's rows for a brand: of its citations in [from, to), or of the normalized URLs it cited.
+  const joinCitedUrls = (brand: string, p: Params, [from, to]: [string, string]) =>
+    options.asCaller ? `LEFT JOIN ${BRAND_CITED_URLS}(${brand}, ${p.add(from, "::timestamptz")}, ${p.add(to, "::timestamptz")}) AS u ON u.citation_id = c.id` : "LEFT JOIN citation_urls AS u ON u.id = c.url_id";
+  const urlPages = (brandId: string, urls: string[], p: Params) =>
+    options.asCaller ? `${BRAND_URL_PAGES}(${p.add(brandId, "::uuid")}, ${p.add(urls, "::text[]")})` : `citation_urls WHERE normalized_url = ANY(${p.add(urls, "::text[]")})`;
   const query = async <T>(text: string, p: Params): Promise<T[]> => plainRows<T>((await sql.unsafe(text, p.values as never[])) as Row[]);
 
   /**
@@ -187,8 +202,10 @@ export function createPgInsightsStore(sql: SQL): InsightsStore {
       if (unfiltered(args)) {
         const rows = await windowTotals("url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true);
         if (!rows.length) return [];
+        const p = new Params();
+        const from = urlPages(args.brandId, rows.map((r) => String(r.normalized_url)), p);
         const pages = new Map(
-          ((await sql`SELECT normalized_url, min(url) AS url, nullif(max(title), '') AS title FROM citation_urls WHERE normalized_url = ANY(${sql.array(rows.map((r) => String(r.normalized_url)), "text")}) GROUP BY normalized_url`) as { normalized_url: string; url: string; title: string | null }[]).map((u) => [u.normalized_url, u]),
+          (await query<{ normalized_url: string; url: string; title: string | null }>(`SELECT normalized_url, min(url) AS url, nullif(max(title), '') AS title FROM ${from} GROUP BY normalized_url`, p)).map((u) => [u.normalized_url, u]),
         );
         return rows.map((r) => {
           const page = pages.get(String(r.normalized_url));
@@ -205,7 +222,7 @@ export function createPgInsightsStore(sql: SQL): InsightsStore {
         `SELECT min(coalesce(u.url, c.url)) AS url, min(c.domain) AS domain, nullif(max(coalesce(u.title, c.title, '')), '') AS title, ${num("count(*)")} AS citations,
                 ${num("count(DISTINCT c.result_id)")} AS answers, to_char(min(c.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS first_seen,
                 to_char(max(c.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS last_seen
-           FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id
+           FROM citations AS c ${joinCitedUrls(brand, p, [from, to])}
           WHERE ${where}${filter}
           GROUP BY coalesce(u.normalized_url, c.normalized_url)`,
         p,

@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SQL } from "bun";
 import { REST_POLICIES } from "../../src/platform/rest/policies";
-import { ensureRowSecurity } from "../../src/platform/rest/policies.pg";
+import { BRAND_CITED_URLS, BRAND_URL_PAGES, ensureRowSecurity, INTERNAL_READS } from "../../src/platform/rest/policies.pg";
+import { createPgInsightsStore } from "../../src/insights/store.pg";
+import type { InsightArgs } from "../../src/insights/args";
+import type { InsightsStore } from "../../src/insights/store";
 import { pgHarness, type PgHarness } from "../contracts/harness.pg";
 
 const h = (await pgHarness()) as PgHarness | null;
@@ -163,6 +166,67 @@ describe.skipIf(!h)("row-level security in PostgreSQL, as direct SQL (issue #30)
     expect((await as("anon", {}, "INSERT INTO brands (organization_id, name, slug) VALUES ($1, 'x', 'x')", orgA)).code).toBe("42501");
     // Claims naming a user who is no member at all: nothing.
     expect((await as("authenticated", { sub: crypto.randomUUID(), role: "authenticated" }, "SELECT count(*)::int AS n FROM brands")).rows![0]!.n).toBe(0);
+  });
+
+  test("the internal tables the insights and counts read (every rollup, the latest results): another organization reads 0 of A's rows, A's viewer all", async () => {
+    const withRows: string[] = [];
+    for (const table of INTERNAL_READS) {
+      const [{ n }] = await sql().unsafe(`SELECT count(*)::int AS n FROM ${table} WHERE organization_id = $1`, [orgA]);
+      if (!n) continue;
+      withRows.push(table);
+      expect({ table, n: (await as("authenticated", claimsOf("ownerB"), `SELECT count(*)::int AS n FROM ${table}`)).rows?.[0]?.n }).toEqual({ table, n: 0 });
+      expect({ table, n: (await as("authenticated", claimsOf("viewerA"), `SELECT count(*)::int AS n FROM ${table}`)).rows?.[0]?.n }).toEqual({ table, n });
+      expect(refused(await as("authenticated", claimsOf("ownerA"), `DELETE FROM ${table}`))).toBe(true);
+    }
+    // One result and one visit of A fill the result, domain, URL, query and traffic rollups.
+    expect(withRows.length).toBeGreaterThanOrEqual(12);
+    // The URL dictionary is read through functions that check the brand first.
+    expect((await as("authenticated", claimsOf("ownerB"), "SELECT count(*)::int AS n FROM citation_urls")).code).toBe("42501");
+    const today = new Date();
+    const window = [new Date(today.getTime() - 86_400_000).toISOString(), new Date(today.getTime() + 86_400_000).toISOString()];
+    expect((await as("authenticated", claimsOf("ownerB"), `SELECT count(*)::int AS n FROM ${BRAND_CITED_URLS}($1, $2, $3)`, brandA, ...window)).rows![0]!.n).toBe(0);
+    expect((await as("authenticated", claimsOf("viewerA"), `SELECT url FROM ${BRAND_CITED_URLS}($1, $2, $3)`, brandA, ...window)).rows).toEqual([{ url: "https://a.example/x" }]);
+    expect((await as("authenticated", claimsOf("ownerB"), `SELECT count(*)::int AS n FROM ${BRAND_URL_PAGES}($1, $2)`, brandA, "{https://a.example/x}")).rows![0]!.n).toBe(0);
+    expect((await as("authenticated", claimsOf("viewerA"), `SELECT url FROM ${BRAND_URL_PAGES}($1, $2)`, brandA, "{https://a.example/x}")).rows).toEqual([{ url: "https://a.example/x" }]);
+  });
+
+  test("the insights store in a transaction under another organization's claims reads nothing of A's brand, with no TypeScript check in between", async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const query: InsightArgs = { brandId: brandA, window: { from: day(-30), to: day(0) }, platforms: null, models: null, regions: null, topicIds: null, promptIds: null, branded: null };
+    const filtered: InsightArgs = { ...query, platforms: ["perplexity"] };
+    const reads = async (store: InsightsStore) => ({
+      brand: await store.brand(brandA),
+      sums: await store.resultSums({ query, window: query.window, groupBy: [] }),
+      filteredSums: await store.resultSums({ query: filtered, window: query.window, groupBy: ["platform"] }),
+      domains: await store.domainTotals(query),
+      filteredDomains: await store.domainTotals(filtered),
+      urls: await store.urlTotals(query),
+      filteredUrls: await store.urlTotals(filtered),
+      competitors: await store.competitorTotals(query),
+      queries: await store.searchQueries(query),
+      answers: await store.recentRunAnswers(query),
+    });
+    const under = async (claims: Claims) => {
+      let out!: Awaited<ReturnType<typeof reads>>;
+      await sql().begin(async (tx) => {
+        await tx.unsafe("SET LOCAL ROLE authenticated");
+        await tx`SELECT set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+        out = await reads(createPgInsightsStore(tx, { asCaller: true }));
+      });
+      return out;
+    };
+    const server = await reads(createPgInsightsStore(sql()));
+    // What the server itself reads has A's result in it…
+    expect(server.brand?.id).toBe(brandA);
+    expect(server.sums.reduce((n, r) => n + (r.results ?? 0), 0)).toBe(1);
+    expect(server.domains.map((d) => d.domain)).toEqual(["a.example"]);
+    expect(server.urls.map((u) => u.url)).toEqual(["https://a.example/x"]);
+    expect(server.filteredUrls.map((u) => u.url)).toEqual(["https://a.example/x"]);
+    // …A's viewer reads the same through the policies, and B's owner nothing.
+    expect(await under(claimsOf("viewerA"))).toEqual(server);
+    const other = await under(claimsOf("ownerB"));
+    expect(other.brand).toBeNull();
+    for (const [read, rows] of Object.entries(other)) if (read !== "brand") expect({ read, rows: (rows as { results?: number }[]).filter((r) => r.results === undefined || r.results > 0) }).toEqual({ read, rows: [] });
   });
 
   test("membership rules: only owners grant or take owner and admin; the last owner stays; anyone may leave", async () => {

@@ -88,7 +88,7 @@ const VERSION_POLL_MS = 250;
 
 export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}): RestExecutor {
   const { onStatement, sourceCategories } = options;
-  const insights = createPgInsightsStore(sql);
+  const sharedInsights = createPgInsightsStore(sql);
   const texts = new Map<string, string>();
   let cache: SchemaCache | undefined;
   // The response cache's version: writes this executor committed (bumped at once) and the next
@@ -155,9 +155,13 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
       },
       checkDeadline: check,
       async insight({ name, args, today, caller }) {
-        // The insights read through their store on the pool (reads of rollups, each short), with
-        // the request's deadline checked between their steps.
+        // The insights read in the request's transaction, under the caller's role and claims: the
+        // database scopes every table they read by its policies (a brand the caller may not read
+        // also reads as one with no rows before that); the deadline is checked between their steps.
+        // A share link's claims open no table (the policies are by organization); it reads its one
+        // brand's insights, which service.ts allows it and nothing else, through the server's pool.
         const rpc = INSIGHT_RPCS[name]!;
+        const insights = caller.shareBrandId ? sharedInsights : createPgInsightsStore(tx, { asCaller: true });
         const ctx = insightsContext(insights, sourceCategories, check);
         return rpc.run(ctx, args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
       },

@@ -24,17 +24,29 @@ import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
+import { PG_DIALECT as PG_ROLLUP_DIALECT, rollupSpecs } from "../../rollups/spec";
 
 /**
  * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
- * sum (counts.ts) and the latest results its RPC joins (rpc.ts). Readable under the same rule as
- * the brand's own rows.
+ * sum (counts.ts) and the insights RPCs read (every rollup of src/rollups), and the latest results
+ * its RPC joins (rpc.ts). Readable under the same rule as the brand's own rows.
  */
-export const INTERNAL_READS = [...new Set(Object.values(ROLLUP_COUNTS).flatMap((choices) => choices.map((c) => c.rollup))), "prompt_results_latest"];
+export const INTERNAL_READS = [
+  ...new Set([...Object.values(ROLLUP_COUNTS).flatMap((choices) => choices.map((c) => c.rollup)), ...rollupSpecs(PG_ROLLUP_DIALECT).map((spec) => spec.table), "prompt_results_latest"]),
+];
 
 export const REST_ROLES = ["anon", "authenticated", "service_role"] as const;
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
 export const PRIVATE_SCHEMA = "aw_private";
+
+/**
+ * The shared URL dictionary as the insights read it for a brand, under the caller's rights (the
+ * REST roles read neither the dictionary nor citations.url_id): `(brand, from, to)` each of the
+ * brand's citations of that time with its URL, `(brand, urls)` the dictionary's rows of those
+ * normalized URLs the brand has cited. Nothing unless the caller may read the brand.
+ */
+export const BRAND_CITED_URLS = `${PRIVATE_SCHEMA}.brand_cited_urls`;
+export const BRAND_URL_PAGES = `${PRIVATE_SCHEMA}.brand_url_pages`;
 
 /** A uuid, as text: claims are JSON, and a value that is not one must not fail the policy's cast. */
 const UUID_PATTERN = "'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'";
@@ -197,6 +209,22 @@ function citationLinkSql(): string[] {
   ];
 }
 
+/** BRAND_CITED_URLS and BRAND_URL_PAGES (the insights' URL reads): definer functions that check the brand first. */
+function brandUrlsSql(): string[] {
+  const mayReadBrand = `(auth.role() = 'service_role' OR (SELECT b.organization_id FROM brands AS b WHERE b.id = brand) = ANY (${PRIVATE_SCHEMA}.organizations_where(${roleArray(ORG_ROLES)})))`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${BRAND_CITED_URLS}(brand uuid, since timestamptz, until timestamptz) RETURNS TABLE (citation_id uuid, url text, normalized_url text, title text) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      SELECT c.id, u.url, u.normalized_url, u.title FROM citations AS c JOIN citation_urls AS u ON u.id = c.url_id
+       WHERE ${mayReadBrand} AND c.brand_id = brand AND c.created_at >= since AND c.created_at < until $$`,
+    `CREATE OR REPLACE FUNCTION ${BRAND_URL_PAGES}(brand uuid, urls text[]) RETURNS SETOF citation_urls LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+      SELECT u.* FROM citation_urls AS u
+       WHERE ${mayReadBrand}
+         AND u.normalized_url = ANY (urls)
+         AND EXISTS (SELECT 1 FROM url_running_keys AS k WHERE k.brand_id = brand AND k.normalized_url = u.normalized_url) $$`,
+    ...[`${BRAND_CITED_URLS}(uuid, timestamptz, timestamptz)`, `${BRAND_URL_PAGES}(uuid, text[])`].flatMap((fn) => [`REVOKE ALL ON FUNCTION ${fn} FROM PUBLIC`, `GRANT EXECUTE ON FUNCTION ${fn} TO ${REST_ROLES.join(", ")}`]),
+  ];
+}
+
 /**
  * constraints.ts' inherited columns as a trigger (prompts.brand_id is its prompt set's): filled when
  * left out, refused (23514, as the planner words it) when it names another. As definer, the parent
@@ -234,6 +262,7 @@ export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string
     ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
     ...INTERNAL_READS.filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
     ...citationLinkSql(),
+    ...(columnsOf.has("url_running_keys") ? brandUrlsSql() : []),
     ...INHERITED_COLUMNS.filter((r) => columnsOf.has(r.table)).flatMap(inheritedColumnSql),
   ];
 }
