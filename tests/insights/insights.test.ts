@@ -1,3 +1,4 @@
+// backends: sqlite, postgres
 // The insights RPCs (issue #18) end to end, through the real server on 127.0.0.1 and the real
 // supabase-js client: a tracking run asked with `samples` against a fake upstream whose answers the
 // test writes, and ten weeks of history written through the product's bulk path. Every number an
@@ -9,10 +10,11 @@
 import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { createResultStore, type ResultKey } from "../../src/results/store.sqlite";
+import type { ResultKey } from "../../src/results/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { jsonResponse, startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
+import { countOf, serverDb, writeResults, type ServerDb } from "../helpers/server-db";
 import { seededRandom } from "../helpers/random";
 import { client } from "../helpers/supabase";
 import { apiClient } from "../helpers/tracking";
@@ -185,24 +187,26 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const asInt = (v: unknown) => (typeof v === "number" ? Math.trunc(v) : typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : 0);
 
 /** Everything of a brand, straight from the tables the product writes (raw rows, not rollups). */
-function loadWorld(server: Server, brandId: string, branded: (text: string) => boolean): World {
-  const sqlite = server.dbh.sqlite;
-  const brand = sqlite.query("SELECT name FROM brands WHERE id = ?").get(brandId) as { name: string };
-  const brandDomains = (sqlite.query("SELECT domain FROM brand_domains WHERE brand_id = ?").all(brandId) as { domain: string }[]).map((d) => d.domain);
-  const competitors = sqlite.query("SELECT id, name, domain FROM competitors WHERE brand_id = ?").all(brandId) as World["competitors"];
+/** A JSON or stored-text column as the text SQLite gives (its answers and citations are stored compressed there; jsonb on Postgres). */
+const textOf = (db: ServerDb, column: string, compressed = false) => (db.backend === "postgres" ? `CAST(${column} AS text)` : compressed ? `aw_text(${column})` : column);
+
+async function loadWorld(server: Server, brandId: string, branded: (text: string) => boolean): Promise<World> {
+  const db = await serverDb(server);
+  const [brand] = await db.inspect<{ name: string }>("SELECT name FROM brands WHERE id = ?", brandId);
+  const brandDomains = (await db.inspect<{ domain: string }>("SELECT domain FROM brand_domains WHERE brand_id = ?", brandId)).map((d) => d.domain);
+  const competitors = await db.inspect<World["competitors"][number]>("SELECT id, name, domain FROM competitors WHERE brand_id = ?", brandId);
   const prompts = new Map(
-    (sqlite.query("SELECT id, text, topic_id, is_active FROM prompts WHERE brand_id = ?").all(brandId) as { id: string; text: string; topic_id: string | null; is_active: number }[]).map((p) => [
+    (await db.inspect<{ id: string; text: string; topic_id: string | null; is_active: number }>("SELECT id, text, topic_id, is_active FROM prompts WHERE brand_id = ?", brandId)).map((p) => [
       p.id,
       { id: p.id, text: p.text, topic_id: p.topic_id, is_active: !!p.is_active, branded: branded(p.text) },
     ]),
   );
-  const raw = sqlite
-    .query(
-      `SELECT id, job_id, prompt_id, platform, model, region, sample, reported_model, mentioned, mention_count, mention_position, competitor_mentions,
-              aw_text(citations) AS citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, search_queries, created_at
-         FROM prompt_results WHERE brand_id = ?`,
-    )
-    .all(brandId) as Record<string, any>[];
+  const raw = await db.inspect<Record<string, any>>(
+    `SELECT id, job_id, prompt_id, platform, model, region, sample, reported_model, mentioned, mention_count, mention_position, ${textOf(db, "competitor_mentions")} AS competitor_mentions,
+            ${textOf(db, "citations", true)} AS citations, citation_count, brand_citation_count, sentiment, sentiment_score, visibility_score, ${textOf(db, "search_queries")} AS search_queries, created_at
+       FROM prompt_results WHERE brand_id = ?`,
+    brandId,
+  );
   const answers: Answer[] = raw.map((r) => ({
     id: r.id,
     job_id: r.job_id,
@@ -232,13 +236,12 @@ function loadWorld(server: Server, brandId: string, branded: (text: string) => b
     created_at: r.created_at,
     day: String(r.created_at).slice(0, 10),
   }));
-  const citationRows = sqlite
-    .query(
-      `SELECT c.result_id, c.created_at, c.domain, coalesce(u.url, c.url) AS url, coalesce(u.normalized_url, c.normalized_url) AS normalized_url,
-              nullif(coalesce(u.title, c.title), '') AS title
-         FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id WHERE c.brand_id = ?`,
-    )
-    .all(brandId) as CitationRow[];
+  const citationRows = await db.inspect<CitationRow>(
+    `SELECT c.result_id, c.created_at, c.domain, coalesce(u.url, c.url) AS url, coalesce(u.normalized_url, c.normalized_url) AS normalized_url,
+            nullif(coalesce(u.title, c.title), '') AS title
+       FROM citations AS c LEFT JOIN citation_urls AS u ON u.id = c.url_id WHERE c.brand_id = ?`,
+    brandId,
+  );
   return { brandId, brandName: brand.name, brandDomains, competitors, prompts, answers, byId: new Map(answers.map((a) => [a.id, a])), citationRows };
 }
 
@@ -697,6 +700,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (server) await (await serverDb(server)).close();
   await server?.stop();
   await fake?.stop();
 });
@@ -775,12 +779,16 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
     fake.setBehavior("perplexity", { respond: liveResponder("perplexity") });
   });
 
-  const unitRows = (jobId: string) =>
-    server.dbh.sqlite
-      .query("SELECT id, prompt_id, platform, model, region, sample, mentioned, competitor_mentions, aw_text(response) AS response, citation_count FROM prompt_results WHERE job_id = ?")
-      .all(jobId) as { id: string; prompt_id: string; platform: string; model: string; region: string; sample: number; mentioned: number; competitor_mentions: string; response: string; citation_count: number }[];
+  type UnitRow = { id: string; prompt_id: string; platform: string; model: string; region: string; sample: number; mentioned: number; competitor_mentions: string; response: string; citation_count: number };
+  const unitRows = async (jobId: string) => {
+    const db = await serverDb(server);
+    return db.inspect<UnitRow>(
+      `SELECT id, prompt_id, platform, model, region, sample, mentioned, ${textOf(db, "competitor_mentions")} AS competitor_mentions, ${textOf(db, "response", true)} AS response, citation_count FROM prompt_results WHERE job_id = ?`,
+      jobId,
+    );
+  };
 
-  function samplesPerUnit(rows: ReturnType<typeof unitRows>) {
+  function samplesPerUnit(rows: UnitRow[]) {
     const units = new Map<string, number[]>();
     for (const r of rows) units.set(`${r.prompt_id}|${r.platform}|${r.model}|${r.region}`, [...(units.get(`${r.prompt_id}|${r.platform}|${r.model}|${r.region}`) ?? []), r.sample]);
     return units;
@@ -798,7 +806,7 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
     expect(fake.requestsFor("chatgpt")).toHaveLength(9);
     expect(fake.requestsFor("perplexity")).toHaveLength(9);
 
-    const rows = unitRows(started.body.jobId);
+    const rows = await unitRows(started.body.jobId);
     expect(rows).toHaveLength(18);
     expect(new Set(rows.map((r) => r.id)).size).toBe(18);
     const units = samplesPerUnit(rows);
@@ -807,8 +815,8 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
     for (const p of live.promptIds) expect(new Set(rows.filter((r) => r.prompt_id === p).map((r) => r.platform))).toEqual(new Set(["chatgpt", "perplexity"]));
   });
 
-  test("the answers the fake gave are what was analysed: a row mentions Acme exactly when its answer names it, rivals when it names them, and every row has its citations", () => {
-    const rows = unitRows(jobs[0]!);
+  test("the answers the fake gave are what was analysed: a row mentions Acme exactly when its answer names it, rivals when it names them, and every row has its citations", async () => {
+    const rows = await unitRows(jobs[0]!);
     expect(rows.length).toBe(18);
     for (const r of rows) {
       expect({ response: r.response, mentioned: !!r.mentioned }).toEqual({ response: r.response, mentioned: /\bAcme\b/.test(r.response) });
@@ -826,12 +834,12 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
 
   test("samples outside 1–10 (or not a whole number) in the start body → 400 validation_failed, and nothing is enqueued", async () => {
     const api = apiClient(server.url, owner.ownerToken);
-    const jobsBefore = (server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    const jobsBefore = await countOf(await serverDb(server), "SELECT count(*) AS n FROM jobs");
     for (const samples of [0, 11, -1, 2.5, "3"]) {
       const res = await api.start({ brandId: live.brandId, platforms: ["chatgpt"], samples });
       expect({ samples, status: res.status, code: res.body?.error?.code }).toEqual({ samples, status: 400, code: "validation_failed" });
     }
-    expect((server.dbh.sqlite.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n).toBe(jobsBefore);
+    expect(await countOf(await serverDb(server), "SELECT count(*) AS n FROM jobs")).toBe(jobsBefore);
   });
 
   test("brand_platforms.samples, set through supabase-js, is how many times each unit is asked when the start request has no samples", async () => {
@@ -846,7 +854,7 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
     jobs.push(started.body.jobId);
     const { job } = await api.waitFor(started.body.jobId);
     expect(job.status).toBe("completed");
-    const units = samplesPerUnit(unitRows(started.body.jobId));
+    const units = samplesPerUnit(await unitRows(started.body.jobId));
     expect(units.size).toBe(6);
     for (const [key, samples] of units) expect({ key, samples: samples.sort() }).toEqual({ key, samples: key.includes("|chatgpt|") ? [0, 1] : [0, 1, 2, 3] });
   });
@@ -863,7 +871,7 @@ describe("samples: a tracking run asks each prompt × platform × model × regio
 
   test("every insights RPC over the sampled runs equals the values computed from their raw rows (all filters, default window)", async () => {
     expect(jobs).toHaveLength(2);
-    const w = loadWorld(server, live.brandId, liveBranded);
+    const w = await loadWorld(server, live.brandId, liveBranded);
     expect(w.answers).toHaveLength(36);
     const cases: [string, Args][] = [
       ["no filters", {}],
@@ -980,7 +988,6 @@ async function seedHistory() {
   hist = { brandId: brand.id, promptIds, topics: { pricing: pricing.id, features: features.id }, dataStart, today };
 
   const rnd = seededRandom(18);
-  const store = createResultStore(server.dbh.sqlite);
   const rows: [ResultKey, ResultValues][] = [];
   const rates = [0.45, 0.3, 0.25, 0.15];
   for (let d = 0; d < HISTORY_DAYS; d++) {
@@ -1071,10 +1078,8 @@ async function seedHistory() {
       }
     }
   }
-  server.dbh.sqlite.transaction(() => {
-    for (const [key, values] of rows) store.insert(key, values);
-  })();
-  histWorld = loadWorld(server, brand.id, histBranded);
+  await writeResults(server, rows.map(([key, values]) => ({ key, values })));
+  histWorld = await loadWorld(server, brand.id, histBranded);
 }
 
 /** The windows the history is read through, relative to today (the data is). */
