@@ -2,7 +2,7 @@
 // Acceptance 3 (errors): every PostgREST error the issue lists, with its status and the four-key
 // body {code, details, hint, message}, worded as PostgREST 12–13 words it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { testServer } from "../helpers/app";
+import { TEST_BACKEND, testServer } from "../helpers/app";
 import { createBrand, expectPgrstError, rest, signedUpOrg, type Org, type Server } from "./helpers";
 
 let server: Server;
@@ -121,6 +121,14 @@ describe("schema cache errors (PGRST2xx)", () => {
 });
 
 describe("database errors", () => {
+  test("a cast the column's type has none to is the request's error: 400 on Postgres (42846), a SQLite cast on SQLite, never a 5xx", async () => {
+    const cast = await as("/brands?select=id::int");
+    if (TEST_BACKEND === "postgres") {
+      expectPgrstError(cast, 400, "42846");
+      expect(cast.body.message).toBe("cannot cast type uuid to integer");
+    } else expect(cast.status).toBe(200);
+  });
+
   test("22P02: a malformed uuid, integer or enum value", async () => {
     const uuid = await as("/brands?id=eq.not-a-uuid");
     expectPgrstError(uuid, 400, "22P02");

@@ -51,7 +51,8 @@ const plainValue = (value: unknown) => (value instanceof Date ? value.toISOStrin
 /**
  * A failed statement as PostgREST would relay it, where the failure is the request's or the
  * server's condition rather than a bug: the timeout, invalid input (class 22: a value the column
- * type refuses), a program limit (54), insufficient resources (53). Anything else stays as it is
+ * type refuses), a statement the request asked for that cannot be (42), a program limit (54),
+ * insufficient resources (53). Anything else stays as it is
  * (constraint violations are worded by query.ts; the rest is a 500).
  */
 function requestError(error: unknown, ms: number, caller?: Caller): unknown {
@@ -63,6 +64,9 @@ function requestError(error: unknown, ms: number, caller?: Caller): unknown {
   if (code === "42501" && caller) return insufficientPrivilege(caller, message);
   if (code === "P0001") return new AppError(400, code, message, { hint: (error as { hint?: string }).hint ?? null });
   if (code.startsWith("22")) return new AppError(400, code, message);
+  // Class 42 as PostgREST relays it: a request the statement cannot express (a cast the column's
+  // type has none to, `select=id::int` on a uuid) is the request's error.
+  if (code.startsWith("42")) return new AppError(400, code, message);
   if (code.startsWith("54")) return new AppError(400, code, message);
   if (code.startsWith("53")) return new AppError(503, code, message, { headers: { "retry-after": "1" } });
   return error;
