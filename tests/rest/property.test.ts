@@ -1,20 +1,25 @@
+// backends: sqlite, postgres
 // Acceptance 5: 5,000 generated query strings — random operators, nesting, quotes, Unicode and SQL
 // fragments, read and write — never answer 5xx, never return or change a row of another
 // organization, and never put user text into SQL: every executed statement contains only
 // identifiers from the schema cache and the REST layer's own literals.
-import { beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as schema from "../../src/db/schema";
 import { REST_POLICIES } from "../../src/platform/rest/policies";
 import { restRoutes } from "../../src/platform/rest/routes";
 import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
+import { createPgRestExecutor } from "../../src/platform/rest/executor.pg";
 import { buildSchemaCache } from "../../src/platform/rest/schema-cache";
 import { testApp } from "../helpers/app";
+import { appDb, countOf, json, organizationOfUser, type ServerDb } from "../helpers/server-db";
+import type { PgHarness } from "../contracts/harness.pg";
 
 const RUNS = 5000;
 const SECRET = "bravo-secret";
 
 let t: Awaited<ReturnType<typeof testApp>>;
+let db: ServerDb;
 let rest: ReturnType<typeof restRoutes>;
 let tokenA: string;
 let orgA: string;
@@ -34,65 +39,68 @@ async function signUp(email: string, organization: string) {
     body: JSON.stringify({ email, password: "correct-horse", data: { organization_name: organization } }),
   });
   const body = await res.json();
-  const orgId = (t.dbh.sqlite.query("SELECT organization_id AS id FROM organization_members WHERE user_id = ?").get(body.user.id) as { id: string }).id;
+  const orgId = await organizationOfUser(db, body.user.id);
   return { token: body.access_token as string, orgId, userId: body.user.id as string };
 }
 
-function seed(orgId: string, label: string): string[] {
-  const db = t.dbh.sqlite;
+async function seed(orgId: string, label: string): Promise<string[]> {
   const made: string[] = [];
-  const one = (sql: string, ...params: (string | number)[]) => {
-    const row = db.query(`${sql} RETURNING id`).get(...params) as { id: string };
-    made.push(row.id);
-    return row.id;
+  const one = async (sql: string, ...params: unknown[]) => {
+    const [row] = await db.inspect<{ id: string }>(`${sql} RETURNING id`, ...params);
+    made.push(row!.id);
+    return row!.id;
   };
+  const j = json(db);
   for (let i = 0; i < 3; i++) {
-    const brand = one("INSERT INTO brands (organization_id, name, slug, industry, aliases) VALUES (?, ?, ?, ?, ?)", orgId, `${label} ${i}`, `${label}-${i}`, `${label} industry`, JSON.stringify([label, `${label}-${i}`]));
-    one("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `${label}-${i}.example.com`);
-    one("INSERT INTO competitors (brand_id, name, domain, aliases) VALUES (?, ?, ?, ?)", brand, `${label} rival`, null as unknown as string, JSON.stringify([label]));
-    const set = one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, label);
-    const prompt = one("INSERT INTO prompts (prompt_set_id, brand_id, text, platforms) VALUES (?, ?, ?, ?)", set, brand, `${label} prompt`, '["chatgpt"]');
-    const result = one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model, response, mention_count, visibility_score) VALUES (?, ?, 'chatgpt', 'gpt-4o', ?, ?, ?)", brand, prompt, `${label} answer`, i, i * 10.5);
-    one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, ?, ?, ?)", result, brand, `https://${label}.com`, `https://${label}.com/`, `${label}.com`);
-    one("INSERT INTO suggestions (brand_id, type, key, title, evidence) VALUES (?, 'gap', ?, ?, ?)", brand, `k${i}`, `${label} suggestion`, JSON.stringify({ who: label, n: i }));
-    one("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, ?, '/', ?)", brand, `https://${label}.com/`, label);
+    const brand = await one(`INSERT INTO brands (organization_id, name, slug, industry, aliases) VALUES (?, ?, ?, ?, ${j})`, orgId, `${label} ${i}`, `${label}-${i}`, `${label} industry`, JSON.stringify([label, `${label}-${i}`]));
+    await one("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `${label}-${i}.example.com`);
+    await one(`INSERT INTO competitors (brand_id, name, domain, aliases) VALUES (?, ?, ?, ${j})`, brand, `${label} rival`, null, JSON.stringify([label]));
+    const set = await one("INSERT INTO prompt_sets (brand_id, name) VALUES (?, ?)", brand, label);
+    const prompt = await one(`INSERT INTO prompts (prompt_set_id, brand_id, text, platforms) VALUES (?, ?, ?, ${j})`, set, brand, `${label} prompt`, '["chatgpt"]');
+    const result = await one("INSERT INTO prompt_results (brand_id, prompt_id, platform, model, response, mention_count, visibility_score) VALUES (?, ?, 'chatgpt', 'gpt-4o', ?, ?, ?)", brand, prompt, `${label} answer`, i, i * 10.5);
+    await one("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, 1, ?, ?, ?)", result, brand, `https://${label}.com`, `https://${label}.com/`, `${label}.com`);
+    await one(`INSERT INTO suggestions (brand_id, type, key, title, evidence) VALUES (?, 'gap', ?, ?, ${j})`, brand, `k${i}`, `${label} suggestion`, JSON.stringify({ who: label, n: i }));
+    await one("INSERT INTO ai_traffic_logs (brand_id, url, path, visitor_hash) VALUES (?, ?, '/', ?)", brand, `https://${label}.com/`, label);
   }
   return made;
 }
 
 /** Random writes empty A's organization (its owner may delete it); put it back so reads keep returning rows. */
-function reseedAlpha(): void {
-  const db = t.dbh.sqlite;
-  db.query("INSERT OR IGNORE INTO organizations (id, name, slug) VALUES (?, 'Alpha', 'alpha-org')").run(orgA);
-  db.query("INSERT OR IGNORE INTO organization_members (organization_id, user_id, role) VALUES (?, ?, 'owner')").run(orgA, userA);
-  db.query("UPDATE organization_members SET role = 'owner' WHERE organization_id = ? AND user_id = ?").run(orgA, userA);
-  const left = (db.query("SELECT count(*) AS n FROM brands WHERE organization_id = ?").get(orgA) as { n: number }).n;
-  if (left >= 3) return;
-  db.query("DELETE FROM brands WHERE organization_id = ?").run(orgA);
-  seed(orgA, "alpha");
+async function reseedAlpha(): Promise<void> {
+  await db.inspect("INSERT INTO organizations (id, name, slug) VALUES (?, 'Alpha', 'alpha-org') ON CONFLICT DO NOTHING", orgA);
+  await db.inspect("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, 'owner') ON CONFLICT DO NOTHING", orgA, userA);
+  await db.inspect("UPDATE organization_members SET role = 'owner' WHERE organization_id = ? AND user_id = ?", orgA, userA);
+  if ((await countOf(db, "SELECT count(*) AS n FROM brands WHERE organization_id = ?", orgA)) >= 3) return;
+  await db.inspect("DELETE FROM brands WHERE organization_id = ?", orgA);
+  await seed(orgA, "alpha");
 }
 
 /** Every row of B's organization as stored, to prove nothing wrote, added or removed any. */
-function foreignSnapshot(): string {
-  const db = t.dbh.sqlite;
+async function foreignSnapshot(): Promise<string> {
   const scoped = (table: string) =>
     table === "organizations" ? "id = ?" : ["organization_members", "brands", "webhook_endpoints"].includes(table) ? "organization_id = ?" : "brand_id IN (SELECT id FROM brands WHERE organization_id = ?)";
-  return JSON.stringify(TABLES.map((table) => db.query(`SELECT * FROM ${table} WHERE ${scoped(table)} ORDER BY id`).all(foreignIds[0])));
+  const tables: unknown[] = [];
+  for (const table of TABLES) tables.push(await db.inspect(`SELECT * FROM ${table} WHERE ${scoped(table)} ORDER BY id`, foreignIds[0]));
+  return JSON.stringify(tables);
 }
 
 beforeAll(async () => {
   t = await testApp();
-  rest = restRoutes({ executor: createSqliteRestExecutor(t.dbh.sqlite, { onStatement: (sql) => statements.push(sql) }), callers: t.app.callers });
+  db = await appDb(t);
+  const onStatement = (sql: string) => statements.push(sql);
+  const executor = db.backend === "postgres" ? createPgRestExecutor((db as PgHarness).pg.sql, { onStatement }) : createSqliteRestExecutor(t.dbh.sqlite, { onStatement });
+  rest = restRoutes({ executor, callers: t.app.callers });
   const a = await signUp("prop-a@example.com", "Alpha");
   const b = await signUp("prop-b@example.com", SECRET);
   tokenA = a.token;
   orgA = a.orgId;
   userA = a.userId;
-  seed(a.orgId, "alpha");
-  foreignIds.push(b.orgId, ...seed(b.orgId, SECRET));
-  t.dbh.sqlite.run("CREATE TABLE canary (id INTEGER PRIMARY KEY)");
-  t.dbh.sqlite.run("INSERT INTO canary (id) VALUES (1)");
+  await seed(a.orgId, "alpha");
+  foreignIds.push(b.orgId, ...(await seed(b.orgId, SECRET)));
+  await db.inspect("CREATE TABLE canary (id INTEGER PRIMARY KEY)");
+  await db.inspect("INSERT INTO canary (id) VALUES (1)");
 });
+afterAll(() => db.close());
 
 // ---- generators -------------------------------------------------------------------------------
 
@@ -165,21 +173,26 @@ const foreignValue = (v: unknown): boolean =>
   typeof v === "string" ? v.includes(SECRET) || foreignIds.some((id) => v.includes(id)) : Array.isArray(v) ? v.some(foreignValue) : v !== null && typeof v === "object" ? Object.values(v).some(foreignValue) : false;
 
 const ALIAS = /^([tl][0-9]+|[pc]|o[0-9]+)$/; // plan aliases, link columns, and the write checks' parent/child/owner aliases
-const OWN_LITERALS = new Set(["'true'", "'false'", "'{}'", "'{'", "'}'", "''", "'['", "']'", "','", "'\\'", "'array'", "'object'"]);
+const OWN_LITERALS = new Set([
+  "'true'", "'false'", "'{}'", "'{'", "'}'", "''", "'['", "']'", "','", "'\\'", "'array'", "'object'",
+  // Postgres: timestamps as ISO text (dialect.pg.ts), citations' URL fields read through (schema-cache.pg.ts).
+  "'UTC'", `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`, "'url'", "'normalized_url'", "'title'",
+]);
 
 /** What the SQL text of a statement may contain: schema identifiers, aliases, the layer's own literals. */
 function checkStatement(sql: string): string | null {
   if (sql.includes(";") || sql.includes("--") || sql.includes("/*")) return `comment or separator in ${sql}`;
-  for (const [quoted] of sql.matchAll(/"(?:[^"]|"")*"/g)) {
+  for (const [literal] of sql.matchAll(/'(?:[^']|'')*'/g)) if (!OWN_LITERALS.has(literal)) return `literal ${literal} in ${sql}`;
+  // Identifiers outside the (checked) literals: a format string may hold double quotes.
+  for (const [quoted] of sql.replaceAll(/'(?:[^']|'')*'/g, "''").matchAll(/"(?:[^"]|"")*"/g)) {
     const name = quoted.slice(1, -1);
     if (!KNOWN_IDENTIFIERS.has(name) && !ALIAS.test(name)) return `identifier ${quoted} in ${sql}`;
   }
-  for (const [literal] of sql.matchAll(/'(?:[^']|'')*'/g)) if (!OWN_LITERALS.has(literal)) return `literal ${literal} in ${sql}`;
   return null;
 }
 
 test(`${RUNS} generated requests: no 5xx, no foreign row, no user text in SQL`, async () => {
-  const before = foreignSnapshot();
+  const before = await foreignSnapshot();
   await fc.assert(
     fc.asyncProperty(request, async (r) => {
       const search = new URLSearchParams(r.params.map(([k, v]) => [k, v.replaceAll("FOREIGN", foreignIds[1])]));
@@ -201,7 +214,7 @@ test(`${RUNS} generated requests: no 5xx, no foreign row, no user text in SQL`, 
       const text = await res.text();
       expect(res.status).toBeLessThan(500);
       for (const sql of statements) expect(checkStatement(sql)).toBeNull();
-      if (r.method !== "GET" && r.method !== "HEAD" && res.status < 300) reseedAlpha();
+      if (r.method !== "GET" && r.method !== "HEAD" && res.status < 300) await reseedAlpha();
       if (res.status < 300 && text && r.method !== "HEAD") {
         const parsed = res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
         expect(foreignValue(parsed)).toBe(false);
@@ -209,6 +222,6 @@ test(`${RUNS} generated requests: no 5xx, no foreign row, no user text in SQL`, 
     }),
     { numRuns: RUNS },
   );
-  expect(foreignSnapshot()).toBe(before);
-  expect(t.dbh.sqlite.query("SELECT count(*) AS n FROM canary").get()).toEqual({ n: 1 });
-}, 120_000);
+  expect(await foreignSnapshot()).toBe(before);
+  expect(await countOf(db, "SELECT count(*) AS n FROM canary")).toBe(1);
+}, 240_000);

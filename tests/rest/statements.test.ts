@@ -1,9 +1,14 @@
+// backends: sqlite, postgres
 // Acceptance 6: an embed level costs one SQL statement, not one per parent row. The REST plugin is
-// built here with a statement hook over the same database and caller resolver as the app.
-import { beforeAll, expect, test } from "bun:test";
+// built here with a statement hook over the same database and caller resolver as the app (on
+// Postgres the request's BEGIN and set_config are not counted: they are no statement of the read).
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { restRoutes } from "../../src/platform/rest/routes";
 import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
+import { createPgRestExecutor } from "../../src/platform/rest/executor.pg";
 import { testApp } from "../helpers/app";
+import { appDb, organizationOfUser } from "../helpers/server-db";
+import type { PgHarness } from "../contracts/harness.pg";
 
 let t: Awaited<ReturnType<typeof testApp>>;
 let token: string;
@@ -23,25 +28,33 @@ async function counted(path: string): Promise<{ statements: number; body: any[] 
 
 beforeAll(async () => {
   t = await testApp();
-  // Without the response cache: every request here must reach SQLite to be counted.
-  rest = restRoutes({ executor: createSqliteRestExecutor(t.dbh.sqlite, { onStatement: (sql) => statements.push(sql) }), callers: t.app.callers, responseCache: false });
+  const db = await appDb(t);
+  // Without the response cache: every request here must reach the database to be counted.
+  const onStatement = (sql: string) => statements.push(sql);
+  const executor = db.backend === "postgres" ? createPgRestExecutor((db as PgHarness).pg.sql, { onStatement }) : createSqliteRestExecutor(t.dbh.sqlite, { onStatement });
+  rest = restRoutes({ executor, callers: t.app.callers, responseCache: false });
   const signup = await t.request("/auth/v1/signup", {
     method: "POST",
     headers: { apikey: t.secrets.anonKey, "content-type": "application/json" },
     body: JSON.stringify({ email: "counter@example.com", password: "correct-horse", data: { organization_name: "Counter" } }),
   });
-  token = (await signup.json()).access_token;
-  orgId = (t.dbh.sqlite.query("SELECT organization_id AS id FROM organization_members").get() as { id: string }).id;
-  const db = t.dbh.sqlite;
+  const session = await signup.json();
+  token = session.access_token;
+  orgId = await organizationOfUser(db, session.user.id);
+  const id = async (text: string, ...params: unknown[]) => (await db.inspect<{ id: string }>(`${text} RETURNING id`, ...params))[0]!.id;
   for (let i = 0; i < 50; i++) {
-    const brand = db.query("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?) RETURNING id").get(orgId, `Brand ${i}`, `brand-${i}`) as { id: string };
+    const brand = await id("INSERT INTO brands (organization_id, name, slug) VALUES (?, ?, ?)", orgId, `Brand ${i}`, `brand-${i}`);
     for (let j = 0; j < 2; j++) {
-      db.query("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)").run(brand.id, `b${i}-${j}.example.com`);
-      db.query("INSERT INTO competitors (brand_id, name) VALUES (?, ?)").run(brand.id, `Rival ${i}.${j}`);
+      await db.inspect("INSERT INTO brand_domains (brand_id, domain) VALUES (?, ?)", brand, `b${i}-${j}.example.com`);
+      await db.inspect("INSERT INTO competitors (brand_id, name) VALUES (?, ?)", brand, `Rival ${i}.${j}`);
     }
-    const set = db.query("INSERT INTO prompt_sets (brand_id, name) VALUES (?, 'Set') RETURNING id").get(brand.id) as { id: string };
-    db.query("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, 'p')").run(set.id, brand.id);
+    const set = await id("INSERT INTO prompt_sets (brand_id, name) VALUES (?, 'Set')", brand);
+    await db.inspect("INSERT INTO prompts (prompt_set_id, brand_id, text) VALUES (?, ?, 'p')", set, brand);
   }
+});
+
+afterAll(async () => {
+  await (await appDb(t)).close();
 });
 
 test("listing 50 brands with two embeds runs 3 statements", async () => {
