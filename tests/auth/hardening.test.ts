@@ -1,18 +1,19 @@
+// backends: sqlite, postgres
 // Security issue #14, finding 7, against the compiled binary: sign-up is rate-limited per client
 // address; wrong passwords from one address cannot lock the real user out at another; e-mails are
 // NFC-normalized and refuse invisible characters everywhere they enter; a token without exp is
 // refused even when signed with the real secret; an absurd admin page number is a 400.
 // Clients appear at different addresses by binding to different loopback addresses (127.0.0.0/8).
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { registerSqlFunctions } from "../../src/database";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { SignJWT, decodeJwt } from "jose";
 import { addressKey } from "../../src/http/rate-limit";
-import { tempDir } from "../helpers/app";
-import { buildBinary, startBinary, type StartedBinary } from "../helpers/binary";
+import { backendEnv, tempDir } from "../helpers/app";
+import { buildBinary, secretsOf, startBinary, type StartedBinary } from "../helpers/binary";
 import { client, uniqueEmail } from "../helpers/supabase";
 
 interface Reply {
@@ -26,7 +27,7 @@ let secrets: { jwt_secret: string; anon_key: string; service_role_key: string };
 
 beforeAll(async () => {
   bin = await startBinary();
-  secrets = JSON.parse(readFileSync(join(bin.dir, "data", "secrets.json"), "utf8"));
+  secrets = (await secretsOf(bin)) as typeof secrets;
 }, 120_000);
 afterAll(() => {
   bin?.proc.kill("SIGKILL");
@@ -164,11 +165,17 @@ describe("e-mail normalization", () => {
     const created = await signUp(from, placeholder);
     expect(created.status).toBe(200);
     const legacy = `noël.${Date.now().toString(36)}@example.com`.normalize("NFD");
-    const db = new Database(join(bin.dir, "data", "answerwatch.db"));
-    registerSqlFunctions(db);
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.query("UPDATE users SET email = ? WHERE id = ?").run(legacy, created.body.user.id);
-    db.close();
+    if (bin.databaseUrl) {
+      const sql = new SQL(bin.databaseUrl, { max: 1 });
+      await sql`UPDATE users SET email = ${legacy} WHERE id = ${created.body.user.id}`;
+      await sql.close();
+    } else {
+      const db = new Database(join(bin.dir, "data", "answerwatch.db"));
+      registerSqlFunctions(db);
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.query("UPDATE users SET email = ? WHERE id = ?").run(legacy, created.body.user.id);
+      db.close();
+    }
 
     for (const spelling of [legacy, legacy.normalize("NFC")]) {
       const reply = await signIn(from, spelling, "correct-horse");
@@ -217,11 +224,13 @@ describe("e-mail normalization", () => {
     expect(emails).toContain(owner);
   }, 60_000);
 
-  test("the CLI's user add refuses an invisible character and an NFD duplicate (exit 2) and stores NFC", () => {
+  test("the CLI's user add refuses an invisible character and an NFD duplicate (exit 2) and stores NFC", async () => {
     const dataDir = tempDir("aw-cli-");
+    // A database of its own on Postgres (an empty DATA_DIR on SQLite).
+    const database = await backendEnv();
     const run = (email: string) =>
       Bun.spawnSync([buildBinary(), "user", "add", "--email", email, "--password", "cli-pass-1"], {
-        env: { PATH: "/usr/bin:/bin", DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+        env: { PATH: "/usr/bin:/bin", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...database },
         stdout: "pipe",
         stderr: "pipe",
       });
