@@ -100,7 +100,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     expirySeconds: deps.config.auth.jwtExpirySeconds,
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
-  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, tokens, now: deps.now });
+  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, tokens, now: deps.now, limits: deps.stores.rateLimits(deps.now && (() => deps.now!().getTime())) });
   const status = deps.stores.status;
   const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
   const members = createMembersService({ store: deps.stores.members, now: deps.now });

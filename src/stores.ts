@@ -9,6 +9,8 @@ import { createPgCrawlerStore } from "./crawlers/store.pg";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
 import type { InstanceStore } from "./http/instances";
 import { createPgInstanceStore } from "./http/instances.pg";
+import { memoryRateLimits, type RateLimitStore } from "./http/rate-limit";
+import { createPgRateLimits } from "./http/rate-limit.pg";
 import type { StatusStore } from "./http/status-store";
 import { createPgStatusStore } from "./http/status-store.pg";
 import { createSqliteStatusStore } from "./http/status-store.sqlite";
@@ -73,6 +75,8 @@ export interface Stores {
   setup: SetupStore;
   /** The deployment's instances (Postgres only: a SQLite deployment is one process). */
   instances?: InstanceStore;
+  /** Rate limits as of the clock `now`: in the process on SQLite, shared by every instance on Postgres. */
+  rateLimits(now?: () => number): RateLimitStore;
 }
 
 /** Where this process keeps its data: the SQLite file in DATA_DIR (the default) or DATABASE_URL's PostgreSQL. */
@@ -98,6 +102,7 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get status() {
       return once("status", () => createSqliteStatusStore(sqlite));
     },
+    rateLimits: (now) => memoryRateLimits(now),
     get keys() {
       return once("keys", () => createSqliteKeyStore(sqlite));
     },
@@ -157,6 +162,7 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     rest: createPgRestExecutor(sql, { sourceCategories: options.sourceCategories }),
     setup: createPgSetupStore(sql),
     instances: createPgInstanceStore(sql),
+    rateLimits: (now) => createPgRateLimits(sql, now),
   };
 }
 

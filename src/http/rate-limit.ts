@@ -36,6 +36,27 @@ export function createRateLimiter(options: { limit: number; windowMs: number; no
   };
 }
 
+/** A rate limiter whose counts may live outside the process (the database, shared by instances). */
+export interface SharedRateLimiter {
+  hit(key: string): Promise<boolean>;
+  allows(key: string): Promise<boolean>;
+}
+
+/** Makes the limiters of one use each (`name` tells them apart where they share a table). */
+export interface RateLimitStore {
+  limiter(name: string, options: { limit: number; windowMs: number }): SharedRateLimiter;
+}
+
+/** The limiters in this process: what a SQLite deployment (one process) needs. */
+export function memoryRateLimits(now: () => number = Date.now): RateLimitStore {
+  return {
+    limiter(_name, options) {
+      const local = createRateLimiter({ ...options, now });
+      return { hit: async (key) => local.hit(key), allows: async (key) => local.allows(key) };
+    },
+  };
+}
+
 /**
  * The key an address is limited under: an IPv4 address as it is, an IPv6 address by its /64,
  * since one subscriber (and so one attacker) is usually handed a whole /64.

@@ -2,7 +2,7 @@
 // Routes (routes.ts) only validate and shape; every rule lives here.
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
-import { addressKey, createRateLimiter } from "../../http/rate-limit";
+import { addressKey, memoryRateLimits, type RateLimitStore } from "../../http/rate-limit";
 import { canonicalEmail, normalizeEmail } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
@@ -21,6 +21,8 @@ export interface AuthServiceDeps {
   config: Pick<Config, "auth">;
   tokens: TokenService;
   now?: () => Date;
+  /** Where the sign-up and password limits count (stores.rateLimits: shared by the instances on Postgres); in this process by default. */
+  limits?: RateLimitStore;
 }
 
 function sha256(text: string): string {
@@ -59,9 +61,10 @@ export function createAuthService(deps: AuthServiceDeps) {
   // Limits are per client address, never per e-mail alone: a limit on the e-mail would let anyone
   // anywhere lock its owner out. Per (address, e-mail) every attempt counts; per address only
   // failures, with five times the budget, since one address may hold many users (an office's NAT).
-  const attemptsByAddressAndEmail = createRateLimiter({ limit: perMinute, windowMs: 60_000, now: clock });
-  const failuresByAddress = createRateLimiter({ limit: perMinute * 5, windowMs: 60_000, now: clock });
-  const signupsByAddress = createRateLimiter({ limit: deps.config.auth.signupsPerHour, windowMs: 3_600_000, now: clock });
+  const limits = deps.limits ?? memoryRateLimits(clock);
+  const attemptsByAddressAndEmail = limits.limiter("auth.attempts", { limit: perMinute, windowMs: 60_000 });
+  const failuresByAddress = limits.limiter("auth.failures", { limit: perMinute * 5, windowMs: 60_000 });
+  const signupsByAddress = limits.limiter("auth.signups", { limit: deps.config.auth.signupsPerHour, windowMs: 3_600_000 });
   const rateLimited = () => new AppError(429, "over_request_rate_limit", "Request rate limit reached");
 
 
@@ -156,7 +159,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     async signUp(body: { email?: unknown; password?: unknown; data?: unknown }, address: string): Promise<SessionJson> {
       if (deps.config.auth.disableSignup) throw new AppError(422, "signup_disabled", "Signups not allowed for this instance");
       // Every attempt counts, failed ones too: a 422 user_already_exists tells whether an address has an account.
-      if (!signupsByAddress.hit(addressKey(address))) throw rateLimited();
+      if (!(await signupsByAddress.hit(addressKey(address)))) throw rateLimited();
       const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : {};
       const user = await createUser({ email: body.email, password: body.password, userMetadata: data });
       return startSession(user.id);
@@ -168,11 +171,11 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new AppError(400, "validation_failed", "An email address and a password are required");
       const email = canonicalEmail(body.email);
       const client = addressKey(address);
-      if (!failuresByAddress.allows(client) || !attemptsByAddressAndEmail.hit(`${client} ${email}`)) throw rateLimited();
+      if (!(await failuresByAddress.allows(client)) || !(await attemptsByAddressAndEmail.hit(`${client} ${email}`))) throw rateLimited();
       const user = await store.findUserByEmail(email);
       const ok = await passwords.check(body.password, user?.passwordHash);
       if (!user || !ok) {
-        failuresByAddress.hit(client);
+        await failuresByAddress.hit(client);
         throw new AppError(400, "invalid_credentials", "Invalid login credentials");
       }
       return startSession(user.id);
