@@ -19,7 +19,7 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       if (!isUuid(organizationId)) return [];
       // COLLATE "C": by code point, as SQLite orders text, whatever the database's locale.
       const rows = await sql`
-        SELECT m.id, m.user_id, u.email, m.role, m.created_at FROM organization_members m JOIN users u ON u.id = m.user_id
+        SELECT m.id, m.user_id, u.email, m.role, m.created_at FROM organization_members m JOIN auth.users u ON u.id = m.user_id
          WHERE m.organization_id = ${organizationId}
          ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'member' THEN 2 ELSE 3 END, u.email COLLATE "C"`;
       return plainRows<MemberRow>(rows);
@@ -54,7 +54,7 @@ export function createPgMembersStore(sql: SQL): MembersStore {
     async invitationsFor({ email, now, limit }) {
       const rows = await sql`
         SELECT i.id, i.organization_id, o.name AS organization_name, i.role, u.email AS invited_by_email, i.expires_at, i.created_at
-          FROM organization_invitations i JOIN organizations o ON o.id = i.organization_id LEFT JOIN users u ON u.id = i.invited_by
+          FROM organization_invitations i JOIN organizations o ON o.id = i.organization_id LEFT JOIN auth.users u ON u.id = i.invited_by
          WHERE i.email = ${email} AND i.expires_at > ${now} ORDER BY i.created_at DESC LIMIT ${limit}`;
       return plainRows<ReceivedInvitation>(rows);
     },

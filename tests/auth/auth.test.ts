@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT, decodeJwt } from "jose";
 import { TEST_BACKEND, testClock, testServer } from "../helpers/app";
 import { testPostgres } from "../helpers/postgres";
-import { countOf, serverDb } from "../helpers/server-db";
+import { countOf, serverDb, usersTable } from "../helpers/server-db";
 import { pgHarnessOn } from "../contracts/harness.pg";
 import { client, signedUpClient, uniqueEmail } from "../helpers/supabase";
 
@@ -128,7 +128,7 @@ describe("sign-in and sign-up errors", () => {
     const res = await client(server.url, server.secrets.anonKey).auth.signUp({ email: "not-an-email", password: "long-enough" });
     expect(res.error?.status).toBe(400);
     expect(res.error?.code).toBe("validation_failed");
-    expect(await countOf(await serverDb(server), "SELECT count(*) AS n FROM users WHERE email = 'not-an-email'")).toBe(0);
+    expect(await countOf(await serverDb(server), `SELECT count(*) AS n FROM ${usersTable(await serverDb(server))} WHERE email = 'not-an-email'`)).toBe(0);
   });
 
   test("the 11th password attempt within a minute for one e-mail gets 429 over_request_rate_limit", async () => {
@@ -234,7 +234,7 @@ test("the CLI adds a user to an organization with a role", async () => {
   expect(viewer.stdout.toString()).toContain("viewer");
   const bad = run(["--email", "x@acme.com", "--password", "pw-long", "--role", "emperor"]);
   expect(bad.exitCode).toBe(2);
-  const query = "SELECT u.email, m.role, o.name FROM organization_members m JOIN users u ON u.id = m.user_id JOIN organizations o ON o.id = m.organization_id ORDER BY u.email";
+  const query = `SELECT u.email, m.role, o.name FROM organization_members m JOIN ${url ? "auth.users" : "users"} u ON u.id = m.user_id JOIN organizations o ON o.id = m.organization_id ORDER BY u.email`;
   let rows: unknown[];
   if (url) {
     const h = await pgHarnessOn(url);

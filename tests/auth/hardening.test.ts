@@ -167,7 +167,7 @@ describe("e-mail normalization", () => {
     const legacy = `noël.${Date.now().toString(36)}@example.com`.normalize("NFD");
     if (bin.databaseUrl) {
       const sql = new SQL(bin.databaseUrl, { max: 1 });
-      await sql`UPDATE users SET email = ${legacy} WHERE id = ${created.body.user.id}`;
+      await sql`UPDATE auth.users SET email = ${legacy} WHERE id = ${created.body.user.id}`;
       await sql.close();
     } else {
       const db = new Database(join(bin.dir, "data", "answerwatch.db"));

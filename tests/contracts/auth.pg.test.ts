@@ -38,7 +38,7 @@ if (c) {
       expect(outcomes.filter((o) => o.kind === "rotated")).toHaveLength(1);
       expect(outcomes.filter((o) => o.kind === "reused")).toHaveLength(1);
       expect((await store.sessionById(sessionId))!.revokedAt).toBe(at);
-      const [{ n }] = await c.inspect<{ n: number }>("SELECT count(*)::int AS n FROM refresh_tokens WHERE session_id = ? AND NOT revoked", sessionId);
+      const [{ n }] = await c.inspect<{ n: number }>("SELECT count(*)::int AS n FROM auth.refresh_tokens WHERE session_id = ? AND NOT revoked", sessionId);
       expect(n).toBe(0);
     });
 
@@ -46,7 +46,7 @@ if (c) {
       const email = `signup-${crypto.randomUUID()}@example.com`;
       const created = await Promise.all(Array.from({ length: 5 }, () => store.createUser(newUser(email))));
       expect(created.filter((u) => u !== null)).toHaveLength(1);
-      const [{ n }] = await c.inspect<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE lower(email) = ?", email);
+      const [{ n }] = await c.inspect<{ n: number }>("SELECT count(*)::int AS n FROM auth.users WHERE lower(email) = ?", email);
       expect(n).toBe(1);
     });
 

@@ -48,7 +48,8 @@ export async function pgHarnessOn(url: string): Promise<PgHarness> {
     return id;
   };
   const fixtures: Fixtures = {
-    user: (email = `${unique("user")}@example.com`) => one("INSERT INTO users (email) VALUES ($1) RETURNING id", email),
+    // As the server's sign-up inserts users: placing them itself, without the sign-up trigger's organization.
+    user: (email = `${unique("user")}@example.com`) => one("WITH placed AS (SELECT set_config('answerwatch.signup', 'placed', true)) INSERT INTO auth.users (email) SELECT $1 FROM placed RETURNING id", email),
     organization: (name = unique("org")) => one("INSERT INTO organizations (name, slug) VALUES ($1, $2) RETURNING id", name, name.toLowerCase()),
     member: async (organizationId, userId, role = "member") => void (await sql`INSERT INTO organization_members (organization_id, user_id, role) VALUES (${organizationId}, ${userId}, ${role})`),
     brand: (organizationId, name = unique("Brand")) => one("INSERT INTO brands (organization_id, name, slug) VALUES ($1, $2, $3) RETURNING id", organizationId, name, name.toLowerCase()),

@@ -133,8 +133,10 @@ describe("each table mirrors its SQLite twin", () => {
       expect(p).toBeDefined();
       const added = ADDED.has(name);
 
-      // Columns: the same names, nullability, default present, generated; types as mapped.
-      const pgColumns = new Map(p.columns);
+      // Columns: the same names (GoTrue's names for the renamed ones), nullability, default
+      // present, generated; types as mapped.
+      const renamed = Object.fromEntries(Object.entries(pg.AUTH_RENAMED[name] ?? {}).map(([lite, pgName]) => [pgName, lite]));
+      const pgColumns = new Map([...p.columns].map(([column, c]) => [renamed[column] ?? column, c]));
       if (added) {
         const org = pgColumns.get("organization_id")!;
         expect({ type: org.type, notNull: org.notNull }).toEqual({ type: "PgUUID", notNull: true });
@@ -160,6 +162,13 @@ describe("each table mirrors its SQLite twin", () => {
       expect(p.checks).toEqual(l.checks);
     });
   }
+});
+
+test("accounts live in the auth schema as Supabase keeps them, everything else in public", () => {
+  const schemaOf = new Map(Object.values(pg).filter((v) => is(v, PgTable)).map((t) => [pgConfig(t as never).name, pgConfig(t as never).schema ?? "public"]));
+  expect([...schemaOf].filter(([, schema]) => schema === "auth").map(([name]) => name).sort()).toEqual(["refresh_tokens", "sessions", "users"]);
+  expect(Object.keys(pg.users)).toContain("passwordHash");
+  expect(pgConfig(pg.users).columns.map((c) => c.name)).toEqual(expect.arrayContaining(["encrypted_password", "raw_app_meta_data", "raw_user_meta_data"]));
 });
 
 describe("drizzle-pg/", () => {

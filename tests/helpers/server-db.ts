@@ -42,6 +42,9 @@ export function appDb(app: { dbh: RunningServer["dbh"] | undefined; config: { da
 /** A boolean as the backend's columns take it (0/1 on SQLite, true/false on Postgres). */
 export const sqlBool = (db: ServerDb, value: boolean): boolean | number => (db.backend === "postgres" ? value : value ? 1 : 0);
 
+/** The accounts table: auth.users on Postgres (Supabase's schema, drizzle-pg/0008), users on SQLite. */
+export const usersTable = (db: ServerDb): string => (db.backend === "postgres" ? "auth.users" : "users");
+
 /** A placeholder for JSON text into a JSON column (Postgres' jsonb would otherwise take the text as one JSON string). */
 export const json = (db: ServerDb): string => (db.backend === "postgres" ? "CAST(? AS text)::jsonb" : "?");
 

@@ -5,7 +5,7 @@
 // owner. Everyone else is refused, and bad input gets a 4xx.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { serverDb } from "../helpers/server-db";
+import { serverDb, usersTable } from "../helpers/server-db";
 import type { Harness } from "../contracts/harness";
 import { memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
@@ -35,8 +35,8 @@ const call = async (token: string, method: string, orgId = org.id, body?: unknow
   const res = await fetch(`${server.url}/api/organizations/${orgId}/members`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
 };
-const emailOf = async (userId: string) => (await one<{ email: string }>("SELECT email FROM users WHERE id = ?", userId))!.email;
-const strangerEmail = async () => (await one<{ email: string }>("SELECT u.email FROM users u JOIN organization_members m ON m.user_id = u.id WHERE m.organization_id = ?", stranger.id))!.email;
+const emailOf = async (userId: string) => (await one<{ email: string }>(`SELECT email FROM ${usersTable(db)} WHERE id = ?`, userId))!.email;
+const strangerEmail = async () => (await one<{ email: string }>(`SELECT u.email FROM ${usersTable(db)} u JOIN organization_members m ON m.user_id = u.id WHERE m.organization_id = ?`, stranger.id))!.email;
 
 test("owners and admins list the members with their e-mail addresses; others are refused", async () => {
   const listed = await call(org.ownerToken, "GET");
@@ -56,7 +56,7 @@ const api = async (token: string, method: string, path: string, body?: unknown) 
   const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
 };
-const membershipsIn = (orgId: string) => db.inspect<{ email: string; role: string }>("SELECT u.email, m.role FROM organization_members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY u.email", orgId);
+const membershipsIn = (orgId: string) => db.inspect<{ email: string; role: string }>(`SELECT u.email, m.role FROM organization_members m JOIN ${usersTable(db)} u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY u.email`, orgId);
 const invitationsIn = (orgId: string) => db.inspect<{ email: string; role: string }>("SELECT email, role FROM organization_invitations WHERE organization_id = ? ORDER BY email", orgId);
 
 test("adding someone makes an invitation: the same answer whether or not the address has an account, and nothing is granted until they accept", async () => {
@@ -110,7 +110,7 @@ test("adding someone makes an invitation: the same answer whether or not the add
 
 test("a declined invitation grants nothing; an invitation dies with its inviter's right to grant the role", async () => {
   const invitee = await signedUpOrg(server, "Invitee");
-  const inviteeEmail = (await one<{ email: string }>("SELECT u.email FROM users u JOIN organization_members m ON m.user_id = u.id WHERE m.organization_id = ?", invitee.id))!.email;
+  const inviteeEmail = (await one<{ email: string }>(`SELECT u.email FROM ${usersTable(db)} u JOIN organization_members m ON m.user_id = u.id WHERE m.organization_id = ?`, invitee.id))!.email;
   const first = await call(admin.token, "POST", org.id, { email: inviteeEmail, role: "viewer" });
   expect((await api(invitee.ownerToken, "POST", `/api/invitations/${first.body.invitation.id}/decline`)).status).toBe(200);
   expect((await membershipsIn(org.id)).map((m) => m.email)).not.toContain(inviteeEmail);

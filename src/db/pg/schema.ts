@@ -18,6 +18,11 @@
 //   has no virtual ones).
 // - WITHOUT ROWID has no Postgres meaning: the composite primary keys stay, the tables are heaps.
 //
+// Supabase's shape for accounts (drizzle-pg/0008): users, sessions and refresh_tokens live in the
+// `auth` schema, and users' columns carry GoTrue's names where they mean the same (AUTH_RENAMED:
+// encrypted_password, raw_app_meta_data, raw_user_meta_data). auth.identities (one email identity
+// per user) and the sign-up triggers are made by that migration, outside this model.
+//
 // Added in Postgres: `organization_id uuid NOT NULL` with an index `<table>_org_idx` on every tenant
 // table that reaches its organization only through brand_id (or, for webhook_deliveries, through its
 // endpoint), kept by triggers (drizzle-pg/0001) — ORGANIZATION_ID_ADDED lists them; and indexes on
@@ -32,6 +37,7 @@ import {
   index,
   integer,
   jsonb,
+  pgSchema,
   pgTable,
   primaryKey,
   text,
@@ -61,15 +67,23 @@ const organizationIndex = (table: string, column: AnyPgColumn) => index(`${table
 
 // ---- auth -------------------------------------------------------------------------------------
 
-export const users = pgTable(
+/** GoTrue's schema: the accounts a Supabase project keeps there (auth.uid() and auth.jwt() too, policies.pg.ts). */
+export const authSchema = pgSchema("auth");
+
+/** Columns of the SQLite model named as GoTrue names them in auth.users (table → SQLite name → Postgres name). */
+export const AUTH_RENAMED: Record<string, Record<string, string>> = {
+  users: { password_hash: "encrypted_password", app_metadata: "raw_app_meta_data", user_metadata: "raw_user_meta_data" },
+};
+
+export const users = authSchema.table(
   "users",
   {
     id: id(),
     email: text("email").notNull(),
-    passwordHash: text("password_hash"),
+    passwordHash: text("encrypted_password"),
     role: text("role").notNull().default("authenticated"),
-    appMetadata: jsonValue("app_metadata", "{}"),
-    userMetadata: jsonValue("user_metadata", "{}"),
+    appMetadata: jsonValue("raw_app_meta_data", "{}"),
+    userMetadata: jsonValue("raw_user_meta_data", "{}"),
     emailConfirmedAt: at("email_confirmed_at"),
     lastSignInAt: at("last_sign_in_at"),
     createdAt: createdAt(),
@@ -78,7 +92,7 @@ export const users = pgTable(
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
 );
 
-export const sessions = pgTable(
+export const sessions = authSchema.table(
   "sessions",
   {
     id: id(),
@@ -95,7 +109,7 @@ export const sessions = pgTable(
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
 
-export const refreshTokens = pgTable(
+export const refreshTokens = authSchema.table(
   "refresh_tokens",
   {
     id: id(),

@@ -9,15 +9,15 @@ import type { AuthStore, OrganizationRecord, RemoveUserOutcome, RotateOutcome, U
 
 type Row = Record<string, any>;
 
-/** A users row as UserRecord (the camelCase names the SQLite store's Drizzle rows have). */
+/** An auth.users row as UserRecord (the camelCase names the SQLite store's Drizzle rows have). */
 function toUser(r: Row): UserRecord {
   return {
     id: r.id,
     email: r.email,
-    passwordHash: r.password_hash,
+    passwordHash: r.encrypted_password,
     role: r.role,
-    appMetadata: r.app_metadata,
-    userMetadata: r.user_metadata,
+    appMetadata: r.raw_app_meta_data,
+    userMetadata: r.raw_user_meta_data,
     emailConfirmedAt: iso(r.email_confirmed_at),
     lastSignInAt: iso(r.last_sign_in_at),
     createdAt: iso(r.created_at)!,
@@ -29,23 +29,23 @@ export function createPgAuthStore(sql: SQL): AuthStore {
   const findUserByEmail = async (db: SQL, email: string): Promise<UserRecord | null> => {
     // The canonical spelling first, then a row stored in NFD before addresses were normalized.
     const [canonical, decomposed = canonical] = storedSpellings(email) as [string, string?];
-    const [row] = await db`SELECT * FROM users WHERE lower(email) IN (${canonical}, ${decomposed}) ORDER BY (lower(email) = ${email}) DESC LIMIT 1`;
+    const [row] = await db`SELECT * FROM auth.users WHERE lower(email) IN (${canonical}, ${decomposed}) ORDER BY (lower(email) = ${email}) DESC LIMIT 1`;
     return row ? toUser(row) : null;
   };
   const findUser = async (db: SQL, id: string): Promise<UserRecord | null> => {
     if (!isUuid(id)) return null;
-    const [row] = await db`SELECT * FROM users WHERE id = ${id}`;
+    const [row] = await db`SELECT * FROM auth.users WHERE id = ${id}`;
     return row ? toUser(row) : null;
   };
 
   /** Revokes the live sessions given and every refresh token of them, in one statement (sessions locked before tokens, the order rotation takes them in). */
   const revokeWhere = (db: SQL, at: string, where: { sessionId: string } | { userId: string; exceptSessionId: string | null }) =>
     "sessionId" in where
-      ? db`WITH s AS (UPDATE sessions SET revoked_at = ${at}, updated_at = ${at} WHERE id = ${where.sessionId} AND revoked_at IS NULL RETURNING id)
-           UPDATE refresh_tokens SET revoked = true WHERE session_id IN (SELECT id FROM s)`
-      : db`WITH s AS (UPDATE sessions SET revoked_at = ${at}, updated_at = ${at}
+      ? db`WITH s AS (UPDATE auth.sessions SET revoked_at = ${at}, updated_at = ${at} WHERE id = ${where.sessionId} AND revoked_at IS NULL RETURNING id)
+           UPDATE auth.refresh_tokens SET revoked = true WHERE session_id IN (SELECT id FROM s)`
+      : db`WITH s AS (UPDATE auth.sessions SET revoked_at = ${at}, updated_at = ${at}
                        WHERE user_id = ${where.userId} AND id IS DISTINCT FROM ${where.exceptSessionId}::uuid AND revoked_at IS NULL RETURNING id)
-           UPDATE refresh_tokens SET revoked = true WHERE session_id IN (SELECT id FROM s)`;
+           UPDATE auth.refresh_tokens SET revoked = true WHERE session_id IN (SELECT id FROM s)`;
 
   return {
     findUserByEmail: (email) => findUserByEmail(sql, email),
@@ -57,8 +57,11 @@ export function createPgAuthStore(sql: SQL): AuthStore {
         // only sees identical spellings, so that one is looked for. Two sign-ups of the canonical
         // spelling racing each other are settled by the index: the second inserts nothing.
         if (await findUserByEmail(tx, input.email)) return null;
+        // This sign-up places its user itself (below): the sign-up trigger of auth.users, for users
+        // inserted by others (drizzle-pg/0008), stands aside for this transaction.
+        await tx`SELECT set_config('answerwatch.signup', 'placed', true)`;
         const [created] = await tx`
-          INSERT INTO users (id, email, password_hash, user_metadata, app_metadata, email_confirmed_at, created_at, updated_at)
+          INSERT INTO auth.users (id, email, encrypted_password, raw_user_meta_data, raw_app_meta_data, email_confirmed_at, created_at, updated_at)
           VALUES (${input.id}, ${input.email}, ${input.passwordHash}, ${input.userMetadata}, ${input.appMetadata}, ${input.emailConfirmedAt}, ${input.at}, ${input.at})
           ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`;
         if (!created) return null;
@@ -87,32 +90,32 @@ export function createPgAuthStore(sql: SQL): AuthStore {
       if (!isUuid(id)) return null;
       // Only the fields given change (as Drizzle's set(patch) leaves undefined ones out).
       const [row] = await sql`
-        UPDATE users SET
+        UPDATE auth.users SET
           email = CASE WHEN ${patch.email !== undefined} THEN ${patch.email ?? null} ELSE email END,
-          password_hash = CASE WHEN ${patch.passwordHash !== undefined} THEN ${patch.passwordHash ?? null} ELSE password_hash END,
-          user_metadata = CASE WHEN ${patch.userMetadata !== undefined} THEN ${patch.userMetadata ?? null}::jsonb ELSE user_metadata END,
+          encrypted_password = CASE WHEN ${patch.passwordHash !== undefined} THEN ${patch.passwordHash ?? null} ELSE encrypted_password END,
+          raw_user_meta_data = CASE WHEN ${patch.userMetadata !== undefined} THEN ${patch.userMetadata ?? null}::jsonb ELSE raw_user_meta_data END,
           updated_at = ${patch.updatedAt}
         WHERE id = ${id} RETURNING *`;
       return row ? toUser(row) : null;
     },
     async listUsers({ limit, offset }) {
-      return (await sql`SELECT * FROM users ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`).map(toUser);
+      return (await sql`SELECT * FROM auth.users ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`).map(toUser);
     },
     async deleteUser(id) {
       if (!isUuid(id)) return false;
-      return (await sql`DELETE FROM users WHERE id = ${id} RETURNING id`).length > 0;
+      return (await sql`DELETE FROM auth.users WHERE id = ${id} RETURNING id`).length > 0;
     },
 
     async startSession({ sessionId, userId, refreshTokenId, tokenHash, at }) {
       await sql.begin(async (tx) => {
-        await tx`INSERT INTO sessions (id, user_id) VALUES (${sessionId}, ${userId})`;
-        await tx`UPDATE users SET last_sign_in_at = ${at}, updated_at = ${at} WHERE id = ${userId}`;
-        await tx`INSERT INTO refresh_tokens (id, session_id, user_id, token_hash) VALUES (${refreshTokenId}, ${sessionId}, ${userId}, ${tokenHash})`;
+        await tx`INSERT INTO auth.sessions (id, user_id) VALUES (${sessionId}, ${userId})`;
+        await tx`UPDATE auth.users SET last_sign_in_at = ${at}, updated_at = ${at} WHERE id = ${userId}`;
+        await tx`INSERT INTO auth.refresh_tokens (id, session_id, user_id, token_hash) VALUES (${refreshTokenId}, ${sessionId}, ${userId}, ${tokenHash})`;
       });
     },
     async sessionById(id) {
       if (!isUuid(id)) return null;
-      const [row] = await sql`SELECT revoked_at AS "revokedAt", user_id AS "userId" FROM sessions WHERE id = ${id}`;
+      const [row] = await sql`SELECT revoked_at AS "revokedAt", user_id AS "userId" FROM auth.sessions WHERE id = ${id}`;
       return row ? plainRow<{ revokedAt: string | null; userId: string }>(row) : null;
     },
     async rotateRefreshToken({ tokenHash, newTokenId, newTokenHash, at, reuseIntervalMs }) {
@@ -121,11 +124,11 @@ export function createPgAuthStore(sql: SQL): AuthStore {
         // too, so the two cannot deadlock). Two instances rotating the same token queue on these
         // locks: the second reads the token as the first left it (replaced), so only one successor
         // is ever made from a live token; the other gets a sibling within the reuse interval.
-        const [ref] = await tx`SELECT session_id FROM refresh_tokens WHERE token_hash = ${tokenHash}`;
+        const [ref] = await tx`SELECT session_id FROM auth.refresh_tokens WHERE token_hash = ${tokenHash}`;
         if (!ref) return { kind: "not_found" };
-        const [session] = await tx`SELECT revoked_at FROM sessions WHERE id = ${ref.session_id} FOR UPDATE`;
+        const [session] = await tx`SELECT revoked_at FROM auth.sessions WHERE id = ${ref.session_id} FOR UPDATE`;
         if (!session || session.revoked_at) return { kind: "not_found" };
-        const [row] = await tx`SELECT id, session_id, user_id, parent_id, revoked, rotated_at FROM refresh_tokens WHERE token_hash = ${tokenHash} FOR UPDATE`;
+        const [row] = await tx`SELECT id, session_id, user_id, parent_id, revoked, rotated_at FROM auth.refresh_tokens WHERE token_hash = ${tokenHash} FOR UPDATE`;
         if (!row) return { kind: "not_found" };
         const rotated = { kind: "rotated" as const, userId: row.user_id as string, sessionId: row.session_id as string };
         if (row.revoked) {
@@ -134,12 +137,12 @@ export function createPgAuthStore(sql: SQL): AuthStore {
             await revokeWhere(tx, at, { sessionId: row.session_id });
             return { kind: "reused" };
           }
-          await tx`INSERT INTO refresh_tokens (id, session_id, user_id, token_hash, parent_id) VALUES (${newTokenId}, ${row.session_id}, ${row.user_id}, ${newTokenHash}, ${row.parent_id ?? row.id})`;
+          await tx`INSERT INTO auth.refresh_tokens (id, session_id, user_id, token_hash, parent_id) VALUES (${newTokenId}, ${row.session_id}, ${row.user_id}, ${newTokenHash}, ${row.parent_id ?? row.id})`;
           return rotated;
         }
-        await tx`UPDATE refresh_tokens SET revoked = true, rotated_at = ${at} WHERE id = ${row.id}`;
-        await tx`UPDATE sessions SET updated_at = ${at} WHERE id = ${row.session_id}`;
-        await tx`INSERT INTO refresh_tokens (id, session_id, user_id, token_hash, parent_id) VALUES (${newTokenId}, ${row.session_id}, ${row.user_id}, ${newTokenHash}, ${row.id})`;
+        await tx`UPDATE auth.refresh_tokens SET revoked = true, rotated_at = ${at} WHERE id = ${row.id}`;
+        await tx`UPDATE auth.sessions SET updated_at = ${at} WHERE id = ${row.session_id}`;
+        await tx`INSERT INTO auth.refresh_tokens (id, session_id, user_id, token_hash, parent_id) VALUES (${newTokenId}, ${row.session_id}, ${row.user_id}, ${newTokenHash}, ${row.id})`;
         return rotated;
       });
     },
@@ -171,13 +174,13 @@ export function createPgAuthStore(sql: SQL): AuthStore {
     async listUsersWithOrganizations() {
       const rows = await sql`
         SELECT u.email, u.id, u.created_at, string_agg(o.name || ' (' || m.role || ')', ', ' ORDER BY m.created_at, o.name) AS orgs
-          FROM users u LEFT JOIN organization_members m ON m.user_id = u.id LEFT JOIN organizations o ON o.id = m.organization_id
+          FROM auth.users u LEFT JOIN organization_members m ON m.user_id = u.id LEFT JOIN organizations o ON o.id = m.organization_id
          GROUP BY u.id ORDER BY u.created_at, u.id`;
       return plainRows<UserListing>(rows);
     },
     async removeUserByEmail(email) {
       return sql.begin(async (tx): Promise<RemoveUserOutcome> => {
-        const [user] = await tx`SELECT id FROM users WHERE email = ${email} FOR UPDATE`;
+        const [user] = await tx`SELECT id FROM auth.users WHERE email = ${email} FOR UPDATE`;
         if (!user) return { kind: "unknown" };
         // The organizations this user owns are locked (in id order) before their other owners are
         // counted: two co-owners removed at once queue here, and the second sees the first gone.
@@ -189,7 +192,7 @@ export function createPgAuthStore(sql: SQL): AuthStore {
              AND NOT EXISTS (SELECT 1 FROM organization_members x WHERE x.organization_id = m.organization_id AND x.role = 'owner' AND x.user_id <> ${user.id})
            ORDER BY o.name`;
         if (orphaned.length) return { kind: "last_owner", organizations: orphaned.map((o: { name: string }) => o.name) };
-        await tx`DELETE FROM users WHERE id = ${user.id}`;
+        await tx`DELETE FROM auth.users WHERE id = ${user.id}`;
         return { kind: "removed", id: user.id };
       });
     },
