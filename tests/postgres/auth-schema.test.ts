@@ -5,7 +5,10 @@
 // as the server names one, while the server's own sign-up (which places its users itself) gets
 // exactly one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { SQL } from "bun";
+import { SQL } from "bun";
+import { openPostgresDatabase } from "../../src/database";
+import { migratePostgres } from "../../src/db/pg/open";
+import { embeddedMigrations } from "../../src/db/pg/migrations.generated";
 import { pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
 import { testServer } from "../helpers/app";
 import { testPostgres } from "../helpers/postgres";
@@ -71,6 +74,35 @@ describe.skipIf(!pg)("auth schema (Postgres)", () => {
     expect(await sql()`SELECT email FROM auth.identities WHERE user_id = ${id}`).toEqual([{ email: "moved@example.com" }]);
     await sql()`DELETE FROM auth.users WHERE id = ${id}`;
     expect((await sql()`SELECT count(*)::int AS n FROM auth.identities WHERE user_id = ${id}`)[0].n).toBe(0);
+  });
+
+  test("a database of the release before moves its accounts into auth without losing a row: sessions, tokens and memberships kept, identities filled, no organization added", async () => {
+    const url = await pg!.createDatabase("auth_upgrade");
+    const before = new SQL(url, { max: 2 });
+    const upTo = embeddedMigrations.findIndex((m) => m.tag.startsWith("0008_"));
+    expect(upTo).toBeGreaterThan(0);
+    await migratePostgres(before, { migrations: embeddedMigrations.slice(0, upTo), parts: [] });
+    const [{ id: user }] = await before`INSERT INTO users (email, password_hash, user_metadata) VALUES ('old@example.com', '$argon2id$old', ${{ plan: "pro" }}) RETURNING id`;
+    const [{ id: session }] = await before`INSERT INTO sessions (user_id) VALUES (${user}) RETURNING id`;
+    await before`INSERT INTO refresh_tokens (session_id, user_id, token_hash) VALUES (${session}, ${user}, 'hash-1')`;
+    const [{ id: org }] = await before`INSERT INTO organizations (name, slug) VALUES ('Old Org', 'old-org') RETURNING id`;
+    await before`INSERT INTO organization_members (organization_id, user_id, role) VALUES (${org}, ${user}, 'owner')`;
+    await before.close();
+
+    const after = await openPostgresDatabase(url, { poolSize: 2 });
+    try {
+      const q = after.sql;
+      expect(await q`SELECT email, encrypted_password, raw_user_meta_data FROM auth.users`).toEqual([{ email: "old@example.com", encrypted_password: "$argon2id$old", raw_user_meta_data: { plan: "pro" } }]);
+      expect((await q`SELECT count(*)::int AS n FROM auth.sessions WHERE user_id = ${user}`)[0].n).toBe(1);
+      expect((await q`SELECT count(*)::int AS n FROM auth.refresh_tokens WHERE token_hash = 'hash-1'`)[0].n).toBe(1);
+      expect(await q`SELECT provider, email FROM auth.identities WHERE user_id = ${user}`).toEqual([{ provider: "email", email: "old@example.com" }]);
+      expect(await q`SELECT o.name FROM organizations o`).toEqual([{ name: "Old Org" }]);
+      // The foreign keys moved with the table: deleting the account still takes its membership.
+      await q`DELETE FROM auth.users WHERE id = ${user}`;
+      expect((await q`SELECT count(*)::int AS n FROM organization_members`)[0].n).toBe(0);
+    } finally {
+      await after.close();
+    }
   });
 
   test("the REST roles read none of auth's tables", async () => {
