@@ -115,12 +115,13 @@ export const SQLITE_DIALECT: RestDialect = {
   like: (e, p, caseInsensitive) => (caseInsensitive ? sql`${e} LIKE ${p.replaceAll("*", "%")} ESCAPE '\\'` : sql`${e} GLOB ${likeToGlob(p)}`),
   isBoolean: (e, value) => sql`${e} IS ${value ? 1 : 0}`,
   jsonTest,
-  sampledCount(table, alias, where, probes) {
+  estimatedCount(table, alias, where, probes) {
     // The share of `probes` random rowids in 1..max(rowid) that hit a matching row, times
     // max(rowid) (probes that land on deleted rows miss, as they should): unbiased, and `probes`
     // point lookups whatever the table's size.
-    return sql`WITH RECURSIVE probe(n, id) AS (SELECT 0, NULL UNION ALL SELECT n + 1, 1 + abs(random()) % (SELECT max(rowid) FROM ${table}) FROM probe WHERE n < ${probes})
+    const query = sql`WITH RECURSIVE probe(n, id) AS (SELECT 0, NULL UNION ALL SELECT n + 1, 1 + abs(random()) % (SELECT max(rowid) FROM ${table}) FROM probe WHERE n < ${probes})
     SELECT CAST(round((SELECT count(*) FROM probe AS pr JOIN ${table} AS ${alias} ON ${alias}.rowid = pr.id WHERE ${where}) * 1.0 / ${probes} * coalesce((SELECT max(rowid) FROM ${table}), 0)) AS INTEGER)`;
+    return { query, read: (rows) => Number(rows[0]![0]) };
   },
   insertSource: (rowsJson) => sql`json_each(${rowsJson}) AS r`,
   insertValue(column, fallback) {

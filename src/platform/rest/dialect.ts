@@ -105,8 +105,11 @@ export interface RestDialect {
   isBoolean(e: Sql, value: boolean): Sql;
   /** cs / cd / ov on a JSON value (`value` is the operand's JSON text). */
   jsonTest(e: Sql, op: JsonTestOp, value: string): Sql;
-  /** An estimate of the rows of `table` (aliased `alias`) matching `where`, at a cost that does not follow the table's size. */
-  sampledCount(table: Sql, alias: Sql, where: Sql, probes: number): Sql;
+  /**
+   * An estimate of the rows of `table` (aliased `alias`) matching `where`, at a cost that does not
+   * follow the table's size: the statement, and how its rows read as the number.
+   */
+  estimatedCount(table: Sql, alias: Sql, where: Sql, probes: number): { query: Sql; read(rows: unknown[][]): number };
   /** An insert's row source over the rows' JSON (one parameter), each row as `r.value`. */
   insertSource(rowsJson: string): Sql;
   /** A column's value in an insert row `r.value`; with `fallback`, the default when the key is missing. */

@@ -23,7 +23,7 @@ import {
   maxRowidQuery,
   missingReferenceQuery,
   rootQuery,
-  sampledCountQuery,
+  estimatedCountQuery,
   targetQuery,
   updateQuery,
   updateRowsQuery,
@@ -84,14 +84,16 @@ export interface ReadOutcome {
   total?: number;
 }
 
-/** The total for Prefer: count=…: exact, or for planned/estimated exact up to a cap and sampled beyond it. */
+/** The total for Prefer: count=…: exact, or for planned/estimated exact up to a cap and estimated beyond it (sampled on SQLite, the planner's on Postgres). */
 async function countRows(run: Runner, ctx: SqlContext, plan: ReadPlan, mode: CountMode): Promise<number> {
   const first = async (q: Sql) => Number((await run.values(q))[0]![0]);
   const fromRollup = rollupCountQuery(ctx, plan);
   if (fromRollup) return first(fromRollup);
   if (mode === "exact" || plan.source) return first(countQuery(ctx, plan));
   const capped = await first(cappedCountQuery(ctx, plan, PLANNED_COUNT_CAP));
-  return capped <= PLANNED_COUNT_CAP ? capped : Math.max(capped, await first(sampledCountQuery(ctx, plan, SAMPLE_PROBES)));
+  if (capped <= PLANNED_COUNT_CAP) return capped;
+  const estimate = estimatedCountQuery(ctx, plan, SAMPLE_PROBES);
+  return Math.max(capped, estimate.read(await run.values(estimate.query)));
 }
 
 const SAMPLE_PROBES = 2000;

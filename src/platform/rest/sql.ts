@@ -207,8 +207,8 @@ export function cappedCountQuery(ctx: SqlContext, root: ReadPlan, cap: number): 
 }
 
 /** An estimate of the matching rows of a table at a cost that does not follow its size (dialect.ts). */
-export function sampledCountQuery(ctx: SqlContext, root: ReadPlan, probes: number): Sql {
-  return ctx.dialect.sampledCount(ident(root.table.name), ident(root.alias), rootConditions(ctx, root, {}), probes);
+export function estimatedCountQuery(ctx: SqlContext, root: ReadPlan, probes: number): ReturnType<RestDialect["estimatedCount"]> {
+  return ctx.dialect.estimatedCount(ident(root.table.name), ident(root.alias), rootConditions(ctx, root, {}), probes);
 }
 
 /**
