@@ -71,7 +71,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "CORS_ORIGINS", default: "*", meaning: "comma-separated origins allowed to call /auth, /rest and /api from a browser" },
   { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
-  { name: "REST_READERS", default: "2", meaning: "threads that run /rest/v1 reads and RPCs, each with its own read-only connection" },
+  { name: "REST_READERS", default: "2", meaning: "/rest/v1 reads and RPCs run at once: threads each with its own read-only connection (SQLite); admitted this many at a time per instance (Postgres)" },
   { name: "STATEMENT_TIMEOUT_MS", default: "10000", meaning: "a /rest/v1 request whose SQL runs longer is stopped and answers 503 (57014)" },
   { name: "LOG_RETENTION_MONTHS", default: "0", meaning: "Postgres only: raw pixel visits and crawler requests of months more than this many whole months before the current one are dropped a monthly partition at a time (reports over them keep their counts: the rollups stay); 0 keeps every month" },
   { name: "RETENTION_DAYS_RAW_ANSWERS", default: "0", meaning: "answers older than this many days lose their text (analysed fields and rollups stay); 0 keeps every answer" },
