@@ -421,6 +421,17 @@ test("a share link opens the overview, prompts and sources read-only without an 
   await page.getByRole("button", { name: "Create share link" }).click();
   const url = await page.locator("pre.share-url").innerText();
   expect(url).toStartWith(`${bin.url}/share/aws_`);
+  // The link's tables as CSV for spreadsheets, shown with it: the prompts' URL answers the RPC's rows.
+  await page.getByText("Use in a spreadsheet or Looker Studio").click();
+  const sheetLink = page.locator(".sheet-urls a", { hasText: "prompts" }).first();
+  const sheet = await sheetLink.getAttribute("href");
+  expect(sheet).toBe(`${url}/csv/insights_prompts`);
+  expect(await page.locator(".sheet-urls code", { hasText: `=IMPORTDATA("${url}/csv/insights_prompts")` }).count()).toBe(1);
+  await page.screenshot({ path: join(ARTIFACTS, "share-sheets-1280.png"), fullPage: true });
+  const csv = await fetch(sheet!);
+  expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  const csvRows = (await csv.text()).split("\n").length - 1;
+  expect(csvRows).toBe(((await sb.rpc("insights_prompts", { p_brand_id: brandId })).data as unknown[]).length);
   await page.getByRole("button", { name: "Done" }).click();
   const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   visitor.on("request", (r) => requested.push(r.url()));

@@ -21,17 +21,18 @@ export interface RestDeps {
 
 export function restRoutes(deps: RestDeps) {
   const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait });
-  return new Elysia().all(
-    "/rest/v1/*",
-    async ({ request }) => {
-      try {
-        return await service.handle(request, await deps.callers.restCaller(request));
-      } catch (error) {
-        // Rendered here (not only by the app's onError) so the plugin stands alone in tests.
-        if (error instanceof AppError) return errorResponse(error, "rest", request);
-        throw error;
-      }
-    },
-    { parse: "none" },
+  /** A /rest/v1 request answered as PostgREST would (also for other doors: a share link's CSV). */
+  async function answer(request: Request): Promise<Response> {
+    try {
+      return await service.handle(request, await deps.callers.restCaller(request));
+    } catch (error) {
+      // Rendered here (not only by the app's onError) so the plugin stands alone in tests.
+      if (error instanceof AppError) return errorResponse(error, "rest", request);
+      throw error;
+    }
+  }
+  return Object.assign(
+    new Elysia().all("/rest/v1/*", ({ request }) => answer(request), { parse: "none" }),
+    { answer },
   );
 }

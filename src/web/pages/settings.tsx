@@ -2,6 +2,7 @@
 // members and roles (owners and admins), webhooks (secret shown once, test, deliveries) and which
 // engines the server has keys for. Viewers see the values without edit controls; a refused write
 // shows the server's message.
+import { SHEET_TABLES, importFormula, sheetUrl } from "../../common/sheets";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Table } from "../components/table";
@@ -554,6 +555,7 @@ function ShareLinks({ ctx }: { ctx: BrandContext }) {
       <p class="muted">A link shows this brand's overview, prompts and sources to anyone who has it — read-only, no account — until it expires or you revoke it.</p>
       {w.note}
       {url && <ShownOnce title="Share link — shown this once." value={url} done="Done" onDone={() => setUrl(null)} preClass="share-url" />}
+      {url && <SheetUrls url={url} />}
       {list.loading ? (
         <Loading />
       ) : list.error ? (
@@ -579,6 +581,43 @@ function ShareLinks({ ctx }: { ctx: BrandContext }) {
         <button type="submit">Create share link</button>
       </form>
     </Section>
+  );
+}
+
+/**
+ * The link's insights tables as CSV URLs (no header needed): what Google Sheets' IMPORTDATA and
+ * Looker Studio's CSV connector read. Shown with the link, since the link is shown only once.
+ */
+function SheetUrls({ url }: { url: string }) {
+  return (
+    <details class="sheet-urls">
+      <summary>Use in a spreadsheet or Looker Studio</summary>
+      <p class="muted">
+        Each table below is CSV at its URL, read with the link's rights; add <code>?p_from=YYYY-MM-DD&amp;p_to=YYYY-MM-DD</code> for another window than the last 30 days. In Google Sheets, paste the formula into a cell.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Table</th>
+            <th>Google Sheets</th>
+          </tr>
+        </thead>
+        <tbody>
+          {SHEET_TABLES.map((table) => (
+            <tr key={table}>
+              <td>
+                <a href={sheetUrl(url, table)} target="_blank" rel="noreferrer">
+                  {table.replace(/^insights_/, "").replaceAll("_", " ")}
+                </a>
+              </td>
+              <td>
+                <code>{importFormula(url, table)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
   );
 }
 
