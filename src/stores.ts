@@ -52,6 +52,9 @@ import { createPgTrackingStore } from "./tracking/store.pg";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
 import type { WebhookStore } from "./webhooks/store";
 import { createPgWebhookStore } from "./webhooks/store.pg";
+import type { MailStore } from "./mail/store";
+import { createPgMailStore } from "./mail/store.pg";
+import { createSqliteMailStore } from "./mail/store.sqlite";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
 
 export interface Stores {
@@ -66,6 +69,7 @@ export interface Stores {
   tracking: TrackingStore;
   schedule: ScheduleStore;
   webhooks: WebhookStore;
+  mail: MailStore;
   crawlers: CrawlerStore;
   reports: ReportsStore;
   storage: StorageStore;
@@ -122,6 +126,9 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get webhooks() {
       return once("webhooks", () => createSqliteWebhookStore(sqlite));
     },
+    get mail() {
+      return once("mail", () => createSqliteMailStore(sqlite));
+    },
     get crawlers() {
       return once("crawlers", () => createSqliteCrawlerStore(sqlite));
     },
@@ -155,6 +162,7 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     tracking: createPgTrackingStore(sql),
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
+    mail: createPgMailStore(sql),
     crawlers: createPgCrawlerStore(sql),
     reports: createPgReportsStore(sql),
     storage: createPgStorageStore(sql),

@@ -81,5 +81,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0015_crawler_answers",
     "when": 1795706743773,
     "sql": "ALTER TABLE `crawler_daily` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_daily` ADD `server_errors` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_monthly` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_monthly` ADD `server_errors` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_paths_running` ADD `not_found` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `crawler_paths_running` ADD `server_errors` integer DEFAULT 0 NOT NULL;"
+  },
+  {
+    "tag": "0016_mail_outbox",
+    "when": 1795739062725,
+    "sql": "CREATE TABLE `mail_outbox` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`kind` text NOT NULL,\n\t`to_address` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`text_body` text NOT NULL,\n\t`html_body` text,\n\t`dedupe_key` text,\n\t`status` text DEFAULT 'pending' NOT NULL,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`next_at` text,\n\t`last_error` text,\n\t`sent_at` text,\n\t`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `mail_outbox_dedupe_unique` ON `mail_outbox` (`dedupe_key`);--> statement-breakpoint\nCREATE INDEX `mail_outbox_due_idx` ON `mail_outbox` (`status`,`next_at`);"
   }
 ];

@@ -791,6 +791,31 @@ export const webhookDeliveries = sqliteTable(
   (t) => [uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId), index("webhook_deliveries_due_idx").on(t.status, t.nextAt)],
 );
 
+/**
+ * Mail waiting to be sent, and sent (src/mail): claimed with a lease like webhook deliveries, so a
+ * message is sent once whatever the number of instances, and survives a restart. `dedupe_key`
+ * makes an enqueue idempotent (a digest of one week, say, is queued once).
+ */
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: id(),
+    kind: text("kind").notNull(),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    textBody: text("text_body").notNull(),
+    htmlBody: text("html_body"),
+    dedupeKey: text("dedupe_key"),
+    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAt: text("next_at"),
+    lastError: text("last_error"),
+    sentAt: text("sent_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("mail_outbox_dedupe_unique").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAt)],
+);
+
 /** Tables whose rows belong to one brand and go with it (DESIGN §3). */
 export const brandOwnedTables = [
   "brand_domains",

@@ -826,6 +826,27 @@ export const webhookDeliveries = pgTable(
   (t) => [uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId), index("webhook_deliveries_due_idx").on(t.status, t.nextAt), organizationIndex("webhook_deliveries", t.organizationId)],
 );
 
+/** Mail waiting to be sent, and sent (src/db/schema.ts says how it is used). Not a tenant's: rows are addressed to people. */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: id(),
+    kind: text("kind").notNull(),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    textBody: text("text_body").notNull(),
+    htmlBody: text("html_body"),
+    dedupeKey: text("dedupe_key"),
+    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAt: at("next_at"),
+    lastError: text("last_error"),
+    sentAt: at("sent_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("mail_outbox_dedupe_unique").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAt)],
+);
+
 /**
  * Tables that get `organization_id uuid NOT NULL` (and `<table>_org_idx`) in Postgres only: filled
  * from brands.organization_id by trigger (webhook_deliveries: from its endpoint's).
@@ -880,5 +901,5 @@ export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;
 /** Tables that have both brand_id and their own organization_id in SQLite: Postgres makes the two agree by trigger. */
 export const ORGANIZATION_FROM_BRAND_KEPT = ["jobs", "share_links", "webhook_endpoints", "webhook_events"] as const;
 
-/** Tables without organization_id on purpose: users and their sessions (not a tenant's), a global URL dictionary, rollup bookkeeping; organizations itself. */
-export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "organizations", "citation_urls", "rollup_state"] as const;
+/** Tables without organization_id on purpose: users and their sessions (not a tenant's), a global URL dictionary, rollup bookkeeping, mail addressed to people; organizations itself. */
+export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "organizations", "citation_urls", "rollup_state", "mail_outbox"] as const;
