@@ -1,5 +1,6 @@
 // createApp(deps) composes the feature plugins behind one request wrapper that owns what every
 // surface shares: request id, JSON access log, body-size limit, CORS, error shape, 404.
+import type { MailService } from "./mail/service";
 import { Elysia } from "elysia";
 import type { Config } from "./config";
 import type { Stores } from "./stores";
@@ -58,6 +59,8 @@ export interface AppDeps {
   startedAt?: number;
   /** The webhook deliverer, woken when a test event or a manual retry is queued. */
   webhooks?: { wake(): void };
+  /** Outgoing mail (src/mail/service.ts); off when the runtime gives none (tests of the app alone). */
+  mail?: MailService;
   /** The address this server really listens on (known once it does). */
   selfUrl?: () => string;
   /** The running dispatcher, told about new and cancelled jobs (absent in request-only tests). */

@@ -55,6 +55,8 @@ export interface Config {
   metricsToken?: string;
   tracking: { leaseMs: number; maxUnitAttempts: number; retryBaseMs: number; maxActiveJobs: number; visibilityAlertPoints: number };
   webhooks: { allowPrivate: boolean; retryScheduleMs: number[]; timeoutMs: number };
+  /** Outgoing mail: smtpUrl null means none is sent (src/mail). */
+  mail: { smtpUrl: string | null; from: string; retryScheduleMs: number[]; timeoutMs: number };
   env: Env;
 }
 
@@ -96,6 +98,10 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true lets webhooks reach loopback, private, link-local and metadata addresses" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: "5,30,120,600,3600,21600,86400", meaning: "seconds to wait after each failed delivery attempt; after the last, the delivery fails" },
   { name: "WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "how long a webhook receiver has to answer" },
+  { name: "SMTP_URL", default: "", meaning: "smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465: the server sends mail through it; unset, no mail is sent" },
+  { name: "MAIL_FROM", default: "answerwatch <no-reply@PUBLIC_URL's host>", meaning: "the From of the mail the server sends" },
+  { name: "MAIL_RETRY_SCHEDULE", default: "60,300,1800,7200,21600", meaning: "seconds to wait after each failed send (a 4xx or no connection); after the last, or on a 5xx, the message fails" },
+  { name: "SMTP_TIMEOUT_MS", default: "15000", meaning: "how long the SMTP server has to connect, greet and answer each step" },
   { name: "JWT_EXPIRY", default: "3600", meaning: "access-token lifetime in seconds" },
   { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
   { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
@@ -164,17 +170,22 @@ function urlVar(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, "");
 }
 
-function databaseUrl(env: Env): string | undefined {
-  const raw = env.DATABASE_URL?.trim();
-  if (!raw) return undefined;
-  let url: URL;
+/** A URL that may hold a password: parsed, with errors that never echo the value; null when unset. */
+function credentialUrl(env: Env, name: string, example: string): { raw: string; url: URL } | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
   try {
-    url = new URL(raw);
+    return { raw, url: new URL(raw) };
   } catch {
-    throw new ConfigError("DATABASE_URL", "must be a URL such as postgres://user:password@host:5432/answerwatch");
+    throw new ConfigError(name, `must be a URL such as ${example}`);
   }
-  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw new ConfigError("DATABASE_URL", `must start with postgres:// or postgresql:// (got ${url.protocol}//)`);
-  return raw;
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const given = credentialUrl(env, "DATABASE_URL", "postgres://user:password@host:5432/answerwatch");
+  if (!given) return undefined;
+  if (given.url.protocol !== "postgres:" && given.url.protocol !== "postgresql:") throw new ConfigError("DATABASE_URL", `must start with postgres:// or postgresql:// (got ${given.url.protocol}//)`);
+  return given.raw;
 }
 
 function secretVar(env: Env, name: string, minLength: number): string | undefined {
@@ -280,8 +291,14 @@ export function loadConfig(env: Env): Config {
     },
     webhooks: {
       allowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
-      retryScheduleMs: retrySchedule(env),
+      retryScheduleMs: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE", "5,30,120,600,3600,21600,86400"),
       timeoutMs: intVar(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
+    },
+    mail: {
+      smtpUrl: smtpUrl(env),
+      from: mailFrom(env, publicUrl),
+      retryScheduleMs: retrySchedule(env, "MAIL_RETRY_SCHEDULE", "60,300,1800,7200,21600"),
+      timeoutMs: intVar(env, "SMTP_TIMEOUT_MS", 15_000, 100, 120_000),
     },
     env,
   };
@@ -325,12 +342,31 @@ function sentimentJudge(env: Env, engines: EngineConfig): Config["sentimentJudge
   return { platform, model: model || cfg.model };
 }
 
-function retrySchedule(env: Env): number[] {
-  const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || "5,30,120,600,3600,21600,86400";
+function retrySchedule(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name]?.trim() || fallback;
   const seconds = raw.split(",").map((s) => Number(s.trim()));
   if (!seconds.length || seconds.length > 20 || seconds.some((s) => !Number.isFinite(s) || s < 0 || s > 7 * 86400))
-    throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `must be a comma-separated list of at most 20 waits in seconds (got "${raw}")`);
+    throw new ConfigError(name, `must be a comma-separated list of at most 20 waits in seconds (got "${raw}")`);
   return seconds.map((s) => Math.round(s * 1000));
+}
+
+function smtpUrl(env: Env): string | null {
+  const given = credentialUrl(env, "SMTP_URL", "smtp://user:password@host:587 or smtps://user:password@host:465");
+  if (!given) return null;
+  if ((given.url.protocol !== "smtp:" && given.url.protocol !== "smtps:") || !given.url.hostname) throw new ConfigError("SMTP_URL", `must be smtp://… or smtps://… with a host (got a ${given.url.protocol} URL)`);
+  return given.raw;
+}
+
+function mailFrom(env: Env, publicUrl: string): string {
+  const raw = env.MAIL_FROM?.trim();
+  if (!raw) {
+    // A mail domain is a name: a PUBLIC_URL on an address (the default one is) gives localhost.
+    const host = new URL(publicUrl).hostname;
+    return `answerwatch <no-reply@${/^[\d.]+$|^\[|:/.test(host) || !host ? "localhost" : host}>`;
+  }
+  // An address, bare or as `Name <address>`, on one line (a header injection needs a line break).
+  if (/[\r\n]/.test(raw) || !/^(?:[^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(raw)) throw new ConfigError("MAIL_FROM", `must be an address or "Name <address>" (got "${raw}")`);
+  return raw;
 }
 
 function engineConfig(env: Env): EngineConfig {

@@ -25,6 +25,8 @@ Commands:
                    platforms, schedule, samples); prints the plan; --dry-run stops there
   export brand S   Print brand S as that YAML file (--org ORG when several organizations have an S)
   brands           List the brands with their organization and number of active prompts
+  mail test        Queue a test message that the running server sends through SMTP_URL: mail test --to ADDRESS
+  mail list        The newest queued and sent messages and where each stands: mail list [--to ADDRESS]
   logs import      Import web server logs (nginx/Apache combined or JSON lines, gzip too) for a brand's
                    AI-crawler analytics: logs import --brand SLUG FILE…; importing a file again adds nothing
   run BRAND        Start a tracking run for a brand (by slug; the server runs it); --wait follows it to the
@@ -270,6 +272,7 @@ const commands: Record<string, Command> = {
       return runRunCommand(args, { store: stores.queue(), tracking: stores.tracking, engines: config.engines, dataDir: config.dataDir, serverRunning });
     }),
   brands: (_args, env) => withStores(env, async (stores) => (await import("./setup/cli")).runBrandsCommand({ store: stores.setup })),
+  mail: (args, env) => withStores(env, async (stores, config) => (await import("./mail/cli")).runMailCommand(args, { store: stores.mail, config })),
   async keys(_args, env) {
     const print = ({ anonKey, serviceRoleKey }: Secrets) => void process.stdout.write(`ANON_KEY=${anonKey}\nSERVICE_ROLE_KEY=${serviceRoleKey}\n`);
     const config = loadConfig(env);

@@ -1,6 +1,8 @@
 // Everything behind the HTTP port: the app with all its feature modules, the worker pool, the
 // tracking dispatcher, the webhook deliverer and the scheduler. server.ts loads this module just
 // after it starts listening, so the process answers /healthz before these modules are evaluated.
+import { createMailer } from "./mail/mailer";
+import { createMailService } from "./mail/service";
 import { cron } from "@elysiajs/cron";
 import { Elysia } from "elysia";
 import { createApp, type App } from "./app";
@@ -65,6 +67,10 @@ export async function startRuntime(input: {
   const rest = backend.kind === "sqlite" ? { readers: restPool(config.rest.readers, false), writer: restPool(1, true) } : undefined;
   const resolveHost = options.resolveHost ?? systemResolver;
   const deliverer = createDeliverer({ store: stores.webhooks, logger, now: options.now, resolve: resolveHost, ...config.webhooks });
+  // Mail only with SMTP_URL: without it nothing is queued (src/mail/service.ts).
+  const mailer = config.mail.smtpUrl
+    ? createMailer({ store: stores.mail, transport: (await import("./mail/smtp")).smtpTransport(config.mail.smtpUrl, config.mail.timeoutMs), from: config.mail.from, logger, now: options.now, retryScheduleMs: config.mail.retryScheduleMs, timeoutMs: config.mail.timeoutMs })
+    : undefined;
   const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
   // Postgres cannot call the brand matcher from SQL: this instance rechecks prompts.is_branded when
   // a trigger says a brand's names or prompts changed (src/insights/branded.pg.ts).
@@ -73,6 +79,7 @@ export async function startRuntime(input: {
     await branded?.stop();
     await dispatcher.stop();
     await deliverer.stop();
+    await mailer?.stop();
     await pool.stop();
     await rest?.readers.stop();
     await rest?.writer.stop();
@@ -89,6 +96,7 @@ export async function startRuntime(input: {
     startedAt: input.startedAt,
     tracking: { store, notifier: dispatcher },
     webhooks: deliverer,
+    mail: createMailService({ store: stores.mail, enabled: !!mailer, now: options.now, wake: mailer?.wake }),
     selfUrl: input.selfUrl,
     rest,
     storage,

@@ -86,3 +86,25 @@ test("LOG_RETENTION_MONTHS drops partitions on Postgres and is refused on SQLite
   expect((error as ConfigError).variable).toBe("LOG_RETENTION_MONTHS");
   expect(String((error as Error).message)).toContain("DATABASE_URL");
 });
+
+test("mail: off without SMTP_URL; an smtp(s) URL with a host is taken, anything else refused without echoing it; MAIL_FROM one address on one line", () => {
+  const off = loadConfig({});
+  expect(off.mail).toEqual({ smtpUrl: null, from: "answerwatch <no-reply@localhost>", retryScheduleMs: [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000], timeoutMs: 15_000 });
+  expect(loadConfig({ PUBLIC_URL: "https://watch.example.com" }).mail.from).toBe("answerwatch <no-reply@watch.example.com>");
+  expect(loadConfig({ SMTP_URL: "smtps://mailer:s3cret@smtp.example.com:465" }).mail.smtpUrl).toBe("smtps://mailer:s3cret@smtp.example.com:465");
+  for (const bad of ["http://mailer:s3cret@smtp.example.com", "smtp://", "not a url s3cret"]) {
+    let error: unknown;
+    try {
+      loadConfig({ SMTP_URL: bad });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe("SMTP_URL");
+    expect((error as Error).message).not.toContain("s3cret");
+  }
+  expect(loadConfig({ MAIL_FROM: "Reports <reports@example.com>" }).mail.from).toBe("Reports <reports@example.com>");
+  expect(loadConfig({ MAIL_FROM: "reports@example.com" }).mail.from).toBe("reports@example.com");
+  for (const bad of ["Reports <reports@example.com>\r\nBcc: victim@example.com", "no address", "a@b@c"]) expect(() => loadConfig({ MAIL_FROM: bad })).toThrow(ConfigError);
+  expect(() => loadConfig({ MAIL_RETRY_SCHEDULE: "1,x" })).toThrow(ConfigError);
+});
