@@ -103,11 +103,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     expirySeconds: deps.config.auth.jwtExpirySeconds,
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
-  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, tokens, now: deps.now, limits: deps.stores.rateLimits(deps.now && (() => deps.now!().getTime())) });
+  const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
+  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, publicUrl, tokens, now: deps.now, mail: deps.mail, limits: deps.stores.rateLimits(deps.now && (() => deps.now!().getTime())) });
   const status = deps.stores.status;
   const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
   const members = createMembersService({ store: deps.stores.members, now: deps.now });
-  const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
   const shares = createShareService({ store: deps.stores.share, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;
@@ -191,9 +191,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const labelRoute = (pathname: string, status: number) =>
     (routeLabel ??= createRouteLabeler([...routeTable().map((r) => r.path), ...Object.keys(direct)], new Set([...Object.keys(REST_POLICIES), ...Object.keys(ROUTINES), ...Object.keys(INSIGHT_RPCS)])))(pathname, status);
 
-  // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does).
+  // /auth/v1 and /rest/v1 answer nothing without a known apikey (as Supabase's gateway does), but
+  // for what a browser opens from a mail: GET /auth/v1/verify (Supabase's gateway leaves it open too).
   async function gate(request: Request, pathname: string): Promise<Response | null> {
     if (!pathname.startsWith("/auth/v1") && !pathname.startsWith("/rest/v1")) return null;
+    if (pathname === "/auth/v1/verify" && request.method === "GET") return null;
     try {
       callers.requireApiKey(request);
       return null;

@@ -37,6 +37,7 @@ Commands:
   user add         Create a user: user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]
   user list        List users with their organizations and roles
   user remove      Remove a user: user remove --email E (not an organization's last owner)
+  user recovery-link  A password recovery link and code for a user, to pass on by hand (no mail needed)
                    (an existing organization is joined, default role member; a new one is owned)
   ask              Ask one AI platform one prompt and print the Answer as JSON:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"

@@ -86,5 +86,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0016_mail_outbox",
     "when": 1795739062725,
     "sql": "CREATE TABLE `mail_outbox` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`kind` text NOT NULL,\n\t`to_address` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`text_body` text NOT NULL,\n\t`html_body` text,\n\t`dedupe_key` text,\n\t`status` text DEFAULT 'pending' NOT NULL,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`next_at` text,\n\t`last_error` text,\n\t`sent_at` text,\n\t`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `mail_outbox_dedupe_unique` ON `mail_outbox` (`dedupe_key`);--> statement-breakpoint\nCREATE INDEX `mail_outbox_due_idx` ON `mail_outbox` (`status`,`next_at`);"
+  },
+  {
+    "tag": "0017_one_time_tokens",
+    "when": 1795739486318,
+    "sql": "CREATE TABLE `one_time_tokens` (\n\t`id` text PRIMARY KEY DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,\n\t`user_id` text NOT NULL,\n\t`token_type` text NOT NULL,\n\t`token_hash` text NOT NULL,\n\t`otp_hash` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text,\n\t`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `one_time_tokens_hash_unique` ON `one_time_tokens` (`token_hash`);--> statement-breakpoint\nCREATE INDEX `one_time_tokens_user_idx` ON `one_time_tokens` (`user_id`,`token_type`);"
   }
 ];

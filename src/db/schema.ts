@@ -70,6 +70,27 @@ export const refreshTokens = sqliteTable(
   (t) => [uniqueIndex("refresh_tokens_hash_unique").on(t.tokenHash), index("refresh_tokens_session_idx").on(t.sessionId)],
 );
 
+/**
+ * Single-use, short-lived tokens mailed to a user (GoTrue's recovery, invite and confirmation): the
+ * link's token and the code typed instead, both kept as SHA-256 hashes; consumed once, by either.
+ */
+export const oneTimeTokens = sqliteTable(
+  "one_time_tokens",
+  {
+    id: id(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation"] }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    otpHash: text("otp_hash").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("one_time_tokens_hash_unique").on(t.tokenHash), index("one_time_tokens_user_idx").on(t.userId, t.tokenType)],
+);
+
 // ---- organizations ----------------------------------------------------------------------------
 
 export const organizations = sqliteTable("organizations", {

@@ -98,6 +98,45 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
       expect(await h.store.userById(a.id)).toBeNull();
     });
 
+    test("one-time tokens: used once by the link's hash or by the user's code, not after expiry, not by another user; a new one replaces the unused one", async () => {
+      const input = newUser();
+      const user = (await h.store.createUser(input))!.id;
+      const other = (await h.store.createUser(newUser()))!.id;
+      const hash = () => crypto.randomUUID();
+      const issue = async (tokenHash: string, otpHash: string, expiresAt = "2030-01-01T00:00:00.000Z") => h.store.createOneTimeToken({ userId: user, type: "recovery", tokenHash, otpHash, at: "2026-01-01T00:00:00.000Z", expiresAt });
+      const byLink = (tokenHash: string, at = "2026-01-01T00:10:00.000Z") => h.store.consumeOneTimeToken({ type: "recovery", tokenHash, at });
+      const byCode = (userId: string, otpHash: string, at = "2026-01-01T00:10:00.000Z") => h.store.consumeOneTimeToken({ type: "recovery", userId, otpHash, at });
+
+      const [link1, code1] = [hash(), hash()];
+      await issue(link1, code1);
+      expect(await h.store.consumeOneTimeToken({ type: "invite", tokenHash: link1, at: "2026-01-01T00:10:00.000Z" })).toBeNull();
+      expect(await byLink(link1)).toBe(user);
+      expect(await byLink(link1)).toBeNull();
+      expect(await byCode(user, code1)).toBeNull();
+
+      const [link2, code2] = [hash(), hash()];
+      await issue(link2, code2);
+      expect(await byCode(other, code2)).toBeNull();
+      expect(await byCode(user, code2)).toBe(user);
+      expect(await byLink(link2)).toBeNull();
+
+      const [link3, code3] = [hash(), hash()];
+      await issue(link3, code3, "2026-01-01T01:00:00.000Z");
+      expect(await byLink(link3, "2026-01-01T01:00:00.000Z")).toBeNull();
+
+      const [link4, code4] = [hash(), hash()];
+      const [link5, code5] = [hash(), hash()];
+      await issue(link4, code4);
+      await issue(link5, code5);
+      expect(await byLink(link4)).toBeNull();
+      expect(await byCode(user, code5)).toBe(user);
+      // Two uses at once: one wins.
+      const [link6, code6] = [hash(), hash()];
+      await issue(link6, code6);
+      const outcomes = await Promise.all([byLink(link6), byLink(link6), byCode(user, code6)]);
+      expect(outcomes.filter((o) => o === user)).toHaveLength(1);
+    });
+
     test("startSession makes a live session and records the sign-in", async () => {
       const input = newUser();
       await h.store.createUser(input);

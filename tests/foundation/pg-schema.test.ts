@@ -166,7 +166,7 @@ describe("each table mirrors its SQLite twin", () => {
 
 test("accounts live in the auth schema as Supabase keeps them, everything else in public", () => {
   const schemaOf = new Map(Object.values(pg).filter((v) => is(v, PgTable)).map((t) => [pgConfig(t as never).name, pgConfig(t as never).schema ?? "public"]));
-  expect([...schemaOf].filter(([, schema]) => schema === "auth").map(([name]) => name).sort()).toEqual(["refresh_tokens", "sessions", "users"]);
+  expect([...schemaOf].filter(([, schema]) => schema === "auth").map(([name]) => name).sort()).toEqual(["one_time_tokens", "refresh_tokens", "sessions", "users"]);
   expect(Object.keys(pg.users)).toContain("passwordHash");
   expect(pgConfig(pg.users).columns.map((c) => c.name)).toEqual(expect.arrayContaining(["encrypted_password", "raw_app_meta_data", "raw_user_meta_data"]));
 });

@@ -51,5 +51,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0009_mail_outbox",
     "when": 1795739063685,
     "sql": "CREATE TABLE \"mail_outbox\" (\n\t\"id\" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,\n\t\"kind\" text NOT NULL,\n\t\"to_address\" text NOT NULL,\n\t\"subject\" text NOT NULL,\n\t\"text_body\" text NOT NULL,\n\t\"html_body\" text,\n\t\"dedupe_key\" text,\n\t\"status\" text DEFAULT 'pending' NOT NULL,\n\t\"attempts\" integer DEFAULT 0 NOT NULL,\n\t\"next_at\" timestamp with time zone,\n\t\"last_error\" text,\n\t\"sent_at\" timestamp with time zone,\n\t\"created_at\" timestamp with time zone DEFAULT now() NOT NULL\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX \"mail_outbox_dedupe_unique\" ON \"mail_outbox\" USING btree (\"dedupe_key\");--> statement-breakpoint\nCREATE INDEX \"mail_outbox_due_idx\" ON \"mail_outbox\" USING btree (\"status\",\"next_at\");"
+  },
+  {
+    "tag": "0010_one_time_tokens",
+    "when": 1795739487424,
+    "sql": "CREATE TABLE \"auth\".\"one_time_tokens\" (\n\t\"id\" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,\n\t\"user_id\" uuid NOT NULL,\n\t\"token_type\" text NOT NULL,\n\t\"token_hash\" text NOT NULL,\n\t\"otp_hash\" text NOT NULL,\n\t\"expires_at\" timestamp with time zone NOT NULL,\n\t\"used_at\" timestamp with time zone,\n\t\"created_at\" timestamp with time zone DEFAULT now() NOT NULL\n);\n--> statement-breakpoint\nALTER TABLE \"auth\".\"one_time_tokens\" ADD CONSTRAINT \"one_time_tokens_user_id_users_id_fk\" FOREIGN KEY (\"user_id\") REFERENCES \"auth\".\"users\"(\"id\") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint\nCREATE UNIQUE INDEX \"one_time_tokens_hash_unique\" ON \"auth\".\"one_time_tokens\" USING btree (\"token_hash\");--> statement-breakpoint\nCREATE INDEX \"one_time_tokens_user_idx\" ON \"auth\".\"one_time_tokens\" USING btree (\"user_id\",\"token_type\");"
   }
 ];

@@ -128,6 +128,24 @@ export const refreshTokens = authSchema.table(
   (t) => [uniqueIndex("refresh_tokens_hash_unique").on(t.tokenHash), index("refresh_tokens_session_idx").on(t.sessionId)],
 );
 
+/** Single-use mailed tokens (src/db/schema.ts says how), in auth as Supabase keeps its one_time_tokens. */
+export const oneTimeTokens = authSchema.table(
+  "one_time_tokens",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation"] }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    otpHash: text("otp_hash").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    usedAt: at("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("one_time_tokens_hash_unique").on(t.tokenHash), index("one_time_tokens_user_idx").on(t.userId, t.tokenType)],
+);
+
 // ---- organizations ----------------------------------------------------------------------------
 
 export const organizations = pgTable("organizations", {
@@ -902,4 +920,4 @@ export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;
 export const ORGANIZATION_FROM_BRAND_KEPT = ["jobs", "share_links", "webhook_endpoints", "webhook_events"] as const;
 
 /** Tables without organization_id on purpose: users and their sessions (not a tenant's), a global URL dictionary, rollup bookkeeping, mail addressed to people; organizations itself. */
-export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "organizations", "citation_urls", "rollup_state", "mail_outbox"] as const;
+export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "one_time_tokens", "organizations", "citation_urls", "rollup_state", "mail_outbox"] as const;

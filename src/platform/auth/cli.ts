@@ -1,5 +1,7 @@
 // `answerwatch user add --email E --password P [--org NAME] [--role owner|admin|member|viewer]`:
 // creates a user straight in the database (works with AUTH_DISABLE_SIGNUP=true).
+// `answerwatch user recovery-link --email E`: a recovery link and code to pass on by hand, for a
+// server that sends no mail (what /auth/v1/recover would have mailed; works once, for an hour).
 import { parseArgs } from "node:util";
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
@@ -9,13 +11,13 @@ import type { AuthStore } from "./store";
 import { createTokenService } from "./tokens";
 
 export async function runUserCommand(args: string[], deps: { config: Config; secrets: Secrets; store: AuthStore }, out = process.stdout, err = process.stderr): Promise<number> {
-  const usage = "usage: answerwatch user add --email E --password P [--org NAME] [--role owner|admin|member|viewer] | user list | user remove --email E";
+  const usage = "usage: answerwatch user add --email E --password P [--org NAME] [--role owner|admin|member|viewer] | user list | user remove --email E | user recovery-link --email E";
   let values: { email?: string; password?: string; org?: string; role?: string };
   let subcommand: string;
   try {
     const parsed = parseArgs({ args, allowPositionals: true, options: { email: { type: "string" }, password: { type: "string" }, org: { type: "string" }, role: { type: "string" } } });
     subcommand = parsed.positionals[0] ?? "";
-    if (!["add", "list", "remove"].includes(subcommand)) throw new Error("unknown subcommand");
+    if (!["add", "list", "remove", "recovery-link"].includes(subcommand)) throw new Error("unknown subcommand");
     values = parsed.values;
   } catch {
     err.write(`${usage}\n`);
@@ -23,6 +25,7 @@ export async function runUserCommand(args: string[], deps: { config: Config; sec
   }
   if (subcommand === "list") return listUsers(deps.store, out);
   if (subcommand === "remove") return removeUser(deps.store, values.email, out, err, usage);
+  if (subcommand === "recovery-link") return recoveryLink(deps, values.email, out, err, usage);
   if (!values.email || !values.password) {
     err.write(`${usage}\n`);
     return 2;
@@ -78,4 +81,28 @@ async function removeUser(store: AuthStore, email: string | undefined, out: { wr
   }
   out.write(`removed user ${email}\n`);
   return 0;
+}
+
+async function recoveryLink(deps: { config: Config; secrets: Secrets; store: AuthStore }, email: string | undefined, out: NodeJS.WriteStream, err: NodeJS.WriteStream, usage: string): Promise<number> {
+  if (!email) {
+    err.write(`${usage}\n`);
+    return 2;
+  }
+  const tokens = await createTokenService({ jwtSecret: deps.secrets.jwtSecret, expirySeconds: deps.config.auth.jwtExpirySeconds, issuer: "answerwatch" });
+  const auth = createAuthService({ store: deps.store, config: deps.config, tokens });
+  try {
+    const made = await auth.recoveryLink(email);
+    if (!made) {
+      err.write(`answerwatch: no account has the address ${email}\n`);
+      return 1;
+    }
+    out.write(`${made.link}\ncode: ${made.code}\nIt works once, for one hour; it signs the user in, and they choose a new password in the app.\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof AppError) {
+      err.write(`answerwatch: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
 }

@@ -68,6 +68,12 @@ export function authRoutes(deps: {
           throw new AppError(400, "unsupported_grant_type", "grant_type must be password or refresh_token");
       }
     })
+    .post("/recover", async ({ body, query, request }) => auth.recover(objectBody(body), query.redirect_to, addressOf(request)))
+    .post("/verify", async ({ body, request }) => auth.verify(objectBody(body), addressOf(request)))
+    .get("/verify", async ({ query, request }) =>
+      // 303 with the session (or the error) in the fragment, which never reaches a server's log.
+      new Response(null, { status: 303, headers: { location: await auth.verifyLink(query, addressOf(request)), "cache-control": "no-store", "referrer-policy": "no-referrer" } }),
+    )
     .get("/user", async ({ request }) => {
       const user = await callers.authUser(request);
       return auth.getUser(user.id);

@@ -3,6 +3,7 @@
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
 import { addressKey, memoryRateLimits, type RateLimitStore } from "../../http/rate-limit";
+import type { MailService } from "../../mail/service";
 import { canonicalEmail, normalizeEmail } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
@@ -18,12 +19,25 @@ export const REFRESH_REUSE_INTERVAL_MS = 10_000;
 
 export interface AuthServiceDeps {
   store: AuthStore;
-  config: Pick<Config, "auth">;
+  config: Pick<Config, "auth" | "publicUrl">;
+  /** Where users reach this server (PUBLIC_URL, or the address it listens on): mailed links point there. */
+  publicUrl?: () => string;
   tokens: TokenService;
   now?: () => Date;
   /** Where the sign-up and password limits count (stores.rateLimits: shared by the instances on Postgres); in this process by default. */
   limits?: RateLimitStore;
+  /** Outgoing mail (recovery); without it, or with it off, /recover says the server sends no mail. */
+  mail?: MailService;
 }
+
+/** How long a mailed link or code works (GoTrue's default OTP expiry). */
+const ONE_TIME_TOKEN_MS = 3_600_000;
+const tokenFailed = () => new AppError(403, "otp_expired", "Token has expired or is invalid");
+const tooSoon = () => new AppError(429, "over_email_send_rate_limit", "For security purposes, you can only request this once every 60 seconds");
+
+/** A six-digit code (a modulo bias of 1 in 4,294: nothing a code that works once, for an hour, minds). */
+const sixDigits = () => String(crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000).padStart(6, "0");
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
@@ -66,6 +80,35 @@ export function createAuthService(deps: AuthServiceDeps) {
   const failuresByAddress = limits.limiter("auth.failures", { limit: perMinute * 5, windowMs: 60_000 });
   const signupsByAddress = limits.limiter("auth.signups", { limit: deps.config.auth.signupsPerHour, windowMs: 3_600_000 });
   const rateLimited = () => new AppError(429, "over_request_rate_limit", "Request rate limit reached");
+  // Recovery mail: per address, and one a minute per e-mail (GoTrue's), whether or not it has an
+  // account (the answer must not tell). Codes: attempts per address, and per address and e-mail
+  // few enough that a six-digit code cannot be guessed within its hour.
+  const recoveriesByAddress = limits.limiter("auth.recover", { limit: 10, windowMs: 3_600_000 });
+  const recoveriesByEmail = limits.limiter("auth.recover.email", { limit: 1, windowMs: 60_000 });
+  const verificationsByAddress = limits.limiter("auth.verify", { limit: 30, windowMs: 300_000 });
+  const codesByAddressAndEmail = limits.limiter("auth.verify.code", { limit: 10, windowMs: 3_600_000 });
+  const siteUrl = () => (deps.publicUrl?.() ?? deps.config.publicUrl).replace(/\/+$/, "");
+
+  /** Where a mailed link may send its session: this server's own origin only (anything else would hand the tokens to another site). */
+  function safeRedirect(to: unknown): string {
+    const site = siteUrl();
+    if (typeof to !== "string" || !to) return `${site}/`;
+    try {
+      const url = new URL(to, `${site}/`);
+      return url.origin === new URL(site).origin ? url.href : `${site}/`;
+    } catch {
+      return `${site}/`;
+    }
+  }
+
+  /** A recovery link and code for the user (the previous unused one stops working). */
+  async function issueRecovery(userId: string, redirectTo: unknown): Promise<{ link: string; code: string }> {
+    const token = opaqueToken();
+    const code = sixDigits();
+    const at = now();
+    await store.createOneTimeToken({ userId, type: "recovery", tokenHash: sha256(token), otpHash: sha256(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
+    return { link: `${siteUrl()}/auth/v1/verify?token=${token}&type=recovery&redirect_to=${encodeURIComponent(safeRedirect(redirectTo))}`, code };
+  }
 
 
   function checkPassword(password: unknown) {
@@ -179,6 +222,71 @@ export function createAuthService(deps: AuthServiceDeps) {
         throw new AppError(400, "invalid_credentials", "Invalid login credentials");
       }
       return startSession(user.id);
+    },
+
+    /**
+     * GoTrue's /recover: mails a link and a code that sign the user in once (then they set a new
+     * password with PUT /user). Answers {} whether or not the address has an account.
+     */
+    async recover(body: { email?: unknown }, redirectTo: unknown, address: string): Promise<Record<string, never>> {
+      if (!deps.mail?.enabled)
+        throw new AppError(422, "email_sending_disabled", "This server sends no mail (SMTP_URL is not set): an operator can make a recovery link with `answerwatch user recovery-link --email ADDRESS`");
+      const email = normalizeEmail(body.email);
+      if (!(await recoveriesByAddress.hit(addressKey(address)))) throw rateLimited();
+      if (!(await recoveriesByEmail.hit(email))) throw tooSoon();
+      const user = await store.findUserByEmail(email);
+      if (!user) return {};
+      const { link, code } = await issueRecovery(user.id, redirectTo);
+      const site = siteUrl();
+      const text = [
+        `Someone (we hope you) asked to reset the password of the answerwatch account ${user.email} at ${site}.`,
+        "",
+        "Open this link to choose a new password. It works once, for one hour:",
+        link,
+        "",
+        `Or enter this code where you asked: ${code}`,
+        "",
+        "If you did not ask, ignore this message: your password stays as it is.",
+      ].join("\n");
+      const html = `<p>Someone (we hope you) asked to reset the password of the answerwatch account <b>${escapeHtml(user.email)}</b> at ${escapeHtml(site)}.</p><p><a href="${escapeHtml(link)}">Choose a new password</a> — the link works once, for one hour.</p><p>Or enter this code where you asked: <b>${code}</b></p><p>If you did not ask, ignore this message: your password stays as it is.</p>`;
+      await deps.mail.queue({ kind: "recovery", to: user.email, subject: "Reset your answerwatch password", text, html });
+      return {};
+    },
+
+    /** The CLI's recovery link for an operator to pass on (no mail needed); null when the address has no account. */
+    async recoveryLink(emailInput: string, redirectTo?: string): Promise<{ link: string; code: string } | null> {
+      const user = await store.findUserByEmail(normalizeEmail(emailInput));
+      return user ? issueRecovery(user.id, redirectTo) : null;
+    },
+
+    /** POST /verify: a recovery code with its e-mail, or the link's token as token_hash; a session, once. */
+    async verify(body: { type?: unknown; email?: unknown; token?: unknown; token_hash?: unknown }, address: string): Promise<SessionJson> {
+      if (body.type !== "recovery") throw new AppError(400, "validation_failed", "type must be recovery");
+      if (!(await verificationsByAddress.hit(addressKey(address)))) throw rateLimited();
+      const at = now().toISOString();
+      let userId: string | null;
+      if (typeof body.token_hash === "string" && body.token_hash) userId = await store.consumeOneTimeToken({ type: "recovery", tokenHash: sha256(body.token_hash), at });
+      else if (typeof body.email === "string" && typeof body.token === "string" && body.token) {
+        const email = normalizeEmail(body.email);
+        if (!(await codesByAddressAndEmail.hit(`${addressKey(address)} ${email}`))) throw rateLimited();
+        const user = await store.findUserByEmail(email);
+        userId = user ? await store.consumeOneTimeToken({ type: "recovery", userId: user.id, otpHash: sha256(body.token.trim()), at }) : null;
+      } else throw new AppError(400, "validation_failed", "Verify requires a token and an email, or a token_hash");
+      if (!userId) throw tokenFailed();
+      return startSession(userId);
+    },
+
+    /** GET /verify (the mailed link): where to send the browser — the session in the URL's fragment, as GoTrue does, or the error. */
+    async verifyLink(query: { token?: unknown; type?: unknown; redirect_to?: unknown }, address: string): Promise<string> {
+      const redirect = safeRedirect(query.redirect_to);
+      const failed = (code: string, description: string) => `${redirect}#error=access_denied&error_code=${code}&error_description=${encodeURIComponent(description)}`;
+      if (query.type !== "recovery" || typeof query.token !== "string" || !query.token) return failed("validation_failed", "The link is not a recovery link");
+      if (!(await verificationsByAddress.hit(addressKey(address)))) return failed("over_request_rate_limit", "Too many attempts: try again in a few minutes");
+      const userId = await store.consumeOneTimeToken({ type: "recovery", tokenHash: sha256(query.token), at: now().toISOString() });
+      if (!userId) return failed("otp_expired", "Email link is invalid or has expired");
+      const s = await startSession(userId);
+      const fragment = new URLSearchParams({ access_token: s.access_token, expires_at: String(s.expires_at), expires_in: String(s.expires_in), refresh_token: s.refresh_token, token_type: "bearer", type: "recovery" });
+      return `${redirect.split("#")[0]}#${fragment}`;
     },
 
     async refresh(body: { refresh_token?: unknown }): Promise<SessionJson> {

@@ -118,6 +118,21 @@ export function createPgAuthStore(sql: SQL): AuthStore {
       const [row] = await sql`SELECT revoked_at AS "revokedAt", user_id AS "userId" FROM auth.sessions WHERE id = ${id}`;
       return row ? plainRow<{ revokedAt: string | null; userId: string }>(row) : null;
     },
+    async createOneTimeToken({ userId, type, tokenHash, otpHash, at, expiresAt }) {
+      await sql.begin(async (tx) => {
+        await tx`DELETE FROM auth.one_time_tokens WHERE user_id = ${userId} AND token_type = ${type} AND used_at IS NULL`;
+        await tx`INSERT INTO auth.one_time_tokens (user_id, token_type, token_hash, otp_hash, expires_at, created_at) VALUES (${userId}, ${type}, ${tokenHash}, ${otpHash}, ${expiresAt}, ${at})`;
+      });
+    },
+    async consumeOneTimeToken(input) {
+      if ("userId" in input && !isUuid(input.userId)) return null;
+      // One statement: of two uses at once, one finds it unused.
+      const [row] =
+        "tokenHash" in input
+          ? await sql`UPDATE auth.one_time_tokens SET used_at = ${input.at} WHERE token_hash = ${input.tokenHash} AND token_type = ${input.type} AND used_at IS NULL AND expires_at > ${input.at} RETURNING user_id`
+          : await sql`UPDATE auth.one_time_tokens SET used_at = ${input.at} WHERE user_id = ${input.userId} AND otp_hash = ${input.otpHash} AND token_type = ${input.type} AND used_at IS NULL AND expires_at > ${input.at} RETURNING user_id`;
+      return row ? String(row.user_id) : null;
+    },
     async rotateRefreshToken({ tokenHash, newTokenId, newTokenHash, at, reuseIntervalMs }) {
       return sql.begin(async (tx): Promise<RotateOutcome> => {
         // The session row is locked first, then the token (revokeSessions takes them in that order

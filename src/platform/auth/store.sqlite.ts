@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { and, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { drizzleDb } from "../../db/drizzle";
-import { organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
+import { oneTimeTokens, organizationMembers, organizations, refreshTokens, sessions, users } from "../../db/schema";
 import type { OrgRole } from "../../common/identity";
 import { storedSpellings } from "./email";
 import type { AuthStore, OrganizationRecord, RemoveUserOutcome, SessionSelector, UserListing, UserRecord } from "./store";
@@ -106,6 +106,23 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
     },
     async sessionById(id) {
       return sessionById.get({ id }) ?? null;
+    },
+    async createOneTimeToken({ userId, type, tokenHash, otpHash, at, expiresAt }) {
+      db.transaction(() => {
+        db.delete(oneTimeTokens).where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.tokenType, type), isNull(oneTimeTokens.usedAt))).run();
+        db.insert(oneTimeTokens).values({ userId, tokenType: type, tokenHash, otpHash, expiresAt, createdAt: at }).run();
+      }, IMMEDIATE);
+    },
+    async consumeOneTimeToken(input) {
+      const which = "tokenHash" in input ? eq(oneTimeTokens.tokenHash, input.tokenHash) : and(eq(oneTimeTokens.userId, input.userId), eq(oneTimeTokens.otpHash, input.otpHash));
+      // One statement: of two uses at once, one finds it unused.
+      const [row] = db
+        .update(oneTimeTokens)
+        .set({ usedAt: input.at })
+        .where(and(which, eq(oneTimeTokens.tokenType, input.type), isNull(oneTimeTokens.usedAt), sql`${oneTimeTokens.expiresAt} > ${input.at}`))
+        .returning({ userId: oneTimeTokens.userId })
+        .all();
+      return row?.userId ?? null;
     },
     async rotateRefreshToken({ tokenHash, newTokenId, newTokenHash, at, reuseIntervalMs }) {
       return db.transaction(() => {

@@ -55,6 +55,8 @@ export type RotateOutcome =
   /** The new token is stored (a successor, or a sibling when the old one was replaced within the interval). */
   | { kind: "rotated"; userId: string; sessionId: string };
 
+export type OneTimeTokenType = "recovery" | "invite" | "confirmation";
+
 export type RemoveUserOutcome = { kind: "unknown" } | { kind: "last_owner"; organizations: string[] } | { kind: "removed"; id: string };
 
 export interface UserListing {
@@ -90,6 +92,11 @@ export interface AuthStore {
   rotateRefreshToken(input: { tokenHash: string; newTokenId: string; newTokenHash: string; at: string; reuseIntervalMs: number }): Promise<RotateOutcome>;
   /** Revokes the selected live sessions and their refresh tokens. */
   revokeSessions(input: SessionSelector & { at: string }): Promise<void>;
+
+  /** A mailed single-use token (hashes of its link token and its code); the user's unused ones of the same type are dropped: one live at a time. */
+  createOneTimeToken(input: { userId: string; type: OneTimeTokenType; tokenHash: string; otpHash: string; at: string; expiresAt: string }): Promise<void>;
+  /** Uses a live token of `type`, found by its link's hash or by a user's code hash; its user, or null (unknown, used or expired). */
+  consumeOneTimeToken(input: { type: OneTimeTokenType; at: string } & ({ tokenHash: string } | { userId: string; otpHash: string })): Promise<string | null>;
 
   organizationExists(id: string): Promise<boolean>;
   /** The organization whose slug or name is exactly this; null when none. */
