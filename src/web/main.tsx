@@ -6,7 +6,7 @@ import { Shell } from "./components/shell";
 import { ErrorBox, Loading } from "./components/ui";
 import { match, navigate, onLinkClick, useLocation } from "./lib/router";
 import { connect, type Connection, type Session } from "./lib/session";
-import { AuthPage } from "./pages/auth";
+import { AuthPage, ForgotPage } from "./pages/auth";
 import { BrandPages } from "./pages/brand";
 import { Home } from "./pages/home";
 import { Onboarding } from "./pages/onboarding";
@@ -33,12 +33,13 @@ function App() {
   const shared = match("/share/:token", loc.path) ?? match("/share/:token/:page", loc.path);
   if (shared) return <Shared conn={conn} token={shared.token!} page={shared.page ?? "overview"} query={loc.query} />;
 
-  const publicPage = loc.path === "/login" || loc.path === "/signup";
+  const publicPage = loc.path === "/login" || loc.path === "/signup" || loc.path === "/forgot";
   if (!session) {
     if (!publicPage) {
       navigate(`/login?next=${encodeURIComponent(loc.path + location.search)}`, { replace: true });
       return <Loading />;
     }
+    if (loc.path === "/forgot") return <ForgotPage conn={conn} />;
     return <AuthPage conn={conn} mode={loc.path === "/signup" ? "signup" : "login"} next={loc.query.get("next")} />;
   }
   if (publicPage) {
@@ -53,7 +54,7 @@ function App() {
       ) : loc.path === "/onboarding" ? (
         <Onboarding conn={conn} />
       ) : loc.path === "/account" ? (
-        <Account conn={conn} session={session} />
+        <Account conn={conn} session={session} recovered={loc.query.get("recovered") === "1"} />
       ) : brandRoute ? (
         <BrandPages conn={conn} session={session} brandId={brandRoute.brandId!} page={brandRoute.page ?? "overview"} itemId={brandRoute.itemId ?? null} query={loc.query} />
       ) : (

@@ -13,6 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { ROOT, TEST_BACKEND } from "../helpers/app";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp";
 import { secretsOf, startBinary, type StartedBinary } from "../helpers/binary";
 
 const ARTIFACTS = join(ROOT, TEST_BACKEND === "postgres" ? "tests/artifacts/web-postgres" : "tests/artifacts/web");
@@ -21,6 +22,7 @@ const PASSWORD = "correct-horse-battery";
 const PROMPTS = ["What is the best customer analytics tool for a startup?", "Which analytics platform has the best cohort reports?", "Is Lumenly good for product teams?"];
 
 let fake: FakeUpstream;
+let sink: SmtpSink;
 let bin: StartedBinary;
 let browser: Browser;
 let context: BrowserContext;
@@ -61,7 +63,8 @@ beforeAll(async () => {
   fake.setBehavior("chatgpt", { respond: respond(openaiAnswer) });
   fake.setBehavior("perplexity", { respond: respond(perplexityAnswer) });
   const env = Object.fromEntries(Object.entries(fake.env()).filter(([k]) => /^(OPENAI|PERPLEXITY)_/.test(k) || k === "PERPLEXITY_API"));
-  bin = await startBinary({ ...env, WEBHOOK_ALLOW_PRIVATE: "true" });
+  sink = await startSmtpSink();
+  bin = await startBinary({ ...env, WEBHOOK_ALLOW_PRIVATE: "true", SMTP_URL: sink.url });
   anonKey = (await (await fetch(`${bin.url}/api/app-config`)).json()).anonKey;
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -75,6 +78,7 @@ afterAll(async () => {
   await browser?.close();
   bin?.proc.kill("SIGTERM");
   await fake?.stop();
+  await sink?.stop();
 });
 
 /** A second browser context signed in as `email`, on its home page. */
@@ -483,6 +487,41 @@ test("the AI crawlers page renders insights_crawlers' numbers", async () => {
     expect(await row.locator('td[data-col="refused"]').innerText()).toBe(String(r.refused));
   }
   await shoot("crawlers");
+}, 60_000);
+
+test("forgot password: the mailed link signs in on the account page, a new password is chosen and signs in", async () => {
+  const email = `forgetful-${Date.now()}@example.com`;
+  const made = await createClient(bin.url, anonKey, { auth: { persistSession: false } }).auth.signUp({ email, password: "first-password" });
+  expect(made.error).toBeNull();
+  const visitor = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  visitor.on("page", watchCsp);
+  visitor.on("request", (r) => requested.push(r.url()));
+  const vp = await visitor.newPage();
+  await vp.goto(`${bin.url}/login`);
+  await vp.getByRole("link", { name: "Forgot your password?" }).click();
+  await vp.getByLabel("E-mail").fill(email);
+  await vp.getByRole("button", { name: "Send the link" }).click();
+  await vp.getByRole("status").filter({ hasText: "a message with a link and a six-digit code is on its way" }).waitFor();
+  expect(await vp.getByLabel("Code").inputValue()).toBe("");
+  await vp.screenshot({ path: join(ARTIFACTS, "forgot-1280.png"), fullPage: true });
+  const until = Date.now() + 15_000;
+  let mail = sink.received.find((m) => m.to && !Array.isArray(m.to) && m.to.text === email);
+  while (!mail && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    mail = sink.received.find((m) => m.to && !Array.isArray(m.to) && m.to.text === email);
+  }
+  const link = mail!.text!.match(/https?:\/\/\S+\/auth\/v1\/verify\?\S+/)![0];
+  await vp.goto(link);
+  await vp.getByText("You are signed in by your recovery link.").waitFor();
+  expect(new URL(vp.url()).pathname).toBe("/account");
+  await vp.getByLabel("New password").fill("second-password");
+  await vp.getByRole("button", { name: "Change password" }).click();
+  await vp.getByRole("status").filter({ hasText: "Password changed." }).waitFor();
+  await vp.screenshot({ path: join(ARTIFACTS, "recovered-account-1280.png"), fullPage: true });
+  await visitor.close();
+  const fresh = createClient(bin.url, anonKey, { auth: { persistSession: false } });
+  expect((await fresh.auth.signInWithPassword({ email, password: "second-password" })).error).toBeNull();
+  expect((await fresh.auth.signInWithPassword({ email, password: "first-password" })).error).not.toBeNull();
 }, 60_000);
 
 test("every page visited ran under the Content-Security-Policy without a violation, /docs included", async () => {

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { Field } from "../components/ui";
 import { errorMessage, type Connection, type Session } from "../lib/session";
 
-export function Account({ conn, session }: { conn: Connection; session: Session }) {
+export function Account({ conn, session, recovered = false }: { conn: Connection; session: Session; recovered?: boolean }) {
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   async function change(event: Event) {
     event.preventDefault();
@@ -19,6 +19,11 @@ export function Account({ conn, session }: { conn: Connection; session: Session 
       <p>
         Signed in as <strong>{session.user.email}</strong>
       </p>
+      {recovered && (
+        <p class="card narrow" role="status">
+          <strong>You are signed in by your recovery link.</strong> Choose a new password now.
+        </p>
+      )}
       <form onSubmit={change} class="card narrow">
         <h2>Change password</h2>
         <Field label="New password">

@@ -51,7 +51,7 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
         <p class="muted">
           {mode === "login" ? (
             <>
-              New here? <a href="/signup">Create an account</a>
+              New here? <a href="/signup">Create an account</a> · <a href="/forgot">Forgot your password?</a>
             </>
           ) : (
             <>
@@ -60,6 +60,81 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
           )}
         </p>
       </form>
+    </main>
+  );
+}
+
+/**
+ * Forgot password: the server mails a link and a code (supabase-js resetPasswordForEmail); the link
+ * signs in and lands on the account page to choose a new password, or the code does it here
+ * (verifyOtp). A server without mail says so, and who to ask.
+ */
+export function ForgotPage({ conn }: { conn: Connection }) {
+  const [asked, setAsked] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function ask(event: Event) {
+    event.preventDefault();
+    const email = String(new FormData(event.target as HTMLFormElement).get("email"));
+    setBusy(true);
+    setError(null);
+    const { error } = await conn.sb.auth.resetPasswordForEmail(email, { redirectTo: `${location.origin}/account?recovered=1` });
+    setBusy(false);
+    if (error) return setError(errorMessage(error));
+    setAsked(email);
+  }
+  async function useCode(event: Event) {
+    event.preventDefault();
+    const token = String(new FormData(event.target as HTMLFormElement).get("code")).trim();
+    setBusy(true);
+    setError(null);
+    const { error } = await conn.sb.auth.verifyOtp({ email: asked!, token, type: "recovery" });
+    setBusy(false);
+    if (error) return setError(errorMessage(error));
+    navigate("/account?recovered=1", { replace: true });
+  }
+  return (
+    <main id="main" class="auth">
+      <h1>answerwatch</h1>
+      {!asked ? (
+        // Keys: the code's form is a new form, not the e-mail's with its typed value kept.
+        <form key="ask" onSubmit={ask} class="card">
+          <h2>Forgot your password?</h2>
+          <p class="muted">We mail you a link and a code that sign you in once, for an hour; then you choose a new password.</p>
+          <Field label="E-mail">
+            <input name="email" type="email" autoComplete="email" required />
+          </Field>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" class="primary" disabled={busy}>
+            Send the link
+          </button>
+          <p class="muted">
+            <a href="/login">Back to sign in</a>
+          </p>
+        </form>
+      ) : (
+        <form key="code" onSubmit={useCode} class="card">
+          <h2>Check your mail</h2>
+          <p role="status">
+            If <strong>{asked}</strong> has an account, a message with a link and a six-digit code is on its way. Open the link, or enter the code here.
+          </p>
+          <Field label="Code">
+            <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
+          </Field>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" class="primary" disabled={busy}>
+            Continue
+          </button>
+        </form>
+      )}
     </main>
   );
 }
