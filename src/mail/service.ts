@@ -22,3 +22,6 @@ export function createMailService(deps: { store: Pick<MailStore, "enqueue">; ena
     },
   };
 }
+
+/** Text for an HTML mail body. */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

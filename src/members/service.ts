@@ -9,6 +9,7 @@ import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
 import type { InvitationRow, MembersStore } from "./store";
+import { escapeHtml, type MailService } from "../mail/service";
 
 const ROLES = ["owner", "admin", "member", "viewer"] as const;
 type Role = (typeof ROLES)[number];
@@ -21,9 +22,37 @@ export const MAX_PENDING_INVITATIONS = 200;
 /** Who may hand out `role`: owners any role, admins members and viewers. */
 const mayGrant = (granter: string | undefined, role: string) => granter === "owner" || (granter === "admin" && !MANAGERS.includes(role));
 
-export function createMembersService(deps: { store: MembersStore; now?: () => Date }) {
+export interface MembersDeps {
+  store: MembersStore;
+  now?: () => Date;
+  /** Mail (src/mail/service.ts): with it on, the invited person is told by mail, linked to the app. */
+  mail?: MailService;
+  /** Where the app is (the invitation's link). */
+  publicUrl?: () => string;
+}
+
+export function createMembersService(deps: MembersDeps) {
   const { store } = deps;
   const now = deps.now ?? (() => new Date());
+
+  /** Tells the invited person by mail: who, where, which role, until when, and that nothing happens without their answer. */
+  async function mailInvitation(invitation: InvitationRow, inviter: string) {
+    if (!deps.mail?.enabled || !deps.publicUrl) return;
+    const site = deps.publicUrl().replace(/\/+$/, "");
+    const organization = (await store.organizationName(invitation.organization_id)) ?? "an organization";
+    const until = invitation.expires_at.slice(0, 10);
+    // The home page lists the invitation; the query makes a new account land there, not at onboarding.
+    const link = `${site}/?invitation=${invitation.id}`;
+    const text = [
+      `${inviter} invited you to join ${organization} on answerwatch (${site}) as ${invitation.role}.`,
+      "",
+      `Sign in with this address, or create an account with it, and accept or decline on your home page: ${link}`,
+      "",
+      `The invitation stands until ${until}. Nobody joins without accepting: if you do not know them, ignore this message.`,
+    ].join("\n");
+    const html = `<p>${escapeHtml(inviter)} invited you to join <b>${escapeHtml(organization)}</b> on answerwatch as <b>${escapeHtml(invitation.role)}</b>.</p><p><a href="${escapeHtml(link)}">Sign in or create an account with this address</a>, then accept or decline on your home page.</p><p>The invitation stands until ${until}. Nobody joins without accepting: if you do not know them, ignore this message.</p>`;
+    await deps.mail.queue({ kind: "invite", to: invitation.email, subject: `${inviter} invited you to ${organization} on answerwatch`, text, html, dedupeKey: `invite:${invitation.id}` });
+  }
 
   function managed(user: ApiUser, organizationId: string): string {
     requireUuid(organizationId, "organization id");
@@ -66,6 +95,7 @@ export function createMembersService(deps: { store: MembersStore; now?: () => Da
       const expiresAt = new Date(at.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
       const invitation = await store.invite({ organizationId, email, role: role as OrgRole, invitedBy: user.user.id, expiresAt, at: at.toISOString(), maxPending: MAX_PENDING_INVITATIONS });
       if (!invitation) throw new AppError(429, "too_many_invitations", `At most ${MAX_PENDING_INVITATIONS} pending invitations per organization: withdraw some first`);
+      await mailInvitation(invitation, user.user.email);
       return { success: true, invitation };
     },
 

@@ -59,6 +59,11 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       return plainRows<ReceivedInvitation>(rows);
     },
     invitationById: (id) => invitationById(sql, id),
+    async organizationName(id) {
+      if (!isUuid(id)) return null;
+      const [row] = await sql`SELECT name FROM organizations WHERE id = ${id}`;
+      return row ? String(row.name) : null;
+    },
     async deleteInvitation(id) {
       if (isUuid(id)) await sql`DELETE FROM organization_invitations WHERE id = ${id}`;
     },

@@ -65,6 +65,9 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
     async invitationById(id) {
       return q.invitation.get(id) as InvitationRow | null;
     },
+    async organizationName(id) {
+      return (sqlite.query("SELECT name FROM organizations WHERE id = ?").get(id) as { name: string } | null)?.name ?? null;
+    },
     async deleteInvitation(id) {
       q.deleteInvitation.run(id);
     },

@@ -62,6 +62,8 @@ export interface MembersStore {
   /** Live invitations addressed to `email` (lower case), newest first, at most `limit`. */
   invitationsFor(input: { email: string; now: string; limit: number }): Promise<ReceivedInvitation[]>;
   invitationById(id: string): Promise<InvitationRow | null>;
+  /** The organization's name (what an invitation by mail says), or null when unknown. */
+  organizationName(id: string): Promise<string | null>;
   deleteInvitation(id: string): Promise<void>;
   /**
    * In one transaction: the live invitation `id` addressed to `email`; `inviterMayGrant` is asked with

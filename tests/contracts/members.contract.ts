@@ -79,6 +79,13 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       expect(await h.store.pendingInvitations({ organizationId: org, now: LATER, limit: 10 })).toEqual([]);
     });
 
+    test("organizationName: the organization's name; an unknown id or one that is no uuid gives null", async () => {
+      const org = await h.fixtures.organization("Named Org");
+      expect(await h.store.organizationName(org)).toBe("Named Org");
+      expect(await h.store.organizationName(crypto.randomUUID())).toBeNull();
+      expect(await h.store.organizationName("not-a-uuid")).toBeNull();
+    });
+
     test("withdraw deletes the organization's invitation; another organization's or an unknown id is false", async () => {
       const { org, owner } = await orgWithOwner();
       const other = await orgWithOwner();

@@ -376,6 +376,12 @@ test("members: invited by e-mail, accepted by the invited person on their home p
   await shoot("settings-members");
   await members.screenshot({ path: join(ARTIFACTS, "settings-members-section.png") });
 
+  // The server mailed the invitation, with the app's address to answer at.
+  const mailed = async () => sink.received.find((m) => m.to && !Array.isArray(m.to) && m.to.text === newcomer);
+  for (let i = 0; i < 200 && !(await mailed()); i++) await new Promise((r) => setTimeout(r, 50));
+  expect((await mailed())?.text).toContain(`as viewer.`);
+  expect((await mailed())?.text).toContain(`on your home page: ${bin.url}/?invitation=`);
+
   // The newcomer signs in: the invitation waits on their home page; they accept.
   const { context: other, page: np } = await signedInContext(newcomer);
   const invitations = np.locator("section", { has: np.getByRole("heading", { name: "Invitations" }) });

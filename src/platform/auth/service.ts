@@ -3,7 +3,7 @@
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
 import { addressKey, memoryRateLimits, type RateLimitStore } from "../../http/rate-limit";
-import type { MailService } from "../../mail/service";
+import { escapeHtml, type MailService } from "../../mail/service";
 import { canonicalEmail, normalizeEmail } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
@@ -37,7 +37,7 @@ const tooSoon = () => new AppError(429, "over_email_send_rate_limit", "For secur
 
 /** A six-digit code (a modulo bias of 1 in 4,294: nothing a code that works once, for an hour, minds). */
 const sixDigits = () => String(crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000).padStart(6, "0");
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 
 function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");

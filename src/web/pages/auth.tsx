@@ -4,6 +4,9 @@ import { Field } from "../components/ui";
 import { navigate } from "../lib/router";
 import { errorMessage, type Connection } from "../lib/session";
 
+/** A link between sign-in and sign-up that keeps where the user was going (an invitation's home page, say). */
+const withNext = (path: string, next: string | null) => (next ? `${path}?next=${encodeURIComponent(next)}` : path);
+
 export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login" | "signup"; next: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -21,7 +24,8 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
     setBusy(false);
     if (result.error) return setError(errorMessage(result.error));
     if (mode === "signup" && !result.data.session) return setError("Account created: sign in to continue.");
-    navigate(next || (mode === "signup" ? "/onboarding" : "/"), { replace: true });
+    // A new account starts at onboarding, unless it came for something (an invitation's home page).
+    navigate(mode === "signup" ? (next && next !== "/" ? next : "/onboarding") : next || "/", { replace: true });
   }
   return (
     <main id="main" class="auth">
@@ -51,11 +55,11 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
         <p class="muted">
           {mode === "login" ? (
             <>
-              New here? <a href="/signup">Create an account</a> · <a href="/forgot">Forgot your password?</a>
+              New here? <a href={withNext("/signup", next)}>Create an account</a> · <a href="/forgot">Forgot your password?</a>
             </>
           ) : (
             <>
-              Have an account? <a href="/login">Sign in</a>
+              Have an account? <a href={withNext("/login", next)}>Sign in</a>
             </>
           )}
         </p>
