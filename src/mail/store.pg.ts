@@ -20,11 +20,8 @@ export function createPgMailStore(sql: SQL): MailStore {
            ORDER BY next_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
         )
         UPDATE mail_outbox m SET next_at = ${leaseUntil} FROM due WHERE m.id = due.id
-        RETURNING m.id, m.kind, m.to_address, m.subject, m.text_body, m.html_body, m.attempts, due.next_at AS due_at`;
-      return rows
-        .map((r: Record<string, unknown>) => plainRow<ClaimedMail & { due_at: string }>(r))
-        .sort((a: { due_at: string; id: string }, b: { due_at: string; id: string }) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id))
-        .map(({ due_at: _due, ...mail }: ClaimedMail & { due_at: string }) => mail);
+        RETURNING m.id, m.kind, m.to_address, m.subject, m.text_body, m.html_body, m.attempts`;
+      return rows.map((r: Record<string, unknown>) => plainRow<ClaimedMail>(r));
     },
     async finish(f) {
       if (!isUuid(f.id)) return false;

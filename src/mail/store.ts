@@ -39,7 +39,7 @@ export interface MailState {
 export interface MailStore {
   /** Queues a message due `at`; null (and nothing added) when its dedupeKey is queued already. */
   enqueue(input: MailMessage & { at: string }): Promise<string | null>;
-  /** Claims up to `limit` pending messages due at `now`, oldest due first, leasing them until `leaseUntil`. */
+  /** Claims the (up to `limit`) longest-due pending messages at `now`, leasing them until `leaseUntil`. */
   claimDue(input: { now: string; leaseUntil: string; limit: number }): Promise<ClaimedMail[]>;
   /** Records an attempt's outcome if the message is still pending under the lease it was claimed with; false otherwise (nothing written). */
   finish(input: { id: string; leaseUntil: string; status: MailStatus; attempts: number; nextAt: string | null; lastError: string | null; at: string }): Promise<boolean>;

@@ -438,6 +438,12 @@ test("a share link opens the overview, prompts and sources read-only without an 
   expect(sheet).toBe(`${url}/csv/insights_prompts`);
   expect(await page.locator(".sheet-urls code", { hasText: `=IMPORTDATA("${url}/csv/insights_prompts")` }).count()).toBe(1);
   await page.screenshot({ path: join(ARTIFACTS, "share-sheets-1280.png"), fullPage: true });
+  await page.setViewportSize({ width: 375, height: 800 });
+  const sheets = page.locator(".sheet-urls");
+  await sheets.screenshot({ path: join(ARTIFACTS, "share-sheets-375.png") });
+  // Nothing wider than the phone's screen.
+  expect(await sheets.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 900 });
   const csv = await fetch(sheet!);
   expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   const csvRows = (await csv.text()).split("\n").length - 1;
