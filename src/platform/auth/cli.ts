@@ -34,10 +34,9 @@ export async function runUserCommand(args: string[], deps: { config: Config; sec
     err.write(`answerwatch: --role must be one of ${ORG_ROLES.join(", ")} (got "${values.role}")\n`);
     return 2;
   }
-  const tokens = await createTokenService({ jwtSecret: deps.secrets.jwtSecret, expirySeconds: deps.config.auth.jwtExpirySeconds, issuer: "answerwatch" });
-  const auth = createAuthService({ store: deps.store, config: deps.config, tokens });
+  const auth = await cliAuthService(deps);
   const existing = values.org ? await auth.findOrganizationBySlugOrName(values.org) : null;
-  try {
+  return refusedAs2(err, async () => {
     const user = await auth.adminCreateUser({
       email: values.email,
       password: values.password,
@@ -47,6 +46,19 @@ export async function runUserCommand(args: string[], deps: { config: Config; sec
     const orgs = [...(await auth.organizationRoles(user.id))].map(([id, role]) => `${id} (${role})`).join(", ");
     out.write(`created user ${user.email} (${user.id}) in organization ${orgs}\n`);
     return 0;
+  });
+}
+
+/** The auth service as the CLI uses it (no mail, no rate limits of a server). */
+async function cliAuthService(deps: { config: Config; secrets: Secrets; store: AuthStore }) {
+  const tokens = await createTokenService({ jwtSecret: deps.secrets.jwtSecret, expirySeconds: deps.config.auth.jwtExpirySeconds, issuer: "answerwatch" });
+  return createAuthService({ store: deps.store, config: deps.config, tokens });
+}
+
+/** A refusal by the service (bad input, a taken address) as one line and exit code 2. */
+async function refusedAs2(err: NodeJS.WriteStream, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
   } catch (error) {
     if (error instanceof AppError) {
       err.write(`answerwatch: ${error.message}\n`);
@@ -88,9 +100,8 @@ async function recoveryLink(deps: { config: Config; secrets: Secrets; store: Aut
     err.write(`${usage}\n`);
     return 2;
   }
-  const tokens = await createTokenService({ jwtSecret: deps.secrets.jwtSecret, expirySeconds: deps.config.auth.jwtExpirySeconds, issuer: "answerwatch" });
-  const auth = createAuthService({ store: deps.store, config: deps.config, tokens });
-  try {
+  const auth = await cliAuthService(deps);
+  return refusedAs2(err, async () => {
     const made = await auth.recoveryLink(email);
     if (!made) {
       err.write(`answerwatch: no account has the address ${email}\n`);
@@ -98,11 +109,5 @@ async function recoveryLink(deps: { config: Config; secrets: Secrets; store: Aut
     }
     out.write(`${made.link}\ncode: ${made.code}\nIt works once, for one hour; it signs the user in, and they choose a new password in the app.\n`);
     return 0;
-  } catch (error) {
-    if (error instanceof AppError) {
-      err.write(`answerwatch: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  });
 }

@@ -4,6 +4,14 @@ import { Field } from "../components/ui";
 import { navigate } from "../lib/router";
 import { errorMessage, type Connection } from "../lib/session";
 
+/** The server's refusal under a form, announced to screen readers. */
+const FormError = ({ error }: { error: string | null }) =>
+  error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+
 /** A link between sign-in and sign-up that keeps where the user was going (an invitation's home page, say). */
 const withNext = (path: string, next: string | null) => (next ? `${path}?next=${encodeURIComponent(next)}` : path);
 
@@ -44,11 +52,7 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
             <input name="organization" autoComplete="organization" />
           </Field>
         )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <button type="submit" class="primary" disabled={busy}>
           {mode === "login" ? "Sign in" : "Sign up"}
         </button>
@@ -108,11 +112,7 @@ export function ForgotPage({ conn }: { conn: Connection }) {
           <Field label="E-mail">
             <input name="email" type="email" autoComplete="email" required />
           </Field>
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <button type="submit" class="primary" disabled={busy}>
             Send the link
           </button>
@@ -129,11 +129,7 @@ export function ForgotPage({ conn }: { conn: Connection }) {
           <Field label="Code">
             <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
           </Field>
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <button type="submit" class="primary" disabled={busy}>
             Continue
           </button>
