@@ -18,6 +18,11 @@ type Row = Record<string, unknown>;
 
 const DOMAIN_MEASURES = ["citations", "answers", "brand_mentioned"] as const;
 const num = (expression: string) => `CAST(${expression} AS float8)`;
+/**
+ * A sum that does not depend on the order rows arrive in (sentiment and visibility sums are
+ * fractional: summed as float8 their last digit followed the plan, which differs under another role).
+ */
+const exactSum = (column: string) => num(`sum(CAST(${column} AS numeric))`);
 
 /** Parameters of one statement: `add` returns the placeholder of a value. */
 class Params {
@@ -167,7 +172,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
       const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, p, { daysOnly, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
       const keys = groupBy.join(", ");
       const rows = await query<ResultSumsRow>(
-        `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${num(`sum(${m})`)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys}` : ""}`,
+        `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${exactSum(m)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys}` : ""}`,
         p,
       );
       return rows.filter((r) => (r.results ?? 0) > 0);
