@@ -97,6 +97,8 @@ export const organizations = sqliteTable("organizations", {
   id: id(),
   name: text("name").notNull(),
   slug: text("slug").notNull().unique(),
+  /** The organization's logo as a data: URL (client reports are white-label and request nothing). */
+  logo: text("logo"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -768,6 +770,8 @@ export const webhookEndpoints = sqliteTable(
     description: text("description"),
     secret: text("secret").notNull(),
     events: jsonText("events", "[]"),
+    /** `standard`: the signed event JSON; `slack`: `{"text": …}` as Slack, Teams, Mattermost and Discord's /slack incoming webhooks take it. */
+    format: text("format", { enum: ["standard", "slack"] }).notNull().default("standard"),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -826,6 +830,9 @@ export const mailOutbox = sqliteTable(
     subject: text("subject").notNull(),
     textBody: text("text_body").notNull(),
     htmlBody: text("html_body"),
+    /** Extra headers (List-Unsubscribe …) and attachments, as JSON. */
+    headers: text("headers"),
+    attachments: text("attachments"),
     dedupeKey: text("dedupe_key"),
     status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
@@ -835,6 +842,39 @@ export const mailOutbox = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("mail_outbox_dedupe_unique").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAt)],
+);
+
+/**
+ * Who gets a brand's digest, and how often: a member's own choice (nobody subscribes someone else;
+ * no row, no mail). Removed with the membership's user or the brand.
+ */
+export const digestSubscriptions = sqliteTable(
+  "digest_subscriptions",
+  {
+    id: id(),
+    brandId: brandRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    frequency: text("frequency", { enum: ["none", "weekly", "monthly"] }).notNull().default("none"),
+    /** visibility.changed alerts by mail too. */
+    alerts: integer("alerts", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("digest_subscriptions_pair_unique").on(t.userId, t.brandId), index("digest_subscriptions_brand_idx").on(t.brandId)],
+);
+
+/** Each brand's digest of a period, made once whatever the number of instances (the unique key is the claim). */
+export const digestRuns = sqliteTable(
+  "digest_runs",
+  {
+    id: id(),
+    brandId: brandRef(),
+    period: text("period").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("digest_runs_period_unique").on(t.brandId, t.period)],
 );
 
 /** Tables whose rows belong to one brand and go with it (DESIGN §3). */

@@ -36,7 +36,7 @@ export function createMailer(options: MailerOptions) {
     let error: string | null = null;
     let nextAt: string | null = null;
     try {
-      await transport.send({ from: options.from, to: m.to_address, subject: m.subject, text: m.text_body, html: m.html_body });
+      await transport.send({ from: options.from, to: m.to_address, subject: m.subject, text: m.text_body, html: m.html_body, ...(m.headers ? { headers: JSON.parse(m.headers) } : {}), ...(m.attachments ? { attachments: JSON.parse(m.attachments) } : {}) });
     } catch (e) {
       error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
       const permanent = e instanceof MailRefused && e.permanent;

@@ -10,7 +10,7 @@ export function smtpTransport(url: string, timeoutMs: number): MailTransport {
   return {
     async send(mail) {
       try {
-        await transport.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}) });
+        await transport.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}), ...(mail.headers ? { headers: mail.headers } : {}), ...(mail.attachments?.length ? { attachments: mail.attachments } : {}) });
       } catch (error) {
         const e = error as { responseCode?: number; response?: string; message?: string };
         const code = e.responseCode ?? 0;

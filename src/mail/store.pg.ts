@@ -2,14 +2,14 @@
 // instance is claiming (FOR UPDATE SKIP LOCKED).
 import type { SQL } from "bun";
 import { isUuid, plainRow } from "../db/pg/values";
-import type { ClaimedMail, MailState, MailStore } from "./store";
+import { jsonOrNull, type ClaimedMail, type MailState, type MailStore } from "./store";
 
 export function createPgMailStore(sql: SQL): MailStore {
   return {
     async enqueue(m) {
       const [row] = await sql`
-        INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, dedupe_key, next_at, created_at)
-        VALUES (${m.kind}, ${m.to}, ${m.subject}, ${m.text}, ${m.html}, ${m.dedupeKey ?? null}, ${m.at}, ${m.at})
+        INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, headers, attachments, dedupe_key, next_at, created_at)
+        VALUES (${m.kind}, ${m.to}, ${m.subject}, ${m.text}, ${m.html}, ${jsonOrNull(m.headers)}, ${jsonOrNull(m.attachments)}, ${m.dedupeKey ?? null}, ${m.at}, ${m.at})
         ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`;
       return row ? String(row.id) : null;
     },
@@ -20,7 +20,7 @@ export function createPgMailStore(sql: SQL): MailStore {
            ORDER BY next_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
         )
         UPDATE mail_outbox m SET next_at = ${leaseUntil} FROM due WHERE m.id = due.id
-        RETURNING m.id, m.kind, m.to_address, m.subject, m.text_body, m.html_body, m.attempts`;
+        RETURNING m.id, m.kind, m.to_address, m.subject, m.text_body, m.html_body, m.headers, m.attachments, m.attempts`;
       return rows.map((r: Record<string, unknown>) => plainRow<ClaimedMail>(r));
     },
     async finish(f) {

@@ -1,11 +1,11 @@
 // The mail outbox on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import type { ClaimedMail, MailState, MailStore } from "./store";
+import { jsonOrNull, type ClaimedMail, type MailState, type MailStore } from "./store";
 
 export function createSqliteMailStore(sqlite: Database): MailStore {
   const q = {
     enqueue: sqlite.prepare(
-      `INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, dedupe_key, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO mail_outbox (kind, to_address, subject, text_body, html_body, headers, attachments, dedupe_key, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
     ),
     // A read first: an UPDATE takes the database's write lock even when it matches nothing, and the mailer polls.
@@ -13,7 +13,7 @@ export function createSqliteMailStore(sqlite: Database): MailStore {
     claim: sqlite.prepare(
       `UPDATE mail_outbox SET next_at = ?1
        WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at, id LIMIT ?3)
-       RETURNING id, kind, to_address, subject, text_body, html_body, attempts`,
+       RETURNING id, kind, to_address, subject, text_body, html_body, headers, attachments, attempts`,
     ),
     finish: sqlite.prepare(
       `UPDATE mail_outbox SET status = ?2, attempts = ?3, next_at = ?4, last_error = ?5, sent_at = CASE WHEN ?2 = 'sent' THEN ?6 ELSE sent_at END
@@ -26,7 +26,7 @@ export function createSqliteMailStore(sqlite: Database): MailStore {
   const claimTx = sqlite.transaction((now: string, leaseUntil: string, limit: number) => q.claim.all(leaseUntil, now, limit) as ClaimedMail[]);
   return {
     async enqueue(m) {
-      const row = q.enqueue.get(m.kind, m.to, m.subject, m.text, m.html, m.dedupeKey ?? null, m.at, m.at) as { id: string } | null;
+      const row = q.enqueue.get(m.kind, m.to, m.subject, m.text, m.html, jsonOrNull(m.headers), jsonOrNull(m.attachments), m.dedupeKey ?? null, m.at, m.at) as { id: string } | null;
       return row?.id ?? null;
     },
     async claimDue({ now, leaseUntil, limit }) {

@@ -14,6 +14,16 @@ export interface MailMessage {
   html: string | null;
   /** Queued once: a second enqueue with the same key adds nothing (a digest of one week, say). */
   dedupeKey?: string | null;
+  /** Extra headers (List-Unsubscribe …). */
+  headers?: Record<string, string> | null;
+  attachments?: MailAttachment[] | null;
+}
+
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  /** The file's text (reports are HTML). */
+  content: string;
 }
 
 export interface ClaimedMail {
@@ -23,6 +33,9 @@ export interface ClaimedMail {
   subject: string;
   text_body: string;
   html_body: string | null;
+  /** JSON of MailMessage.headers and .attachments, as stored. */
+  headers: string | null;
+  attachments: string | null;
   attempts: number;
 }
 
@@ -46,3 +59,6 @@ export interface MailStore {
   /** The messages to `to` (all when null), newest first, at most `limit`. */
   messages(input: { to: string | null; limit: number }): Promise<MailState[]>;
 }
+
+/** Optional JSON columns: null stays null (no "null" text). */
+export const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));

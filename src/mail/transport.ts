@@ -5,6 +5,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string | null;
+  headers?: Record<string, string>;
+  attachments?: { filename: string; contentType: string; content: string }[];
 }
 
 /** Sends one message; throws with `permanent` true when the server refused it for good (5xx). */

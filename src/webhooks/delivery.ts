@@ -3,6 +3,7 @@
 // A process killed between attempts picks them up again when it restarts.
 import type { Logger } from "../http/log";
 import { checkDestinationUrl, DestinationError, pinnedRequest, resolveDestination, systemResolver, type PinnedDestination, type Resolver } from "./destination";
+import { chatMessage } from "./chat";
 import { eventPayload } from "./events";
 import { signatureHeaders } from "./signing";
 import type { ClaimedDelivery, WebhookStore } from "./store";
@@ -74,7 +75,9 @@ export function createDeliverer(options: DelivererOptions) {
       // One lookup, checked, then the socket goes to an address that was checked: fetch never
       // resolves the name again, so DNS cannot answer differently (rebinding) between check and send.
       const target = await untilAborted(resolveDestination(url, { allowPrivate: options.allowPrivate, resolve }), signal);
-      const body = JSON.stringify(eventPayload({ id: d.event_id, type: d.type, created_at: d.event_created_at, organization_id: d.organization_id, brand_id: d.brand_id, data: JSON.parse(d.payload) }));
+      const data = JSON.parse(d.payload);
+      // A chat endpoint gets the message it can show; the signature headers are sent all the same.
+      const body = JSON.stringify(d.format === "slack" ? chatMessage(d.type, data) : eventPayload({ id: d.event_id, type: d.type, created_at: d.event_created_at, organization_id: d.organization_id, brand_id: d.brand_id, data }));
       const headers = { "content-type": "application/json", "user-agent": "answerwatch-webhooks/1", ...signatureHeaders(d.secret, d.event_id, Math.floor(now().getTime() / 1000), body) };
       const response = await sendPinned(target, (request) =>
         doFetch(request.url, {

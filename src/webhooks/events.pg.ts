@@ -12,7 +12,8 @@ export async function recordEventPg(tx: SQL, event: WebhookEvent, at: string, on
   const [{ id }] = await tx`
     INSERT INTO webhook_events (organization_id, brand_id, type, payload, created_at)
     VALUES (${event.organizationId}, ${event.brandId}, ${event.type}, ${JSON.stringify(event.data)}, ${at}) RETURNING id`;
-  // An endpoint with no event list gets every event; one scoped to a brand gets only that brand's.
+  // An endpoint with no event list gets every event but the digests (a summary is asked for by
+  // name); one scoped to a brand gets only that brand's.
   // A malformed onlyEndpointId matches no endpoint, as on SQLite.
   const only = onlyEndpointId === undefined ? null : isUuid(onlyEndpointId) ? onlyEndpointId : "00000000-0000-0000-0000-000000000000";
   const deliveries = await tx`
@@ -21,7 +22,7 @@ export async function recordEventPg(tx: SQL, event: WebhookEvent, at: string, on
      WHERE e.organization_id = ${event.organizationId} AND e.is_active
        AND (${only}::uuid IS NOT NULL AND e.id = ${only}::uuid
             OR ${only}::uuid IS NULL AND (e.brand_id IS NULL OR e.brand_id = ${event.brandId}::uuid)
-               AND (jsonb_array_length(e.events) = 0 OR e.events @> jsonb_build_array(${event.type}::text)))
+               AND (jsonb_array_length(e.events) = 0 AND ${event.type}::text NOT LIKE 'digest.%' OR e.events @> jsonb_build_array(${event.type}::text)))
     RETURNING id`;
   return { eventId: id as string, deliveryIds: deliveries.map((d: { id: string }) => d.id) };
 }

@@ -15,7 +15,8 @@ export function recordEvent(sqlite: Database, event: WebhookEvent, at: string, o
     JSON.stringify(event.data),
     at,
   );
-  // An endpoint with no event list gets every event; one scoped to a brand gets only that brand's.
+  // An endpoint with no event list gets every event but the digests (a summary is asked for by name);
+  // one scoped to a brand gets only that brand's.
   sqlite
     .query(
       `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_at, created_at, updated_at)
@@ -23,7 +24,7 @@ export function recordEvent(sqlite: Database, event: WebhookEvent, at: string, o
        WHERE e.organization_id = ?3 AND e.is_active = 1
          AND (?5 IS NOT NULL AND e.id = ?5
               OR ?5 IS NULL AND (e.brand_id IS NULL OR e.brand_id = ?4)
-                 AND (json_array_length(e.events) = 0 OR EXISTS (SELECT 1 FROM json_each(e.events) WHERE value = ?6)))`,
+                 AND (json_array_length(e.events) = 0 AND ?6 NOT LIKE 'digest.%' OR EXISTS (SELECT 1 FROM json_each(e.events) WHERE value = ?6)))`,
     )
     .run(id, at, event.organizationId, event.brandId, onlyEndpointId ?? null, event.type);
   return id;

@@ -1,7 +1,7 @@
 // The webhook event vocabulary and the body every endpoint receives. Recording an event is
 // events.sqlite.ts (inside a caller's transaction) or WebhookStore.recordEvent (its own).
 
-export const EVENT_TYPES = ["tracking.completed", "tracking.failed", "suggestion.created", "visibility.changed", "crawler.first_seen", "webhook.test"] as const;
+export const EVENT_TYPES = ["tracking.completed", "tracking.failed", "suggestion.created", "visibility.changed", "crawler.first_seen", "webhook.test", "digest.weekly", "digest.monthly"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface WebhookEvent {

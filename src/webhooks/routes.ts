@@ -2,11 +2,13 @@
 import { Elysia, t } from "elysia";
 import { jsonBody, Uuid } from "../http/body-docs";
 import { EVENT_TYPES } from "./events";
+import { WEBHOOK_FORMATS } from "./store";
 
 const WebhookBody = t.Object({
   organization_id: t.Optional(Uuid),
   url: t.String({ format: "uri", description: "https (http only to hosts allowed by WEBHOOK_ALLOW_PRIVATE)" }),
-  events: t.Optional(t.Array(t.Union(EVENT_TYPES.map((e) => t.Literal(e))), { description: "empty: all" })),
+  events: t.Optional(t.Array(t.Union(EVENT_TYPES.map((e) => t.Literal(e))), { description: "empty: all but the digests (digest.weekly, digest.monthly go only where named)" })),
+  format: t.Optional(t.Union(WEBHOOK_FORMATS.map((f) => t.Literal(f)), { description: "standard: the signed event JSON; slack: {\"text\": …} for Slack, Teams, Mattermost incoming webhooks" })),
   description: t.Optional(t.Union([t.String(), t.Null()])),
   brand_id: t.Optional(t.Union([Uuid, t.Null()])),
   is_active: t.Optional(t.Boolean()),

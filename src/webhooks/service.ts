@@ -6,7 +6,7 @@ import { requireUuid } from "../http/validate";
 import { checkDestination, DestinationError, type Resolver } from "./destination";
 import { EVENT_TYPES } from "./events";
 import { newSecret } from "./signing";
-import type { DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
+import { WEBHOOK_FORMATS, type DeliveryStatus, type WebhookEndpoint, type WebhookFormat, type WebhookStore } from "./store";
 
 const MANAGERS = new Set(["owner", "admin"]);
 
@@ -18,6 +18,7 @@ function endpointJson(row: WebhookEndpoint) {
     url: row.url,
     description: row.description,
     events: row.events,
+    format: row.format,
     is_active: row.is_active,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -49,6 +50,12 @@ export function createWebhookService(deps: {
     if (!Array.isArray(raw) || raw.some((e) => typeof e !== "string" || !(EVENT_TYPES as readonly string[]).includes(e)))
       throw new AppError(400, "invalid_events", `events must be a list of ${EVENT_TYPES.join(", ")} (empty: all)`, { details: { allowed: EVENT_TYPES } });
     return [...new Set(raw as string[])];
+  }
+
+  function validFormat(raw: unknown, fallback: WebhookFormat): WebhookFormat {
+    if (raw === undefined) return fallback;
+    if (!(WEBHOOK_FORMATS as readonly unknown[]).includes(raw)) throw new AppError(400, "validation_failed", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`, { details: { allowed: WEBHOOK_FORMATS } });
+    return raw as WebhookFormat;
   }
 
   function optionalText(raw: unknown, field: string): string | null {
@@ -85,6 +92,7 @@ export function createWebhookService(deps: {
       const organizationId = targetOrganization(user, body.organization_id);
       const url = await validUrl(body.url);
       const events = validEvents(body.events);
+      const format = validFormat(body.format, "standard");
       const description = optionalText(body.description, "description");
       let brandId: string | null = null;
       if (body.brand_id !== undefined && body.brand_id !== null) {
@@ -94,7 +102,7 @@ export function createWebhookService(deps: {
       }
       const secret = newSecret();
       const at = now().toISOString();
-      const row = await store.createEndpoint({ organizationId, brandId, url, description, secret, events, at });
+      const row = await store.createEndpoint({ organizationId, brandId, url, description, secret, events, format, at });
       return { success: true, endpoint: endpointJson(row), secret };
     },
 
@@ -115,10 +123,11 @@ export function createWebhookService(deps: {
       const row = await managed(user, id);
       const url = newUrl ?? row.url;
       const events = body.events === undefined ? row.events : validEvents(body.events);
+      const format = validFormat(body.format, row.format);
       const description = body.description === undefined ? row.description : optionalText(body.description, "description");
       if (body.is_active !== undefined && typeof body.is_active !== "boolean") throw new AppError(400, "validation_failed", "is_active must be a boolean");
       const isActive = body.is_active === undefined ? row.is_active : body.is_active;
-      const updated = await store.updateEndpoint({ id: row.id, url, events, description, isActive, at: now().toISOString() });
+      const updated = await store.updateEndpoint({ id: row.id, url, events, format, description, isActive, at: now().toISOString() });
       return { success: true, endpoint: endpointJson(updated!) };
     },
 

@@ -7,7 +7,7 @@ import { isUuid, plainRow } from "../db/pg/values";
 import { recordEventPg } from "./events.pg";
 import type { ClaimedDelivery, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
 
-const COLUMNS = "id, organization_id, brand_id, url, description, events, is_active, created_at, updated_at";
+const COLUMNS = "id, organization_id, brand_id, url, description, events, format, is_active, created_at, updated_at";
 
 const endpointOf = (row: Record<string, unknown>): WebhookEndpoint => plainRow<WebhookEndpoint>(row);
 
@@ -41,17 +41,17 @@ export function createPgWebhookStore(sql: SQL): WebhookStore {
     },
     async createEndpoint(e) {
       const [row] = await sql.unsafe(
-        `INSERT INTO webhook_endpoints (organization_id, brand_id, url, description, secret, events, is_active, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, true, $7, $7) RETURNING ${COLUMNS}`,
-        [e.organizationId, e.brandId, e.url, e.description, e.secret, e.events, e.at],
+        `INSERT INTO webhook_endpoints (organization_id, brand_id, url, description, secret, events, format, is_active, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $8, true, $7, $7) RETURNING ${COLUMNS}`,
+        [e.organizationId, e.brandId, e.url, e.description, e.secret, e.events, e.at, e.format],
       );
       return endpointOf(row);
     },
     async updateEndpoint(e) {
       if (!isUuid(e.id)) return null;
       const [row] = await sql.unsafe(
-        `UPDATE webhook_endpoints SET url = $1, events = $2, description = $3, is_active = $4, updated_at = $5 WHERE id = $6 RETURNING ${COLUMNS}`,
-        [e.url, e.events, e.description, e.isActive, e.at, e.id],
+        `UPDATE webhook_endpoints SET url = $1, events = $2, description = $3, is_active = $4, updated_at = $5, format = $7 WHERE id = $6 RETURNING ${COLUMNS}`,
+        [e.url, e.events, e.description, e.isActive, e.at, e.id, e.format],
       );
       return row ? endpointOf(row) : null;
     },
@@ -95,7 +95,7 @@ export function createPgWebhookStore(sql: SQL): WebhookStore {
           UPDATE webhook_deliveries d SET next_at = ${leaseUntil}, updated_at = ${now} FROM due WHERE d.id = due.id
           RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, due.next_at AS due_at
         )
-        SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.url, e.secret, e.is_active, v.type, v.organization_id, v.brand_id,
+        SELECT c.id, c.endpoint_id, c.event_id, c.attempts, e.url, e.secret, e.format, e.is_active, v.type, v.organization_id, v.brand_id,
                v.payload, v.created_at AS event_created_at
           FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN webhook_events v ON v.id = c.event_id
          ORDER BY c.due_at, c.id`;

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { recordEvent } from "./events.sqlite";
 import type { ClaimedDelivery, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
 
-const COLUMNS = "id, organization_id, brand_id, url, description, events, is_active, created_at, updated_at";
+const COLUMNS = "id, organization_id, brand_id, url, description, events, format, is_active, created_at, updated_at";
 
 interface EndpointRow extends Omit<WebhookEndpoint, "events" | "is_active"> {
   events: string;
@@ -17,10 +17,10 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     endpoint: sqlite.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`),
     brandInOrg: sqlite.prepare("SELECT 1 FROM brands WHERE id = ? AND organization_id = ?"),
     insertEndpoint: sqlite.prepare(
-      `INSERT INTO webhook_endpoints (organization_id, brand_id, url, description, secret, events, is_active, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING ${COLUMNS}`,
+      `INSERT INTO webhook_endpoints (organization_id, brand_id, url, description, secret, events, format, is_active, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING ${COLUMNS}`,
     ),
-    updateEndpoint: sqlite.prepare(`UPDATE webhook_endpoints SET url = ?, events = ?, description = ?, is_active = ?, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`),
+    updateEndpoint: sqlite.prepare(`UPDATE webhook_endpoints SET url = ?, events = ?, format = ?, description = ?, is_active = ?, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`),
     deleteEndpoint: sqlite.prepare("DELETE FROM webhook_endpoints WHERE id = ?"),
     setSecret: sqlite.prepare("UPDATE webhook_endpoints SET secret = ?, updated_at = ? WHERE id = ?"),
     deliveriesOfEvent: sqlite.prepare("SELECT id FROM webhook_deliveries WHERE event_id = ?"),
@@ -40,7 +40,7 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
        RETURNING id`,
     ),
     details: sqlite.prepare(
-      `SELECT d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.secret, e.is_active, v.type, v.organization_id, v.brand_id,
+      `SELECT d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.secret, e.format, e.is_active, v.type, v.organization_id, v.brand_id,
               v.payload, v.created_at AS event_created_at
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events v ON v.id = d.event_id
        WHERE d.id = ?`,
@@ -91,10 +91,10 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
       return q.brandInOrg.get(brandId, organizationId) !== null;
     },
     async createEndpoint(e) {
-      return endpointOf(q.insertEndpoint.get(e.organizationId, e.brandId, e.url, e.description, e.secret, JSON.stringify(e.events), e.at, e.at) as EndpointRow);
+      return endpointOf(q.insertEndpoint.get(e.organizationId, e.brandId, e.url, e.description, e.secret, JSON.stringify(e.events), e.format, e.at, e.at) as EndpointRow);
     },
     async updateEndpoint(e) {
-      const row = q.updateEndpoint.get(e.url, JSON.stringify(e.events), e.description, e.isActive ? 1 : 0, e.at, e.id) as EndpointRow | null;
+      const row = q.updateEndpoint.get(e.url, JSON.stringify(e.events), e.format, e.description, e.isActive ? 1 : 0, e.at, e.id) as EndpointRow | null;
       return row && endpointOf(row);
     },
     async deleteEndpoint(id) {

@@ -11,12 +11,17 @@ export interface WebhookEndpoint {
   brand_id: string | null;
   url: string;
   description: string | null;
-  /** Event types it receives; empty: all. */
+  /** Event types it receives; empty: all but the digests (which go only where they are named). */
   events: string[];
+  /** `standard`: the signed event JSON; `slack`: `{"text": …}` for chat incoming webhooks (Slack, Teams, Mattermost). */
+  format: WebhookFormat;
   is_active: boolean;
   created_at: string;
   updated_at: string;
 }
+
+export const WEBHOOK_FORMATS = ["standard", "slack"] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 
@@ -44,6 +49,7 @@ export interface ClaimedDelivery {
   attempts: number;
   url: string;
   secret: string;
+  format: WebhookFormat;
   is_active: boolean;
   type: string;
   organization_id: string;
@@ -59,9 +65,9 @@ export interface WebhookStore {
   endpointsOf(organizationIds: string[]): Promise<WebhookEndpoint[]>;
   brandInOrganization(input: { brandId: string; organizationId: string }): Promise<boolean>;
   /** A new active endpoint, created_at and updated_at `at`. */
-  createEndpoint(input: { organizationId: string; brandId: string | null; url: string; description: string | null; secret: string; events: string[]; at: string }): Promise<WebhookEndpoint>;
+  createEndpoint(input: { organizationId: string; brandId: string | null; url: string; description: string | null; secret: string; events: string[]; format: WebhookFormat; at: string }): Promise<WebhookEndpoint>;
   /** Sets every given field; the endpoint afterwards (null when unknown). */
-  updateEndpoint(input: { id: string; url: string; events: string[]; description: string | null; isActive: boolean; at: string }): Promise<WebhookEndpoint | null>;
+  updateEndpoint(input: { id: string; url: string; events: string[]; format: WebhookFormat; description: string | null; isActive: boolean; at: string }): Promise<WebhookEndpoint | null>;
   /** Deletes the endpoint with its deliveries. */
   deleteEndpoint(id: string): Promise<void>;
   setSecret(input: { id: string; secret: string; at: string }): Promise<void>;

@@ -21,7 +21,7 @@ export function describeMailStoreContract(name: string, make: () => Promise<Harn
       const id = await h.store.enqueue({ ...message(to), at: at(0) });
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       const claimed = (await h.store.claimDue({ now: at(1), leaseUntil: at(61), limit: 100 })).filter((m) => m.to_address === to);
-      expect(claimed).toEqual([{ id: id!, kind: "test", to_address: to, subject: `Hello ${to}`, text_body: "plain", html_body: "<p>html</p>", attempts: 0 }]);
+      expect(claimed).toEqual([{ id: id!, kind: "test", to_address: to, subject: `Hello ${to}`, text_body: "plain", html_body: "<p>html</p>", headers: null, attachments: null, attempts: 0 }]);
       // Leased: not due again before the lease ends.
       expect((await h.store.claimDue({ now: at(30), leaseUntil: at(90), limit: 100 })).some((m) => m.id === id)).toBe(false);
       expect(await h.store.finish({ id: id!, leaseUntil: at(61), status: "sent", attempts: 1, nextAt: null, lastError: null, at: at(2) })).toBe(true);
@@ -29,6 +29,16 @@ export function describeMailStoreContract(name: string, make: () => Promise<Harn
       // Sent: never claimed again, and a second record is refused.
       expect((await h.store.claimDue({ now: at(10_000), leaseUntil: at(10_060), limit: 1000 })).some((m) => m.id === id)).toBe(false);
       expect(await h.store.finish({ id: id!, leaseUntil: at(61), status: "sent", attempts: 2, nextAt: null, lastError: null, at: at(3) })).toBe(false);
+    });
+
+    test("headers and attachments come back with the claim as they were queued", async () => {
+      const to = unique();
+      const headers = { "List-Unsubscribe": "<https://example.com/u?t=1>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
+      const attachments = [{ filename: "report.html", contentType: "text/html", content: "<!doctype html><p>é</p>" }];
+      const id = await h.store.enqueue({ ...message(to, { headers, attachments }), at: at(0) });
+      const claimed = (await h.store.claimDue({ now: at(1), leaseUntil: at(61), limit: 1000 })).find((m) => m.id === id)!;
+      expect(JSON.parse(claimed.headers!)).toEqual(headers);
+      expect(JSON.parse(claimed.attachments!)).toEqual(attachments);
     });
 
     test("a dedupe key queues once", async () => {

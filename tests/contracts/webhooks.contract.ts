@@ -17,7 +17,7 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
     afterAll(() => h.close());
 
     const endpoint = (organizationId: string, extra: Partial<{ brandId: string | null; url: string; events: string[]; secret: string; at: string }> = {}) =>
-      h.store.createEndpoint({ organizationId, brandId: extra.brandId ?? null, url: extra.url ?? "https://hooks.example.com/in", description: null, secret: extra.secret ?? "whsec_test", events: extra.events ?? [], at: extra.at ?? T0 });
+      h.store.createEndpoint({ organizationId, brandId: extra.brandId ?? null, url: extra.url ?? "https://hooks.example.com/in", description: null, secret: extra.secret ?? "whsec_test", events: extra.events ?? [], format: "standard", at: extra.at ?? T0 });
     const event = (organizationId: string, extra: Partial<WebhookEvent> = {}): WebhookEvent => ({ organizationId, brandId: null, type: "tracking.completed", data: { n: 1 }, ...extra });
     /** Claims and fails every delivery due by FAR, so a case's claims see only its own deliveries. */
     async function drain() {
@@ -28,8 +28,8 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
     test("createEndpoint returns the active endpoint without its secret; endpointById reads it back; unknown is null", async () => {
       const org = await h.fixtures.organization();
       const brand = await h.fixtures.brand(org);
-      const e = await h.store.createEndpoint({ organizationId: org, brandId: brand, url: "https://a.example.com/hook", description: "ops", secret: "whsec_secret", events: ["tracking.failed", "webhook.test"], at: T0 });
-      expect(e).toEqual({ id: e.id, organization_id: org, brand_id: brand, url: "https://a.example.com/hook", description: "ops", events: ["tracking.failed", "webhook.test"], is_active: true, created_at: T0, updated_at: T0 });
+      const e = await h.store.createEndpoint({ organizationId: org, brandId: brand, url: "https://a.example.com/hook", description: "ops", secret: "whsec_secret", events: ["tracking.failed", "webhook.test"], format: "slack", at: T0 });
+      expect(e).toEqual({ id: e.id, organization_id: org, brand_id: brand, url: "https://a.example.com/hook", description: "ops", events: ["tracking.failed", "webhook.test"], format: "slack", is_active: true, created_at: T0, updated_at: T0 });
       expect(JSON.stringify(e)).not.toContain("whsec_secret");
       expect(await h.store.endpointById(e.id)).toEqual(e);
       expect(await h.store.endpointById(crypto.randomUUID())).toBeNull();
@@ -58,11 +58,11 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
     test("updateEndpoint sets every field and updated_at; unknown is null", async () => {
       const org = await h.fixtures.organization();
       const e = await endpoint(org);
-      const updated = await h.store.updateEndpoint({ id: e.id, url: "https://b.example.com/x", events: ["suggestion.created"], description: "new", isActive: false, at: T2 });
-      expect(updated).toEqual({ ...e, url: "https://b.example.com/x", events: ["suggestion.created"], description: "new", is_active: false, updated_at: T2 });
+      const updated = await h.store.updateEndpoint({ id: e.id, url: "https://b.example.com/x", events: ["suggestion.created"], format: "slack", description: "new", isActive: false, at: T2 });
+      expect(updated).toEqual({ ...e, url: "https://b.example.com/x", events: ["suggestion.created"], format: "slack", description: "new", is_active: false, updated_at: T2 });
       expect(await h.store.endpointById(e.id)).toEqual(updated);
-      expect((await h.store.updateEndpoint({ id: e.id, url: e.url, events: [], description: null, isActive: true, at: T2 }))!.is_active).toBe(true);
-      expect(await h.store.updateEndpoint({ id: crypto.randomUUID(), url: e.url, events: [], description: null, isActive: true, at: T2 })).toBeNull();
+      expect((await h.store.updateEndpoint({ id: e.id, url: e.url, events: [], format: "standard", description: null, isActive: true, at: T2 }))!.is_active).toBe(true);
+      expect(await h.store.updateEndpoint({ id: crypto.randomUUID(), url: e.url, events: [], format: "standard", description: null, isActive: true, at: T2 })).toBeNull();
     });
 
     test("recordEvent: one pending delivery per subscribed, active endpoint of the organization, due at `at`", async () => {
@@ -75,7 +75,7 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       const sameBrand = await endpoint(org, { brandId: brand });
       const otherBrandOnly = await endpoint(org, { brandId: otherBrand });
       const inactive = await endpoint(org);
-      await h.store.updateEndpoint({ id: inactive.id, url: inactive.url, events: [], description: null, isActive: false, at: T0 });
+      await h.store.updateEndpoint({ id: inactive.id, url: inactive.url, events: [], format: "standard", description: null, isActive: false, at: T0 });
       const elsewhere = await endpoint(await h.fixtures.organization());
 
       const { eventId, deliveryIds } = await h.store.recordEvent({ event: event(org, { brandId: brand }), at: T1 });
@@ -88,6 +88,22 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       expect(d).toMatchObject({ event_type: "tracking.completed", status: "pending", attempts: 0, last_status: null, last_error: null, duration_ms: null, next_at: T1, created_at: T1, updated_at: T1 });
       expect(deliveryIds).toContain(d!.id);
       expect(await h.store.delivery(d!.id)).toEqual({ endpoint_id: all.id, status: "pending" });
+    });
+
+    test("a digest event goes only to endpoints that name it (an empty list is every event but the digests); the claim carries the endpoint's format", async () => {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      await drain();
+      const all = await endpoint(org);
+      const weekly = await h.store.createEndpoint({ organizationId: org, brandId: brand, url: "https://hooks.slack.example.com/T/B/x", description: null, secret: "whsec_x", events: ["digest.weekly"], format: "slack", at: T0 });
+      const monthly = await endpoint(org, { events: ["digest.monthly"] });
+      const { deliveryIds } = await h.store.recordEvent({ event: event(org, { brandId: brand, type: "digest.weekly" }), at: T1 });
+      expect(deliveryIds).toHaveLength(1);
+      expect(await h.store.delivery(deliveryIds[0]!)).toEqual({ endpoint_id: weekly.id, status: "pending" });
+      for (const e of [all, monthly]) expect(await h.store.deliveriesOf({ endpointId: e.id, status: null, limit: 10 })).toEqual([]);
+      const claimed = (await h.store.claimDue({ now: FAR, leaseUntil: "2200-01-01T00:00:00.000Z", limit: 100_000 })).find((d) => d.id === deliveryIds[0]);
+      expect(claimed).toMatchObject({ endpoint_id: weekly.id, format: "slack", type: "digest.weekly", url: "https://hooks.slack.example.com/T/B/x" });
+      await drain();
     });
 
     test("recordEvent with onlyEndpointId delivers to that endpoint alone, whatever it subscribes to", async () => {
@@ -178,7 +194,7 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       const org = await h.fixtures.organization();
       const e = await endpoint(org);
       const id = (await h.store.recordEvent({ event: event(org), at: T0 })).deliveryIds[0]!;
-      await h.store.updateEndpoint({ id: e.id, url: e.url, events: [], description: null, isActive: false, at: T1 });
+      await h.store.updateEndpoint({ id: e.id, url: e.url, events: [], format: "standard", description: null, isActive: false, at: T1 });
       const claimed = await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 10 });
       expect(claimed.map((d) => [d.id, d.is_active])).toEqual([[id, false]]);
     });

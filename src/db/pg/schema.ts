@@ -152,6 +152,7 @@ export const organizations = pgTable("organizations", {
   id: id(),
   name: text("name").notNull(),
   slug: text("slug").notNull().unique(),
+  logo: text("logo"),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -797,6 +798,7 @@ export const webhookEndpoints = pgTable(
     description: text("description"),
     secret: text("secret").notNull(),
     events: jsonValue("events", "[]"),
+    format: text("format", { enum: ["standard", "slack"] }).notNull().default("standard"),
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -854,6 +856,8 @@ export const mailOutbox = pgTable(
     subject: text("subject").notNull(),
     textBody: text("text_body").notNull(),
     htmlBody: text("html_body"),
+    headers: text("headers"),
+    attachments: text("attachments"),
     dedupeKey: text("dedupe_key"),
     status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
@@ -863,6 +867,37 @@ export const mailOutbox = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("mail_outbox_dedupe_unique").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAt)],
+);
+
+/** Who gets a brand's digest (src/db/schema.ts says how it is used). */
+export const digestSubscriptions = pgTable(
+  "digest_subscriptions",
+  {
+    id: id(),
+    brandId: brandRef(),
+    organizationId: organizationRef(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    frequency: text("frequency", { enum: ["none", "weekly", "monthly"] }).notNull().default("none"),
+    /** visibility.changed alerts by mail too. */
+    alerts: boolean("alerts").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("digest_subscriptions_pair_unique").on(t.userId, t.brandId), index("digest_subscriptions_brand_idx").on(t.brandId), organizationIndex("digest_subscriptions", t.organizationId)],
+);
+
+export const digestRuns = pgTable(
+  "digest_runs",
+  {
+    id: id(),
+    brandId: brandRef(),
+    organizationId: organizationRef(),
+    period: text("period").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("digest_runs_period_unique").on(t.brandId, t.period), organizationIndex("digest_runs", t.organizationId)],
 );
 
 /**
@@ -911,6 +946,8 @@ export const ORGANIZATION_ID_ADDED = [
   "crawler_paths_running",
   "crawler_paths_running_keys",
   "webhook_deliveries",
+  "digest_subscriptions",
+  "digest_runs",
 ] as const;
 
 /** Tables whose organization_id exists in SQLite too, but is indexed (and kept from the brand when brand_id is set) in Postgres only. */
