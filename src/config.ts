@@ -42,6 +42,8 @@ export interface Config {
     jwtSigningKey?: JsonWebKey & { kid?: string };
     passwordMinLength: number;
     disableSignup: boolean;
+    /** Sign-up waits for the mailed confirmation before the first sign-in (needs SMTP_URL). */
+    confirmEmail: boolean;
     passwordAttemptsPerMinute: number;
     /** Sign-ups per hour from one client address. */
     signupsPerHour: number;
@@ -106,6 +108,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "JWT_SIGNING_KEY", default: "", meaning: "ES256 private JWK (JSON); when set, access tokens are ES256 with a kid in the JWKS" },
   { name: "PASSWORD_MIN_LENGTH", default: "6", meaning: "shortest password accepted" },
   { name: "AUTH_DISABLE_SIGNUP", default: "false", meaning: "true turns public sign-up off (admin API and CLI still work)" },
+  { name: "AUTH_CONFIRM_EMAIL", default: "false", meaning: "true makes a new account confirm its address by the mailed link or code before it signs in (needs SMTP_URL)" },
   { name: "AUTH_RATE_LIMIT_PER_MINUTE", default: "10", meaning: "password sign-in attempts per minute per client address and e-mail (five times as many failures per address)" },
   { name: "AUTH_SIGNUP_RATE_LIMIT_PER_HOUR", default: "10", meaning: "sign-up attempts per hour per client address" },
 ];
@@ -205,6 +208,8 @@ export function loadConfig(env: Env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${env.LOG_LEVEL}")`);
   const localUrl = `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
   const publicUrl = urlVar(env, "PUBLIC_URL", localUrl);
+  // Sign-ups that wait for a mail nobody sends would never finish.
+  if (boolVar(env, "AUTH_CONFIRM_EMAIL", false) && !env.SMTP_URL?.trim()) throw new ConfigError("AUTH_CONFIRM_EMAIL", "needs SMTP_URL: the confirmation is mailed");
 
   const cors = env.CORS_ORIGINS?.trim();
   let corsOrigins: Config["corsOrigins"] = "*";
@@ -277,6 +282,7 @@ export function loadConfig(env: Env): Config {
       jwtSigningKey,
       passwordMinLength: intVar(env, "PASSWORD_MIN_LENGTH", 6, 1, 128),
       disableSignup: boolVar(env, "AUTH_DISABLE_SIGNUP", false),
+      confirmEmail: boolVar(env, "AUTH_CONFIRM_EMAIL", false),
       passwordAttemptsPerMinute: intVar(env, "AUTH_RATE_LIMIT_PER_MINUTE", 10, 1, 100_000),
       signupsPerHour: intVar(env, "AUTH_SIGNUP_RATE_LIMIT_PER_HOUR", 10, 1, 1_000_000),
     },

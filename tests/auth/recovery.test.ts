@@ -124,7 +124,7 @@ test("an unknown address gets the same answer and no mail; bad input is a 400, n
   const post = (path: string, body: unknown) => fetch(`${server.url}/auth/v1${path}`, { method: "POST", headers: { apikey: server.secrets.anonKey, "content-type": "application/json" }, body: JSON.stringify(body) });
   expect((await post("/recover", { email: "not an address" })).status).toBe(400);
   expect((await post("/verify", { type: "recovery" })).status).toBe(400);
-  expect((await post("/verify", { type: "signup", email: "a@b.co", token: "123456" })).status).toBe(400);
+  expect((await post("/verify", { type: "magiclink", email: "a@b.co", token: "123456" })).status).toBe(400);
   expect((await post("/verify", { type: "recovery", email: "a@b.co", token: "123456" })).status).toBe(403);
   await Bun.sleep(300);
   expect(sink.received.length).toBe(before);

@@ -4,7 +4,7 @@
 // cluster per test process, started on first use and stopped when the process exits; each caller
 // gets a database of its own. Durability is switched off: nothing here outlives the run.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
-import { TEST_BACKEND, testServer } from "../helpers/app";
+import { testServer } from "../helpers/app";
 import { organizationOfUser, seedBrandIn, serverDb } from "../helpers/server-db";
 import { apiClient } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";

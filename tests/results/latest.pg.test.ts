@@ -10,7 +10,7 @@ import type { SQL } from "bun";
 import { ensureLatestPg } from "../../src/results/latest.pg";
 import { insertResults } from "../../src/results/store.pg";
 import type { ResultValues } from "../../src/tracking/unit";
-import { pgHarness, type PgHarness } from "../contracts/harness.pg";
+import { pgHarness } from "../contracts/harness.pg";
 import { seededRandom } from "../helpers/random";
 
 const SEED = Number(process.env.LATEST_SEED ?? Math.floor(Math.random() * 2 ** 32));

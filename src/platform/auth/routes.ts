@@ -47,15 +47,20 @@ export function authRoutes(deps: {
     .get("/settings", () => ({
       external: { email: true, phone: false, anonymous_users: false },
       disable_signup: deps.config.auth.disableSignup,
-      mailer_autoconfirm: true,
+      mailer_autoconfirm: !deps.config.auth.confirmEmail,
       phone_autoconfirm: false,
       sms_provider: "",
       saml_enabled: false,
     }))
     .get("/.well-known/jwks.json", () => auth.tokens.jwks())
-    .post("/signup", async ({ body, request }) => {
+    .post("/signup", async ({ body, query, request }) => {
       const b = objectBody(body);
-      return auth.signUp({ email: b.email, password: b.password, data: b.data }, addressOf(request));
+      return auth.signUp({ email: b.email, password: b.password, data: b.data }, addressOf(request), query.redirect_to);
+    })
+    .post("/resend", async ({ body, query, request }) => auth.resend(objectBody(body), query.redirect_to, addressOf(request)))
+    .post("/invite", async ({ body, query, request }) => {
+      await callers.requireServiceRole(request);
+      return auth.invite(objectBody(body), query.redirect_to);
     })
     .post("/token", async ({ body, query, request }) => {
       const b = objectBody(body);

@@ -7,7 +7,7 @@ import { escapeHtml, type MailService } from "../../mail/service";
 import { canonicalEmail, normalizeEmail } from "./email";
 import { userJson, type SessionJson, type UserJson } from "./model";
 import { createPasswordChecker, hashPassword, passwordProblems } from "./passwords";
-import type { AuthStore, NewUser, SessionSelector } from "./store";
+import type { AuthStore, NewUser, OneTimeTokenType, SessionSelector } from "./store";
 import { TokenError, type TokenService } from "./tokens";
 
 export { ORG_ROLES, type OrgRole } from "../../common/identity";
@@ -32,6 +32,11 @@ export interface AuthServiceDeps {
 
 /** How long a mailed link or code works (GoTrue's default OTP expiry). */
 const ONE_TIME_TOKEN_MS = 3_600_000;
+/** GoTrue's verification types and the one-time token each consumes ("email" is the newer name of "signup"). */
+const VERIFY_TYPES = { recovery: "recovery", signup: "confirmation", email: "confirmation", invite: "invite" } as const satisfies Record<string, OneTimeTokenType>;
+type VerifyType = keyof typeof VERIFY_TYPES;
+const TOKEN_TYPES: Record<VerifyType, OneTimeTokenType> = VERIFY_TYPES;
+const verifyType = (raw: unknown): VerifyType | null => (typeof raw === "string" && Object.hasOwn(VERIFY_TYPES, raw) ? (raw as VerifyType) : null);
 const tokenFailed = () => new AppError(403, "otp_expired", "Token has expired or is invalid");
 const tooSoon = () => new AppError(429, "over_email_send_rate_limit", "For security purposes, you can only request this once every 60 seconds");
 
@@ -101,13 +106,34 @@ export function createAuthService(deps: AuthServiceDeps) {
     }
   }
 
-  /** A recovery link and code for the user (the previous unused one stops working). */
-  async function issueRecovery(userId: string, redirectTo: unknown): Promise<{ link: string; code: string }> {
+  /** A link and a code of `verifyType` for the user (the previous unused one of its kind stops working). */
+  async function issueToken(userId: string, verifyType: VerifyType, redirectTo: unknown): Promise<{ link: string; code: string }> {
     const token = opaqueToken();
     const code = sixDigits();
     const at = now();
-    await store.createOneTimeToken({ userId, type: "recovery", tokenHash: sha256(token), otpHash: sha256(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
-    return { link: `${siteUrl()}/auth/v1/verify?token=${token}&type=recovery&redirect_to=${encodeURIComponent(safeRedirect(redirectTo))}`, code };
+    await store.createOneTimeToken({ userId, type: TOKEN_TYPES[verifyType], tokenHash: sha256(token), otpHash: sha256(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
+    return { link: `${siteUrl()}/auth/v1/verify?token=${token}&type=${verifyType}&redirect_to=${encodeURIComponent(safeRedirect(redirectTo))}`, code };
+  }
+  const issueRecovery = (userId: string, redirectTo: unknown) => issueToken(userId, "recovery", redirectTo);
+
+  /** The sign-up confirmation mail (AUTH_CONFIRM_EMAIL): a link and a code that confirm the address and sign in once. */
+  async function mailConfirmation(user: { id: string; email: string }, redirectTo: unknown) {
+    const { link, code } = await issueToken(user.id, "signup", redirectTo);
+    const site = siteUrl();
+    const text = [`Confirm that ${user.email} is yours to finish signing up to answerwatch at ${site}.`, "", "Open this link (it works once, for one hour):", link, "", `Or enter this code where you signed up: ${code}`, "", "If you did not sign up, ignore this message: nothing happens without the confirmation."].join("\n");
+    const html = `<p>Confirm that <b>${escapeHtml(user.email)}</b> is yours to finish signing up to answerwatch at ${escapeHtml(site)}.</p><p><a href="${escapeHtml(link)}">Confirm your address</a> — the link works once, for one hour.</p><p>Or enter this code where you signed up: <b>${code}</b></p><p>If you did not sign up, ignore this message.</p>`;
+    await deps.mail!.queue({ kind: "confirmation", to: user.email, subject: "Confirm your answerwatch account", text, html });
+  }
+
+  /** Uses a mailed token (by its link's hash, or by the address's code); an invitation or confirmation also confirms the address. Its user, or null. */
+  async function consumeToken(type: VerifyType, by: { tokenHash: string } | { userId: string; otpHash: string }): Promise<string | null> {
+    const at = now().toISOString();
+    const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
+    if (userId && type !== "recovery") {
+      const user = await store.userById(userId);
+      if (user && !user.emailConfirmedAt) await store.updateUser({ id: userId, patch: { emailConfirmedAt: at, updatedAt: at } });
+    }
+    return userId;
   }
 
 
@@ -199,13 +225,48 @@ export function createAuthService(deps: AuthServiceDeps) {
     tokens,
 
     /** `address`: the client's address (routes.ts), which AUTH_SIGNUP_RATE_LIMIT_PER_HOUR counts against. */
-    async signUp(body: { email?: unknown; password?: unknown; data?: unknown }, address: string): Promise<SessionJson> {
+    async signUp(body: { email?: unknown; password?: unknown; data?: unknown }, address: string, redirectTo?: unknown): Promise<SessionJson | (UserJson & { confirmation_sent_at: string })> {
       if (deps.config.auth.disableSignup) throw new AppError(422, "signup_disabled", "Signups not allowed for this instance");
       // Every attempt counts, failed ones too: a 422 user_already_exists tells whether an address has an account.
       if (!(await signupsByAddress.hit(addressKey(address)))) throw rateLimited();
       const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : {};
-      const user = await createUser({ email: body.email, password: body.password, userMetadata: data });
-      return startSession(user.id);
+      if (!deps.config.auth.confirmEmail) {
+        const user = await createUser({ email: body.email, password: body.password, userMetadata: data });
+        return startSession(user.id);
+      }
+      // GoTrue without autoconfirm: the user, no session, until the mailed link or code is used.
+      const user = await createUser({ email: body.email, password: body.password, userMetadata: data, confirmed: false });
+      await mailConfirmation(user, redirectTo);
+      return { ...userJson(user), confirmation_sent_at: now().toISOString() };
+    },
+
+    /** GoTrue's /resend for a sign-up confirmation: {} whether or not there is such an unconfirmed account. */
+    async resend(body: { type?: unknown; email?: unknown }, redirectTo: unknown, address: string): Promise<Record<string, never>> {
+      if (body.type !== "signup") throw new AppError(400, "validation_failed", "type must be signup");
+      if (!deps.config.auth.confirmEmail) throw new AppError(422, "validation_failed", "This server does not ask to confirm addresses (AUTH_CONFIRM_EMAIL is off)");
+      const email = normalizeEmail(body.email);
+      if (!(await recoveriesByAddress.hit(addressKey(address)))) throw rateLimited();
+      if (!(await recoveriesByEmail.hit(email))) throw tooSoon();
+      const user = await store.findUserByEmail(email);
+      if (user && !user.emailConfirmedAt) await mailConfirmation(user, redirectTo);
+      return {};
+    },
+
+    /**
+     * GoTrue's admin /invite (service role): an account for the address, unconfirmed and without a
+     * usable password, and a mail whose link confirms it and signs in once; the invited person then
+     * chooses a password. (Inviting into an organization is /api/organizations/:id/invitations.)
+     */
+    async invite(body: { email?: unknown; data?: unknown }, redirectTo: unknown): Promise<UserJson> {
+      if (!deps.mail?.enabled) throw new AppError(422, "email_sending_disabled", "This server sends no mail (SMTP_URL is not set): add the user with `answerwatch user add` instead");
+      const data = body.data && typeof body.data === "object" && !Array.isArray(body.data) ? (body.data as Record<string, unknown>) : {};
+      const user = await createUser({ email: body.email, password: opaqueToken(), userMetadata: data, confirmed: false });
+      const { link, code } = await issueToken(user.id, "invite", redirectTo ?? "/account?invited=1");
+      const site = siteUrl();
+      const text = [`You have been invited to answerwatch at ${site} as ${user.email}.`, "", "Open this link to accept and choose a password (it works once, for one hour):", link, "", `Or enter this code: ${code}`].join("\n");
+      const html = `<p>You have been invited to answerwatch at ${escapeHtml(site)} as <b>${escapeHtml(user.email)}</b>.</p><p><a href="${escapeHtml(link)}">Accept and choose a password</a> — the link works once, for one hour.</p><p>Or enter this code: <b>${code}</b></p>`;
+      await deps.mail.queue({ kind: "invite", to: user.email, subject: "You have been invited to answerwatch", text, html });
+      return { ...userJson(user), invited_at: now().toISOString() } as UserJson;
     },
 
     /** `address`: the client's address (routes.ts); attempts are limited per address and per (address, e-mail). */
@@ -221,6 +282,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         await failuresByAddress.hit(client);
         throw new AppError(400, "invalid_credentials", "Invalid login credentials");
       }
+      // Told only to whoever knows the password, as GoTrue does.
+      if (deps.config.auth.confirmEmail && !user.emailConfirmedAt) throw new AppError(400, "email_not_confirmed", "Email not confirmed");
       return startSession(user.id);
     },
 
@@ -261,16 +324,16 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** POST /verify: a recovery code with its e-mail, or the link's token as token_hash; a session, once. */
     async verify(body: { type?: unknown; email?: unknown; token?: unknown; token_hash?: unknown }, address: string): Promise<SessionJson> {
-      if (body.type !== "recovery") throw new AppError(400, "validation_failed", "type must be recovery");
+      const type = verifyType(body.type);
+      if (!type) throw new AppError(400, "validation_failed", `type must be one of ${Object.keys(VERIFY_TYPES).join(", ")}`);
       if (!(await verificationsByAddress.hit(addressKey(address)))) throw rateLimited();
-      const at = now().toISOString();
       let userId: string | null;
-      if (typeof body.token_hash === "string" && body.token_hash) userId = await store.consumeOneTimeToken({ type: "recovery", tokenHash: sha256(body.token_hash), at });
+      if (typeof body.token_hash === "string" && body.token_hash) userId = await consumeToken(type, { tokenHash: sha256(body.token_hash) });
       else if (typeof body.email === "string" && typeof body.token === "string" && body.token) {
         const email = normalizeEmail(body.email);
         if (!(await codesByAddressAndEmail.hit(`${addressKey(address)} ${email}`))) throw rateLimited();
         const user = await store.findUserByEmail(email);
-        userId = user ? await store.consumeOneTimeToken({ type: "recovery", userId: user.id, otpHash: sha256(body.token.trim()), at }) : null;
+        userId = user ? await consumeToken(type, { userId: user.id, otpHash: sha256(body.token.trim()) }) : null;
       } else throw new AppError(400, "validation_failed", "Verify requires a token and an email, or a token_hash");
       if (!userId) throw tokenFailed();
       return startSession(userId);
@@ -280,12 +343,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     async verifyLink(query: { token?: unknown; type?: unknown; redirect_to?: unknown }, address: string): Promise<string> {
       const redirect = safeRedirect(query.redirect_to);
       const failed = (code: string, description: string) => `${redirect}#error=access_denied&error_code=${code}&error_description=${encodeURIComponent(description)}`;
-      if (query.type !== "recovery" || typeof query.token !== "string" || !query.token) return failed("validation_failed", "The link is not a recovery link");
+      const type = verifyType(query.type);
+      if (!type || typeof query.token !== "string" || !query.token) return failed("validation_failed", "The link is not a verification link");
       if (!(await verificationsByAddress.hit(addressKey(address)))) return failed("over_request_rate_limit", "Too many attempts: try again in a few minutes");
-      const userId = await store.consumeOneTimeToken({ type: "recovery", tokenHash: sha256(query.token), at: now().toISOString() });
+      const userId = await consumeToken(type, { tokenHash: sha256(query.token) });
       if (!userId) return failed("otp_expired", "Email link is invalid or has expired");
       const s = await startSession(userId);
-      const fragment = new URLSearchParams({ access_token: s.access_token, expires_at: String(s.expires_at), expires_in: String(s.expires_in), refresh_token: s.refresh_token, token_type: "bearer", type: "recovery" });
+      const fragment = new URLSearchParams({ access_token: s.access_token, expires_at: String(s.expires_at), expires_in: String(s.expires_in), refresh_token: s.refresh_token, token_type: "bearer", type: String(query.type) });
       return `${redirect.split("#")[0]}#${fragment}`;
     },
 

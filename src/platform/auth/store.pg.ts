@@ -94,6 +94,7 @@ export function createPgAuthStore(sql: SQL): AuthStore {
           email = CASE WHEN ${patch.email !== undefined} THEN ${patch.email ?? null} ELSE email END,
           encrypted_password = CASE WHEN ${patch.passwordHash !== undefined} THEN ${patch.passwordHash ?? null} ELSE encrypted_password END,
           raw_user_meta_data = CASE WHEN ${patch.userMetadata !== undefined} THEN ${patch.userMetadata ?? null}::jsonb ELSE raw_user_meta_data END,
+          email_confirmed_at = CASE WHEN ${patch.emailConfirmedAt !== undefined} THEN ${patch.emailConfirmedAt ?? null}::timestamptz ELSE email_confirmed_at END,
           updated_at = ${patch.updatedAt}
         WHERE id = ${id} RETURNING *`;
       return row ? toUser(row) : null;

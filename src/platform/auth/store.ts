@@ -74,7 +74,7 @@ export interface AuthStore {
   /** Creates the user and their membership (and organization) in one transaction; null when the address is taken. */
   createUser(input: NewUser): Promise<UserRecord | null>;
   /** Updates the given fields; the user afterwards, null when unknown. */
-  updateUser(input: { id: string; patch: Partial<Pick<UserRecord, "email" | "passwordHash" | "userMetadata">> & { updatedAt: string } }): Promise<UserRecord | null>;
+  updateUser(input: { id: string; patch: Partial<Pick<UserRecord, "email" | "passwordHash" | "userMetadata" | "emailConfirmedAt">> & { updatedAt: string } }): Promise<UserRecord | null>;
   /** Users by created_at, a page at a time. */
   listUsers(input: { limit: number; offset: number }): Promise<UserRecord[]>;
   /** Deletes the user (sessions, tokens and memberships go with them); false when unknown. */

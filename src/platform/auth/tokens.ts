@@ -1,7 +1,7 @@
 // Access tokens (DESIGN §4): HS256 with JWT_SECRET by default, ES256 with a kid when
 // JWT_SIGNING_KEY is set. Verification pins the algorithms, requires and checks exp, checks aud,
 // and so rejects alg:none, other keys, malformed tokens and tokens that would never expire.
-import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import { SignJWT, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, exportJWK, importJWK, jwtVerify, type CryptoKey, type JWK } from "jose";
 import { secretBytes } from "./api-keys";
 import type { AccessClaims } from "../../common/identity";
 

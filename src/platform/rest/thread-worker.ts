@@ -1,7 +1,7 @@
 // Entry of a /rest/v1 thread (thread-pool.ts): a read-only connection (a reader) or a read-write one
 // (the writer), opened from the init message (thread-connection.sqlite.ts), and the REST service
 // over it. Each request arrives as plain data with its caller resolved on the serving thread, and goes back as bytes.
-import { AppError, errorResponse, sqliteCode, toAppError } from "../../http/errors";
+import { errorResponse, sqliteCode, toAppError } from "../../http/errors";
 import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
 import type { ThreadCommand, ThreadReply } from "./thread-pool";

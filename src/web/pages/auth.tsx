@@ -1,4 +1,5 @@
 // Sign in and sign up through supabase-js (GoTrue wire format); the server's message on refusal.
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { Field } from "../components/ui";
 import { navigate } from "../lib/router";
@@ -12,12 +13,32 @@ const FormError = ({ error }: { error: string | null }) =>
     </p>
   ) : null;
 
+/** The six-digit code of a mailed link, typed instead of opening the link (recovery, sign-up confirmation). */
+function CodeForm({ onSubmit, title, button, error, busy, children }: { onSubmit: (event: Event) => void; title: string; button: string; error: string | null; busy: boolean; children: ComponentChildren }) {
+  return (
+    <form onSubmit={onSubmit} class="card">
+      <h2>{title}</h2>
+      <p role="status">{children}</p>
+      <Field label="Code">
+        <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
+      </Field>
+      <FormError error={error} />
+      <button type="submit" class="primary" disabled={busy}>
+        {button}
+      </button>
+    </form>
+  );
+}
+
 /** A link between sign-in and sign-up that keeps where the user was going (an invitation's home page, say). */
 const withNext = (path: string, next: string | null) => (next ? `${path}?next=${encodeURIComponent(next)}` : path);
 
 export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login" | "signup"; next: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Set when the server asks new accounts to confirm their address (AUTH_CONFIRM_EMAIL).
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const landing = next && next !== "/" ? next : "/onboarding";
   async function submit(event: Event) {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
@@ -28,13 +49,32 @@ export function AuthPage({ conn, mode, next }: { conn: Connection; mode: "login"
     const result =
       mode === "login"
         ? await conn.sb.auth.signInWithPassword({ email, password })
-        : await conn.sb.auth.signUp({ email, password, options: { data: { organization_name: String(form.get("organization") || "") || undefined } } });
+        : await conn.sb.auth.signUp({ email, password, options: { emailRedirectTo: `${location.origin}${landing}`, data: { organization_name: String(form.get("organization") || "") || undefined } } });
     setBusy(false);
     if (result.error) return setError(errorMessage(result.error));
-    if (mode === "signup" && !result.data.session) return setError("Account created: sign in to continue.");
+    if (mode === "signup" && !result.data.session) return setConfirming(email);
     // A new account starts at onboarding, unless it came for something (an invitation's home page).
-    navigate(mode === "signup" ? (next && next !== "/" ? next : "/onboarding") : next || "/", { replace: true });
+    navigate(mode === "signup" ? landing : next || "/", { replace: true });
   }
+  async function confirm(event: Event) {
+    event.preventDefault();
+    const token = String(new FormData(event.target as HTMLFormElement).get("code")).trim();
+    setBusy(true);
+    setError(null);
+    const { error: failed } = await conn.sb.auth.verifyOtp({ email: confirming!, token, type: "signup" });
+    setBusy(false);
+    if (failed) return setError(errorMessage(failed));
+    navigate(landing, { replace: true });
+  }
+  if (confirming)
+    return (
+      <main id="main" class="auth">
+        <h1>answerwatch</h1>
+        <CodeForm onSubmit={confirm} title="Confirm your address" button="Confirm" error={error} busy={busy}>
+          We sent a link and a six-digit code to <strong>{confirming}</strong>. Open the link, or enter the code here.
+        </CodeForm>
+      </main>
+    );
   return (
     <main id="main" class="auth">
       <h1>answerwatch</h1>
@@ -121,19 +161,9 @@ export function ForgotPage({ conn }: { conn: Connection }) {
           </p>
         </form>
       ) : (
-        <form key="code" onSubmit={useCode} class="card">
-          <h2>Check your mail</h2>
-          <p role="status">
-            If <strong>{asked}</strong> has an account, a message with a link and a six-digit code is on its way. Open the link, or enter the code here.
-          </p>
-          <Field label="Code">
-            <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required />
-          </Field>
-          <FormError error={error} />
-          <button type="submit" class="primary" disabled={busy}>
-            Continue
-          </button>
-        </form>
+        <CodeForm key="code" onSubmit={useCode} title="Check your mail" button="Continue" error={error} busy={busy}>
+          If <strong>{asked}</strong> has an account, a message with a link and a six-digit code is on its way. Open the link, or enter the code here.
+        </CodeForm>
       )}
     </main>
   );

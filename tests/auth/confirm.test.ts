@@ -1,0 +1,114 @@
+// backends: sqlite, postgres
+// Sign-up confirmation and GoTrue's admin invite (issue #31), through the real supabase-js client
+// and a local SMTP sink. With AUTH_CONFIRM_EMAIL=true a new account gets no session: a mail carries
+// a link and a code; until one is used, signing in answers email_not_confirmed; the code (verifyOtp
+// type signup) or the link confirms the address and signs in once; resend replaces the code. An
+// invited address (auth.admin.inviteUserByEmail) follows its link in, then chooses a password.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { ParsedMail } from "mailparser";
+import { ConfigError, loadConfig } from "../../src/config";
+import { testServer } from "../helpers/app";
+import { serverDb, usersTable } from "../helpers/server-db";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp";
+import { client, uniqueEmail } from "../helpers/supabase";
+
+let sink: SmtpSink;
+let server: Awaited<ReturnType<typeof testServer>>;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  server = await testServer({ SMTP_URL: sink.url, AUTH_CONFIRM_EMAIL: "true" });
+  await server.runtime();
+});
+afterAll(async () => {
+  await (await serverDb(server)).close();
+  await server.stop();
+  await sink.stop();
+});
+
+/** The n-th mail to `to` (waits for it): its link and its six-digit code. */
+async function mailTo(to: string, n = 1): Promise<{ mail: ParsedMail; link: string; code: string }> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const mail = sink.received.filter((m) => m.to && !Array.isArray(m.to) && m.to.text === to)[n - 1];
+    if (mail) return { mail, link: mail.text!.match(/https?:\/\/\S+\/auth\/v1\/verify\?\S+/)![0], code: mail.text!.match(/code[^:]*: (\d{6})/)![1]! };
+    if (Date.now() > until) throw new Error(`no mail ${n} to ${to}`);
+    await Bun.sleep(20);
+  }
+}
+
+const confirmedAt = async (email: string) => {
+  const db = await serverDb(server);
+  const [row] = await db.inspect<{ email_confirmed_at: unknown }>(`SELECT email_confirmed_at FROM ${usersTable(db)} WHERE email = ?`, email);
+  return row?.email_confirmed_at ?? null;
+};
+
+test("the server says it asks for confirmation; without SMTP_URL that setting is refused at start", () => {
+  expect(() => loadConfig({ AUTH_CONFIRM_EMAIL: "true" })).toThrow(ConfigError);
+  expect(loadConfig({ AUTH_CONFIRM_EMAIL: "true", SMTP_URL: "smtp://127.0.0.1:2525" }).auth.confirmEmail).toBe(true);
+});
+
+test("signUp gives no session and mails a code; signing in waits for it; verifyOtp(type signup) confirms and signs in, once", async () => {
+  const settings = await (await fetch(`${server.url}/auth/v1/settings`, { headers: { apikey: server.secrets.anonKey } })).json();
+  expect(settings.mailer_autoconfirm).toBe(false);
+  const email = uniqueEmail("confirm");
+  const sb = client(server.url, server.secrets.anonKey);
+  const made = await sb.auth.signUp({ email, password: "pass-word-1" });
+  expect(made.error).toBeNull();
+  expect(made.data.session).toBeNull();
+  expect(made.data.user!.email).toBe(email);
+  expect(await confirmedAt(email)).toBeNull();
+  const { mail, code } = await mailTo(email);
+  expect(mail.subject).toBe("Confirm your answerwatch account");
+  const early = await sb.auth.signInWithPassword({ email, password: "pass-word-1" });
+  expect(early.error?.code).toBe("email_not_confirmed");
+  // A wrong password is the usual refusal: the state of an address is told only to whoever knows its password.
+  expect((await sb.auth.signInWithPassword({ email, password: "wrong-password" })).error?.code).toBe("invalid_credentials");
+  const verified = await sb.auth.verifyOtp({ email, token: code, type: "signup" });
+  expect(verified.error).toBeNull();
+  expect(verified.data.session?.user.email).toBe(email);
+  expect(await confirmedAt(email)).not.toBeNull();
+  expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email, password: "pass-word-1" })).error).toBeNull();
+  expect((await client(server.url, server.secrets.anonKey).auth.verifyOtp({ email, token: code, type: "signup" })).error?.code).toBe("otp_expired");
+});
+
+test("the mailed link confirms too (303 with the session in the fragment, type signup); resend replaces the code", async () => {
+  const email = uniqueEmail("link");
+  const sb = client(server.url, server.secrets.anonKey);
+  expect((await sb.auth.signUp({ email, password: "pass-word-2", options: { emailRedirectTo: `${server.url}/onboarding` } })).error).toBeNull();
+  const first = await mailTo(email);
+  expect((await sb.auth.resend({ type: "signup", email, options: { emailRedirectTo: `${server.url}/onboarding` } })).error).toBeNull();
+  const second = await mailTo(email, 2);
+  expect((await sb.auth.verifyOtp({ email, token: first.code, type: "signup" })).error?.code).toBe("otp_expired");
+  const res = await fetch(second.link, { redirect: "manual" });
+  expect(res.status).toBe(303);
+  const location = new URL(res.headers.get("location")!);
+  expect(location.origin + location.pathname).toBe(`${server.url}/onboarding`);
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  expect(fragment.get("type")).toBe("signup");
+  expect(fragment.get("access_token")).toBeTruthy();
+  expect(await confirmedAt(email)).not.toBeNull();
+  expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email, password: "pass-word-2" })).error).toBeNull();
+  expect((await fetch(first.link, { redirect: "manual" })).headers.get("location")).toContain("error_code=otp_expired");
+});
+
+test("admin inviteUserByEmail mails an invitation; its link signs the invited person in, who then chooses a password; only the service role invites", async () => {
+  const email = uniqueEmail("invited");
+  const admin = client(server.url, server.secrets.serviceRoleKey);
+  const invited = await admin.auth.admin.inviteUserByEmail(email, { redirectTo: `${server.url}/account` });
+  expect(invited.error).toBeNull();
+  expect(invited.data.user!.email).toBe(email);
+  const { mail, link } = await mailTo(email);
+  expect(mail.subject).toBe("You have been invited to answerwatch");
+  expect(link).toContain("type=invite");
+  const res = await fetch(link, { redirect: "manual" });
+  const fragment = new URLSearchParams(new URL(res.headers.get("location")!).hash.slice(1));
+  expect(fragment.get("type")).toBe("invite");
+  const sb = client(server.url, server.secrets.anonKey);
+  const session = await sb.auth.setSession({ access_token: fragment.get("access_token")!, refresh_token: fragment.get("refresh_token")! });
+  expect(session.error).toBeNull();
+  expect((await sb.auth.updateUser({ password: "chosen-pass-3" })).error).toBeNull();
+  expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email, password: "chosen-pass-3" })).error).toBeNull();
+  const asUser = await fetch(`${server.url}/auth/v1/invite`, { method: "POST", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${server.secrets.anonKey}`, "content-type": "application/json" }, body: JSON.stringify({ email: uniqueEmail("nope") }) });
+  expect(asUser.status).toBe(403);
+});
