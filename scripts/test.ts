@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 
 const args = process.argv.slice(2);
 
-// The browser tests need Debian's chromium: install it here so the README's one test command works
+// The browser tests need Debian's chromium (and poppler's pdftoppm, for the client report's pages): install them here so the README's one test command works
 // on a fresh machine (a no-op when it is already there).
 const hasPostgres = () => readdirSafe("/usr/lib/postgresql").some((v) => Bun.file(`/usr/lib/postgresql/${v}/bin/initdb`).size > 0);
 function readdirSafe(dir: string): string[] {
@@ -18,7 +18,7 @@ function readdirSafe(dir: string): string[] {
     return [];
   }
 }
-if (!Bun.which("chromium") || (!hasPostgres() && !Bun.env.TEST_DATABASE_URL)) {
+if (!Bun.which("chromium") || !Bun.which("pdftoppm") || (!hasPostgres() && !Bun.env.TEST_DATABASE_URL)) {
   const install = Bun.spawnSync(["bash", new URL("./install-system-deps.sh", import.meta.url).pathname], { stdout: "inherit", stderr: "inherit" });
   if (install.exitCode !== 0) {
     process.stdout.write("\ncould not install chromium and postgresql (scripts/install-system-deps.sh); the browser and Postgres tests need them\n0 passed, 1 failed\n");

@@ -24,6 +24,8 @@ import { inProcessReports } from "./reports/registry";
 import type { Secrets } from "./secrets";
 import type { QueueStore } from "./queue/store";
 import { scheduleRoutes } from "./schedule/routes";
+import { digestRoutes } from "./digests/routes";
+import { createDigestService, type DigestService } from "./digests/service";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
 import { timingSafeEqual } from "node:crypto";
 import { webRoutes } from "./web/routes";
@@ -35,6 +37,11 @@ import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
 import { createShareService } from "./share/service";
 import { shareRoutes } from "./share/routes";
+import { clientReportRoutes } from "./client-report/routes";
+import { buildClientReport } from "./client-report/service";
+import { createClientReportService } from "./client-report/service";
+import { createPortfolioService } from "./portfolio/service";
+import { portfolioRoutes } from "./portfolio/routes";
 import { createRouteLabeler, type Metrics, type RouteLabeler } from "./http/metrics";
 import { REST_POLICIES } from "./platform/rest/policies";
 import { ROUTINES } from "./platform/rest/rpc";
@@ -88,6 +95,8 @@ export interface App {
   auth: AuthService;
   callers: CallerResolver;
   schedule: ScheduleService;
+  /** Digests and mailed alerts: the runtime sends what is due on its timer. */
+  digests: DigestService;
   /** Shutdown work of the features (e.g. flushing the pixel's batch writer); runs before the database closes. */
   close(): Promise<void>;
 }
@@ -120,6 +129,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
   const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger });
+  const reportDeps = { store: deps.stores.clientReport, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, now: deps.now };
+  const digests = createDigestService({ store: deps.stores.digests, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, mail: deps.mail, publicUrl, secret: deps.secrets.jwtSecret, now: deps.now, logger: deps.logger, report: (input) => buildClientReport(reportDeps, input) });
 
   const storage = deps.storage ?? createStorageHealth();
   const crawlerStore = deps.stores.crawlers;
@@ -167,6 +178,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(memberRoutes({ members, callers }))
     .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, rest: { answer: rest.answer, anonKey: deps.secrets.anonKey }, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
+    .use(portfolioRoutes({ portfolio: createPortfolioService({ store: deps.stores.portfolio, insights: deps.stores.insights, now: deps.now, timeoutMs: deps.config.rest.statementTimeoutMs }), callers }))
+    .use(digestRoutes({ digests, callers, cronSecret: deps.secrets.cronSecret }))
+    .use(clientReportRoutes({ reports: createClientReportService(reportDeps), callers, share: shares }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
     // Generated from the app's own definitions on first request (src/openapi).
@@ -252,5 +266,5 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const close = async () => {
     for (const fn of closers.splice(0).reverse()) await fn();
   };
-  return { elysia, handle, direct, meta, auth, callers, schedule, close };
+  return { elysia, handle, direct, meta, auth, callers, schedule, digests, close };
 }

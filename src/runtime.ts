@@ -71,7 +71,13 @@ export async function startRuntime(input: {
   const mailer = config.mail.smtpUrl
     ? createMailer({ store: stores.mail, transport: (await import("./mail/smtp")).smtpTransport(config.mail.smtpUrl, config.mail.timeoutMs), from: config.mail.from, logger, now: options.now, retryScheduleMs: config.mail.retryScheduleMs, timeoutMs: config.mail.timeoutMs })
     : undefined;
-  const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents: deliverer.wake, onUpstream: metrics.upstreamCall });
+  // A finished run may have recorded visibility.changed events: webhooks go now, alert mails too.
+  let mailAlerts: () => void = () => {};
+  const onEvents = () => {
+    deliverer.wake();
+    mailAlerts();
+  };
+  const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents, onUpstream: metrics.upstreamCall });
   // Postgres cannot call the brand matcher from SQL: this instance rechecks prompts.is_branded when
   // a trigger says a brand's names or prompts changed (src/insights/branded.pg.ts).
   const branded = backend.kind === "postgres" ? await (await import("./insights/branded.pg")).listenBranded(backend.pg.sql, (error) => logger.error("branded recheck failed", { error: String(error) })) : undefined;
@@ -107,6 +113,33 @@ export async function startRuntime(input: {
     throw error;
   });
 
+
+  // Digests and alert mails: what is due is found in the database, so a missed tick (a restart, a
+  // second instance) only delays it; each digest and mail is made once (src/digests/service.ts).
+  let digesting = false;
+  const sendDigests = async () => {
+    if (digesting) return;
+    digesting = true;
+    try {
+      const sent = await app.digests.sendDue();
+      const alerts = await app.digests.mailAlerts();
+      if (sent.digests || sent.failed || alerts.mails) logger.info("digests", { ...sent, alert_mails: alerts.mails });
+    } catch (error) {
+      logger.error("digests failed", { error: String(error) });
+    } finally {
+      digesting = false;
+    }
+  };
+  // Runs finishing together make one pass.
+  let alertTimer: ReturnType<typeof setTimeout> | undefined;
+  mailAlerts = () => {
+    alertTimer ??= setTimeout(() => {
+      alertTimer = undefined;
+      app.digests.mailAlerts().catch((error) => logger.error("alert mails failed", { error: String(error) }));
+    }, 100);
+  };
+  const digestStart = setTimeout(sendDigests, 60_000);
+  const digestTimer = setInterval(sendDigests, 3_600_000);
 
   /** One scheduled run: the same function as POST /cron/daily-tracking, logged. */
   async function runSchedule(late = false): Promise<void> {
@@ -160,6 +193,10 @@ export async function startRuntime(input: {
     runSchedule,
     async stop() {
       clearTimeout(maintenanceStart);
+      clearTimeout(digestStart);
+      clearInterval(digestTimer);
+      clearTimeout(alertTimer);
+      mailAlerts = () => {};
       clearInterval(maintenanceTimer);
       clearTimeout(schedulerTimer);
       scheduler?.store.cron["daily-tracking"].stop();

@@ -4,6 +4,9 @@
 import type { CategoryList } from "./analysis/source-categories";
 import type { DbHandle } from "./db/open";
 import type { PgHandle } from "./db/pg/open";
+import type { ClientReportStore } from "./client-report/store";
+import { createPgClientReportStore } from "./client-report/store.pg";
+import { createSqliteClientReportStore } from "./client-report/store.sqlite";
 import type { CrawlerStore } from "./crawlers/store";
 import { createPgCrawlerStore } from "./crawlers/store.pg";
 import { createSqliteCrawlerStore } from "./crawlers/store.sqlite";
@@ -41,6 +44,9 @@ import { createSqliteScheduleStore } from "./schedule/store.sqlite";
 import type { SetupStore } from "./setup/store";
 import { createPgSetupStore } from "./setup/store.pg";
 import { createSqliteSetupStore } from "./setup/store.sqlite";
+import type { PortfolioStore } from "./portfolio/store";
+import { createPgPortfolioStore } from "./portfolio/store.pg";
+import { createSqlitePortfolioStore } from "./portfolio/store.sqlite";
 import type { ShareStore } from "./share/store";
 import { createPgShareStore } from "./share/store.pg";
 import { createSqliteShareStore } from "./share/store.sqlite";
@@ -56,6 +62,12 @@ import type { MailStore } from "./mail/store";
 import { createPgMailStore } from "./mail/store.pg";
 import { createSqliteMailStore } from "./mail/store.sqlite";
 import { createSqliteWebhookStore } from "./webhooks/store.sqlite";
+import type { InsightsStore } from "./insights/store";
+import { createPgInsightsStore } from "./insights/store.pg";
+import { createSqliteInsightsStore } from "./insights/store.sqlite";
+import type { DigestStore } from "./digests/store";
+import { createPgDigestStore } from "./digests/store.pg";
+import { createSqliteDigestStore } from "./digests/store.sqlite";
 
 export interface Stores {
   backend: "sqlite" | "postgres";
@@ -64,14 +76,19 @@ export interface Stores {
   keys: KeyStore;
   members: MembersStore;
   share: ShareStore;
+  portfolio: PortfolioStore;
   /** The queue as of `now` (tests and the demo move the clock). */
   queue(now?: () => Date): QueueStore;
   tracking: TrackingStore;
   schedule: ScheduleStore;
   webhooks: WebhookStore;
   mail: MailStore;
+  /** The insights' reads for the server's own work (digests, reports): requests read under their caller (platform/rest). */
+  insights: InsightsStore;
+  digests: DigestStore;
   crawlers: CrawlerStore;
   reports: ReportsStore;
+  clientReport: ClientReportStore;
   storage: StorageStore;
   /** The pixel's store starts a writer on its first beacon: made when the pixel's routes are. */
   pixel(): PixelStore;
@@ -116,6 +133,9 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get share() {
       return once("share", () => createSqliteShareStore(sqlite));
     },
+    get portfolio() {
+      return once("portfolio", () => createSqlitePortfolioStore(sqlite));
+    },
     queue: (now) => (now ? createSqliteQueueStore(sqlite, now) : once("queue", () => createSqliteQueueStore(sqlite))),
     get tracking() {
       return once("tracking", () => createSqliteTrackingStore(sqlite));
@@ -129,11 +149,20 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get mail() {
       return once("mail", () => createSqliteMailStore(sqlite));
     },
+    get insights() {
+      return once("insights", () => createSqliteInsightsStore(sqlite));
+    },
+    get digests() {
+      return once("digests", () => createSqliteDigestStore(sqlite));
+    },
     get crawlers() {
       return once("crawlers", () => createSqliteCrawlerStore(sqlite));
     },
     get reports() {
       return once("reports", () => createSqliteReportsStore(sqlite));
+    },
+    get clientReport() {
+      return once("clientReport", () => createSqliteClientReportStore(sqlite));
     },
     get storage() {
       return once("storage", () => createSqliteStorageStore(sqlite));
@@ -158,13 +187,17 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     keys: createPgKeyStore(sql),
     members: createPgMembersStore(sql),
     share: createPgShareStore(sql),
+    portfolio: createPgPortfolioStore(sql),
     queue: (now) => createPgQueueStore(sql, now),
     tracking: createPgTrackingStore(sql),
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
     mail: createPgMailStore(sql),
+    insights: createPgInsightsStore(sql),
+    digests: createPgDigestStore(sql),
     crawlers: createPgCrawlerStore(sql),
     reports: createPgReportsStore(sql),
+    clientReport: createPgClientReportStore(sql),
     storage: createPgStorageStore(sql),
     pixel: () => createPgPixelStore(sql),
     rest: createPgRestExecutor(sql, { sourceCategories: options.sourceCategories }),

@@ -30,9 +30,13 @@ export function pageSecurityHeaders(framing: PageFraming = "deny"): Record<strin
   return headers;
 }
 
-/** Adds the browser headers to a response: every response is nosniff; an HTML page gets the policy. */
+/**
+ * Adds the browser headers to a response: every response is nosniff; an HTML page gets the policy,
+ * unless its route set one of its own (a client report's allows less than any page's).
+ */
 export function applySecurityHeaders(pathname: string, headers: Headers): void {
   headers.set("x-content-type-options", "nosniff");
   if (!headers.get("content-type")?.startsWith("text/html")) return;
-  for (const [name, value] of Object.entries(pageSecurityHeaders(pathname.startsWith("/share/") ? "embeddable" : "deny"))) headers.set(name, value);
+  const ownPolicy = headers.has("content-security-policy");
+  for (const [name, value] of Object.entries(pageSecurityHeaders(pathname.startsWith("/share/") ? "embeddable" : "deny"))) if (!(ownPolicy && name === "content-security-policy")) headers.set(name, value);
 }

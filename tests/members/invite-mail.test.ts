@@ -63,3 +63,18 @@ test("someone without an account signs up with the invited address and finds the
   expect(accepted.status).toBe(200);
   expect((await sb.from("organizations").select("name")).data!.map((o: { name: string }) => o.name)).toContain("Mail Invites");
 });
+
+test("the invited person may decline from the mailed link's home page: no membership, and the invitation cannot be accepted afterwards", async () => {
+  const to = uniqueEmail("decliner");
+  await invite(to, "member");
+  const until = Date.now() + 10_000;
+  while (!mailsTo(to).length && Date.now() < until) await Bun.sleep(20);
+  const link = mailsTo(to)[0]!.text!.match(/https?:\/\/\S+\?invitation=([0-9a-f-]{36})/)!;
+  const sb = client(server.url, server.secrets.anonKey);
+  const { data } = await sb.auth.signUp({ email: to, password: "declining-now" });
+  const headers = { authorization: `Bearer ${data.session!.access_token}` };
+  expect((await fetch(`${server.url}/api/invitations/${link[1]}/decline`, { method: "POST", headers })).status).toBe(200);
+  expect((await fetch(`${server.url}/api/invitations/${link[1]}/accept`, { method: "POST", headers })).status).toBe(404);
+  expect((await sb.from("organizations").select("name")).data!.map((o: { name: string }) => o.name)).not.toContain("Mail Invites");
+  expect((await (await fetch(`${server.url}/api/invitations`, { headers })).json()).invitations).toEqual([]);
+});

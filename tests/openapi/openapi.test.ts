@@ -61,7 +61,7 @@ test("every /api route that reads a JSON object documents its body, and the serv
   );
   const apiBodies = Object.fromEntries(bodies.filter(([route]) => route.includes(" /api/")));
   // Routes under /api taking a JSON object; the others take none (accept, cancel, retry…) or NDJSON (crawler logs).
-  expect(Object.keys(apiBodies).sort()).toEqual(["patch /api/webhooks/{id}", "post /api/keys", "post /api/organizations/{id}/invitations", "post /api/organizations/{id}/members", "post /api/share-links", "post /api/tracking/start", "post /api/webhooks"]);
+  expect(Object.keys(apiBodies).sort()).toEqual(["patch /api/webhooks/{id}", "post /api/keys", "post /api/organizations/{id}/invitations", "post /api/organizations/{id}/members", "post /api/share-links", "post /api/tracking/start", "post /api/webhooks", "put /api/brands/{id}/digest"]);
   for (const schema of Object.values(apiBodies)) ajv.compile(schema);
 
   const org = await signedUpOrg(server, "Bodies");
@@ -70,11 +70,12 @@ test("every /api route that reads a JSON object documents its body, and the serv
     ["post /api/keys", "/api/keys", { name: "reporting", organization_id: org.id, role: "viewer" }],
     ["post /api/share-links", "/api/share-links", { brand_id: brand.id, expires_at: new Date(Date.now() + 86_400_000).toISOString() }],
     ["post /api/organizations/{id}/invitations", `/api/organizations/${org.id}/invitations`, { email: "colleague@example.com", role: "member" }],
+    ["put /api/brands/{id}/digest", `/api/brands/${brand.id}/digest`, { frequency: "weekly", alerts: true }],
   ];
   for (const [route, url, body] of examples) {
     const schema = apiBodies[route] as { required?: string[] };
     expect([route, ajv.validate(schema, body), ajv.errors ?? null]).toEqual([route, true, null]);
-    const send = (b: unknown) => fetch(`${server.url}${url}`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify(b) });
+    const send = (b: unknown) => fetch(`${server.url}${url}`, { method: route.split(" ")[0]!.toUpperCase(), headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify(b) });
     const accepted = await send(body);
     expect([route, accepted.status === 200 || accepted.status === 201]).toEqual([route, true]);
     expect(schema.required?.length).toBeGreaterThan(0);

@@ -536,6 +536,23 @@ test("forgot password: the mailed link signs in on the account page, a new passw
   expect((await fresh.auth.signInWithPassword({ email, password: "first-password" })).error).not.toBeNull();
 }, 60_000);
 
+test("the account page: each brand's digest and alerts are the member's own choice, saved as chosen and shown again", async () => {
+  await page.goto(`${bin.url}/account`);
+  const section = page.getByRole("region", { name: "Digests and alerts" });
+  await section.waitFor();
+  const row = section.locator("tr[data-digest-brand]").first();
+  const brand = (await row.getAttribute("data-digest-brand"))!;
+  await row.getByLabel(`Digest of ${brand}`).selectOption("weekly");
+  await section.getByRole("status").filter({ hasText: `Saved for ${brand}.` }).waitFor();
+  await row.getByLabel(`Alerts about ${brand}`).check();
+  await section.getByRole("status").filter({ hasText: `Saved for ${brand}.` }).waitFor();
+  await page.reload();
+  const again = page.getByRole("region", { name: "Digests and alerts" }).locator(`tr[data-digest-brand="${brand}"]`);
+  expect(await again.getByLabel(`Digest of ${brand}`).inputValue()).toBe("weekly");
+  expect(await again.getByLabel(`Alerts about ${brand}`).isChecked()).toBe(true);
+  await shoot("account-digests");
+}, 60_000);
+
 test("every page visited ran under the Content-Security-Policy without a violation, /docs included", async () => {
   const res = await page.goto(`${bin.url}/docs`);
   expect(res!.headers()["content-security-policy"]).toContain("script-src 'self'");

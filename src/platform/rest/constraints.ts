@@ -5,6 +5,7 @@ import { AppError } from "../../http/errors";
 import type { ConstraintViolation } from "./dialect";
 import { normalizeDomain } from "../../analysis/urls";
 import { MAX_PROMPT_CHARS } from "../../common/limits";
+import { isLogoDataUrl, LOGO_MAX_CHARS, LOGO_TYPES } from "../../common/logo";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
 
@@ -46,8 +47,15 @@ const maxLength =
     return value;
   };
 
+// A logo is an image inside the row (src/common/logo.ts): a client report shows it and requests nothing.
+const logoRule: ColumnRule = (table, column, value) => {
+  if (!isLogoDataUrl(value))
+    throw checkViolation(table, `${table}_${column}_data_url`, `${column} must be null or a base64 data: URL of ${LOGO_TYPES.join(", ")} of at most ${LOGO_MAX_CHARS} characters (got ${value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}…` : JSON.stringify(value)}, ${value.length} characters)`);
+  return value;
+};
+
 const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
-  organizations: { slug: slugRule },
+  organizations: { slug: slugRule, logo: logoRule },
   prompts: { text: maxLength(MAX_PROMPT_CHARS) },
   brands: { slug: slugRule, state: stateRule },
   brand_domains: { domain: hostRule },

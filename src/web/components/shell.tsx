@@ -64,3 +64,21 @@ export function Shell({ conn, session, brandId, children }: { conn: Connection; 
     </>
   );
 }
+
+/**
+ * The brand's client report for the window on screen, in a new tab. A form rather than a link: the
+ * report needs the session's token, which a link cannot send as a header and which, in a URL, would
+ * stay in the browser's history; the server takes it from the form (src/client-report/routes.ts).
+ */
+export function ClientReportLink({ brandId, session, from, to }: { brandId: string; session: Session; from: string; to: string }) {
+  return (
+    <form class="report-link" method="post" action={`/api/brands/${brandId}/report`} target="_blank">
+      <input type="hidden" name="access_token" value={session.access_token} />
+      <input type="hidden" name="from" value={from} />
+      <input type="hidden" name="to" value={to} />
+      <button type="submit" class="link" title={`The brand's report for ${from} – ${to}, to print or save as PDF`}>
+        Client report
+      </button>
+    </form>
+  );
+}

@@ -12,6 +12,8 @@ export interface Column<T> {
   render?: (row: T) => ComponentChildren;
   numeric?: boolean;
   title?: (row: T) => string | undefined;
+  /** false: the header is a plain label (a sparkline has no order worth sorting by). */
+  sortable?: boolean;
   /** More columns for the CSV only (a rate's interval bounds, say). */
   csvExtra?: { key: string; value: (row: T) => number | string | null | undefined }[];
 }
@@ -60,7 +62,11 @@ export function Table<T>({ rows, columns, csvName, initialSort, rowKey, caption,
             <tr>
               {columns.map((c) => (
                 // A column without a header (row actions) is not sortable: a button needs a name.
-                c.header ? (
+                c.header && c.sortable === false ? (
+                  <th key={c.key} class={c.numeric ? "num" : undefined}>
+                    {c.header}
+                  </th>
+                ) : c.header ? (
                   <th key={c.key} class={c.numeric ? "num" : undefined} aria-sort={sort?.key === c.key ? (sort.desc ? "descending" : "ascending") : "none"}>
                     <button type="button" class="sort" onClick={() => toggle(c.key)}>
                       {c.header}

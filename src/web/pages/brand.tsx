@@ -1,4 +1,5 @@
 // A brand's pages share its row, the caller's role in its organization and the filter options.
+import { ClientReportLink } from "../components/shell";
 import { ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
 import type { BrandContext, BrandRow, PlatformRow } from "../lib/brand-context";
 import { readFilters, type FilterOptions } from "../lib/filters";
@@ -59,6 +60,7 @@ export function BrandPages({ conn, session, brandId, page, itemId, query }: { co
         <span class="tag" title="Your role in this brand's organization">
           {role}
         </span>
+        <ClientReportLink brandId={brand.id} session={session} from={ctx.filters.from} to={ctx.filters.to} />
       </div>
       {(pages[page] ?? pages.overview!)()}
     </>

@@ -1,9 +1,12 @@
-// The brands the user's organizations track, or the first step when there are none; above them,
-// the invitations waiting for the user's answer (nobody joins an organization without accepting).
+// The brands the user's organizations track, as the portfolio (portfolio.tsx), or the first step
+// when there are none; above them, the invitations waiting for the user's answer (nobody joins an
+// organization without accepting).
 import { useState } from "preact/hooks";
-import { Empty, ErrorBox, Loading, unwrap, useAsync } from "../components/ui";
+import { Empty, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
+import { useLocation } from "../lib/router";
 import { errorMessage, type Connection } from "../lib/session";
+import { Portfolio, portfolioQuery, type PortfolioAnswer } from "./portfolio";
 
 interface Invitation {
   id: string;
@@ -55,16 +58,23 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
 }
 
 export function Home({ conn }: { conn: Connection }) {
-  const brands = useAsync(async () => unwrap(await conn.sb.from("brands").select("id, name, slug, is_active, organization_id, brand_domains(domain, is_primary)").order("name")), []);
-  // A reload (after accepting an invitation) keeps the page, and the invitation's message, on screen.
-  if (brands.loading && !brands.data) return <Loading what="Loading your brands" />;
-  if (brands.error) return <ErrorBox error={brands.error} />;
-  const list = brands.data as { id: string; name: string; slug: string; is_active: boolean; brand_domains: { domain: string; is_primary: boolean }[] }[];
+  const loc = useLocation();
+  const search = portfolioQuery(loc.query);
+  const portfolio = useAsync(() => conn.api<PortfolioAnswer>("GET", `/api/portfolio?${search}`), [search]);
+  // No brand in any organization: the first step, whatever the switcher says.
+  const none = portfolio.data && !portfolio.data.brands.length && !loc.query.get("org");
   // The invitations stay at one place in the tree, so accepting one (which adds brands) keeps its message.
   return (
     <>
-      <Invitations conn={conn} answered={brands.reload} />
-      {list.length ? (
+      <Invitations conn={conn} answered={portfolio.reload} />
+      {none ? (
+        <Empty title="No brand yet">
+          <p>Add your brand, its competitors and the questions your customers ask AI assistants; answerwatch asks the engines and shows how often you come up.</p>
+          <a class="button primary" href="/onboarding">
+            Add a brand
+          </a>
+        </Empty>
+      ) : (
         <section>
           <div class="heading">
             <h1>Brands</h1>
@@ -72,25 +82,8 @@ export function Home({ conn }: { conn: Connection }) {
               Add a brand
             </a>
           </div>
-          <ul class="cards">
-            {list.map((b) => (
-              <li key={b.id} class="card">
-                <a href={`/b/${b.id}/overview`}>
-                  <strong>{b.name}</strong>
-                </a>
-                <span class="muted">{b.brand_domains.find((d) => d.is_primary)?.domain ?? b.brand_domains[0]?.domain ?? b.slug}</span>
-                {!b.is_active && <span class="tag">inactive</span>}
-              </li>
-            ))}
-          </ul>
+          <Portfolio data={portfolio} query={loc.query} />
         </section>
-      ) : (
-        <Empty title="No brand yet">
-          <p>Add your brand, its competitors and the questions your customers ask AI assistants; answerwatch asks the engines and shows how often you come up.</p>
-          <a class="button primary" href="/onboarding">
-            Add a brand
-          </a>
-        </Empty>
       )}
     </>
   );

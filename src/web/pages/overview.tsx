@@ -8,6 +8,7 @@ import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../compone
 import { rpcArgs } from "../lib/filters";
 import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext, PlatformRow } from "../lib/brand-context";
+import { modelChanges, significantMoves, topicNamer } from "../../insights/changes";
 
 type Rate = { value: number | null; n: number; ci_low: number | null; ci_high: number | null; previous: { value: number | null; n: number; ci_low: number | null; ci_high: number | null }; change: { delta: number | null; verdict: string; ci_low: number | null; ci_high: number | null; n_current: number; n_previous: number; model_changed: boolean } };
 
@@ -129,13 +130,8 @@ function PlatformStrip({ rows }: { rows: any[] }) {
 
 /** The significant moves (verdict up or down) by platform, topic and competitor, and model changes, each with its n. */
 function WhatChanged({ overview, topics }: { overview: any; topics: { id: string; name: string }[] }) {
-  const name = (id: string | null) => (id === null ? "prompts without a topic" : (topics.find((t) => t.id === id)?.name ?? "a topic since removed"));
-  const moves = [
-    ...overview.by_platform.map((r: any) => ({ what: `${r.platform}`, kind: "platform", rate: r.visibility_rate })),
-    ...overview.by_topic.map((r: any) => ({ what: `topic “${name(r.topic_id)}”`, kind: "topic", rate: r.visibility_rate })),
-    ...(overview.by_competitor ?? []).map((r: any) => ({ what: `competitor ${r.name}`, kind: "competitor", rate: r.visibility_rate })),
-  ].filter((m) => m.rate.change.verdict === "up" || m.rate.change.verdict === "down");
-  const models = overview.by_platform.filter((r: any) => r.visibility_rate.change.model_changed).map((r: any) => r.platform);
+  const moves = significantMoves(overview, topicNamer(topics));
+  const models = modelChanges(overview);
   return (
     <section class="card what-changed" aria-label="What changed">
       <h2>What changed</h2>
@@ -144,8 +140,8 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
       ) : (
         <ul class="plain">
           {moves.map((m) => (
-            <li key={m.what} data-move={m.what}>
-              <span class={`verdict ${m.rate.change.verdict}`}>{m.rate.change.verdict === "up" ? "▲" : "▼"}</span> Visibility on {m.what}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
+            <li key={m.label} data-move={m.label}>
+              <span class={`verdict ${m.direction}`}>{m.direction === "up" ? "▲" : "▼"}</span> Visibility on {m.label}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
             </li>
           ))}
           {models.map((p: string) => (

@@ -3,6 +3,7 @@
 // engines the server has keys for. Viewers see the values without edit controls; a refused write
 // shows the server's message.
 import { SHEET_TABLES, importFormula, sheetUrl } from "../../common/sheets";
+import { isLogoDataUrl, LOGO_MAX_CHARS, LOGO_TYPES } from "../../common/logo";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Table } from "../components/table";
@@ -391,6 +392,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       </Section>
 
       {canManage && <ShareLinks ctx={ctx} />}
+      {canManage && <OrganizationLogo ctx={ctx} />}
       <ApiKeys ctx={ctx} />
       <McpConnect ctx={ctx} />
       {canManage && <Webhooks ctx={ctx} />}
@@ -421,6 +423,14 @@ function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandConte
   );
 }
 
+/** What an endpoint made here receives: signed events, or a chat channel's messages (Slack, Teams, Mattermost incoming webhooks). */
+const WEBHOOK_KINDS: Record<string, { label: string; body: { format: "standard" | "slack"; events: string[] } }> = {
+  standard: { label: "Signed JSON events (every event)", body: { format: "standard", events: [] } },
+  "chat-weekly": { label: "Chat: weekly digest", body: { format: "slack", events: ["digest.weekly"] } },
+  "chat-monthly": { label: "Chat: monthly digest", body: { format: "slack", events: ["digest.monthly"] } },
+  "chat-alerts": { label: "Chat: visibility alerts", body: { format: "slack", events: ["visibility.changed"] } },
+};
+
 function Webhooks({ ctx }: { ctx: BrandContext }) {
   const { conn, brand } = ctx;
   const list = useAsync(async () => (await conn.api<{ endpoints: any[] }>("GET", "/api/webhooks")).endpoints.filter((e) => e.organization_id === brand.organization_id), [brand.id]);
@@ -439,7 +449,7 @@ function Webhooks({ ctx }: { ctx: BrandContext }) {
         <ul class="plain">
           {list.data!.map((e) => (
             <li key={e.id}>
-              {e.url} <span class="muted">{e.events?.length ? e.events.join(", ") : "all events"}</span>{" "}
+              {e.url} <span class="muted">{e.format === "slack" ? "chat message: " : ""}{e.events?.length ? e.events.join(", ") : "all events"}</span>{" "}
               <button type="button" class="link" onClick={() => w.write(() => conn.api("POST", `/api/webhooks/${e.id}/test`), "Test event queued.")}>
                 Test
               </button>{" "}
@@ -462,11 +472,18 @@ function Webhooks({ ctx }: { ctx: BrandContext }) {
         class="inline"
         onSubmit={submitWith(
           w.write,
-          async (f) => setSecret((await conn.api<{ secret: string }>("POST", "/api/webhooks", { url: String(f.get("url")), organization_id: brand.organization_id, brand_id: brand.id })).secret),
+          async (f) => setSecret((await conn.api<{ secret: string }>("POST", "/api/webhooks", { url: String(f.get("url")), organization_id: brand.organization_id, brand_id: brand.id, ...WEBHOOK_KINDS[String(f.get("kind"))]!.body })).secret),
           "Endpoint created.",
         )}
       >
         <input name="url" type="url" placeholder="https://hooks.example.com/answerwatch" aria-label="Webhook URL" required />
+        <select name="kind" aria-label="What the endpoint receives">
+          {Object.entries(WEBHOOK_KINDS).map(([value, k]) => (
+            <option key={value} value={value}>
+              {k.label}
+            </option>
+          ))}
+        </select>
         <button type="submit">Add endpoint</button>
       </form>
     </Section>
@@ -580,6 +597,74 @@ function ShareLinks({ ctx }: { ctx: BrandContext }) {
         <input name="expires" type="date" aria-label="Link expires on (optional)" />
         <button type="submit">Create share link</button>
       </form>
+    </Section>
+  );
+}
+
+/** The largest file whose base64 data: URL fits in LOGO_MAX_CHARS (the longest type's prefix counted). */
+const LOGO_MAX_BYTES = Math.floor((LOGO_MAX_CHARS - "data:image/svg+xml;base64,".length) / 4) * 3;
+
+function dataUrlOf(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error("The file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * The organization's logo on client reports (white-label: its name and logo, no answerwatch). Kept
+ * inside the organization's row as a data: URL, so a report shows it without a request.
+ */
+function OrganizationLogo({ ctx }: { ctx: BrandContext }) {
+  const { conn, brand } = ctx;
+  const org = useAsync(async () => unwrap(await conn.sb.from("organizations").select("id, name, logo").eq("id", brand.organization_id).single()) as { id: string; name: string; logo: string | null }, [brand.organization_id]);
+  const w = useWrite(org.reload);
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = (logo: string | null, done: string) => w.write(() => conn.sb.from("organizations").update({ logo }).eq("id", brand.organization_id), done);
+  async function upload(event: Event) {
+    const input = event.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    setProblem(null);
+    if (!file) return;
+    if (!(LOGO_TYPES as readonly string[]).includes(file.type)) return setProblem(`${file.name} is not a PNG, JPEG, WebP or SVG image.`);
+    if (file.size > LOGO_MAX_BYTES) return setProblem(`${file.name} is ${Math.ceil(file.size / 1024)} KB: a logo may be at most ${Math.floor(LOGO_MAX_BYTES / 1024)} KB.`);
+    const url = await dataUrlOf(file);
+    if (!isLogoDataUrl(url)) return setProblem(`${file.name} could not be read as a ${file.type} image.`);
+    await save(url, "Logo saved: client reports show it.");
+  }
+  return (
+    <Section title="Logo on client reports">
+      <p class="muted">
+        Client reports show the organization's name and this logo, without mentioning answerwatch. PNG, JPEG, WebP or SVG, at most {Math.floor(LOGO_MAX_BYTES / 1024)} KB.
+      </p>
+      {w.note}
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
+      {org.loading && !org.data ? (
+        <Loading />
+      ) : org.error ? (
+        <ErrorBox error={org.error} />
+      ) : org.data?.logo ? (
+        <img class="logo-preview" src={org.data.logo} alt={`Logo of ${org.data.name}`} />
+      ) : (
+        <p class="muted">No logo: reports show the organization's name and say they were made with answerwatch.</p>
+      )}
+      <div class="inline">
+        <label>
+          {org.data?.logo ? "Replace the logo" : "Upload a logo"} <input type="file" accept={LOGO_TYPES.join(",")} onChange={upload} />
+        </label>
+        {org.data?.logo && (
+          <button type="button" class="link" onClick={() => save(null, "Logo removed.")}>
+            Remove the logo
+          </button>
+        )}
+      </div>
     </Section>
   );
 }

@@ -52,6 +52,10 @@ export function Shared({ conn, token, page, query }: { conn: Connection; token: 
             </a>
           ))}
         </nav>
+        {/* The report is a document of its own (no script), printable to PDF. */}
+        <a href={`/share/${token}/report?${new URLSearchParams({ from: ctx.filters.from, to: ctx.filters.to })}`} target="_blank" rel="noreferrer">
+          Client report
+        </a>
         <span class="muted">Shared, read-only</span>
       </header>
       <main id="main">

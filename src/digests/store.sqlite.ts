@@ -1,0 +1,96 @@
+// Digests and mailed alerts on SQLite (store.ts says what each operation does).
+import type { Database } from "bun:sqlite";
+import { recordEvent } from "../webhooks/events.sqlite";
+import type { DigestSuggestion } from "./model";
+import type { AlertMail, DigestBrand, DigestStore, Recipient, SubscriptionRow } from "./store";
+
+// Subscribers who are still members of the brand's organization.
+const MEMBER = "JOIN brands b ON b.id = s.brand_id JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id";
+
+export function createSqliteDigestStore(sqlite: Database): DigestStore {
+  const q = {
+    subscriptions: sqlite.prepare(
+      `SELECT b.id AS brand_id, b.name AS brand_name, o.id AS organization_id, o.name AS organization_name,
+              coalesce(s.frequency, 'none') AS frequency, coalesce(s.alerts, 0) AS alerts
+         FROM brands b JOIN organizations o ON o.id = b.organization_id
+         LEFT JOIN digest_subscriptions s ON s.brand_id = b.id AND s.user_id = ?1
+        WHERE b.organization_id IN (SELECT value FROM json_each(?2))
+        ORDER BY o.name, o.id, b.name, b.id LIMIT ?3`,
+    ),
+    brandOrganization: sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?"),
+    upsert: sqlite.prepare(
+      `INSERT INTO digest_subscriptions (brand_id, user_id, frequency, alerts, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+       ON CONFLICT (user_id, brand_id) DO UPDATE SET frequency = excluded.frequency, alerts = excluded.alerts, updated_at = excluded.updated_at`,
+    ),
+    remove: sqlite.prepare("DELETE FROM digest_subscriptions WHERE user_id = ? AND brand_id = ?"),
+    unsubscribe: sqlite.prepare(
+      `UPDATE digest_subscriptions SET frequency = 'none', alerts = 0, updated_at = ?2 WHERE id = ?1
+       RETURNING (SELECT name FROM brands WHERE id = brand_id) AS brand_name, (SELECT email FROM users WHERE id = user_id) AS email`,
+    ),
+    brandsDue: sqlite.prepare(
+      `SELECT b.id AS brand_id, b.name AS brand_name, o.id AS organization_id, o.name AS organization_name
+         FROM brands b JOIN organizations o ON o.id = b.organization_id
+        WHERE NOT EXISTS (SELECT 1 FROM digest_runs r WHERE r.brand_id = b.id AND r.period = ?2)
+          AND (EXISTS (SELECT 1 FROM digest_subscriptions s ${MEMBER} WHERE s.brand_id = b.id AND s.frequency = ?1)
+               OR EXISTS (SELECT 1 FROM webhook_endpoints e
+                           WHERE e.organization_id = b.organization_id AND e.is_active = 1 AND (e.brand_id IS NULL OR e.brand_id = b.id)
+                             AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE value = 'digest.' || ?1)))
+        ORDER BY b.created_at, b.id LIMIT ?3`,
+    ),
+    recipients: sqlite.prepare(
+      `SELECT s.id AS subscription_id, s.user_id, u.email FROM digest_subscriptions s ${MEMBER} JOIN users u ON u.id = s.user_id
+        WHERE s.brand_id = ?1 AND s.frequency = ?2 ORDER BY u.email`,
+    ),
+    suggestions: sqlite.prepare(
+      `SELECT id, title, priority, type FROM suggestions WHERE brand_id = ?1 AND status IN ('new', 'accepted', 'in_progress')
+        ORDER BY CASE priority WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id LIMIT ?2`,
+    ),
+    topics: sqlite.prepare("SELECT id, name FROM topics WHERE brand_id = ? ORDER BY name"),
+    claimRun: sqlite.prepare("INSERT INTO digest_runs (brand_id, period, created_at) VALUES (?, ?, ?) ON CONFLICT (brand_id, period) DO NOTHING"),
+    alertMails: sqlite.prepare(
+      `SELECT v.id AS event_id, v.brand_id, b.name AS brand_name, v.payload, v.created_at, s.id AS subscription_id, u.email
+         FROM webhook_events v JOIN digest_subscriptions s ON s.brand_id = v.brand_id AND s.alerts = 1 ${MEMBER.replace("JOIN brands b ON b.id = s.brand_id", "JOIN brands b ON b.id = v.brand_id")}
+         JOIN users u ON u.id = s.user_id
+        WHERE v.type = 'visibility.changed' AND v.created_at >= ?1 AND v.created_at >= s.updated_at
+        ORDER BY v.created_at, v.id, u.email LIMIT ?2`,
+    ),
+  };
+  const record = sqlite.transaction((brandId: string, period: string, event: Parameters<typeof recordEvent>[1], at: string) => {
+    if (q.claimRun.run(brandId, period, at).changes === 0) return false;
+    recordEvent(sqlite, event, at);
+    return true;
+  });
+  return {
+    async subscriptionsOf({ userId, organizationIds, limit }) {
+      return (q.subscriptions.all(userId, JSON.stringify(organizationIds), limit) as (Omit<SubscriptionRow, "alerts"> & { alerts: number })[]).map((r) => ({ ...r, alerts: !!r.alerts }));
+    },
+    async brandOrganization(brandId) {
+      return (q.brandOrganization.get(brandId) as { organization_id: string } | null)?.organization_id ?? null;
+    },
+    async setSubscription({ userId, brandId, frequency, alerts, at }) {
+      if (frequency === "none" && !alerts) q.remove.run(userId, brandId);
+      else q.upsert.run(brandId, userId, frequency, alerts ? 1 : 0, at);
+    },
+    async unsubscribe({ id, at }) {
+      return (q.unsubscribe.get(id, at) as { brand_name: string; email: string } | null) ?? null;
+    },
+    async brandsDue({ kind, period, limit }) {
+      return q.brandsDue.all(kind, period, limit) as DigestBrand[];
+    },
+    async recipients({ brandId, kind }) {
+      return q.recipients.all(brandId, kind) as Recipient[];
+    },
+    async openSuggestions({ brandId, limit }) {
+      return q.suggestions.all(brandId, limit) as DigestSuggestion[];
+    },
+    async topics(brandId) {
+      return q.topics.all(brandId) as { id: string; name: string }[];
+    },
+    async recordDigest({ brandId, period, event, at }) {
+      return record.immediate(brandId, period, event, at);
+    },
+    async alertMails({ since, limit }) {
+      return q.alertMails.all(since, limit) as AlertMail[];
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// "What changed" (issue #26, #31): the significant moves of an overview — by platform, topic and
+// competitor, those whose change's 95 % interval excludes 0 — and the platforms whose reported models
+// changed. One function for every door: the overview page, the portfolio, digests and client reports.
+
+export interface RateChange {
+  value: number | null;
+  n: number;
+  ci_low: number | null;
+  ci_high: number | null;
+  change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean };
+}
+
+/** The parts of insights_overview this reads. */
+export interface OverviewMoves {
+  by_platform: { platform: string; visibility_rate: RateChange }[];
+  by_topic: { topic_id: string | null; visibility_rate: RateChange }[];
+  by_competitor?: { competitor_id: string; name: string; visibility_rate: RateChange }[];
+}
+
+export type MoveKind = "platform" | "topic" | "competitor";
+
+export interface Move {
+  kind: MoveKind;
+  /** The platform, topic id (null: prompts without a topic) or competitor id. */
+  key: string | null;
+  /** What moved, in words: `chatgpt`, `topic “Pricing”`, `competitor Acme`. */
+  label: string;
+  direction: "up" | "down";
+  rate: RateChange;
+}
+
+const significant = (rate: RateChange) => rate.change.verdict === "up" || rate.change.verdict === "down";
+
+/** The moves beyond noise, platforms first, then topics, then competitors; within each, the largest move first. */
+export function significantMoves(overview: OverviewMoves, topicName: (id: string | null) => string): Move[] {
+  const all: Move[] = [
+    ...overview.by_platform.map((r) => ({ kind: "platform" as const, key: r.platform, label: r.platform, rate: r.visibility_rate })),
+    // Without topics the one group "prompts without a topic" is the whole: no move of its own.
+    ...overview.by_topic.filter((r) => r.topic_id !== null || overview.by_topic.length > 1).map((r) => ({ kind: "topic" as const, key: r.topic_id, label: `topic “${topicName(r.topic_id)}”`, rate: r.visibility_rate })),
+    ...(overview.by_competitor ?? []).map((r) => ({ kind: "competitor" as const, key: r.competitor_id, label: `competitor ${r.name}`, rate: r.visibility_rate })),
+  ]
+    .filter((m) => significant(m.rate))
+    .map((m) => ({ ...m, direction: m.rate.change.verdict as "up" | "down" }));
+  const order: Record<MoveKind, number> = { platform: 0, topic: 1, competitor: 2 };
+  return all.sort((a, b) => order[a.kind] - order[b.kind] || Math.abs(b.rate.change.delta ?? 0) - Math.abs(a.rate.change.delta ?? 0) || a.label.localeCompare(b.label));
+}
+
+/** Platforms whose engines reported different models in the two windows (part of any move there may be the model). */
+export const modelChanges = (overview: OverviewMoves): string[] => overview.by_platform.filter((r) => r.visibility_rate.change.model_changed).map((r) => r.platform);
+
+/** A topic's name from a topic list, for significantMoves. */
+export const topicNamer =
+  (topics: readonly { id: string; name: string }[]) =>
+  (id: string | null): string =>
+    id === null ? "prompts without a topic" : (topics.find((t) => t.id === id)?.name ?? "a topic since removed");
