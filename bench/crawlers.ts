@@ -1,7 +1,8 @@
 // AI-crawler analytics at the size of a real site's logs (issue #21, acceptance 3), in one run:
 //   1. `answerwatch logs import` (the real CLI, its own process) on a generated combined-format
 //      access log of LINES lines spanning the 365 days ending today, against `wc -l` on the same file
-//      (median of 5, file already in the page cache): lines per second, target ≥ 0.2×;
+//      (median of 5, file already in the page cache): lines per second, target ≥ 0.2×; and (issue
+//      #32) against the same file read, parsed and classified in this process: ≥ 0.25×, ≥ 100,000/s;
 //   2. the crawler insights RPCs through the real server over the 365 days ending today against the
 //      30 days ending today (medians, same server): target ≤ 1.5×.
 // The log: a third humans, the rest 14 crawlers and fetchers (some from inside their operator's
@@ -142,8 +143,8 @@ async function main() {
   if (!imported.includes(`${LINES} line(s): ${LINES} new`)) throw new Error("the import did not take every line");
   const dbBytes = statSync(join(dataDir, "answerwatch.db")).size + (statSync(join(dataDir, "answerwatch.db-wal"), { throwIfNoEntry: false })?.size ?? 0);
   console.log(`import: ${(importMs / 1000).toFixed(1)} s, ${Math.round(LINES / (importMs / 1000)).toLocaleString("en")} lines/s; wc -l: ${wcMs.toFixed(1)} ms; ratio ${(wcMs / importMs).toPrecision(2)}×; database ${(dbBytes / 1e6).toFixed(0)} MB`);
-  // For context: the same file read, parsed, checked and classified in this process, storing nothing
-  // (the ceiling of any import written in TypeScript).
+  // The same file read, parsed, checked and classified in this process, storing nothing (the
+  // ceiling of any import written in TypeScript; issue #32's baseline).
   started = performance.now();
   const agents = new Map<string, ReturnType<typeof identify>>();
   for await (const line of fileLines(log)) {
@@ -154,8 +155,12 @@ async function main() {
     hitKind(record.path);
   }
   const parseMs = performance.now() - started;
-  console.log(`for context, read + parse + check + classify only: ${Math.round(LINES / (parseMs / 1000)).toLocaleString("en")} lines/s, ratio to wc -l ${(wcMs / parseMs).toPrecision(2)}×`);
-  const rows: RatioReport[] = [{ name: "logs import, lines per second vs wc -l", ours: LINES / (importMs / 1000), baseline: LINES / (wcMs / 1000), unit: "lines/s", target: "≥ 0.2×", ok: wcMs / importMs >= 0.2 }];
+  console.log(`read + parse + check + classify only: ${Math.round(LINES / (parseMs / 1000)).toLocaleString("en")} lines/s, ratio to wc -l ${(wcMs / parseMs).toPrecision(2)}×`);
+  const rows: RatioReport[] = [
+    { name: "logs import, lines per second vs wc -l", ours: LINES / (importMs / 1000), baseline: LINES / (wcMs / 1000), unit: "lines/s", target: "≥ 0.2×", ok: wcMs / importMs >= 0.2 },
+    // Issue #32: what storing costs on top of reading, parsing and classifying (and ≥ 100,000 lines/s).
+    { name: "logs import vs the same file read, parsed and classified only", ours: LINES / (importMs / 1000), baseline: LINES / (parseMs / 1000), unit: "lines/s", target: "≥ 0.25× and ≥ 100,000/s", ok: parseMs / importMs >= 0.25 && LINES / (importMs / 1000) >= 100_000 },
+  ];
 
   // The RPCs through the real server, as its service role (the work is the same for any caller).
   const keys = Object.fromEntries(cli(dataDir, "keys").trim().split("\n").map((l) => l.split("=") as [string, string]));

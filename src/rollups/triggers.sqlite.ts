@@ -113,6 +113,52 @@ export function rebuildSql(spec: RollupSpec): string[] {
   return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${columns.join(", ")}) ${rows}`];
 }
 
+/**
+ * Set-based maintenance for a bulk write (issue #32): adds the rows of the spec's source whose rowid
+ * is above ?1 — a batch its caller wrote in this transaction with the insert triggers set aside — with
+ * one upsert per distinct key, where the triggers would have run once per raw row. A running total
+ * first gets a row for each (key, day) of the batch carrying the key's total before it (as the
+ * trigger does), then every row of those keys from that day on adds the batch's sums up to its day.
+ */
+export function bulkAddSql(spec: RollupSpec): string[] {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const batch: RollupSpec = { ...spec, where: `(${spec.where ?? "1"}) AND {r}.rowid > ?1` };
+  if (!spec.running) {
+    const rows = spec.combine
+      ? `SELECT ${keys.join(", ")}, ${measures.map((m) => `sum(${m})`).join(", ")} FROM (${contribution(batch, "r", "r", true)}) GROUP BY ${keys.join(", ")}`
+      : contribution(batch, "r", "r");
+    const sums = measures.map((m) => `${m} = ${spec.table}.${m} + excluded.${m}`);
+    return [`INSERT INTO ${spec.table} (${[...keys, ...measures].join(", ")}) SELECT * FROM (${rows}) WHERE 1 ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${sums.join(", ")}`];
+  }
+  const perDay = `SELECT ${keys.join(", ")}, day, ${measures.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${contribution(withDay(batch), "r", "r", true)}) GROUP BY ${[...keys, "day"].join(", ")}`;
+  const carry = `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")})
+    SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${perDay}) AS c
+    LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day ORDER BY q.day DESC LIMIT 1)
+    WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING`;
+  const shift = `WITH c AS (${perDay})
+    UPDATE ${spec.table} SET ${measures.map((m) => `${m} = ${spec.table}.${m} + s.${m}`).join(", ")}
+    FROM (SELECT t.rowid AS target, ${measures.map((m) => `sum(c.${m}) AS ${m}`).join(", ")} FROM ${spec.table} AS t JOIN c ON ${sameKey(spec, "t", "c")} AND t.day >= c.day GROUP BY t.rowid) AS s
+    WHERE ${spec.table}.rowid = s.target`;
+  return [carry, shift];
+}
+
+/**
+ * Runs `write` (which inserts rows into `source`) in a transaction with the rollups of that table
+ * kept set-based (bulkAddSql) instead of by their per-row insert triggers, which are dropped for the
+ * write and made again before it commits: no other connection ever sees them missing. For large
+ * batches only (a log import): the schema change makes other connections prepare their statements again.
+ */
+export function withBulkRollups<T>(sqlite: Database, source: string, write: () => T): T {
+  const specs = ROLLUPS.filter((spec) => spec.source === source);
+  const { before } = sqlite.query(`SELECT coalesce(max(rowid), 0) AS before FROM ${source}`).get() as { before: number };
+  for (const spec of specs) sqlite.run(`DROP TRIGGER IF EXISTS ${triggerNames(spec)[0]}`);
+  const out = write();
+  for (const spec of specs) for (const statement of bulkAddSql(spec)) sqlite.query(statement).run(before);
+  for (const spec of specs) sqlite.run(triggerSql(spec)[0]!);
+  return out;
+}
+
 function definitionHash(spec: RollupSpec): string {
   return Bun.hash([...triggerSql(spec), ...rebuildSql(spec)].join("\n")).toString(16);
 }

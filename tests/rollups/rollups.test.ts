@@ -13,6 +13,7 @@ import { seedBrand } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";
 import { createResultStore } from "../../src/results/store.sqlite";
 import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers.sqlite";
+import { createSqliteCrawlerStore } from "../../src/crawlers/store.sqlite";
 import { ROLLUP_TABLES, rollupCounts, rollupDifferences, TABLES } from "./recompute";
 
 const SEED = Number(process.env.ROLLUPS_SEED ?? Math.floor(Math.random() * 2 ** 32));
@@ -334,6 +335,28 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     }
     const counts = rollupCounts(db());
     for (const table of ROLLUP_TABLES) expect(counts[table], `${table} holds rows (seed ${SEED})`).toBeGreaterThan(0);
+  });
+
+  test("a bulk import's batches keep the crawler rollups set-based and equal to their raw rows; the per-row triggers are back afterwards", async () => {
+    const triggers = () => db().query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all();
+    const before = triggers();
+    const store = createSqliteCrawlerStore(db(), { bulkImport: true });
+    const keys: Uint8Array[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const brandId = pick(brands());
+      const hits = Array.from({ length: 50 + int(100) }, () => {
+        const bot = pick(["GPTBot", "ClaudeBot", null]);
+        // Some records again (duplicates add nothing), days before and after the ones already kept.
+        const recordKey = keys.length && chance(0.1) ? pick(keys) : crypto.getRandomValues(new Uint8Array(16));
+        keys.push(recordKey);
+        return { at: timestamp(), host: "", method: "GET", path: pick(["/", "/pricing", "/robots.txt", "/blog/a"]), status: pick([200, 401, 404, 500]), bytes: chance(0.3) ? null : int(5000), userAgent: "ua", refererHost: null, bot, operator: null, class: bot ? "ai_training" : "human", hit: pick(["page", "robots"]), verdict: bot ? pick(["verified", "spoofed", null]) : null, listVersion: null, recordKey, mayAnnounce: false };
+      });
+      await store.appendHits({ brandId, hits: hits as never, at: new Date().toISOString() });
+      check(`after bulk batch ${batch}`);
+    }
+    expect(triggers()).toEqual(before);
+    storeInserts(6);
+    check("after per-row writes following the bulk batches");
   });
 
   test("a deleted competitor's citations (ON DELETE SET NULL) leave its competitor_citations", async () => {
