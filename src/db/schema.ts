@@ -726,27 +726,10 @@ export const crawlerBots = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.bot] })],
 );
 
-/** Requests per brand × hour × bot × class × verdict × hit kind × path × status. */
-export const crawlerHourly = sqliteTable(
-  "crawler_hourly",
-  {
-    brandId: brandRef(),
-    hour: text("hour").notNull(),
-    bot: text("bot").notNull(),
-    class: text("class").notNull(),
-    verdict: text("verdict").notNull(),
-    hit: text("hit").notNull(),
-    path: text("path").notNull(),
-    status: integer("status").notNull(),
-    requests: count("requests"),
-    bytes: count("bytes"),
-  },
-  (t) => [primaryKey({ columns: [t.brandId, t.hour, t.bot, t.class, t.verdict, t.hit, t.path, t.status] })],
-);
-
 /** Requests per brand × day (or month) × bot × class × verdict: what the crawler overview and trend read. */
 const crawlerBotMeasures = () => ({ bot: text("bot").notNull(), class: text("class").notNull(), verdict: text("verdict").notNull(), requests: count("requests"), pages: count("pages"), refused: count("refused"), notFound: count("not_found"), serverErrors: count("server_errors"), bytes: count("bytes") });
 export const crawlerDaily = sqliteTable("crawler_daily", { brandId: brandRef(), day: day(), ...crawlerBotMeasures() }, (t) => [primaryKey({ columns: [t.brandId, t.day, t.bot, t.class, t.verdict] })]);
+export const crawlerWeekly = sqliteTable("crawler_weekly", { brandId: brandRef(), week: text("week").notNull(), ...crawlerBotMeasures() }, (t) => [primaryKey({ columns: [t.brandId, t.week, t.bot, t.class, t.verdict] })]);
 export const crawlerMonthly = sqliteTable("crawler_monthly", { brandId: brandRef(), month: text("month").notNull(), ...crawlerBotMeasures() }, (t) => [primaryKey({ columns: [t.brandId, t.month, t.bot, t.class, t.verdict] })]);
 /** Per bot, hit kind and path: requests, refusals, not-founds and server errors as running totals (top paths over any window in two seeks per path). */
 export const [crawlerPathsRunning, crawlerPathsRunningKeys] = runningRollup("crawler_paths_running", () => ({ bot: text("bot").notNull(), hit: text("hit").notNull(), path: text("path").notNull() }), () => ({

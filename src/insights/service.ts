@@ -462,9 +462,9 @@ export async function crawlers(ctx: InsightsContext, args: InsightArgs) {
     .sort((a, b) => b.requests - a.requests || String(a.bot).localeCompare(String(b.bot)));
 }
 
-/** Crawler requests per period (day buckets by day or week; whole months by month), per bot; every period listed. */
+/** Crawler requests per period (day buckets by day; whole weeks by week, whole months by month, days at the edges), per bot; every period listed. */
 export async function crawlerTrend(ctx: InsightsContext, args: InsightArgs, period: Interval) {
-  const rows = await ctx.store.crawlerBuckets({ query: args, daysOnly: period !== "month" });
+  const rows = await ctx.store.crawlerBuckets({ query: args, interval: period });
   const cells = new Map<string, { requests: number; pages: number }>();
   const bots = new Set<string>();
   for (const r of rows) {

@@ -11,7 +11,7 @@ import {
   COMPETITOR_MEASURES, RESULT_MEASURES,
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
-import { bucketRanges, type DateWindow } from "./window";
+import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
 type Row = Record<string, unknown>;
@@ -109,12 +109,11 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     return rows.filter((r) => r[measures[0]!] > 0);
   }
 
-  /** crawler_daily / crawler_monthly rows inside a window (whole months from the monthly table). */
-  function crawlerRows(args: InsightArgs, daysOnly: boolean, p: Params): string {
-    const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
-    return ranges
+  /** crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor). */
+  function crawlerRows(args: InsightArgs, by: Interval | "total", p: Params): string {
+    return rangesFor(args.window, by)
       .map((r) => {
-        const [table, bucket] = r.table === "daily" ? ["crawler_daily", "day"] : ["crawler_monthly", "month"];
+        const [table, bucket] = [`crawler_${r.table}`, BUCKET_COLUMNS[r.table]];
         return `SELECT ${bucket} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM ${table}
                  WHERE brand_id = ${p.add(args.brandId, "::uuid")} AND ${bucket} BETWEEN ${p.add(r.from)} AND ${p.add(r.to)}`;
       })
@@ -276,16 +275,16 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     async crawlerTotals(args) {
       if (!isUuid(args.brandId)) return [];
       const p = new Params();
-      const source = crawlerRows(args, false, p);
+      const source = crawlerRows(args, "total", p);
       return query<CrawlerTotals>(
         `SELECT bot, class, verdict, ${["requests", "pages", "refused", "not_found", "server_errors"].map((m) => `${num(`sum(${m})`)} AS ${m}`).join(", ")} FROM (${source}) AS s GROUP BY bot, class, verdict`,
         p,
       );
     },
-    async crawlerBuckets({ query: args, daysOnly }) {
+    async crawlerBuckets({ query: args, interval }) {
       if (!isUuid(args.brandId)) return [];
       const p = new Params();
-      const source = crawlerRows(args, daysOnly, p);
+      const source = crawlerRows(args, interval, p);
       return query<CrawlerBucket>(`SELECT bucket, bot, ${num("sum(requests)")} AS requests, ${num("sum(pages)")} AS pages FROM (${source}) AS s WHERE bot != '' GROUP BY bucket, bot`, p);
     },
     async crawlerPathTotals(args) {

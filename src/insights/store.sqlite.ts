@@ -9,7 +9,7 @@ import {
   COMPETITOR_MEASURES, RESULT_MEASURES,
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
-import { bucketRanges, type DateWindow } from "./window";
+import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
 type Row = Record<string, unknown>;
@@ -108,11 +108,11 @@ function resultFilter(args: InsightArgs, column: string): { sql: string; params:
   return { sql: ` AND ${column} IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ?${f.sql})`, params: [args.brandId, ...f.params] };
 }
 
-/** crawler_daily / crawler_monthly rows inside a window: whole months from the monthly table, the edges (or, for `daysOnly`, everything) by day. */
-function crawlerRows(args: InsightArgs, daysOnly: boolean) {
-  const ranges = daysOnly ? [{ table: "daily" as const, from: args.window.from, to: args.window.to }] : bucketRanges(args.window);
+/** crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor). */
+function crawlerRows(args: InsightArgs, by: Interval | "total") {
+  const ranges = rangesFor(args.window, by);
   const sql = ranges
-    .map((r) => (r.table === "daily" ? "SELECT day AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_daily WHERE brand_id = ? AND day BETWEEN ? AND ?" : "SELECT month AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_monthly WHERE brand_id = ? AND month BETWEEN ? AND ?"))
+    .map((r) => `SELECT ${BUCKET_COLUMNS[r.table]} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_${r.table} WHERE brand_id = ? AND ${BUCKET_COLUMNS[r.table]} BETWEEN ? AND ?`)
     .join(" UNION ALL ");
   return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
 }
@@ -237,13 +237,13 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
         .all(to, args.brandId, ...f.params) as RunAnswer[];
     },
     crawlerTotals(args) {
-      const source = crawlerRows(args, false);
+      const source = crawlerRows(args, "total");
       return sqlite
         .query(`SELECT bot, class, verdict, sum(requests) AS requests, sum(pages) AS pages, sum(refused) AS refused, sum(not_found) AS not_found, sum(server_errors) AS server_errors FROM (${source.sql}) GROUP BY bot, class, verdict`)
         .all(...source.params) as CrawlerTotals[];
     },
-    crawlerBuckets({ query: args, daysOnly }) {
-      const source = crawlerRows(args, daysOnly);
+    crawlerBuckets({ query: args, interval }) {
+      const source = crawlerRows(args, interval);
       return sqlite
         .query(`SELECT bucket, bot, sum(requests) AS requests, sum(pages) AS pages FROM (${source.sql}) WHERE bot != '' GROUP BY bucket, bot`)
         .all(...source.params) as CrawlerBucket[];

@@ -5,7 +5,7 @@
 // keep is tests/contracts/insights.contract.ts.
 import type { Entity } from "../analysis/entities";
 import type { InsightArgs, InsightFilters } from "./args";
-import type { DateWindow } from "./window";
+import type { DateWindow, Interval } from "./window";
 
 export const RESULT_MEASURES = [
   "results", "mentioned", "mention_sum", "position_sum", "position_n", "cited", "citation_sum", "brand_citation_sum", "competitor_mention_sum",
@@ -63,8 +63,8 @@ export interface InsightsStore {
   recentRunAnswers(query: InsightArgs): Promise<RunAnswer[]>;
   /** Crawler requests over the window per bot, class and verdict. */
   crawlerTotals(query: InsightArgs): Promise<CrawlerTotals[]>;
-  /** Crawler requests of named bots per bucket and bot; `daysOnly` buckets by day throughout. */
-  crawlerBuckets(input: { query: InsightArgs; daysOnly: boolean }): Promise<CrawlerBucket[]>;
+  /** Crawler requests of named bots per bucket and bot, read for a trend by `interval` (window.ts rangesFor): a bucket is a day, a week's Monday or a month (YYYY-MM). */
+  crawlerBuckets(input: { query: InsightArgs; interval: Interval }): Promise<CrawlerBucket[]>;
   /** Crawler requests over the window per bot, hit kind and path; paths with none left out. */
   crawlerPathTotals(query: InsightArgs): Promise<CrawlerPathTotals[]>;
 }

@@ -22,9 +22,12 @@ export function previousWindow(w: DateWindow): DateWindow {
   return { from: addDays(w.from, -length), to: addDays(w.from, -1) };
 }
 
+/** The bucket column of a rollup kept by day, week or month. */
+export const BUCKET_COLUMNS = { daily: "day", weekly: "week", monthly: "month" } as const;
+
 /** Where a window's rows are: day buckets at the edges, month buckets for each whole month inside. */
 export interface BucketRange {
-  table: "daily" | "monthly";
+  table: "daily" | "weekly" | "monthly";
   from: string;
   to: string;
 }
@@ -51,6 +54,29 @@ export function bucketRanges(w: DateWindow): BucketRange[] {
 }
 
 export type Interval = "day" | "week" | "month";
+
+/**
+ * Where a window's rows are when read by week (a table kept by week: crawler_weekly): day buckets
+ * for the partial weeks at the edges, the whole ISO weeks between by their Mondays.
+ */
+export function weekRanges(w: DateWindow): BucketRange[] {
+  if (w.from > w.to) return [];
+  const firstMonday = periodOf(w.from, "week") === w.from ? w.from : addDays(periodOf(w.from, "week"), 7);
+  // The last whole week ends on `to` when it is a Sunday, else on the Sunday before.
+  const lastSunday = addDays(periodOf(addDays(w.to, 1), "week"), -1);
+  if (firstMonday > lastSunday) return [{ table: "daily", from: w.from, to: w.to }];
+  const ranges: BucketRange[] = [];
+  if (w.from < firstMonday) ranges.push({ table: "daily", from: w.from, to: addDays(firstMonday, -1) });
+  ranges.push({ table: "weekly", from: firstMonday, to: periodOf(lastSunday, "week") });
+  if (lastSunday < w.to) ranges.push({ table: "daily", from: addDays(lastSunday, 1), to: w.to });
+  return ranges;
+}
+
+/** The buckets to read for a trend by `interval` (days; weeks and their edges; months and their edges), or for totals (`total`: months and their edges). */
+export function rangesFor(w: DateWindow, by: Interval | "total"): BucketRange[] {
+  if (by === "day") return w.from > w.to ? [] : [{ table: "daily", from: w.from, to: w.to }];
+  return by === "week" ? weekRanges(w) : bucketRanges(w);
+}
 
 /** The period a day falls in: the day, the Monday starting its ISO week, or its month (YYYY-MM). */
 export function periodOf(day: string, interval: Interval): string {

@@ -43,10 +43,10 @@ export interface RollupSpec {
  * uuid) each render it (triggers.sqlite.ts, triggers.pg.ts). `{r}` is the raw row, as above.
  */
 export interface RollupDialect {
-  /** The UTC day (YYYY-MM-DD), month (YYYY-MM) and hour (YYYY-MM-DDTHH) of a timestamp column. */
+  /** The UTC day (YYYY-MM-DD), the Monday starting its ISO week (YYYY-MM-DD) and month (YYYY-MM) of a timestamp column. */
   day(column: string): string;
+  week(column: string): string;
   month(column: string): string;
-  hour(column: string): string;
   /** A JSON list column of the raw row; JSON a client wrote badly (not JSON, not an array) as an empty list. */
   arrayOrEmpty(column: string): string;
   /** The answer's citations list (packed on SQLite) as a JSON array, or an empty one. */
@@ -67,8 +67,9 @@ export interface RollupDialect {
 
 export const SQLITE_DIALECT: RollupDialect = {
   day: (c) => `substr(${c}, 1, 10)`,
+  // Six days back, then forward to the next Monday: the day itself when it is one.
+  week: (c) => `date(substr(${c}, 1, 10), '-6 days', 'weekday 1')`,
   month: (c) => `substr(${c}, 1, 7)`,
-  hour: (c) => `substr(${c}, 1, 13)`,
   arrayOrEmpty: (column) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`,
   citations: () => `(CASE WHEN json_valid(aw_text({r}.citations)) AND json_type(aw_text({r}.citations)) = 'array' THEN aw_text({r}.citations) ELSE '[]' END)`,
   entries: (list, alias) => `json_each(${list}) AS ${alias}`,
@@ -86,8 +87,8 @@ export const SQLITE_DIALECT: RollupDialect = {
  */
 export const PG_DIALECT: RollupDialect = {
   day: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  week: (c) => `to_char(date_trunc('week', ${c} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
   month: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM')`,
-  hour: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`,
   arrayOrEmpty: (column) => `(CASE WHEN jsonb_typeof({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]'::jsonb END)`,
   citations: () => PG_DIALECT.arrayOrEmpty("citations"),
   entries: (list, alias) => `jsonb_array_elements(${list}) AS ${alias}(value)`,
@@ -294,19 +295,13 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       countColumn: "visitors",
       watch: ["brand_id", "day", "platform", "visitor_hash"],
     },
-    {
-      // A human's or an unnamed bot's requests count under bot '' and verdict ''.
-      table: "crawler_hourly",
-      source: "crawler_hits",
-      keys: { brand_id: "{r}.brand_id", hour: d.hour("{r}.at"), ...crawlerBot, hit: "{r}.hit", path: "{r}.path", status: "{r}.status" },
-      measures: { requests: "1", bytes: "coalesce({r}.bytes, 0)" },
-      countColumn: "requests",
-      watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "path", "status", "bytes"],
-    },
-    // Per day and month, per bot and verdict (no path): insights_crawlers and the crawler trend read
-    // whole months and the days at the window's edges, so a year costs about what a month costs.
+    // Per day, week and month, per bot and verdict (no path): insights_crawlers and the crawler trend
+    // read whole months (or weeks) and the days at the window's edges, so a year costs about what a
+    // month costs.
     ...[
       { suffix: "daily", bucket: { day: d.day("{r}.at") } as Record<string, string> },
+      // By week: a year by week reads 53 weeks, not 365 days (issue #32).
+      { suffix: "weekly", bucket: { week: d.week("{r}.at") } },
       { suffix: "monthly", bucket: { month: d.month("{r}.at") } },
     ].map(
       ({ suffix, bucket }): RollupSpec => ({

@@ -205,7 +205,7 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
       expect(await h.store.recentRunAnswers(args({ window: { from: "2025-01-01", to: "2025-01-31" } }))).toEqual([]);
     });
 
-    test("crawler reads: totals per bot, class and verdict; buckets of named bots by day or month; paths per bot", async () => {
+    test("crawler reads: totals per bot, class and verdict; buckets of named bots by day, week or month; paths per bot", async () => {
       const gpt = { bot: "GPTBot", class: "ai_training", verdict: "verified" };
       await h.fixtures.crawlerHit({ brandId: brand, at: "2026-02-20T08:00:00.000Z", ...gpt, hit: "robots", path: "/robots.txt", status: 200 });
       await h.fixtures.crawlerHit({ brandId: brand, at: "2026-03-02T08:00:00.000Z", ...gpt, hit: "page", path: "/a", status: 200 });
@@ -218,14 +218,19 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
         { ...gpt, requests: 3, pages: 2, refused: 1, not_found: 0, server_errors: 0 },
       ]);
       const byBucket = (rows: { bucket: string; bot: string; requests: number; pages: number }[]) => rows.sort((a, b) => a.bucket.localeCompare(b.bucket));
-      expect(byBucket(await h.store.crawlerBuckets({ query: args(), daysOnly: true }))).toEqual([
+      expect(byBucket(await h.store.crawlerBuckets({ query: args(), interval: "day" }))).toEqual([
         { bucket: "2026-02-20", bot: "GPTBot", requests: 1, pages: 0 },
         { bucket: "2026-03-02", bot: "GPTBot", requests: 1, pages: 1 },
         { bucket: "2026-03-03", bot: "GPTBot", requests: 1, pages: 1 },
       ]);
-      expect(byBucket(await h.store.crawlerBuckets({ query: args(), daysOnly: false }))).toEqual([
+      expect(byBucket(await h.store.crawlerBuckets({ query: args(), interval: "month" }))).toEqual([
         { bucket: "2026-02-20", bot: "GPTBot", requests: 1, pages: 0 },
         { bucket: "2026-03", bot: "GPTBot", requests: 2, pages: 2 },
+      ]);
+      // By week: whole ISO weeks by their Monday (the window's first day, a Sunday, and its last two by day).
+      expect(byBucket(await h.store.crawlerBuckets({ query: args(), interval: "week" }))).toEqual([
+        { bucket: "2026-02-16", bot: "GPTBot", requests: 1, pages: 0 },
+        { bucket: "2026-03-02", bot: "GPTBot", requests: 2, pages: 2 },
       ]);
       const paths = (await h.store.crawlerPathTotals(args())).filter((p) => p.bot === "GPTBot").sort((a, b) => a.path.localeCompare(b.path));
       expect(paths.map(({ bot, path, hit, requests, refused, not_found, server_errors }) => ({ bot, path, hit, requests, refused, not_found, server_errors }))).toEqual([

@@ -127,6 +127,20 @@ test("trend and paths; crawler.first_seen once per new AI bot that is not spoofe
   expect(trend.find((r) => r.period === "2026-11-24" && r.bot === "GPTBot")).toEqual({ period: "2026-11-24", bot: "GPTBot", requests: 3, pages: 2 });
   expect(trend.find((r) => r.period === "2026-11-23" && r.bot === "GPTBot")?.requests).toBe(1);
   expect(trend.filter((r) => r.period === "2026-11-23" && r.bot === "Googlebot")).toEqual([{ period: "2026-11-23", bot: "Googlebot", requests: 0, pages: 0 }]);
+  // By week (whole weeks from crawler_weekly, the partial ones by day): each week's sums are its days'.
+  const window = { p_brand_id: brand.id, p_from: "2026-10-29", p_to: "2026-11-29" };
+  const days = (await org.owner.rpc("insights_crawler_trend", { ...window, p_interval: "day" })).data as typeof trend;
+  const weeks = (await org.owner.rpc("insights_crawler_trend", { ...window, p_interval: "week" })).data as typeof trend;
+  const mondayOf = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - ((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+  const summed = new Map<string, { requests: number; pages: number }>();
+  for (const d of days) {
+    const key = `${mondayOf(d.period)} ${d.bot}`;
+    const cell = summed.get(key) ?? { requests: 0, pages: 0 };
+    summed.set(key, { requests: cell.requests + d.requests, pages: cell.pages + d.pages });
+  }
+  expect(weeks.map((w) => [w.period, w.bot, w.requests, w.pages])).toEqual([...summed].map(([key, c]) => [...key.split(" "), c.requests, c.pages]));
+  // The week of the data (2026-11-23 to 29) is whole: it is read from crawler_weekly.
+  expect(weeks.find((w) => w.period === "2026-11-23" && w.bot === "GPTBot")?.requests).toBe(7);
   const paths = (await org.owner.rpc("insights_crawler_paths", { p_brand_id: brand.id, p_from: "2026-11-01", p_to: "2026-11-30" })).data as { bot: string; path: string; requests: number; refused: number }[];
   expect(paths.filter((p) => p.bot === "GPTBot").map((p) => [p.path, p.requests, p.refused])).toEqual([
     ["/pricing", 3, 0],

@@ -75,10 +75,10 @@ export const TABLES: Record<string, TableDef> = {
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
   /** Crawler requests per brand × hour × bot × class × verdict × hit kind × path × status ('' for no bot or verdict). */
-  crawler_hourly: { keys: ["brand_id", "hour", "bot", "class", "verdict", "hit", "path", "status"], measures: ["requests", "bytes"] },
   /** Per day and month, per bot × class × verdict: requests, page hits, 4xx/5xx answers, bytes. */
   crawler_daily: { keys: ["brand_id", "day", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
   crawler_monthly: { keys: ["brand_id", "month", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
+  crawler_weekly: { keys: ["brand_id", "week", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
   /** A named bot's requests and refusals per hit kind and path, as running totals by day. */
   crawler_paths_running: { keys: ["brand_id", "bot", "hit", "path", "day"], measures: ["requests", "refused", "not_found", "server_errors"], running: true },
   crawler_paths_running_keys: { keys: ["brand_id", "bot", "hit", "path"], measures: ["rows"] },
@@ -93,6 +93,11 @@ export const ROLLUP_TABLES = Object.keys(TABLES);
 
 const day = (createdAt: unknown) => String(createdAt).slice(0, 10);
 const month = (createdAt: unknown) => String(createdAt).slice(0, 7);
+/** The Monday of the ISO week (UTC), computed here from the date, not by the rollup's SQL. */
+const week = (createdAt: unknown) => {
+  const d = new Date(`${day(createdAt)}T00:00:00Z`);
+  return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+};
 const keyOf = (values: unknown[]) => JSON.stringify(values);
 const truthy = (v: unknown) => v !== null && v !== undefined && v !== 0 && v !== false && v !== "0";
 
@@ -211,11 +216,6 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
       { citations: 1, brand_citations: truthy(c.is_brand) ? 1 : 0, competitor_citations: c.competitor_id === null ? 0 : 1 },
     );
 
-  for (const h of raw.crawlerHits)
-    b.crawler_hourly!.add(
-      { brand_id: h.brand_id, hour: String(h.at).slice(0, 13), bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "", hit: h.hit, path: h.path, status: h.status },
-      { requests: 1, bytes: intOf(h.bytes) },
-    );
   for (const h of raw.crawlerHits) {
     const who = { bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "" };
     const status = h.status as number;
@@ -223,6 +223,7 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
     const measures = { requests: 1, pages: h.hit === "page" ? 1 : 0, ...answers, bytes: intOf(h.bytes) };
     b.crawler_daily!.add({ brand_id: h.brand_id, day: day(h.at), ...who }, measures);
     b.crawler_monthly!.add({ brand_id: h.brand_id, month: month(h.at), ...who }, measures);
+    b.crawler_weekly!.add({ brand_id: h.brand_id, week: week(h.at), ...who }, measures);
     if (h.bot === null) continue;
     b.crawler_paths_running!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path, day: day(h.at) }, { requests: 1, ...answers });
     b.crawler_paths_running_keys!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path }, { rows: 1 });

@@ -750,28 +750,14 @@ export const crawlerBots = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.bot] }), organizationIndex("crawler_bots", t.organizationId)],
 );
 
-export const crawlerHourly = pgTable(
-  "crawler_hourly",
-  {
-    brandId: brandRef(),
-    organizationId: organizationRef(),
-    hour: text("hour").notNull(),
-    bot: text("bot").notNull(),
-    class: text("class").notNull(),
-    verdict: text("verdict").notNull(),
-    hit: text("hit").notNull(),
-    path: text("path").notNull(),
-    status: integer("status").notNull(),
-    requests: count("requests"),
-    bytes: bigCount("bytes"),
-  },
-  (t) => [primaryKey({ columns: [t.brandId, t.hour, t.bot, t.class, t.verdict, t.hit, t.path, t.status] }), organizationIndex("crawler_hourly", t.organizationId)],
-);
-
 const crawlerBotMeasures = () => ({ bot: text("bot").notNull(), class: text("class").notNull(), verdict: text("verdict").notNull(), requests: count("requests"), pages: count("pages"), refused: count("refused"), notFound: count("not_found"), serverErrors: count("server_errors"), bytes: bigCount("bytes") });
 export const crawlerDaily = pgTable("crawler_daily", { brandId: brandRef(), organizationId: organizationRef(), day: day(), ...crawlerBotMeasures() }, (t) => [
   primaryKey({ columns: [t.brandId, t.day, t.bot, t.class, t.verdict] }),
   organizationIndex("crawler_daily", t.organizationId),
+]);
+export const crawlerWeekly = pgTable("crawler_weekly", { brandId: brandRef(), organizationId: organizationRef(), week: text("week").notNull(), ...crawlerBotMeasures() }, (t) => [
+  primaryKey({ columns: [t.brandId, t.week, t.bot, t.class, t.verdict] }),
+  organizationIndex("crawler_weekly", t.organizationId),
 ]);
 export const crawlerMonthly = pgTable("crawler_monthly", { brandId: brandRef(), organizationId: organizationRef(), month: text("month").notNull(), ...crawlerBotMeasures() }, (t) => [
   primaryKey({ columns: [t.brandId, t.month, t.bot, t.class, t.verdict] }),
@@ -940,9 +926,9 @@ export const ORGANIZATION_ID_ADDED = [
   "traffic_pages_monthly",
   "crawler_hits",
   "crawler_bots",
-  "crawler_hourly",
   "crawler_daily",
   "crawler_monthly",
+  "crawler_weekly",
   "crawler_paths_running",
   "crawler_paths_running_keys",
   "webhook_deliveries",
