@@ -106,5 +106,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0020_crawler_weekly",
     "when": 1795747915383,
     "sql": "CREATE TABLE `crawler_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`bot` text NOT NULL,\n\t`class` text NOT NULL,\n\t`verdict` text NOT NULL,\n\t`requests` integer DEFAULT 0 NOT NULL,\n\t`pages` integer DEFAULT 0 NOT NULL,\n\t`refused` integer DEFAULT 0 NOT NULL,\n\t`not_found` integer DEFAULT 0 NOT NULL,\n\t`server_errors` integer DEFAULT 0 NOT NULL,\n\t`bytes` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `bot`, `class`, `verdict`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+  },
+  {
+    "tag": "0021_result_brand_weekly",
+    "when": 1795748188847,
+    "sql": "CREATE TABLE `result_brand_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`model` text NOT NULL,\n\t`region` text NOT NULL,\n\t`reported_model` text NOT NULL,\n\t`results` integer DEFAULT 0 NOT NULL,\n\t`mentioned` integer DEFAULT 0 NOT NULL,\n\t`mention_sum` integer DEFAULT 0 NOT NULL,\n\t`position_sum` integer DEFAULT 0 NOT NULL,\n\t`position_n` integer DEFAULT 0 NOT NULL,\n\t`cited` integer DEFAULT 0 NOT NULL,\n\t`citation_sum` integer DEFAULT 0 NOT NULL,\n\t`brand_citation_sum` integer DEFAULT 0 NOT NULL,\n\t`competitor_mention_sum` integer DEFAULT 0 NOT NULL,\n\t`sentiment_sum` real DEFAULT 0 NOT NULL,\n\t`sentiment_n` integer DEFAULT 0 NOT NULL,\n\t`positive` integer DEFAULT 0 NOT NULL,\n\t`neutral` integer DEFAULT 0 NOT NULL,\n\t`negative` integer DEFAULT 0 NOT NULL,\n\t`visibility_sum` real DEFAULT 0 NOT NULL,\n\t`visibility_n` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`, `model`, `region`, `reported_model`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
   }
 ];

@@ -522,6 +522,12 @@ export const resultBrandDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform, t.model, t.region, t.reportedModel] })],
 );
 
+export const resultBrandWeekly = sqliteTable(
+  "result_brand_weekly",
+  { brandId: brandRef(), week: text("week").notNull(), platform: text("platform").notNull(), model: text("model").notNull(), region: text("region").notNull(), reportedModel: text("reported_model").notNull(), ...resultMeasures() },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform, t.model, t.region, t.reportedModel] })],
+);
+
 /** Citations of a domain, answers citing it, and of those the answers naming the brand. */
 export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),

@@ -25,8 +25,8 @@ export interface InsightsContext {
 // ---- sums ------------------------------------------------------------------------------------
 
 /** Sums of the result measures per `groupBy` columns over a window. */
-const resultSums = (ctx: InsightsContext, args: InsightArgs, window: DateWindow, groupBy: ResultGroupColumn[], options: { daysOnly?: boolean } = {}) =>
-  ctx.store.resultSums({ query: args, window, groupBy, daysOnly: options.daysOnly });
+const resultSums = (ctx: InsightsContext, args: InsightArgs, window: DateWindow, groupBy: ResultGroupColumn[], options: { by?: Interval | "total" } = {}) =>
+  ctx.store.resultSums({ query: args, window, groupBy, by: options.by });
 
 function emptySums(): ResultSums {
   return Object.fromEntries(RESULT_MEASURES.map((m) => [m, 0])) as ResultSums;
@@ -212,7 +212,7 @@ export function visibilityChangeOf(rowsNow: ResultSumsRow[], rowsBefore: ResultS
 
 export async function trend(ctx: InsightsContext, args: InsightArgs, period: Interval, groupBy: GroupBy) {
   const groupColumn: ResultGroupColumn | null = groupBy === "none" ? null : groupBy === "topic" ? "prompt_id" : groupBy;
-  const rows = await resultSums(ctx, args, args.window, ["bucket", ...(groupColumn ? [groupColumn] : [])], { daysOnly: period !== "month" });
+  const rows = await resultSums(ctx, args, args.window, ["bucket", ...(groupColumn ? [groupColumn] : [])], { by: period });
   const topicOf = groupBy === "topic" ? await promptTopics(ctx, args.brandId) : null;
   const cells = new Map<string, ResultSums>();
   const groups = new Set<string | null>(groupBy === "none" ? [null] : []);

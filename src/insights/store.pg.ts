@@ -11,7 +11,8 @@ import {
   COMPETITOR_MEASURES, RESULT_MEASURES,
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
-import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
+import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
+import { BUCKET_COLUMNS, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
 type Row = Record<string, unknown>;
@@ -54,12 +55,11 @@ function filterSql(f: InsightFilters, a: string, brandId: string, p: Params): st
 }
 
 /** The rows of a rollup family inside a window, filtered, as one UNION ALL with the bucket named `bucket` (as on SQLite). */
-function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, p: Params, options: { daysOnly?: boolean; dailyTable?: string } = {}): string {
-  const ranges = options.daysOnly ? [{ table: "daily" as const, from: window.from, to: window.to }] : bucketRanges(window);
-  return ranges
+function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, p: Params, options: RollupReadOptions = {}): string {
+  return rollupRanges(window, options)
     .map((range) => {
-      const table = range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : `${base}_monthly`;
-      const bucket = range.table === "daily" ? "day" : "month";
+      const table = rollupTable(base, range, options);
+      const bucket = BUCKET_COLUMNS[range.table];
       return `SELECT r.${bucket} AS bucket, ${columns.map((c) => `r."${c}"`).join(", ")} FROM ${table} AS r
                WHERE r.brand_id = ${p.add(args.brandId, "::uuid")} AND r.${bucket} BETWEEN ${p.add(range.from)} AND ${p.add(range.to)}${filterSql(args, "r", args.brandId, p)}`;
     })
@@ -163,12 +163,12 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
         competitors: competitors.map((c) => ({ id: c.id, kind: "competitor" as const, name: c.name, aliases: aliasList(c.aliases), domains: c.domain ? [c.domain] : [] })),
       };
     },
-    async resultSums({ query: args, window, groupBy, daysOnly }) {
+    async resultSums({ query: args, window, groupBy, by }) {
       if (!isUuid(args.brandId)) return [];
       const p = new Params();
       const perPrompt = groupBy.includes("prompt_id") || needsPrompt(args);
       const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
-      const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, p, { daysOnly, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
+      const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, p, resultTables(by, perPrompt));
       const keys = groupBy.join(", ");
       const rows = await query<ResultSumsRow>(
         `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${exactSum(m)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys}` : ""}`,

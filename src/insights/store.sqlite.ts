@@ -9,7 +9,8 @@ import {
   COMPETITOR_MEASURES, RESULT_MEASURES,
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
-import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
+import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
+import { BUCKET_COLUMNS, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
 type Row = Record<string, unknown>;
@@ -49,16 +50,15 @@ function filterSql(f: InsightFilters, a: string, brandId: string): { sql: string
 
 /**
  * The rows of a rollup family (`<base>_daily` / `<base>_monthly`) inside a window, filtered, as one
- * UNION ALL with the bucket named `bucket`. `daysOnly` reads day buckets throughout (a trend by day
- * or week needs them); otherwise whole months come from the monthly table.
+ * UNION ALL with the bucket named `bucket`, read by `by` (store.ts rollupRanges): by day, by week
+ * (whole weeks when the family has a weekly table), or whole months and the days at the edges.
  */
-function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, options: { daysOnly?: boolean; dailyTable?: string } = {}) {
-  const ranges = options.daysOnly ? [{ table: "daily" as const, from: window.from, to: window.to }] : bucketRanges(window);
+function rollupRows(base: string, columns: string[], args: InsightArgs, window: DateWindow, options: RollupReadOptions = {}) {
   const parts: string[] = [];
   const params: Params = [];
-  for (const range of ranges) {
-    const table = range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : `${base}_monthly`;
-    const bucket = range.table === "daily" ? "day" : "month";
+  for (const range of rollupRanges(window, options)) {
+    const table = rollupTable(base, range, options);
+    const bucket = BUCKET_COLUMNS[range.table];
     const filter = filterSql(args, "r", args.brandId);
     parts.push(`SELECT r.${bucket} AS bucket, ${columns.map((c) => `r.${c}`).join(", ")} FROM ${table} AS r WHERE r.brand_id = ? AND r.${bucket} BETWEEN ? AND ?${filter.sql}`);
     params.push(args.brandId, range.from, range.to, ...filter.params);
@@ -143,11 +143,11 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       const loaded = loadEntities(sqlite, brandId);
       return loaded ? { brand: loaded.brand, competitors: loaded.competitors } : null;
     },
-    resultSums({ query: args, window, groupBy, daysOnly }) {
+    resultSums({ query: args, window, groupBy, by }) {
       // Without a prompt in the grouping or the filters, the brand-level day table is enough (and smaller).
       const perPrompt = groupBy.includes("prompt_id") || needsPrompt(args);
       const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
-      const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, { daysOnly, dailyTable: perPrompt ? "result_rollups_daily" : "result_brand_daily" });
+      const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, resultTables(by, perPrompt));
       const keys = groupBy.length ? groupBy.join(", ") : "";
       const sql = `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql})${keys ? ` GROUP BY ${keys}` : ""}`;
       return (sqlite.query(sql).all(...source.params) as ResultSumsRow[]).filter((r) => (r.results ?? 0) > 0);

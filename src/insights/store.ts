@@ -5,7 +5,7 @@
 // keep is tests/contracts/insights.contract.ts.
 import type { Entity } from "../analysis/entities";
 import type { InsightArgs, InsightFilters } from "./args";
-import type { DateWindow, Interval } from "./window";
+import { rangesFor, type BucketRange, type DateWindow, type Interval } from "./window";
 
 export const RESULT_MEASURES = [
   "results", "mentioned", "mention_sum", "position_sum", "position_n", "cited", "citation_sum", "brand_citation_sum", "competitor_mention_sum",
@@ -48,9 +48,10 @@ export interface InsightsStore {
   /**
    * Sums of the result measures of the answers in `window` passing the filters of `query`, one row
    * per value of the `groupBy` columns (one row, or none, without them); groups with no answers are
-   * left out. `daysOnly` buckets by day throughout (else whole months come as month buckets).
+   * left out. Buckets as read `by` (store.ts rollupRanges): days, weeks (by their Monday, where a
+   * weekly table exists, else days), or whole months (YYYY-MM) and the days at the edges (the default).
    */
-  resultSums(input: { query: InsightArgs; window: DateWindow; groupBy: ResultGroupColumn[]; daysOnly?: boolean }): Promise<ResultSumsRow[]>;
+  resultSums(input: { query: InsightArgs; window: DateWindow; groupBy: ResultGroupColumn[]; by?: Interval | "total" }): Promise<ResultSumsRow[]>;
   /** Competitors' measures over the window and filters, per prompt, platform, model, region and competitor; keys with no answers left out. */
   competitorTotals(query: InsightArgs): Promise<CompetitorTotals[]>;
   /** Per cited domain over the window and filters: citations, answers citing it, those naming the brand, prompts behind them. */
@@ -68,3 +69,21 @@ export interface InsightsStore {
   /** Crawler requests over the window per bot, hit kind and path; paths with none left out. */
   crawlerPathTotals(query: InsightArgs): Promise<CrawlerPathTotals[]>;
 }
+
+/** How a rollup family is read (both backends): by day, week or month ("total": months and edge days), and its tables of a day and a week when they are not `<base>_daily` and none. */
+export interface RollupReadOptions {
+  by?: Interval | "total";
+  dailyTable?: string;
+  weeklyTable?: string;
+}
+
+/** The ranges to read: by week only where the family keeps weeks, else by day. */
+export const rollupRanges = (window: DateWindow, options: RollupReadOptions): BucketRange[] =>
+  rangesFor(window, options.by === "week" && !options.weeklyTable ? "day" : (options.by ?? "total"));
+
+export const rollupTable = (base: string, range: BucketRange, options: RollupReadOptions): string =>
+  range.table === "daily" ? (options.dailyTable ?? `${base}_daily`) : range.table === "weekly" ? options.weeklyTable! : `${base}_monthly`;
+
+/** The result rollups to read: per prompt (day and month) when the grouping or a filter needs the prompt, else the brand's by day and week. */
+export const resultTables = (by: RollupReadOptions["by"], perPrompt: boolean): RollupReadOptions =>
+  perPrompt ? { by, dailyTable: "result_rollups_daily" } : { by, dailyTable: "result_brand_daily", weeklyTable: "result_brand_weekly" };

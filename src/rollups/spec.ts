@@ -244,14 +244,21 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
   // In dependency order: a rollup fed by another rollup comes after it.
   return [
     ...resultRollups,
-    {
-      table: "result_brand_daily",
-      source: "prompt_results",
-      keys: { brand_id: "{r}.brand_id", day, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
-      measures: resultMeasures,
-      countColumn: "results",
-      watch: resultWatch,
-    },
+    // The brand's answers by day and by ISO week (no prompt): an unfiltered trend by week reads whole
+    // weeks, a year's 53 rows per group instead of 365 (issue #32).
+    ...[
+      { suffix: "daily", bucket: { day } as Record<string, string> },
+      { suffix: "weekly", bucket: { week: d.week("{r}.created_at") } },
+    ].map(
+      ({ suffix, bucket }): RollupSpec => ({
+        table: `result_brand_${suffix}`,
+        source: "prompt_results",
+        keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
+        measures: resultMeasures,
+        countColumn: "results",
+        watch: resultWatch,
+      }),
+    ),
     ...domainRollups,
     ...competitorRunning,
     ...domainRunning,

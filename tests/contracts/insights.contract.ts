@@ -127,10 +127,20 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
       expect((await h.store.resultSums({ query: args(), window: { from: "2026-02-01", to: "2026-02-14" }, groupBy: [] }))[0]!.results).toBe(count(seeded, (r) => r.day === "2026-02-10"));
     });
 
-    test("resultSums by bucket: days throughout with daysOnly, else whole months as one month bucket", async () => {
+    test("resultSums by bucket: days throughout by day, whole weeks by week (per prompt: days), else whole months as one month bucket", async () => {
       const rows = seeded.filter(inWindow);
       const perDay = Object.fromEntries([...new Set(rows.map((r) => r.day))].map((d) => [d, count(rows, (r) => r.day === d)]));
-      const days = await h.store.resultSums({ query: args(), window: WINDOW, groupBy: ["bucket"], daysOnly: true });
+      const days = await h.store.resultSums({ query: args(), window: WINDOW, groupBy: ["bucket"], by: "day" });
+      // WINDOW starts on a Sunday (read by day), then whole weeks by their Monday, and ends on a Tuesday (by day).
+      const monday = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - ((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+      const bucketOf = (day: string) => (day === WINDOW.from || day > "2026-03-29" ? day : monday(day));
+      const perWeek: Record<string, number> = {};
+      for (const r of rows) perWeek[bucketOf(r.day)] = (perWeek[bucketOf(r.day)] ?? 0) + 1;
+      const weeks = await h.store.resultSums({ query: args(), window: WINDOW, groupBy: ["bucket"], by: "week" });
+      expect(Object.fromEntries(weeks.map((r) => [r.bucket, r.results]))).toEqual(perWeek);
+      // Grouped by prompt, the brand's weekly table cannot answer: day buckets.
+      const perPrompt = await h.store.resultSums({ query: args(), window: WINDOW, groupBy: ["bucket", "prompt_id"], by: "week" });
+      expect(new Set(perPrompt.map((r) => r.bucket))).toEqual(new Set(Object.keys(perDay)));
       expect(Object.fromEntries(days.map((r) => [r.bucket, r.results]))).toEqual(perDay);
       const mixed = await h.store.resultSums({ query: args(), window: WINDOW, groupBy: ["bucket"] });
       expect(Object.fromEntries(mixed.map((r) => [r.bucket, r.results]))).toEqual({ "2026-02-20": perDay["2026-02-20"], "2026-03": count(rows, (r) => r.day.startsWith("2026-03")) });

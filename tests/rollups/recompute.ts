@@ -58,6 +58,7 @@ export const TABLES: Record<string, TableDef> = {
   result_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   result_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
+  result_brand_weekly: { keys: ["brand_id", "week", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   /** Per answer group and competitor: answers naming it, its mentions, positions, and answers naming the brand too. */
   competitor_running: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id", "day"], measures: COMPETITOR_MEASURES, running: true },
   competitor_running_keys: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id"], measures: ["rows"] },
@@ -159,6 +160,7 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
     b.result_rollups_daily.add(keys, measures);
     b.result_rollups_monthly.add({ ...group, ...buckets[1], reported_model: r.reported_model }, measures);
     b.result_brand_daily.add(keys, measures);
+    b.result_brand_weekly!.add({ ...keys, week: week(r.created_at) }, measures);
     const mentioned = truthy(r.mentioned) ? 1 : 0;
     // An answer naming a competitor twice in its list counts once as an answer, twice in mentions.
     const byCompetitor = new Map<unknown, { mentions: number; position_sum: number; position_n: number }>();

@@ -578,6 +578,12 @@ export const resultBrandDaily = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform, t.model, t.region, t.reportedModel] }), organizationIndex("result_brand_daily", t.organizationId)],
 );
 
+export const resultBrandWeekly = pgTable(
+  "result_brand_weekly",
+  { brandId: brandRef(), organizationId: organizationRef(), week: text("week").notNull(), platform: text("platform").notNull(), model: text("model").notNull(), region: text("region").notNull(), reportedModel: text("reported_model").notNull(), ...resultMeasures() },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform, t.model, t.region, t.reportedModel] }), organizationIndex("result_brand_weekly", t.organizationId)],
+);
+
 export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
@@ -906,6 +912,7 @@ export const ORGANIZATION_ID_ADDED = [
   "result_rollups_daily",
   "result_rollups_monthly",
   "result_brand_daily",
+  "result_brand_weekly",
   "domain_rollups_daily",
   "domain_rollups_monthly",
   "competitor_running",
