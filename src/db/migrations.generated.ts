@@ -111,5 +111,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0021_result_brand_weekly",
     "when": 1795748188847,
     "sql": "CREATE TABLE `result_brand_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`model` text NOT NULL,\n\t`region` text NOT NULL,\n\t`reported_model` text NOT NULL,\n\t`results` integer DEFAULT 0 NOT NULL,\n\t`mentioned` integer DEFAULT 0 NOT NULL,\n\t`mention_sum` integer DEFAULT 0 NOT NULL,\n\t`position_sum` integer DEFAULT 0 NOT NULL,\n\t`position_n` integer DEFAULT 0 NOT NULL,\n\t`cited` integer DEFAULT 0 NOT NULL,\n\t`citation_sum` integer DEFAULT 0 NOT NULL,\n\t`brand_citation_sum` integer DEFAULT 0 NOT NULL,\n\t`competitor_mention_sum` integer DEFAULT 0 NOT NULL,\n\t`sentiment_sum` real DEFAULT 0 NOT NULL,\n\t`sentiment_n` integer DEFAULT 0 NOT NULL,\n\t`positive` integer DEFAULT 0 NOT NULL,\n\t`neutral` integer DEFAULT 0 NOT NULL,\n\t`negative` integer DEFAULT 0 NOT NULL,\n\t`visibility_sum` real DEFAULT 0 NOT NULL,\n\t`visibility_n` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`, `model`, `region`, `reported_model`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+  },
+  {
+    "tag": "0022_traffic_weekly",
+    "when": 1795748702435,
+    "sql": "CREATE TABLE `traffic_platform_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`visits` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE TABLE `traffic_visitors_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`visitors` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
   }
 ];

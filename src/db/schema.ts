@@ -602,6 +602,19 @@ export const trafficVisitorsDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform] })],
 );
 
+/** Page views per platform and distinct visitors' days per platform, by ISO week (its Monday): a traffic report by week reads whole weeks. */
+export const trafficPlatformWeekly = sqliteTable(
+  "traffic_platform_weekly",
+  { brandId: brandRef(), week: text("week").notNull(), platform: text("platform").notNull(), visits: count("visits") },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] })],
+);
+
+export const trafficVisitorsWeekly = sqliteTable(
+  "traffic_visitors_weekly",
+  { brandId: brandRef(), week: text("week").notNull(), platform: text("platform").notNull(), visitors: count("visitors") },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] })],
+);
+
 export const trafficPagesDaily = sqliteTable(
   "traffic_pages_daily",
   { brandId: brandRef(), day: day(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },

@@ -75,7 +75,7 @@ function splitWindow(q: TrafficQuery) {
   const to = q.to.getTime();
   const firstWholeDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const endWholeDays = Math.floor(to / DAY_MS) * DAY_MS;
-  if (firstWholeDay >= endWholeDays) return { days: null, months: null, raw: [[from, to]] as [number, number][] };
+  if (firstWholeDay >= endWholeDays) return { days: null, months: null, raw: [[from, to]] as [number, number][], weeks: null, cellDays: [] as Range[] };
   const raw = ([[from, firstWholeDay], [endWholeDays, to]] as [number, number][]).filter(([a, b]) => a < b);
   // Whole months inside the whole days; the days around them are read day by day.
   const firstOfMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
@@ -83,21 +83,28 @@ function splitWindow(q: TrafficQuery) {
   const monthsFrom = firstOfMonth(firstWholeDay) === firstWholeDay ? firstWholeDay : nextMonth(firstWholeDay);
   const monthsTo = firstOfMonth(endWholeDays);
   const months = monthsFrom < monthsTo ? { from: dayKey(monthsFrom).slice(0, 7), to: dayKey(monthsTo).slice(0, 7), fromDay: dayKey(monthsFrom), toDay: dayKey(monthsTo) } : null;
-  return { days: { from: dayKey(firstWholeDay), to: dayKey(endWholeDays) }, months, raw };
+  // By week, the whole weeks inside the whole days come from the weekly rollups, the days around them day by day.
+  const firstMonday = periodStart(new Date(firstWholeDay), "week").getTime() === firstWholeDay ? firstWholeDay : periodStart(new Date(firstWholeDay), "week").getTime() + 7 * DAY_MS;
+  const endMonday = periodStart(new Date(endWholeDays), "week").getTime();
+  const weeks = q.interval === "week" && firstMonday < endMonday ? ([dayKey(firstMonday), dayKey(endMonday)] as Range) : null;
+  const cellDays: Range[] = weeks
+    ? ([[dayKey(firstWholeDay), weeks[0]], [weeks[1], dayKey(endWholeDays)]] as Range[]).filter(([a, b]) => a < b)
+    : [[dayKey(firstWholeDay), dayKey(endWholeDays)]];
+  return { days: { from: dayKey(firstWholeDay), to: dayKey(endWholeDays) }, months, raw, weeks, cellDays };
 }
 
 /**
  * Whole UTC days are read from the daily rollups (src/rollups; visitor hashes change every UTC
- * day, so a day's distinct visitors add up across days), landing pages of whole months from the
- * monthly one, and only the partial days at the window's ends from raw visits: a year costs
- * about what a month does.
+ * day, so a day's distinct visitors add up across days), by week whole weeks from the weekly ones,
+ * landing pages of whole months from the monthly one, and only the partial days at the window's
+ * ends from raw visits: a year costs about what a month does.
  */
 export async function trafficReport(store: ReportsStore, brandId: string, q: TrafficQuery): Promise<TrafficReport> {
-  const { days, months, raw } = splitWindow(q);
+  const { days, months, raw, weeks, cellDays } = splitWindow(q);
   const rawRanges = raw.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()] as Range);
 
   // Visits and visitors per (day, platform); platform '' is a view no assistant sent, '*' (visitors only) any assistant.
-  const cells = await store.trafficCells({ brandId, days: days ? [days.from, days.to] : null, raw: rawRanges });
+  const cells = await store.trafficCells({ brandId, days: cellDays, weeks, raw: rawRanges });
 
   const totals = { visits: 0, visitors: 0, pageViews: 0 };
   const byPlatform = new Map<string, { platform: string; visits: number; visitors: number }>();

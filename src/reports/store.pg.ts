@@ -15,18 +15,21 @@ const counts = <T extends Record<string, unknown>>(rows: T[], columns: (keyof T)
 
 export function createPgReportsStore(sql: SQL): ReportsStore {
   return {
-    async trafficCells({ brandId, days, raw }) {
+    async trafficCells({ brandId, days, weeks, raw }) {
       if (!isUuid(brandId)) return [];
+      const IN_DAYS = "EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[]) AS d(a, b) WHERE day >= d.a AND day < d.b)";
       const rows = await sql.unsafe(
         `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
-            SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = $1 AND day >= $4 AND day < $5
-            UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = $1 AND day >= $4 AND day < $5
+            SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = $1 AND ${IN_DAYS}
+            UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = $1 AND ${IN_DAYS}
+            UNION ALL SELECT week, platform, visits, 0 FROM traffic_platform_weekly WHERE brand_id = $1 AND week >= $6 AND week < $7
+            UNION ALL SELECT week, platform, 0, visitors FROM traffic_visitors_weekly WHERE brand_id = $1 AND week >= $6 AND week < $7
             UNION ALL SELECT ${DAY}, coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
                    WHERE brand_id = $1 AND ${IN_RAW} GROUP BY 1, 2
             UNION ALL SELECT ${DAY}, '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
                    WHERE brand_id = $1 AND ${IN_RAW} AND source_platform IS NOT NULL GROUP BY 1) AS cells
           GROUP BY day, platform`,
-        [brandId, starts(raw), ends(raw), days?.[0] ?? "", days?.[1] ?? ""],
+        [brandId, starts(raw), ends(raw), starts(days), ends(days), weeks?.[0] ?? "", weeks?.[1] ?? ""],
       );
       return counts(rows as { day: string; platform: string; visits: number; visitors: number }[], ["visits", "visitors"]);
     },

@@ -7,22 +7,26 @@ const rawWhereOf = (raw: Range[]) => (raw.length ? `(${raw.map(() => "(created_a
 
 export function createSqliteReportsStore(sqlite: Database): ReportsStore {
   return {
-    async trafficCells({ brandId, days, raw }) {
+    async trafficCells({ brandId, days, weeks, raw }) {
       const rawWhere = rawWhereOf(raw);
       const rawParams = raw.flat();
-      const dayParams = days ?? ["", ""];
+      const dayWhere = days.length ? `(${days.map(() => "(day >= ? AND day < ?)").join(" OR ")})` : "0";
+      const dayParams = days.flat();
+      const weekParams = weeks ?? ["", ""];
       return sqlite
         .query<TrafficCell, (string | number)[]>(
           `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
-              SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND day >= ? AND day < ?
-              UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND day >= ? AND day < ?
+              SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND ${dayWhere}
+              UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND ${dayWhere}
+              UNION ALL SELECT week, platform, visits, 0 FROM traffic_platform_weekly WHERE brand_id = ? AND week >= ? AND week < ?
+              UNION ALL SELECT week, platform, 0, visitors FROM traffic_visitors_weekly WHERE brand_id = ? AND week >= ? AND week < ?
               UNION ALL SELECT substr(created_at, 1, 10), coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
                      WHERE brand_id = ? AND ${rawWhere} GROUP BY 1, 2
               UNION ALL SELECT substr(created_at, 1, 10), '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
                      WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL GROUP BY 1)
             GROUP BY day, platform`,
         )
-        .all(brandId, ...dayParams, brandId, ...dayParams, brandId, ...rawParams, brandId, ...rawParams);
+        .all(brandId, ...dayParams, brandId, ...dayParams, brandId, ...weekParams, brandId, ...weekParams, brandId, ...rawParams, brandId, ...rawParams);
     },
     async landingPageCells({ brandId, months, days, raw }) {
       const rawWhere = rawWhereOf(raw);

@@ -11,10 +11,11 @@ export type Range = [from: string, to: string];
 
 export interface ReportsStore {
   /**
-   * The brand's AI-traffic visits and visitors per (day, platform): whole days (`days`, null: none)
-   * from the daily rollups, the instants of `raw` from the visits themselves.
+   * The brand's AI-traffic visits and visitors per (day, platform): the whole days of the `days`
+   * ranges from the daily rollups, the whole weeks of `weeks` (from Monday to an excluded Monday) from
+   * the weekly ones as cells of their Monday, the instants of `raw` from the visits themselves.
    */
-  trafficCells(input: { brandId: string; days: Range | null; raw: Range[] }): Promise<TrafficCell[]>;
+  trafficCells(input: { brandId: string; days: Range[]; weeks: Range | null; raw: Range[] }): Promise<TrafficCell[]>;
   /** The brand's AI-referred visits per (landing path, platform): whole `months` (null: none), `days` ranges, and the instants of `raw`. */
   landingPageCells(input: { brandId: string; months: Range | null; days: Range[]; raw: Range[] }): Promise<LandingPageCell[]>;
 }

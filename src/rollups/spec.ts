@@ -46,6 +46,8 @@ export interface RollupDialect {
   /** The UTC day (YYYY-MM-DD), the Monday starting its ISO week (YYYY-MM-DD) and month (YYYY-MM) of a timestamp column. */
   day(column: string): string;
   week(column: string): string;
+  /** The Monday starting the ISO week of a YYYY-MM-DD text column. */
+  weekOfDay(column: string): string;
   month(column: string): string;
   /** A JSON list column of the raw row; JSON a client wrote badly (not JSON, not an array) as an empty list. */
   arrayOrEmpty(column: string): string;
@@ -69,6 +71,7 @@ export const SQLITE_DIALECT: RollupDialect = {
   day: (c) => `substr(${c}, 1, 10)`,
   // Six days back, then forward to the next Monday: the day itself when it is one.
   week: (c) => `date(substr(${c}, 1, 10), '-6 days', 'weekday 1')`,
+  weekOfDay: (c) => `date(${c}, '-6 days', 'weekday 1')`,
   month: (c) => `substr(${c}, 1, 7)`,
   arrayOrEmpty: (column) => `(CASE WHEN json_valid({r}.${column}) THEN (CASE WHEN json_type({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]' END) ELSE '[]' END)`,
   citations: () => `(CASE WHEN json_valid(aw_text({r}.citations)) AND json_type(aw_text({r}.citations)) = 'array' THEN aw_text({r}.citations) ELSE '[]' END)`,
@@ -88,6 +91,7 @@ export const SQLITE_DIALECT: RollupDialect = {
 export const PG_DIALECT: RollupDialect = {
   day: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
   week: (c) => `to_char(date_trunc('week', ${c} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`,
+  weekOfDay: (c) => `to_char(date_trunc('week', CAST(${c} AS timestamp)), 'YYYY-MM-DD')`,
   month: (c) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM')`,
   arrayOrEmpty: (column) => `(CASE WHEN jsonb_typeof({r}.${column}) = 'array' THEN {r}.${column} ELSE '[]'::jsonb END)`,
   citations: () => PG_DIALECT.arrayOrEmpty("citations"),
@@ -273,14 +277,20 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       countColumn: "citations",
       watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
     },
-    {
-      table: "traffic_platform_daily",
-      source: "ai_traffic_logs",
-      keys: { brand_id: "{r}.brand_id", day, platform: trafficPlatform },
-      measures: { visits: "1" },
-      countColumn: "visits",
-      watch: ["brand_id", "created_at", "source_platform"],
-    },
+    // Page views per platform by day and by ISO week (a report by week reads whole weeks).
+    ...[
+      { suffix: "daily", bucket: { day } as Record<string, string> },
+      { suffix: "weekly", bucket: { week: d.week("{r}.created_at") } },
+    ].map(
+      ({ suffix, bucket }): RollupSpec => ({
+        table: `traffic_platform_${suffix}`,
+        source: "ai_traffic_logs",
+        keys: { brand_id: "{r}.brand_id", ...bucket, platform: trafficPlatform },
+        measures: { visits: "1" },
+        countColumn: "visits",
+        watch: ["brand_id", "created_at", "source_platform"],
+      }),
+    ),
     {
       // Each visit counts under its platform and, when an assistant sent it, under '*' too (a day's
       // distinct visitors from any assistant: one person may come from two).
@@ -298,6 +308,15 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       table: "traffic_visitors_daily",
       source: "traffic_visitor_days",
       keys: { brand_id: "{r}.brand_id", day: "{r}.day", platform: "{r}.platform" },
+      measures: { visitors: "1" },
+      countColumn: "visitors",
+      watch: ["brand_id", "day", "platform", "visitor_hash"],
+    },
+    {
+      // A week's visitors are its days' (visitor hashes change every UTC day): the visitor-days of its days.
+      table: "traffic_visitors_weekly",
+      source: "traffic_visitor_days",
+      keys: { brand_id: "{r}.brand_id", week: d.weekOfDay("{r}.day"), platform: "{r}.platform" },
       measures: { visitors: "1" },
       countColumn: "visitors",
       watch: ["brand_id", "day", "platform", "visitor_hash"],

@@ -34,15 +34,26 @@ export function describeReportsStoreContract(name: string, make: () => Promise<H
       { day: "2026-03-02", platform: "*", visits: 0, visitors: 1 },
     ];
 
-    test("trafficCells: visits and visitors per day and platform, the same from whole days as from the visits' instants", async () => {
-      expect(sorted(await h.store.trafficCells({ brandId: brand, days: ["2026-03-01", "2026-03-03"], raw: [] }))).toEqual(sorted(MARCH_CELLS));
-      expect(sorted(await h.store.trafficCells({ brandId: brand, days: null, raw: [["2026-03-01T00:00:00.000Z", "2026-03-03T00:00:00.000Z"]] }))).toEqual(sorted(MARCH_CELLS));
+    test("trafficCells: visits and visitors per day (or whole week) and platform, the same from whole days as from the visits' instants", async () => {
+      expect(sorted(await h.store.trafficCells({ brandId: brand, days: [["2026-03-01", "2026-03-03"]], weeks: null, raw: [] }))).toEqual(sorted(MARCH_CELLS));
+      expect(sorted(await h.store.trafficCells({ brandId: brand, days: [["2026-03-01", "2026-03-02"], ["2026-03-02", "2026-03-03"]], weeks: null, raw: [] }))).toEqual(sorted(MARCH_CELLS));
+      expect(sorted(await h.store.trafficCells({ brandId: brand, days: [], weeks: null, raw: [["2026-03-01T00:00:00.000Z", "2026-03-03T00:00:00.000Z"]] }))).toEqual(sorted(MARCH_CELLS));
+      // A whole week (Monday 2026-03-02 to the next Monday) comes as one cell per platform keyed by its Monday; the Sunday before by day.
+      expect(sorted(await h.store.trafficCells({ brandId: brand, days: [["2026-03-01", "2026-03-02"]], weeks: ["2026-03-02", "2026-04-13"], raw: [] }))).toEqual(
+        sorted([
+          ...MARCH_CELLS.filter((c) => c.day === "2026-03-01"),
+          { day: "2026-03-02", platform: "chatgpt", visits: 1, visitors: 1 },
+          { day: "2026-03-02", platform: "*", visits: 0, visitors: 1 },
+          { day: "2026-04-06", platform: "chatgpt", visits: 1, visitors: 1 },
+          { day: "2026-04-06", platform: "*", visits: 0, visitors: 1 },
+        ]),
+      );
       // Part of a day: only the visits inside it.
-      expect(sorted(await h.store.trafficCells({ brandId: brand, days: null, raw: [["2026-03-01T11:30:00.000Z", "2026-03-01T12:30:00.000Z"]] }))).toEqual(
+      expect(sorted(await h.store.trafficCells({ brandId: brand, days: [], weeks: null, raw: [["2026-03-01T11:30:00.000Z", "2026-03-01T12:30:00.000Z"]] }))).toEqual(
         sorted([{ day: "2026-03-01", platform: "perplexity", visits: 1, visitors: 1 }, { day: "2026-03-01", platform: "*", visits: 0, visitors: 1 }]),
       );
-      expect(await h.store.trafficCells({ brandId: brand, days: null, raw: [] })).toEqual([]);
-      expect(await h.store.trafficCells({ brandId: crypto.randomUUID(), days: ["2026-01-01", "2026-12-31"], raw: [] })).toEqual([]);
+      expect(await h.store.trafficCells({ brandId: brand, days: [], weeks: null, raw: [] })).toEqual([]);
+      expect(await h.store.trafficCells({ brandId: crypto.randomUUID(), days: [["2026-01-01", "2026-12-31"]], weeks: ["2025-12-29", "2026-12-28"], raw: [] })).toEqual([]);
     });
 
     test("landingPageCells: AI-referred visits per path and platform from months, days and instants alike; other views left out", async () => {

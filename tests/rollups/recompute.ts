@@ -87,6 +87,8 @@ export const TABLES: Record<string, TableDef> = {
   traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
   /** Distinct visitor_hash per (brand, day, coalesce(source_platform, '')), and per (brand, day, "*") over visits an assistant sent. */
   traffic_visitors_daily: { keys: ["brand_id", "day", "platform"], measures: ["visitors"] },
+  traffic_platform_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visits"] },
+  traffic_visitors_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visitors"] },
   traffic_pages_daily: { keys: ["brand_id", "day", "platform", "path"], measures: ["visits"] },
   traffic_pages_monthly: { keys: ["brand_id", "month", "platform", "path"], measures: ["visits"] },
 };
@@ -235,6 +237,7 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
   for (const t of raw.traffic) {
     const platform = t.source_platform ?? "";
     b.traffic_platform_daily.add({ brand_id: t.brand_id, day: day(t.created_at), platform }, { visits: 1 });
+    b.traffic_platform_weekly!.add({ brand_id: t.brand_id, week: week(t.created_at), platform }, { visits: 1 });
     // A visitor counts under its visit's platform and, when an assistant sent the visit, under '*'
     // (any assistant) as well.
     for (const bucket of t.source_platform === null ? [platform] : [platform, "*"]) {
@@ -251,6 +254,8 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
   for (const [vk, set] of visitors) {
     const [brand_id, d, platform] = JSON.parse(vk) as string[];
     b.traffic_visitors_daily.add({ brand_id, day: d, platform }, { visitors: set.size });
+    // A week's visitors are its days' distinct visitors added up.
+    b.traffic_visitors_weekly!.add({ brand_id, week: week(d), platform }, { visitors: set.size });
   }
 
   return Object.fromEntries(ROLLUP_TABLES.map((t) => [t, b[t].rows]));

@@ -650,6 +650,18 @@ export const trafficVisitorsDaily = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform] }), organizationIndex("traffic_visitors_daily", t.organizationId)],
 );
 
+export const trafficPlatformWeekly = pgTable(
+  "traffic_platform_weekly",
+  { brandId: brandRef(), organizationId: organizationRef(), week: text("week").notNull(), platform: text("platform").notNull(), visits: count("visits") },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] }), organizationIndex("traffic_platform_weekly", t.organizationId)],
+);
+
+export const trafficVisitorsWeekly = pgTable(
+  "traffic_visitors_weekly",
+  { brandId: brandRef(), organizationId: organizationRef(), week: text("week").notNull(), platform: text("platform").notNull(), visitors: count("visitors") },
+  (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] }), organizationIndex("traffic_visitors_weekly", t.organizationId)],
+);
+
 export const trafficPagesDaily = pgTable(
   "traffic_pages_daily",
   { brandId: brandRef(), organizationId: organizationRef(), day: day(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },
@@ -929,6 +941,8 @@ export const ORGANIZATION_ID_ADDED = [
   "traffic_platform_daily",
   "traffic_visitor_days",
   "traffic_visitors_daily",
+  "traffic_platform_weekly",
+  "traffic_visitors_weekly",
   "traffic_pages_daily",
   "traffic_pages_monthly",
   "crawler_hits",
