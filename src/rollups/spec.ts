@@ -114,6 +114,11 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     { suffix: "daily", bucket: { day } },
     { suffix: "monthly", bucket: { month } },
   ] as const;
+  /** A rollup kept per bucket size of a timestamp column (`sizes`): one spec per size, its table `<base>_<size>`. */
+  const bucketed = (base: string, timestamp: string, sizes: ("daily" | "weekly" | "monthly")[], spec: (bucket: Record<string, string>) => Omit<RollupSpec, "table">): RollupSpec[] => {
+    const buckets = { daily: { day: d.day(timestamp) }, weekly: { week: d.week(timestamp) }, monthly: { month: d.month(timestamp) } };
+    return sizes.map((size) => ({ table: `${base}_${size}`, ...spec(buckets[size]) }));
+  };
   const flag = (condition: string) => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
   /** JSON a client wrote badly (not JSON, not an array) must not fail the write it rides on: it adds nothing. */
   const arrayOrEmpty = d.arrayOrEmpty;
@@ -250,19 +255,13 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     ...resultRollups,
     // The brand's answers by day and by ISO week (no prompt): an unfiltered trend by week reads whole
     // weeks, a year's 53 rows per group instead of 365 (issue #32).
-    ...[
-      { suffix: "daily", bucket: { day } as Record<string, string> },
-      { suffix: "weekly", bucket: { week: d.week("{r}.created_at") } },
-    ].map(
-      ({ suffix, bucket }): RollupSpec => ({
-        table: `result_brand_${suffix}`,
-        source: "prompt_results",
-        keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
-        measures: resultMeasures,
-        countColumn: "results",
-        watch: resultWatch,
-      }),
-    ),
+    ...bucketed("result_brand", "{r}.created_at", ["daily", "weekly"], (bucket) => ({
+      source: "prompt_results",
+      keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.platform", model: "{r}.model", region: "{r}.region", reported_model: "{r}.reported_model" },
+      measures: resultMeasures,
+      countColumn: "results",
+      watch: resultWatch,
+    })),
     ...domainRollups,
     ...competitorRunning,
     ...domainRunning,
@@ -278,19 +277,13 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
     },
     // Page views per platform by day and by ISO week (a report by week reads whole weeks).
-    ...[
-      { suffix: "daily", bucket: { day } as Record<string, string> },
-      { suffix: "weekly", bucket: { week: d.week("{r}.created_at") } },
-    ].map(
-      ({ suffix, bucket }): RollupSpec => ({
-        table: `traffic_platform_${suffix}`,
-        source: "ai_traffic_logs",
-        keys: { brand_id: "{r}.brand_id", ...bucket, platform: trafficPlatform },
-        measures: { visits: "1" },
-        countColumn: "visits",
-        watch: ["brand_id", "created_at", "source_platform"],
-      }),
-    ),
+    ...bucketed("traffic_platform", "{r}.created_at", ["daily", "weekly"], (bucket) => ({
+      source: "ai_traffic_logs",
+      keys: { brand_id: "{r}.brand_id", ...bucket, platform: trafficPlatform },
+      measures: { visits: "1" },
+      countColumn: "visits",
+      watch: ["brand_id", "created_at", "source_platform"],
+    })),
     {
       // Each visit counts under its platform and, when an assistant sent it, under '*' too (a day's
       // distinct visitors from any assistant: one person may come from two).
@@ -324,21 +317,14 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     // Per day, week and month, per bot and verdict (no path): insights_crawlers and the crawler trend
     // read whole months (or weeks) and the days at the window's edges, so a year costs about what a
     // month costs.
-    ...[
-      { suffix: "daily", bucket: { day: d.day("{r}.at") } as Record<string, string> },
-      // By week: a year by week reads 53 weeks, not 365 days (issue #32).
-      { suffix: "weekly", bucket: { week: d.week("{r}.at") } },
-      { suffix: "monthly", bucket: { month: d.month("{r}.at") } },
-    ].map(
-      ({ suffix, bucket }): RollupSpec => ({
-        table: `crawler_${suffix}`,
-        source: "crawler_hits",
-        keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
-        measures: { requests: "1", pages: flag("{r}.hit = 'page'"), ...crawlerAnswers, bytes: "coalesce({r}.bytes, 0)" },
-        countColumn: "requests",
-        watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
-      }),
-    ),
+    // By week: a year by week reads 53 weeks, not 365 days (issue #32).
+    ...bucketed("crawler", "{r}.at", ["daily", "weekly", "monthly"], (bucket) => ({
+      source: "crawler_hits",
+      keys: { brand_id: "{r}.brand_id", ...bucket, ...crawlerBot },
+      measures: { requests: "1", pages: flag("{r}.hit = 'page'"), ...crawlerAnswers, bytes: "coalesce({r}.bytes, 0)" },
+      countColumn: "requests",
+      watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
+    })),
     // Per named bot, hit kind and path, as running totals: a window's top paths in two seeks per path.
     ...withKeyList({
       table: "crawler_paths_running",
