@@ -3,6 +3,7 @@
 import { changeText, int, intervalText, pct, points, VERDICT_TEXT } from "../common/format";
 import { escapeHtml } from "../mail/service";
 import type { VisibilityAlert } from "../insights/alerts";
+import { slackEscape } from "../webhooks/chat";
 import type { Digest } from "./model";
 
 const KIND_WORD = { weekly: "Weekly", monthly: "Monthly" } as const;
@@ -64,8 +65,8 @@ export function digestHtml(d: Digest, unsubscribeUrl: string | null): string {
   return `<div style="font-family:system-ui,sans-serif;max-width:640px">${parts.join("\n")}</div>`;
 }
 
-/** Slack-style mrkdwn: `*bold*`, `<url|label>` links; &, < and > escaped as Slack asks. */
-const chatEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Slack-style mrkdwn: `*bold*`, `<url|label>` links, text escaped as Slack asks. */
+const chatEscape = slackEscape;
 
 export function digestChatText(d: Digest): string {
   const out = [`*${chatEscape(digestSubject(d))}*`, chatEscape(headline(d)), chatEscape(shareOfVoiceLine(d))];

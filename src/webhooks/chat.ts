@@ -2,9 +2,14 @@
 // Mattermost, Discord's /slack URL) take `{"text": …}` and show it as a message. An event that
 // carries its own `text` (a digest) is sent as that; the others get one line saying what happened.
 
+import { points } from "../common/format";
+
 type Data = Record<string, unknown>;
 
-const pts = (delta: unknown) => (typeof delta === "number" ? `${delta >= 0 ? "+" : "−"}${Math.abs(delta * 100).toFixed(1)} pts` : "—");
+const pts = (delta: unknown) => points(typeof delta === "number" ? delta : null);
+
+/** Slack's mrkdwn asks for &, < and > escaped in text (links are written `<url|label>`). */
+export const slackEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 const LINES: Record<string, (d: Data) => string> = {
   "tracking.completed": (d) => `Tracking run ${d.job_id} completed.`,
@@ -20,5 +25,5 @@ export function chatMessage(type: string, data: unknown): { text: string } {
   const d = (data && typeof data === "object" ? data : {}) as Data;
   if (typeof d.text === "string") return { text: d.text };
   const line = (LINES[type] ?? (() => `answerwatch event ${type}`))(d);
-  return { text: line.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") };
+  return { text: slackEscape(line) };
 }
