@@ -9,7 +9,10 @@ type Out = { write(text: string): void };
 /** Records per transaction (larger ones write each hot rollup page once for more records), or fewer when lines are long. */
 const IMPORT_BATCH = 10_000;
 const IMPORT_BATCH_BYTES = 2 << 20;
-/** Past this resident size, a full collection after a batch: a multi-gigabyte log is mostly garbage strings. */
+/**
+ * Past this resident size, a full collection after a batch: a multi-gigabyte log is mostly garbage
+ * strings. Not lower: below it a full collection after every batch took a tenth of the import.
+ */
 const RSS_CEILING = 64 << 20;
 
 export async function runLogsCommand(args: string[], deps: { store: CrawlerStore; ingest: CrawlerIngest }, out: Out = process.stdout, err: Out = process.stderr): Promise<number> {

@@ -1,21 +1,23 @@
 // The crawler-log store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import { withBulkRollups } from "../rollups/triggers.sqlite";
+import { createBulkRollups } from "../rollups/triggers.sqlite";
 import { recordEvent } from "../webhooks/events.sqlite";
-import type { CrawlerStore } from "./store";
+import { crawlerBuckets } from "./rollups";
+import type { CrawlerHit, CrawlerStore } from "./store";
 
 export interface SqliteCrawlerStoreOptions {
   /**
    * A bulk import (`answerwatch logs import`) owns its connection: each transaction's temporary
    * structures (statement journals, trigger subqueries) then stay in memory — on a file they
-   * doubled the import's time (bench/crawlers.ts) — and its batches keep the rollups set-based, one
-   * upsert per distinct key instead of five trigger statements per line (withBulkRollups).
+   * doubled the import's time (bench/crawlers.ts) — and each batch adds to the rollups once per
+   * distinct bucket (aggregated in rollups.ts) instead of five trigger statements per line.
    */
   bulkImport?: boolean;
 }
 
 export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawlerStoreOptions = {}): CrawlerStore {
   if (options.bulkImport) sqlite.run("PRAGMA temp_store = MEMORY");
+  const bulk = options.bulkImport ? createBulkRollups(sqlite, "crawler_hits") : null;
   const firstSeen = sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
   const organizationOf = sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
   const insert = sqlite.prepare(
@@ -26,8 +28,16 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
 
   // IMMEDIATE (below): the write lock at BEGIN, so a busy database waits (busy_timeout) instead of
   // a read-then-write upgrade failing at once when the pixel's writer committed in between.
-  const append = sqlite.transaction((input: Parameters<CrawlerStore["appendHits"]>[0]) => (options.bulkImport ? withBulkRollups(sqlite, "crawler_hits", () => appendRows(input)) : appendRows(input)));
-  function appendRows(input: Parameters<CrawlerStore["appendHits"]>[0]) {
+  const append = sqlite.transaction((input: Parameters<CrawlerStore["appendHits"]>[0]) => {
+    if (!bulk) return appendRows(input);
+    return bulk.write(() => {
+      const added: CrawlerHit[] = [];
+      const out = appendRows(input, added);
+      return { out, buckets: crawlerBuckets(input.brandId, added) };
+    });
+  });
+  /** Inserts the hits (and first sightings); the new ones are pushed to `added` when given. */
+  function appendRows(input: Parameters<CrawlerStore["appendHits"]>[0], added?: CrawlerHit[]) {
     const { brandId, hits, at } = input;
     let accepted = 0;
     let events = 0;
@@ -35,6 +45,7 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
     for (const h of hits) {
       if (!insert.run(brandId, h.at, h.host, h.method, h.path, h.status, h.bytes, h.userAgent, h.refererHost, h.bot, h.operator, h.class, h.hit, h.verdict, h.listVersion, h.recordKey).changes) continue;
       accepted++;
+      added?.push(h);
       // Once per brand and bot.
       if (org && h.bot && h.mayAnnounce && firstSeen.run(brandId, h.bot, h.at).changes) {
         recordEvent(sqlite, { organizationId: org, brandId, type: "crawler.first_seen", data: { bot: h.bot, operator: h.operator, class: h.class, verdict: h.verdict, first_seen: h.at, path: h.path } }, at);
@@ -52,7 +63,12 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
       return (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id ?? null;
     },
     async appendHits(input) {
-      return append.immediate(input);
+      try {
+        return append.immediate(input);
+      } catch (error) {
+        bulk?.forget();
+        throw error;
+      }
     },
   };
 }

@@ -467,10 +467,14 @@ export async function crawlerTrend(ctx: InsightsContext, args: InsightArgs, peri
   const rows = await ctx.store.crawlerBuckets({ query: args, interval: period });
   const cells = new Map<string, { requests: number; pages: number }>();
   const bots = new Set<string>();
+  // Many rows share a bucket: each bucket's period worked out once.
+  const periods = new Map<string, string>();
   for (const r of rows) {
     bots.add(r.bot);
+    let p = periods.get(r.bucket);
     // A monthly bucket (YYYY-MM) is its own period when the trend is by month.
-    const key = `${r.bucket.length === 7 ? r.bucket : periodOf(r.bucket, period)}\u0000${r.bot}`;
+    if (p === undefined) periods.set(r.bucket, (p = r.bucket.length === 7 ? r.bucket : periodOf(r.bucket, period)));
+    const key = `${p}\u0000${r.bot}`;
     const cell = cells.get(key) ?? { requests: 0, pages: 0 };
     cell.requests += r.requests;
     cell.pages += r.pages;

@@ -110,12 +110,15 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
   }
 
   /** crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor). */
-  function crawlerRows(args: InsightArgs, by: Interval | "total", p: Params): string {
+  /** As on SQLite (store.sqlite.ts crawlerRows): with `perBot`, each range's named bots summed per bucket. */
+  function crawlerRows(args: InsightArgs, by: Interval | "total", p: Params, perBot = false): string {
     return rangesFor(args.window, by)
       .map((r) => {
         const [table, bucket] = [`crawler_${r.table}`, BUCKET_COLUMNS[r.table]];
-        return `SELECT ${bucket} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM ${table}
-                 WHERE brand_id = ${p.add(args.brandId, "::uuid")} AND ${bucket} BETWEEN ${p.add(r.from)} AND ${p.add(r.to)}`;
+        const where = `FROM ${table} WHERE brand_id = ${p.add(args.brandId, "::uuid")} AND ${bucket} BETWEEN ${p.add(r.from)} AND ${p.add(r.to)}`;
+        return perBot
+          ? `SELECT ${bucket} AS bucket, bot, ${num("sum(requests)")} AS requests, ${num("sum(pages)")} AS pages ${where} AND bot != '' GROUP BY ${bucket}, bot`
+          : `SELECT ${bucket} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors ${where}`;
       })
       .join(" UNION ALL ");
   }
@@ -284,8 +287,8 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     async crawlerBuckets({ query: args, interval }) {
       if (!isUuid(args.brandId)) return [];
       const p = new Params();
-      const source = crawlerRows(args, interval, p);
-      return query<CrawlerBucket>(`SELECT bucket, bot, ${num("sum(requests)")} AS requests, ${num("sum(pages)")} AS pages FROM (${source}) AS s WHERE bot != '' GROUP BY bucket, bot`, p);
+      // The ranges' buckets never meet (days outside the whole weeks or months), so each range is summed alone.
+      return query<CrawlerBucket>(crawlerRows(args, interval, p, true), p);
     },
     async crawlerPathTotals(args) {
       if (!isUuid(args.brandId)) return [];

@@ -108,11 +108,20 @@ function resultFilter(args: InsightArgs, column: string): { sql: string; params:
   return { sql: ` AND ${column} IN (SELECT fr.id FROM prompt_results AS fr WHERE fr.brand_id = ?${f.sql})`, params: [args.brandId, ...f.params] };
 }
 
-/** crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor). */
-function crawlerRows(args: InsightArgs, by: Interval | "total") {
+/**
+ * crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor); with
+ * `perBot`, each range's named bots summed per bucket in the table's own key order (no sort).
+ */
+function crawlerRows(args: InsightArgs, by: Interval | "total", perBot = false) {
   const ranges = rangesFor(args.window, by);
   const sql = ranges
-    .map((r) => `SELECT ${BUCKET_COLUMNS[r.table]} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors FROM crawler_${r.table} WHERE brand_id = ? AND ${BUCKET_COLUMNS[r.table]} BETWEEN ? AND ?`)
+    .map((r) => {
+      const bucket = BUCKET_COLUMNS[r.table];
+      const where = `FROM crawler_${r.table} WHERE brand_id = ? AND ${bucket} BETWEEN ? AND ?`;
+      return perBot
+        ? `SELECT ${bucket} AS bucket, bot, sum(requests) AS requests, sum(pages) AS pages ${where} AND bot != '' GROUP BY ${bucket}, bot`
+        : `SELECT ${bucket} AS bucket, bot, class, verdict, requests, pages, refused, not_found, server_errors ${where}`;
+    })
     .join(" UNION ALL ");
   return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
 }
@@ -243,10 +252,9 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
         .all(...source.params) as CrawlerTotals[];
     },
     crawlerBuckets({ query: args, interval }) {
-      const source = crawlerRows(args, interval);
-      return sqlite
-        .query(`SELECT bucket, bot, sum(requests) AS requests, sum(pages) AS pages FROM (${source.sql}) WHERE bot != '' GROUP BY bucket, bot`)
-        .all(...source.params) as CrawlerBucket[];
+      // The ranges' buckets never meet (days outside the whole weeks or months), so each range is summed alone.
+      const source = crawlerRows(args, interval, true);
+      return sqlite.query(source.sql).all(...source.params) as CrawlerBucket[];
     },
     crawlerPathTotals(args) {
       return windowTotals(sqlite, "crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window) as unknown as CrawlerPathTotals[];

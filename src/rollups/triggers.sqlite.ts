@@ -57,16 +57,23 @@ function addRunning(spec: RollupSpec, row: string): string {
  * this once per request.
  */
 function addRunningRow(spec: RollupSpec, row: string): string {
+  return runningRowSql(spec, row).map((statement) => `${statement};`).join("\n  ");
+}
+
+/** addRunningRow's two statements: the bucket's day row carrying the key's earlier total, then the row's measures added from that day on. */
+function runningRowSql(spec: RollupSpec, row: string): [string, string] {
   const keys = Object.entries(withDay(spec).keys).map(([k, e]) => [k, at(e, row)] as const);
   const measures = Object.entries(spec.measures).map(([m, e]) => [m, at(e, row)] as const);
   const where = spec.where ? at(spec.where, row) : "1";
   const match = (alias: string) => keys.filter(([k]) => k !== "day").map(([k, e]) => `${alias}.${k} = ${e}`).join(" AND ");
   const day = keys.find(([k]) => k === "day")![1];
-  return `INSERT INTO ${spec.table} (${[...keys.map(([k]) => k), ...measures.map(([m]) => m)].join(", ")})
+  return [
+    `INSERT INTO ${spec.table} (${[...keys.map(([k]) => k), ...measures.map(([m]) => m)].join(", ")})
       SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${m}, 0)`).join(", ")} FROM (SELECT 1)
       LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${match("q")} AND q.day < ${day} ORDER BY q.day DESC LIMIT 1)
-      WHERE ${where} ON CONFLICT (${keys.map(([k]) => k).join(", ")}) DO NOTHING;
-  UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${m} = ${m} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND day >= ${day} AND ${where};`;
+      WHERE ${where} ON CONFLICT (${keys.map(([k]) => k).join(", ")}) DO NOTHING`,
+    `UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${m} = ${m} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND day >= ${day} AND ${where}`,
+  ];
 }
 
 function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
@@ -113,50 +120,128 @@ export function rebuildSql(spec: RollupSpec): string[] {
   return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${columns.join(", ")}) ${rows}`];
 }
 
-/**
- * Set-based maintenance for a bulk write (issue #32): adds the rows of the spec's source whose rowid
- * is above ?1 — a batch its caller wrote in this transaction with the insert triggers set aside — with
- * one upsert per distinct key, where the triggers would have run once per raw row. A running total
- * first gets a row for each (key, day) of the batch carrying the key's total before it (as the
- * trigger does), then every row of those keys from that day on adds the batch's sums up to its day.
- */
-export function bulkAddSql(spec: RollupSpec): string[] {
-  const keys = Object.keys(spec.keys);
-  const measures = Object.keys(spec.measures);
-  const batch: RollupSpec = { ...spec, where: `(${spec.where ?? "1"}) AND {r}.rowid > ?1` };
-  if (!spec.running) {
-    const rows = spec.combine
-      ? `SELECT ${keys.join(", ")}, ${measures.map((m) => `sum(${m})`).join(", ")} FROM (${contribution(batch, "r", "r", true)}) GROUP BY ${keys.join(", ")}`
-      : contribution(batch, "r", "r");
-    const sums = measures.map((m) => `${m} = ${spec.table}.${m} + excluded.${m}`);
-    return [`INSERT INTO ${spec.table} (${[...keys, ...measures].join(", ")}) SELECT * FROM (${rows}) WHERE 1 ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${sums.join(", ")}`];
-  }
-  const perDay = `SELECT ${keys.join(", ")}, day, ${measures.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${contribution(withDay(batch), "r", "r", true)}) GROUP BY ${[...keys, "day"].join(", ")}`;
-  const carry = `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")})
-    SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${perDay}) AS c
-    LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day ORDER BY q.day DESC LIMIT 1)
-    WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING`;
-  const shift = `WITH c AS (${perDay})
-    UPDATE ${spec.table} SET ${measures.map((m) => `${m} = ${spec.table}.${m} + s.${m}`).join(", ")}
-    FROM (SELECT t.rowid AS target, ${measures.map((m) => `sum(c.${m}) AS ${m}`).join(", ")} FROM ${spec.table} AS t JOIN c ON ${sameKey(spec, "t", "c")} AND t.day >= c.day GROUP BY t.rowid) AS s
-    WHERE ${spec.table}.rowid = s.target`;
-  return [carry, shift];
-}
+/** One bucket of a rollup and what a batch adds to it: a value for each key column (and `day` for a running total) and each measure. */
+export type BucketSums = Record<string, string | number>;
+
+/** The columns a bucket binds, in bucketSql's parameter order (?1, ?2, …). */
+const bucketColumns = (spec: RollupSpec) => [...Object.keys(spec.keys), ...(spec.running ? ["day"] : []), ...Object.keys(spec.measures)];
 
 /**
- * Runs `write` (which inserts rows into `source`) in a transaction with the rollups of that table
- * kept set-based (bulkAddSql) instead of by their per-row insert triggers, which are dropped for the
- * write and made again before it commits: no other connection ever sees them missing. For large
- * batches only (a log import): the schema change makes other connections prepare their statements again.
+ * The statements adding one bucket's sums to a rollup (values bound in bucketColumns' order): an
+ * upsert, or for a running total (as its trigger does) a row for the bucket's day carrying the
+ * key's total before it, then the sums added to that row and every later one of the key.
  */
-export function withBulkRollups<T>(sqlite: Database, source: string, write: () => T): T {
+function bucketSql(spec: RollupSpec): string[] {
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  const param = new Map(bucketColumns(spec).map((column, i) => [column, `?${i + 1}`]));
+  if (!spec.running)
+    return [
+      `INSERT INTO ${spec.table} (${[...param.keys()].join(", ")}) VALUES (${[...param.values()].join(", ")})
+        ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${measures.map((m) => `${m} = ${spec.table}.${m} + excluded.${m}`).join(", ")}`,
+    ];
+  const bound: RollupSpec = { ...spec, from: undefined, where: undefined, keys: Object.fromEntries(keys.map((k) => [k, param.get(k)!])), day: param.get("day")!, measures: Object.fromEntries(measures.map((m) => [m, param.get(m)!])) };
+  return runningRowSql(bound, "NEW");
+}
+
+/** A running total's last row (its latest day and totals), as a bulk writer last left it. */
+interface Tail {
+  day: string;
+  totals: number[];
+}
+
+/** Keys remembered per running rollup by a bulk writer; past it, it forgets them all (memory stays bounded). */
+const MAX_TAILS = 200_000;
+
+/**
+ * Set-based rollup maintenance for bulk writes into `source` (issue #32): each write adds its rows'
+ * buckets (aggregated by the caller) once per distinct bucket, where the per-row triggers would
+ * have run once per raw row. A running total's bucket needs the key's total before its day; an
+ * import runs forward in time, so the writer remembers each key's last row and, for a day after it,
+ * writes the new row in one insert — no look-up, no later rows to shift. Whenever anything else
+ * wrote in between — another connection (PRAGMA data_version) or this one (total_changes(), which
+ * counts its triggers' rows too) — or a write failed, it forgets them.
+ */
+export function createBulkRollups(sqlite: Database, source: string) {
   const specs = ROLLUPS.filter((spec) => spec.source === source);
-  const { before } = sqlite.query(`SELECT coalesce(max(rowid), 0) AS before FROM ${source}`).get() as { before: number };
-  for (const spec of specs) sqlite.run(`DROP TRIGGER IF EXISTS ${triggerNames(spec)[0]}`);
-  const out = write();
-  for (const spec of specs) for (const statement of bulkAddSql(spec)) sqlite.query(statement).run(before);
-  for (const spec of specs) sqlite.run(triggerSql(spec)[0]!);
-  return out;
+  const prepared = new Map(
+    specs.map((spec) => {
+      const keys = Object.keys(spec.keys);
+      const measures = Object.keys(spec.measures);
+      const last = spec.running ? sqlite.query(`SELECT day, ${measures.join(", ")} FROM ${spec.table} WHERE ${keys.map((k, i) => `${k} = ?${i + 1}`).join(" AND ")} ORDER BY day DESC LIMIT 1`) : null;
+      const append = spec.running ? sqlite.query(`INSERT INTO ${spec.table} (${bucketColumns(spec).join(", ")}) VALUES (${bucketColumns(spec).map((_, i) => `?${i + 1}`).join(", ")})`) : null;
+      return [spec, { keys, measures, columns: bucketColumns(spec), statements: bucketSql(spec).map((sql) => sqlite.query(sql)), last, append, tails: new Map<string, Tail>() }] as const;
+    }),
+  );
+  let state: string | null = null;
+  const writes = sqlite.query("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS state");
+  const writesNow = () => (writes.get() as { state: string }).state;
+  const forget = () => {
+    for (const p of prepared.values()) p.tails.clear();
+  };
+
+  function add(spec: RollupSpec, buckets: Iterable<BucketSums>) {
+    const { keys, measures, columns, statements, last, append, tails } = prepared.get(spec)!;
+    for (const bucket of buckets) {
+      const values = columns.map((column) => bucket[column]!);
+      if (!spec.running) {
+        statements[0]!.run(...(values as [string]));
+        continue;
+      }
+      const keyValues = values.slice(0, keys.length) as [string];
+      const id = keyValues.join("\u0000");
+      const day = bucket.day as string;
+      const sums = measures.map((m) => bucket[m] as number);
+      let tail = tails.get(id);
+      if (!tail) {
+        const row = last!.values(...keyValues)[0] as [string, ...number[]] | undefined;
+        if (tails.size >= MAX_TAILS) tails.clear();
+        tails.set(id, (tail = row ? { day: row[0], totals: row.slice(1) as number[] } : { day: "", totals: sums.map(() => 0) }));
+      }
+      if (day > tail.day) {
+        tail.day = day;
+        tail.totals = tail.totals.map((t, i) => t + sums[i]!);
+        append!.run(...keyValues, day, ...tail.totals);
+      } else {
+        // A day at or before the key's last: the general statements (carry, then add to every later row, the last included).
+        for (const statement of statements) statement.run(...(values.slice(0, statement.paramsCount) as [string]));
+        tail.totals = tail.totals.map((t, i) => t + sums[i]!);
+      }
+    }
+  }
+
+  return {
+    /**
+     * Runs `write` inside the caller's write transaction with the per-row insert triggers of the
+     * source's rollups set aside (dropped, then made again before it commits: no other connection
+     * ever sees them missing), then adds the buckets it returns, one iterable per rollup table.
+     * For large batches only: the schema change makes other connections prepare their statements again.
+     */
+    write<T>(write: () => { out: T; buckets: Map<string, Iterable<BucketSums>> }): T {
+      try {
+        if (writesNow() !== state) forget();
+        for (const spec of specs) sqlite.run(`DROP TRIGGER IF EXISTS ${triggerNames(spec)[0]}`);
+        const { out, buckets } = write();
+        for (const spec of specs) {
+          const rows = buckets.get(spec.table);
+          if (!rows) throw new Error(`a bulk write into ${source} brought no buckets for ${spec.table}`);
+          add(spec, rows);
+        }
+        for (const spec of specs) sqlite.run(triggerSql(spec)[0]!);
+        state = writesNow();
+        return out;
+      } catch (error) {
+        state = null;
+        forget();
+        throw error;
+      }
+    },
+    /** Forgets every remembered running total (the caller's transaction failed after write). */
+    forget() {
+      state = null;
+      forget();
+    },
+  };
 }
 
 function definitionHash(spec: RollupSpec): string {

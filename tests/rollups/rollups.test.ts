@@ -7,6 +7,8 @@
 // Also: rebuildRollups restores emptied tables exactly, and ensureRollups is a no-op when nothing
 // changed and rebuilds (only) a rollup whose stored definition differs.
 import { seededRandom } from "../helpers/random";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
@@ -337,12 +339,14 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     for (const table of ROLLUP_TABLES) expect(counts[table], `${table} holds rows (seed ${SEED})`).toBeGreaterThan(0);
   });
 
-  test("a bulk import's batches keep the crawler rollups set-based and equal to their raw rows; the per-row triggers are back afterwards", async () => {
+  test("a bulk import's batches keep the crawler rollups set-based and equal to their raw rows, whatever else writes between them; the per-row triggers are back afterwards", async () => {
     const triggers = () => db().query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all();
     const before = triggers();
     const store = createSqliteCrawlerStore(db(), { bulkImport: true });
+    const other = new Database(join(dataDir, "answerwatch.db"));
+    other.run("PRAGMA busy_timeout = 5000");
     const keys: Uint8Array[] = [];
-    for (let batch = 0; batch < 4; batch++) {
+    for (let batch = 0; batch < 6; batch++) {
       const brandId = pick(brands());
       const hits = Array.from({ length: 50 + int(100) }, () => {
         const bot = pick(["GPTBot", "ClaudeBot", null]);
@@ -353,7 +357,15 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
       });
       await store.appendHits({ brandId, hits: hits as never, at: new Date().toISOString() });
       check(`after bulk batch ${batch}`);
+      // Between batches, rows the bulk writer did not add (its remembered running totals must not survive them):
+      // per-row writes on the same connection, then through another connection.
+      const hit = [brandId, timestamp(), pick(["/", "/pricing"]), pick([200, 404]), "GPTBot", "ai_training", "page", "verified", crypto.getRandomValues(new Uint8Array(16))];
+      const insert = "INSERT INTO crawler_hits (brand_id, at, method, path, status, user_agent, bot, class, hit, verdict, record_key) VALUES (?, ?, 'GET', ?, ?, 'ua', ?, ?, ?, ?, ?)";
+      if (batch === 1) db().run(insert, hit as never);
+      if (batch === 3) other.run(insert, hit as never);
     }
+    other.close();
+    check("after the bulk batches and the writes between them");
     expect(triggers()).toEqual(before);
     storeInserts(6);
     check("after per-row writes following the bulk batches");
