@@ -116,5 +116,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0022_traffic_weekly",
     "when": 1795748702435,
     "sql": "CREATE TABLE `traffic_platform_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`visits` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE TABLE `traffic_visitors_weekly` (\n\t`brand_id` text NOT NULL,\n\t`week` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`visitors` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `week`, `platform`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+  },
+  {
+    "tag": "0023_drop_domain_rollups_daily",
+    "when": 1795758657633,
+    "sql": "-- Issue #32: the per-prompt cited-domain rollup by day (1.9 KB a result) served only filtered domain\n-- reads; they now take whole months from domain_rollups_monthly and the days at a window's edges\n-- from the answers. Its triggers go at start (ensureRollups drops those of rollups no longer defined).\nDROP TABLE `domain_rollups_daily`;--> statement-breakpoint\nDELETE FROM `rollup_state` WHERE `name` = 'domain_rollups_daily';\n"
   }
 ];

@@ -502,8 +502,8 @@ const answerGroup = () => ({ promptId: text("prompt_id").notNull(), platform: te
  * `<base>_daily` (column `day`) and `<base>_monthly` (column `month`), so a window reads whole months
  * and the days at its ends (src/insights/window.ts).
  */
-function answerGroupRollups<E extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false) {
-  return (["day", "month"] as const).map((bucket) => {
+function answerGroupRollups<E extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
+  return buckets.map((bucket) => {
     const table = `${base}_${bucket === "day" ? "daily" : "monthly"}`;
     return sqliteTable(table, { brandId: brandRef(), bucket: text(bucket).notNull(), ...answerGroup(), ...entity(), ...measures() }, (t) => {
       const columns = t as unknown as Record<string, AnySQLiteColumn>;
@@ -529,11 +529,11 @@ export const resultBrandWeekly = sqliteTable(
 );
 
 /** Citations of a domain, answers citing it, and of those the answers naming the brand. */
-export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
+export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
-}));
+}), false, ["month"]);
 
 /**
  * A running-totals rollup (src/rollups/spec.ts, RollupSpec.running): per key and per day a raw row

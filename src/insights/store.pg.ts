@@ -12,7 +12,8 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { BUCKET_COLUMNS, rangesFor, type DateWindow, type Interval } from "./window";
+import { PG_DIALECT } from "../rollups/spec";
+import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
 type Row = Record<string, unknown>;
@@ -64,6 +65,27 @@ function rollupRows(base: string, columns: string[], args: InsightArgs, window: 
                WHERE r.brand_id = ${p.add(args.brandId, "::uuid")} AND r.${bucket} BETWEEN ${p.add(range.from)} AND ${p.add(range.to)}${filterSql(args, "r", args.brandId, p)}`;
     })
     .join(" UNION ALL ");
+}
+
+/**
+ * As on SQLite (store.sqlite.ts citedDomainRows): whole months from domain_rollups_monthly, the
+ * days at the edges from the answers' own citations with the rollup's expressions.
+ */
+function citedDomainRows(args: InsightArgs, p: Params): string {
+  const d = PG_DIALECT;
+  const domain = d.entryField("j", "domain");
+  const parts = bucketRanges(args.window).map((range) => {
+    const brand = p.add(args.brandId, "::uuid");
+    if (range.table === "monthly")
+      return `SELECT r.prompt_id, r.domain, r.citations, r.answers, r.brand_mentioned FROM domain_rollups_monthly AS r
+               WHERE r.brand_id = ${brand} AND r.month BETWEEN ${p.add(range.from)} AND ${p.add(range.to)}${filterSql(args, "r", args.brandId, p)}`;
+    const [from, to] = timeBounds(range);
+    return `SELECT r.prompt_id, ${domain} AS domain, count(*) AS citations, 1 AS answers, max(CASE WHEN r.mentioned THEN 1 ELSE 0 END) AS brand_mentioned
+              FROM prompt_results AS r, ${d.entries(d.citations().replaceAll("{r}", "r"), "j")}
+             WHERE r.brand_id = ${brand} AND r.created_at >= ${p.add(from, "::timestamptz")} AND r.created_at < ${p.add(to, "::timestamptz")}${filterSql(args, "r", args.brandId, p)} AND ${domain} IS NOT NULL
+             GROUP BY r.id, ${domain}`;
+  });
+  return parts.length ? parts.join(" UNION ALL ") : "SELECT NULL::uuid AS prompt_id, NULL::text AS domain, 0 AS citations, 0 AS answers, 0 AS brand_mentioned WHERE false";
 }
 
 /** The window as created_at bounds: [from 00:00, the day after `to`). */
@@ -197,7 +219,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
         }));
       }
       const p = new Params();
-      const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window, p);
+      const source = citedDomainRows(args, p);
       return query<DomainTotals>(
         `SELECT domain, ${num("sum(citations)")} AS citations, ${num("sum(answers)")} AS answers, ${num("sum(brand_mentioned)")} AS brand_mentioned, ${num("count(DISTINCT prompt_id)")} AS prompts
            FROM (${source}) AS s GROUP BY domain`,

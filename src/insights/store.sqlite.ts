@@ -10,7 +10,8 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { BUCKET_COLUMNS, rangesFor, type DateWindow, type Interval } from "./window";
+import { SQLITE_DIALECT } from "../rollups/spec";
+import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
 type Row = Record<string, unknown>;
@@ -126,6 +127,36 @@ function crawlerRows(args: InsightArgs, by: Interval | "total", perBot = false) 
   return { sql, params: ranges.flatMap((r) => [args.brandId, r.from, r.to]) };
 }
 
+/**
+ * Per prompt and cited domain, the filtered answers' citations over a window: whole months from
+ * domain_rollups_monthly, the days at the edges from the answers themselves (issue #32 dropped the
+ * per-day table, 1.9 KB a result kept for these rare filtered reads). The edges read the answers'
+ * citations with the rollup's own expressions (src/rollups/spec.ts), one row per answer and domain,
+ * so both parts count alike.
+ */
+function citedDomainRows(args: InsightArgs) {
+  const d = SQLITE_DIALECT;
+  const domain = d.entryField("j", "domain");
+  const parts: string[] = [];
+  const params: Params = [];
+  for (const range of bucketRanges(args.window)) {
+    const f = filterSql(args, "r", args.brandId);
+    if (range.table === "monthly") {
+      parts.push(`SELECT r.prompt_id, r.domain, r.citations, r.answers, r.brand_mentioned FROM domain_rollups_monthly AS r WHERE r.brand_id = ? AND r.month BETWEEN ? AND ?${f.sql}`);
+      params.push(args.brandId, range.from, range.to, ...f.params);
+      continue;
+    }
+    parts.push(
+      `SELECT r.prompt_id, ${domain} AS domain, count(*) AS citations, 1 AS answers, max(CASE WHEN r.mentioned THEN 1 ELSE 0 END) AS brand_mentioned
+         FROM prompt_results AS r, ${d.entries(d.citations().replaceAll("{r}", "r"), "j")}
+        WHERE r.brand_id = ? AND r.created_at >= ? AND r.created_at < ?${f.sql} AND ${domain} IS NOT NULL
+        GROUP BY r.id, ${domain}`,
+    );
+    params.push(args.brandId, ...timeBounds(range), ...f.params);
+  }
+  return { sql: parts.length ? parts.join(" UNION ALL ") : "SELECT NULL AS prompt_id, NULL AS domain, 0 AS citations, 0 AS answers, 0 AS brand_mentioned WHERE 0", params };
+}
+
 export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
   return {
     brand(brandId) {
@@ -177,7 +208,7 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
           prompts: prompts.get(String(r.domain)) ?? 0,
         }));
       }
-      const source = rollupRows("domain_rollups", ["prompt_id", "platform", "model", "region", "domain", ...DOMAIN_MEASURES], args, args.window);
+      const source = citedDomainRows(args);
       return sqlite
         .query(`SELECT domain, sum(citations) AS citations, sum(answers) AS answers, sum(brand_mentioned) AS brand_mentioned, count(DISTINCT prompt_id) AS prompts FROM (${source.sql}) GROUP BY domain`)
         .all(...source.params) as DomainTotals[];

@@ -163,20 +163,21 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     }),
   );
 
-  /** Per answer group, cited domain and day or month: citations, answers citing it, and of those the answers naming the brand. */
-  const domainRollups = DAY_AND_MONTH.map(
-    ({ suffix, bucket }): RollupSpec => ({
-      table: `domain_rollups_${suffix}`,
-      source: "prompt_results",
-      from: d.entries(citationsArray, "j"),
-      where: `${entryField("j", "domain")} IS NOT NULL`,
-      keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, domain: entryField("j", "domain") },
-      measures: { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") },
-      combine: { answers: "max", brand_mentioned: "max" },
-      countColumn: "citations",
-      watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
-    }),
-  );
+  /**
+   * Per answer group, cited domain and month: citations, answers citing it, and of those the answers
+   * naming the brand. Filtered domain reads take whole months from it and the days at a window's
+   * edges from the answers (issue #32 dropped its per-day twin: 1.9 KB a result for rare reads).
+   */
+  const domainRollups = bucketed("domain_rollups", "{r}.created_at", ["monthly"], (bucket) => ({
+    source: "prompt_results",
+    from: d.entries(citationsArray, "j"),
+    where: `${entryField("j", "domain")} IS NOT NULL`,
+    keys: { brand_id: "{r}.brand_id", ...bucket, ...answerGroup, domain: entryField("j", "domain") },
+    measures: { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") },
+    combine: { answers: "max", brand_mentioned: "max" },
+    countColumn: "citations",
+    watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
+  }));
 
   /** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
   function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {

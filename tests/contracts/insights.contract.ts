@@ -167,7 +167,7 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
       expect(await h.store.competitorTotals(args({ window: { from: "2027-01-01", to: "2027-01-31" } }))).toEqual([]);
     });
 
-    test("domainTotals and urlTotals: the same sums without filters (running totals) and with a filter that keeps every answer", async () => {
+    test("domainTotals and urlTotals: the same sums without filters (running totals) and with a filter that keeps every answer; a filter's share from whole months and the days at the edges", async () => {
       const rows = seeded.filter(inWindow);
       const everything = { platforms: [...PLATFORMS] };
       for (const filter of [{}, everything]) {
@@ -184,6 +184,16 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
           const citing = rows.filter((r) => r.citations.some((c) => c.url === url));
           expect(urls[url]).toEqual({ url, domain: url.includes(site) ? site : news, title: null, citations: citing.length, answers: citing.length, first_seen: citing.map((r) => r.day).sort()[0]!, last_seen: citing.map((r) => r.day).sort().at(-1)! });
         }
+      }
+      // One platform over the window (its days in February at the edge, March whole).
+      const one = rows.filter((r) => r.platform === PLATFORMS[0]);
+      const domains = byKey(await h.store.domainTotals(args({ platforms: [PLATFORMS[0]] })), "domain");
+      const cited = [...new Set(one.flatMap((r) => r.citations.map((c) => c.domain)))];
+      expect(Object.keys(domains).sort()).toEqual(cited.sort());
+      expect(one.some((r) => r.day < "2026-03-01") && one.some((r) => r.day >= "2026-03-01")).toBe(true);
+      for (const domain of cited) {
+        const citing = one.filter((r) => r.citations.some((c) => c.domain === domain));
+        expect(domains[domain]).toEqual({ domain, citations: sum(one, (r) => count(r.citations, (c) => c.domain === domain)), answers: citing.length, brand_mentioned: count(citing, (r) => r.mentioned), prompts: new Set(citing.map((r) => r.prompt)).size });
       }
       expect(await h.store.domainTotals(args({ platforms: [] }))).toEqual([]);
       expect(await h.store.urlTotals(args({ window: { from: "2027-01-01", to: "2027-01-31" } }))).toEqual([]);

@@ -72,7 +72,6 @@ export const TABLES: Record<string, TableDef> = {
   query_running: { keys: ["brand_id", "platform", "query", "day"], measures: ["answers"], running: true },
   query_running_keys: { keys: ["brand_id", "platform", "query"], measures: ["rows"] },
   /** Per answer group and cited domain (from the answer's citations list): citations, answers citing it, of those naming the brand. */
-  domain_rollups_daily: { keys: ["brand_id", "day", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
   /** Crawler requests per brand × hour × bot × class × verdict × hit kind × path × status ('' for no bot or verdict). */
@@ -183,8 +182,7 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
       u.citations++;
       byUrl.set(key, u);
     }
-    for (const [i, suffix] of (["daily", "monthly"] as const).entries())
-      for (const [domain, citations] of byDomain) b[`domain_rollups_${suffix}`]!.add({ ...group, ...buckets[i], domain }, { citations, answers: 1, brand_mentioned: mentioned });
+    for (const [domain, citations] of byDomain) b.domain_rollups_monthly!.add({ ...group, ...buckets[1], domain }, { citations, answers: 1, brand_mentioned: mentioned });
     const d = day(r.created_at);
     const brand = { brand_id: r.brand_id };
     for (const [competitor_id, m] of byCompetitor) {

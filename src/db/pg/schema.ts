@@ -555,8 +555,8 @@ const answerGroup = () => ({ promptId: uuid("prompt_id").notNull(), platform: te
 
 type Columns = Record<string, AnyPgColumn>;
 
-function answerGroupRollups<E extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false) {
-  return (["day", "month"] as const).map((bucket) => {
+function answerGroupRollups<E extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
+  return buckets.map((bucket) => {
     const table = `${base}_${bucket === "day" ? "daily" : "monthly"}`;
     return pgTable(table, { brandId: brandRef(), organizationId: organizationRef(), bucket: text(bucket).notNull(), ...answerGroup(), ...entity(), ...measures() }, (t) => {
       const columns = t as unknown as Columns;
@@ -584,11 +584,11 @@ export const resultBrandWeekly = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform, t.model, t.region, t.reportedModel] }), organizationIndex("result_brand_weekly", t.organizationId)],
 );
 
-export const [domainRollupsDaily, domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
+export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
-}));
+}), false, ["month"]);
 
 function runningRollup<K extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
   const keyColumns = (t: Columns): [AnyPgColumn, ...AnyPgColumn[]] => [t.brandId!, ...Object.keys(keys()).map((k) => t[k]!)];
@@ -925,7 +925,6 @@ export const ORGANIZATION_ID_ADDED = [
   "result_rollups_monthly",
   "result_brand_daily",
   "result_brand_weekly",
-  "domain_rollups_daily",
   "domain_rollups_monthly",
   "competitor_running",
   "competitor_running_keys",
