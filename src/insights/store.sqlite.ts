@@ -90,8 +90,8 @@ function windowTotals<M extends string>(
     .query(
       `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
          FROM ${table}_keys AS k
-         JOIN ${table} AS hi ON hi.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2 ORDER BY q.day DESC LIMIT 1)
-         LEFT JOIN ${table} AS lo ON lo.rowid = (SELECT q.rowid FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1 ORDER BY q.day DESC LIMIT 1)
+         JOIN ${table} AS hi ON ${same("hi")} AND hi.day = (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2)
+         LEFT JOIN ${table} AS lo ON ${same("lo")} AND lo.day = (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1)
         WHERE k.brand_id = ?3${keyFilter.sql}`,
     )
     .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & Record<M, number> & { last_day: string; first_day?: string })[];

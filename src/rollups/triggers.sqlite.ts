@@ -36,6 +36,7 @@ function subtract(spec: RollupSpec, row: string): string {
 // Running totals (RollupSpec.running): a raw row added on day d makes sure its key has a row for d
 // (carrying the total of the key's last earlier row), then adds to that row and every later one;
 // removed, it subtracts from the same rows. Rows are never deleted: a key's history stays seekable.
+// Rows are found by their key and day, never by rowid: the tables may be WITHOUT ROWID (issue #32).
 const DAY = "substr({r}.created_at, 1, 10)";
 const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? DAY } });
 const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
@@ -46,7 +47,7 @@ function addRunning(spec: RollupSpec, row: string): string {
   if (!spec.from) return addRunningRow(spec, row);
   const c = contribution(withDay(spec), row);
   const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c
-      LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day ORDER BY q.day DESC LIMIT 1)`;
+      LEFT JOIN ${spec.table} AS p ON ${sameKey(spec, "p", "c")} AND p.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day)`;
   return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT * FROM (${carried}) WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING;
   ${shiftRunning(spec, row, "+")}`;
 }
@@ -70,7 +71,7 @@ function runningRowSql(spec: RollupSpec, row: string): [string, string] {
   return [
     `INSERT INTO ${spec.table} (${[...keys.map(([k]) => k), ...measures.map(([m]) => m)].join(", ")})
       SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${m}, 0)`).join(", ")} FROM (SELECT 1)
-      LEFT JOIN ${spec.table} AS p ON p.rowid = (SELECT q.rowid FROM ${spec.table} AS q WHERE ${match("q")} AND q.day < ${day} ORDER BY q.day DESC LIMIT 1)
+      LEFT JOIN ${spec.table} AS p ON ${match("p")} AND p.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${match("q")} AND q.day < ${day})
       WHERE ${where} ON CONFLICT (${keys.map(([k]) => k).join(", ")}) DO NOTHING`,
     `UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${m} = ${m} + ${e}`).join(", ")} WHERE ${match(spec.table)} AND day >= ${day} AND ${where}`,
   ];
@@ -244,8 +245,24 @@ export function createBulkRollups(sqlite: Database, source: string) {
   };
 }
 
+/**
+ * Bump when the triggers' arithmetic changes while the rebuild stays the same: the rows kept by the
+ * old triggers are then rebuilt at the next start.
+ */
+const TRIGGER_SEMANTICS = 1;
+
+/** What a rollup's rows are (its rebuild): a rollup stored under another hash is rebuilt. */
 function definitionHash(spec: RollupSpec): string {
-  return Bun.hash([...triggerSql(spec), ...rebuildSql(spec)].join("\n")).toString(16);
+  return Bun.hash([`rows v${TRIGGER_SEMANTICS}`, ...rebuildSql(spec)].join("\n")).toString(16);
+}
+
+/**
+ * The hash stored before issue #32, which covered the triggers' text as well: equal to the stored
+ * one while the triggers it was computed with are still in place, the rows then being what
+ * `rebuildSql` makes. Lets an upgrade that only rewrites triggers keep the rows.
+ */
+function hashWithTriggers(spec: RollupSpec, triggers: Map<string, string>): string {
+  return Bun.hash([...triggerNames(spec).map((name) => triggers.get(name) ?? ""), ...rebuildSql(spec)].join("\n")).toString(16);
 }
 
 /** Rebuilds the given rollups (all by default) from raw rows, in dependency order, in one transaction. */
@@ -268,21 +285,27 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
 export function ensureRollups(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
-  const triggers = new Set((sqlite.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all() as { name: string }[]).map((r) => r.name));
+  const triggers = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
   // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every write.
   const defined = new Set(ROLLUPS.flatMap(triggerNames));
-  for (const name of triggers) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
-  const stale = ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec) || triggerNames(spec).some((name) => !triggers.has(name)));
-  if (!stale.length) return [];
+  for (const name of triggers.keys()) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
+  const keeps = (spec: RollupSpec) => {
+    const hash = stored.get(spec.table);
+    return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, triggers)) && triggerNames(spec).every((name) => triggers.has(name));
+  };
+  const stale = ROLLUPS.filter((spec) => !keeps(spec));
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change.
   const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
+  // Triggers written differently (same rows): replaced, the rows kept.
+  const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
+  if (!rebuild.length && !rewritten.length) return [];
   sqlite.transaction(() => {
-    for (const spec of rebuild) {
+    for (const spec of [...rebuild, ...rewritten]) {
       for (const name of triggerNames(spec)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
       for (const statement of triggerSql(spec)) sqlite.run(statement);
     }
     rebuildRollups(sqlite, rebuild);
-    for (const spec of rebuild) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
+    for (const spec of [...rebuild, ...rewritten]) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
   }).immediate();
   return rebuild.map((s) => s.table);
 }

@@ -14,7 +14,8 @@ import { testServer, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 import { signedUpClient } from "../helpers/supabase";
 import { createResultStore } from "../../src/results/store.sqlite";
-import { ensureRollups, rebuildRollups } from "../../src/rollups/triggers.sqlite";
+import { ROLLUPS } from "../../src/rollups/spec";
+import { ensureRollups, rebuildRollups, rebuildSql, triggerNames, triggerSql } from "../../src/rollups/triggers.sqlite";
 import { createSqliteCrawlerStore } from "../../src/crawlers/store.sqlite";
 import { ROLLUP_TABLES, rollupCounts, rollupDifferences, TABLES } from "./recompute";
 
@@ -447,6 +448,23 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     db().run("UPDATE traffic_visitors_daily SET visitors = visitors + 7");
     expect(ensureRollups(db())).toEqual(["traffic_visitor_days", "traffic_visitors_daily", "traffic_visitors_weekly"]);
     check("after ensureRollups of a stale definition");
+    expect(ensureRollups(db())).toEqual([]);
+  });
+
+  test("ensureRollups replaces triggers written differently (a hash of the release before, which covered their text) and keeps the rows", () => {
+    const spec = ROLLUPS.find((r) => r.table === "url_running")!;
+    // The release before stored a hash of its triggers' text and the rebuild; its triggers differ in writing only.
+    const older = triggerSql(spec).map((sql) => sql.replace(" BEGIN\n", " BEGIN\n  -- kept by the release before\n"));
+    for (const [i, name] of triggerNames(spec).entries()) db().run(`DROP TRIGGER ${name}`), db().run(older[i]!);
+    db().run("UPDATE rollup_state SET hash = ? WHERE name = ?", [Bun.hash([...older, ...rebuildSql(spec)].join("\n")).toString(16), spec.table]);
+    // A marker row a rebuild would remove: the rows must survive.
+    db().run("UPDATE url_running SET citations = citations + 1000 WHERE (brand_id, normalized_url, domain, day) = (SELECT brand_id, normalized_url, domain, day FROM url_running LIMIT 1)");
+    expect(ensureRollups(db())).toEqual([]);
+    expect(db().query("SELECT count(*) AS n FROM url_running WHERE citations >= 1000").get()).toEqual({ n: 1 });
+    const now = db().query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup_url_running_%' AND name NOT LIKE '%keys%' ORDER BY name").all() as { name: string; sql: string }[];
+    expect(now.map((t) => t.sql).sort()).toEqual([...triggerSql(spec)].sort());
+    db().run("UPDATE url_running SET citations = citations - 1000 WHERE citations >= 1000");
+    check("after triggers rewritten in place");
     expect(ensureRollups(db())).toEqual([]);
   });
 
