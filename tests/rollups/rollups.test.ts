@@ -451,7 +451,8 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     expect(ensureRollups(db())).toEqual([]);
   });
 
-  test("ensureRollups replaces triggers written differently (a hash of the release before, which covered their text) and keeps the rows", () => {
+  test("ensureRollups replaces triggers written differently (a hash of the release before, which covered their text) and keeps the rows", async () => {
+    await randomRound(4);
     const spec = ROLLUPS.find((r) => r.table === "url_running")!;
     // The release before stored a hash of its triggers' text and the rebuild; its triggers differ in writing only.
     const older = triggerSql(spec).map((sql) => sql.replace(" BEGIN\n", " BEGIN\n  -- kept by the release before\n"));
