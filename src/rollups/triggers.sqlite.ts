@@ -282,7 +282,13 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
  * upgrade that introduced it) gets its triggers replaced and its rows rebuilt, all in one
  * transaction. Called on the server's main connection after migrations.
  */
-export function ensureRollups(sqlite: Database): string[] {
+export function ensureRollups(sqlite: Database, options: { convertUpTo?: number } = {}): string[] {
+  const rebuilt = ensureTriggers(sqlite);
+  keepKeysOnce(sqlite, options.convertUpTo ?? CONVERT_AT_START_ROWS);
+  return rebuilt;
+}
+
+function ensureTriggers(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
   const triggers = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
@@ -308,6 +314,49 @@ export function ensureRollups(sqlite: Database): string[] {
     for (const spec of [...rebuild, ...rewritten]) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
   }).immediate();
   return rebuild.map((s) => s.table);
+}
+
+/**
+ * Rollup tables up to this many rows are made WITHOUT ROWID at start (a fresh database's all are):
+ * each well under a second. Larger ones keep their layout until `answerwatch vacuum --full`, so the
+ * first start after an upgrade stays short (issue #32, target 5).
+ */
+export const CONVERT_AT_START_ROWS = 50_000;
+
+/**
+ * Makes each rollup table of up to `maxRows` rows a WITHOUT ROWID table (issue #32): its rows kept
+ * once, in its primary key's b-tree, instead of in a rowid table plus that key's index — about half
+ * the bytes, and one b-tree to write instead of two. The rows, secondary indexes and triggers stay
+ * (those on the raw tables name the rollup, which keeps its name). One transaction per table.
+ * Returns the tables converted.
+ */
+export function keepKeysOnce(sqlite: Database, maxRows = Infinity): string[] {
+  const converted: string[] = [];
+  const layout = sqlite.query("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?");
+  for (const table of new Set(ROLLUPS.map((spec) => spec.table))) {
+    if ((layout.get(table) as { wr: number } | null)?.wr !== 0) continue;
+    if (maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows) continue;
+    const definitions = sqlite.query("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL").all(table) as { type: string; name: string; sql: string }[];
+    const create = definitions.find((d) => d.type === "table")!.sql;
+    // Its indexes, and the triggers on it (a rollup fed by this one: traffic_visitor_days), go with the old table.
+    const dependents = definitions.filter((d) => d.type === "index" || d.type === "trigger").map((d) => d.sql);
+    const next = `${table}__keyed`;
+    // Renaming back must not rewrite (or check) the triggers on the raw tables, which name the table.
+    sqlite.run("PRAGMA legacy_alter_table = ON");
+    try {
+      sqlite.transaction(() => {
+        sqlite.run(`${create.replace(/^CREATE TABLE\s+[`"]?\w+[`"]?/, `CREATE TABLE "${next}"`).trimEnd()} WITHOUT ROWID`);
+        sqlite.run(`INSERT INTO "${next}" SELECT * FROM "${table}"`);
+        sqlite.run(`DROP TABLE "${table}"`);
+        sqlite.run(`ALTER TABLE "${next}" RENAME TO "${table}"`);
+        for (const sql of dependents) sqlite.run(sql);
+      }).immediate();
+    } finally {
+      sqlite.run("PRAGMA legacy_alter_table = OFF");
+    }
+    converted.push(table);
+  }
+  return converted;
 }
 
 /** The rollup tables of spec.ts and their triggers. */
