@@ -7,7 +7,7 @@
 // million results against the budget (an absolute one: 10 s), with the next start on the
 // upgraded copy for context.
 import { Database } from "bun:sqlite";
-import { cpSync, rmSync } from "node:fs";
+import { closeSync, cpSync, fsyncSync, openSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, report, ROOT, tempDir } from "./lib";
 
@@ -36,6 +36,12 @@ const dir = tempDir("aw-bench-upgrade-");
 try {
   let t = performance.now();
   cpSync(source, dir, { recursive: true });
+  // Settled on disk, as an upgraded database is: else the server's first checkpoint would flush the copy.
+  for (const file of readdirSync(dir)) {
+    const fd = openSync(join(dir, file), "r");
+    fsyncSync(fd);
+    closeSync(fd);
+  }
   const copied = ((performance.now() - t) / 1000).toFixed(1);
   const db = new Database(join(dir, "answerwatch.db"), { readonly: true });
   const results = (db.query("SELECT count(*) AS n FROM prompt_results").get() as { n: number }).n;

@@ -241,8 +241,8 @@ const commands: Record<string, Command> = {
         if (full) {
           const before = Bun.file(dbh.sqlite.filename).size;
           // Rollup tables still kept with rowids (too large to convert at start): their keys kept once (issue #32).
-          const { keepKeysOnce } = await import("./rollups/triggers.sqlite");
-          process.stdout.write(`rollup tables keyed once: ${keepKeysOnce(dbh.sqlite).length}\n`);
+          const { dropRetiredRollups, keepKeysOnce } = await import("./rollups/triggers.sqlite");
+          process.stdout.write(`retired rollup tables dropped: ${dropRetiredRollups(dbh.sqlite).length}\nrollup tables keyed once: ${keepKeysOnce(dbh.sqlite).length}\n`);
           // Incremental auto-vacuum from now on (a database made before it can only switch during a VACUUM).
           dbh.sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
           dbh.sqlite.run("VACUUM");

@@ -120,6 +120,6 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
   {
     "tag": "0023_drop_domain_rollups_daily",
     "when": 1795758657633,
-    "sql": "-- Issue #32: the per-prompt cited-domain rollup by day (1.9 KB a result) served only filtered domain\n-- reads; they now take whole months from domain_rollups_monthly and the days at a window's edges\n-- from the answers. Its triggers go at start (ensureRollups drops those of rollups no longer defined).\nDROP TABLE `domain_rollups_daily`;--> statement-breakpoint\nDELETE FROM `rollup_state` WHERE `name` = 'domain_rollups_daily';\n"
+    "sql": "-- Issue #32: the per-prompt cited-domain rollup by day (1.9 KB a result) served only filtered domain\n-- reads; they now take whole months from domain_rollups_monthly and the days at a window's edges\n-- from the answers. It is no longer kept (ensureRollups drops the triggers of rollups no longer\n-- defined) but not dropped here: dropping reads every page of it (~13 s per million results), so the\n-- table goes at start when small, else with `answerwatch vacuum --full` (src/rollups/triggers.sqlite.ts).\nSELECT 1;\n"
   }
 ];

@@ -37,7 +37,7 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
         m.when,
       ]);
     }
-    const broken = sqlite.query("PRAGMA foreign_key_check").all();
+    const broken = touchedTables(sqlite, pending.map((m) => m.sql)).flatMap((table) => sqlite.query(`PRAGMA foreign_key_check("${table}")`).all());
     if (broken.length) throw new Error(`migration left ${broken.length} broken foreign key(s)`);
   });
   try {
@@ -46,6 +46,20 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
     sqlite.run(`PRAGMA foreign_keys = ${foreignKeys ? "ON" : "OFF"}`);
   }
   return applied;
+}
+
+/**
+ * The tables whose foreign keys the migrations' statements may have broken: those they write, make
+ * or rename, and the tables referring to those. Checking the whole database instead reads every
+ * row of it — ~10 s per million results, most of an upgrade's first start (issue #32, target 5).
+ */
+function touchedTables(sqlite: Database, sql: string[]): string[] {
+  const named = new Set<string>();
+  for (const text of sql)
+    for (const m of text.matchAll(/\b(?:CREATE\s+TABLE|INSERT\s+(?:OR\s+\w+\s+)?INTO|ALTER\s+TABLE|DROP\s+TABLE|UPDATE|DELETE\s+FROM|RENAME\s+TO|REPLACE\s+INTO)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?[`"]?(\w+)[`"]?/gi)) named.add(m[1]!);
+  const tables = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+  const refersToNamed = (table: string) => (sqlite.query(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`).all(table) as { parent: string }[]).some((fk) => named.has(fk.parent));
+  return tables.filter((table) => named.has(table) || refersToNamed(table));
 }
 
 /**

@@ -284,9 +284,33 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
  */
 export function ensureRollups(sqlite: Database, options: { convertUpTo?: number } = {}): string[] {
   const rebuilt = ensureTriggers(sqlite);
+  dropRetiredRollups(sqlite, options.convertUpTo ?? CONVERT_AT_START_ROWS);
   keepKeysOnce(sqlite, options.convertUpTo ?? CONVERT_AT_START_ROWS);
   return rebuilt;
 }
+
+/**
+ * Rollup tables no longer kept (their triggers are gone: ensureTriggers drops those of rollups no
+ * longer defined). Dropping one reads every page of it — domain_rollups_daily is ~13 s per million
+ * results — so a migration does not: they go at start when small, else with `answerwatch vacuum --full`.
+ */
+const RETIRED_ROLLUPS = ["domain_rollups_daily"];
+
+/** Drops the retired rollup tables of up to `maxRows` rows; returns those dropped. */
+export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string[] {
+  const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  return RETIRED_ROLLUPS.filter((table) => {
+    if (!exists.get(table) || rowsAbove(sqlite, table, maxRows)) return false;
+    sqlite.transaction(() => {
+      sqlite.run(`DROP TABLE "${table}"`);
+      sqlite.run("DELETE FROM rollup_state WHERE name = ?", [table]);
+    }).immediate();
+    return true;
+  });
+}
+
+const rowsAbove = (sqlite: Database, table: string, maxRows: number) =>
+  maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM "${table}" LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows;
 
 function ensureTriggers(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
@@ -335,25 +359,21 @@ export function keepKeysOnce(sqlite: Database, maxRows = Infinity): string[] {
   const layout = sqlite.query("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?");
   for (const table of new Set(ROLLUPS.map((spec) => spec.table))) {
     if ((layout.get(table) as { wr: number } | null)?.wr !== 0) continue;
-    if (maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows) continue;
+    if (rowsAbove(sqlite, table, maxRows)) continue;
     const definitions = sqlite.query("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL").all(table) as { type: string; name: string; sql: string }[];
     const create = definitions.find((d) => d.type === "table")!.sql;
     // Its indexes, and the triggers on it (a rollup fed by this one: traffic_visitor_days), go with the old table.
     const dependents = definitions.filter((d) => d.type === "index" || d.type === "trigger").map((d) => d.sql);
-    const next = `${table}__keyed`;
-    // Renaming back must not rewrite (or check) the triggers on the raw tables, which name the table.
-    sqlite.run("PRAGMA legacy_alter_table = ON");
-    try {
-      sqlite.transaction(() => {
-        sqlite.run(`${create.replace(/^CREATE TABLE\s+[`"]?\w+[`"]?/, `CREATE TABLE "${next}"`).trimEnd()} WITHOUT ROWID`);
-        sqlite.run(`INSERT INTO "${next}" SELECT * FROM "${table}"`);
-        sqlite.run(`DROP TABLE "${table}"`);
-        sqlite.run(`ALTER TABLE "${next}" RENAME TO "${table}"`);
-        for (const sql of dependents) sqlite.run(sql);
-      }).immediate();
-    } finally {
-      sqlite.run("PRAGMA legacy_alter_table = OFF");
-    }
+    // Copied aside, dropped and made again under its own name: renaming a table re-reads every
+    // trigger of the schema (~13 ms a table even when empty), which a fresh database's start would pay for each.
+    sqlite.transaction(() => {
+      sqlite.run(`CREATE TEMP TABLE aw_keyed_copy AS SELECT * FROM "${table}"`);
+      sqlite.run(`DROP TABLE "${table}"`);
+      sqlite.run(`${create.trimEnd()} WITHOUT ROWID`);
+      sqlite.run(`INSERT INTO "${table}" SELECT * FROM temp.aw_keyed_copy`);
+      sqlite.run("DROP TABLE temp.aw_keyed_copy");
+      for (const sql of dependents) sqlite.run(sql);
+    }).immediate();
     converted.push(table);
   }
   return converted;

@@ -10,7 +10,7 @@ import { registerSqlFunctions } from "../../src/database";
 import { applyMigrations } from "../../src/db/migrations";
 import { embeddedMigrations } from "../../src/db/migrations.generated";
 import { DB_FILE } from "../../src/db/open";
-import { ensureRollups, keepKeysOnce } from "../../src/rollups/triggers.sqlite";
+import { dropRetiredRollups, ensureRollups, keepKeysOnce } from "../../src/rollups/triggers.sqlite";
 import { tempDir, testServer } from "../helpers/app";
 import { seededRandom } from "../helpers/random";
 import { ROLLUP_TABLES, rollupCounts, rollupDifferences } from "../rollups/recompute";
@@ -102,7 +102,7 @@ test("the release before the storage diet: raw rows kept, crawler_hourly and dom
 
 const withRowids = (sqlite: Database) => ROLLUP_TABLES.filter((t) => (sqlite.query("SELECT wr FROM pragma_table_list WHERE name = ?").get(t) as { wr: number }).wr === 0);
 
-test("rollup tables too large to convert at start keep their rowids until `answerwatch vacuum --full` keys them once, every row and trigger kept", () => {
+test("rollup tables too large for the start keep their rowids (and a retired one its rows) until `answerwatch vacuum --full` keys them once and drops it, every row and trigger kept", () => {
   const dir = tempDir();
   const { snapshot } = databaseBeforeTheDiet(dir);
   // As a start would leave tables above its limit (here: all of them).
@@ -110,7 +110,11 @@ test("rollup tables too large to convert at start keep their rowids until `answe
   registerSqlFunctions(db);
   db.run("PRAGMA foreign_keys = ON");
   applyMigrations(db, embeddedMigrations);
+  // A retired rollup with rows (the release before kept it) is left by a start above its limit.
+  const retiredRow = "INSERT INTO domain_rollups_daily (brand_id, day, prompt_id, platform, model, region, domain, citations, answers, brand_mentioned) SELECT brand_id, '2026-03-10', prompt_id, platform, model, region, 'example.com', 1, 1, 0 FROM prompt_results LIMIT 1";
+  db.run(retiredRow);
   expect(ensureRollups(db, { convertUpTo: 0 }).length).toBeGreaterThan(0);
+  expect(db.query("SELECT count(*) AS n FROM domain_rollups_daily").get()).toEqual({ n: 1 });
   // (Some rollups were made WITHOUT ROWID by their migrations already.)
   const kept = withRowids(db);
   expect(kept.length).toBeGreaterThan(15);
@@ -119,6 +123,8 @@ test("rollup tables too large to convert at start keep their rowids until `answe
   expect(before.differences).toEqual([]);
 
   // What `answerwatch vacuum --full` runs (with no limit).
+  expect(dropRetiredRollups(db)).toEqual(["domain_rollups_daily"]);
+  expect(db.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'domain_rollups_daily'").get()).toEqual({ n: 0 });
   expect(keepKeysOnce(db).sort()).toEqual([...kept].sort());
   expect(withRowids(db)).toEqual([]);
   expect({ triggers: triggers(), counts: rollupCounts(db), differences: rollupDifferences(db) }).toEqual(before);
@@ -128,5 +134,26 @@ test("rollup tables too large to convert at start keep their rowids until `answe
   db.run("DELETE FROM prompt_results WHERE rowid IN (SELECT rowid FROM prompt_results ORDER BY rowid LIMIT 5)");
   db.run("UPDATE crawler_hits SET status = 404 WHERE rowid IN (SELECT rowid FROM crawler_hits ORDER BY rowid LIMIT 5)");
   expect(rollupDifferences(db)).toEqual([]);
+  db.close();
+});
+
+test("a migration is checked for the foreign keys it may break — the tables it writes and those referring to them — and only those", () => {
+  const dir = tempDir();
+  databaseBeforeTheDiet(dir);
+  const db = new Database(join(dir, DB_FILE));
+  registerSqlFunctions(db);
+  applyMigrations(db, embeddedMigrations);
+  const last = embeddedMigrations.at(-1)!;
+  const migration = (n: number, sql: string) => ({ ...last, tag: `9${n}_test`, when: last.when + n, sql });
+  // A parent's rows deleted: its children (citations of those results) now refer to nothing.
+  expect(() => applyMigrations(db, [migration(1, "DELETE FROM prompt_results WHERE rowid = (SELECT min(rowid) FROM prompt_results)")])).toThrow(/broken foreign key/);
+  // A child's rows pointed at nothing.
+  expect(() => applyMigrations(db, [migration(2, "UPDATE crawler_hits SET brand_id = 'no-such-brand' WHERE rowid = (SELECT min(rowid) FROM crawler_hits)")])).toThrow(/broken foreign key/);
+  // Nothing changed by either (each ran in a transaction).
+  expect((db.query("SELECT count(*) AS n FROM crawler_hits WHERE brand_id = 'no-such-brand'").get() as { n: number }).n).toBe(0);
+  // A break the migration did not make (foreign keys off outside it) is not this migration's: it applies.
+  db.run("PRAGMA foreign_keys = OFF");
+  db.run("UPDATE ai_traffic_logs SET brand_id = 'no-such-brand' WHERE rowid = (SELECT min(rowid) FROM ai_traffic_logs)");
+  expect(applyMigrations(db, [migration(3, "UPDATE crawler_hits SET status = status WHERE 0")])).toBe(1);
   db.close();
 });
