@@ -6,8 +6,14 @@ import { isUuid } from "../db/pg/values";
 import type { LandingPageCell, Range, ReportsStore } from "./store";
 
 const DAY = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
-/** The raw rows inside any of the [from, to) instants of `raw` (its bounds as $2, $3 arrays). */
-const IN_RAW = "EXISTS (SELECT 1 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS w(a, b) WHERE created_at >= w.a AND created_at < w.b)";
+/**
+ * The raw rows inside any of the [from, to) instants of `raw` (its bounds as $2, $3 arrays), as a
+ * join: each range is then an index range of the brand (the ranges never overlap), where an
+ * EXISTS per row read every row of the brand first (issue #32).
+ */
+const RAW_LOGS = "unnest($2::timestamptz[], $3::timestamptz[]) AS w(a, b) JOIN ai_traffic_logs ON brand_id = $1 AND created_at >= w.a AND created_at < w.b";
+/** The same for a rollup's day buckets ($from, $to arrays of days). */
+const inDays = (table: string, from: string, to: string) => `unnest(${from}::text[], ${to}::text[]) AS d(a, b) JOIN ${table} ON brand_id = $1 AND day >= d.a AND day < d.b`;
 const starts = (ranges: Range[]) => ranges.map((r) => r[0]);
 const ends = (ranges: Range[]) => ranges.map((r) => r[1]);
 const counts = <T extends Record<string, unknown>>(rows: T[], columns: (keyof T)[]): T[] =>
@@ -17,17 +23,14 @@ export function createPgReportsStore(sql: SQL): ReportsStore {
   return {
     async trafficCells({ brandId, days, weeks, raw }) {
       if (!isUuid(brandId)) return [];
-      const IN_DAYS = "EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[]) AS d(a, b) WHERE day >= d.a AND day < d.b)";
       const rows = await sql.unsafe(
         `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
-            SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = $1 AND ${IN_DAYS}
-            UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = $1 AND ${IN_DAYS}
+            SELECT day, platform, visits, 0 AS visitors FROM ${inDays("traffic_platform_daily", "$4", "$5")}
+            UNION ALL SELECT day, platform, 0, visitors FROM ${inDays("traffic_visitors_daily", "$4", "$5")}
             UNION ALL SELECT week, platform, visits, 0 FROM traffic_platform_weekly WHERE brand_id = $1 AND week >= $6 AND week < $7
             UNION ALL SELECT week, platform, 0, visitors FROM traffic_visitors_weekly WHERE brand_id = $1 AND week >= $6 AND week < $7
-            UNION ALL SELECT ${DAY}, coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                   WHERE brand_id = $1 AND ${IN_RAW} GROUP BY 1, 2
-            UNION ALL SELECT ${DAY}, '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                   WHERE brand_id = $1 AND ${IN_RAW} AND source_platform IS NOT NULL GROUP BY 1) AS cells
+            UNION ALL SELECT ${DAY}, coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ${RAW_LOGS} GROUP BY 1, 2
+            UNION ALL SELECT ${DAY}, '*', 0, count(DISTINCT visitor_hash) FROM ${RAW_LOGS} WHERE source_platform IS NOT NULL GROUP BY 1) AS cells
           GROUP BY day, platform`,
         [brandId, starts(raw), ends(raw), starts(days), ends(days), weeks?.[0] ?? "", weeks?.[1] ?? ""],
       );
@@ -38,9 +41,8 @@ export function createPgReportsStore(sql: SQL): ReportsStore {
       const rows = await sql.unsafe(
         `SELECT path, platform, sum(visits) AS visits FROM (
             SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = $1 AND month >= $4 AND month < $5
-            UNION ALL SELECT path, platform, visits FROM traffic_pages_daily
-                   WHERE brand_id = $1 AND EXISTS (SELECT 1 FROM unnest($6::text[], $7::text[]) AS d(a, b) WHERE day >= d.a AND day < d.b)
-            UNION ALL SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = $1 AND ${IN_RAW} AND source_platform IS NOT NULL) AS cells
+            UNION ALL SELECT path, platform, visits FROM ${inDays("traffic_pages_daily", "$6", "$7")}
+            UNION ALL SELECT path, source_platform, 1 FROM ${RAW_LOGS} WHERE source_platform IS NOT NULL) AS cells
           GROUP BY path, platform`,
         [brandId, starts(raw), ends(raw), months?.[0] ?? "", months?.[1] ?? "", starts(days), ends(days)],
       );

@@ -3,43 +3,45 @@
 import type { Database } from "bun:sqlite";
 import type { LandingPageCell, Range, ReportsStore, TrafficCell } from "./store";
 
-const rawWhereOf = (raw: Range[]) => (raw.length ? `(${raw.map(() => "(created_at >= ? AND created_at < ?)").join(" OR ")})` : "0");
+/**
+ * One SELECT per range, joined by UNION ALL: each reads its range through the primary key (or the
+ * brand's time index), where one OR of ranges made SQLite read every row of the brand (a year's
+ * landing pages: 73 ms against 18 ms for a month; issue #32). `select` gets a range's condition.
+ */
+function perRange(column: string, ranges: Range[], select: (where: string) => string): { sql: string[]; params: string[] } {
+  return { sql: ranges.map(() => select(`${column} >= ? AND ${column} < ?`)), params: ranges.flat() };
+}
 
 export function createSqliteReportsStore(sqlite: Database): ReportsStore {
+  /** The parts' rows (each part's SELECTs bound to the brand and its ranges) summed by `outer`. */
+  function cellsOf<T>(parts: { sql: string[]; params: string[] }[], brandId: string, outer: (cells: string) => string): T[] {
+    const selects = parts.flatMap((p) => p.sql);
+    const params = parts.flatMap((p) => p.sql.map((_, i) => [brandId, p.params[2 * i]!, p.params[2 * i + 1]!]).flat());
+    return selects.length ? (sqlite.query(outer(selects.join(" UNION ALL "))).all(...params) as T[]) : [];
+  }
   return {
     async trafficCells({ brandId, days, weeks, raw }) {
-      const rawWhere = rawWhereOf(raw);
-      const rawParams = raw.flat();
-      const dayWhere = days.length ? `(${days.map(() => "(day >= ? AND day < ?)").join(" OR ")})` : "0";
-      const dayParams = days.flat();
-      const weekParams = weeks ?? ["", ""];
-      return sqlite
-        .query<TrafficCell, (string | number)[]>(
-          `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (
-              SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND ${dayWhere}
-              UNION ALL SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND ${dayWhere}
-              UNION ALL SELECT week, platform, visits, 0 FROM traffic_platform_weekly WHERE brand_id = ? AND week >= ? AND week < ?
-              UNION ALL SELECT week, platform, 0, visitors FROM traffic_visitors_weekly WHERE brand_id = ? AND week >= ? AND week < ?
-              UNION ALL SELECT substr(created_at, 1, 10), coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                     WHERE brand_id = ? AND ${rawWhere} GROUP BY 1, 2
-              UNION ALL SELECT substr(created_at, 1, 10), '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs
-                     WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL GROUP BY 1)
-            GROUP BY day, platform`,
-        )
-        .all(brandId, ...dayParams, brandId, ...dayParams, brandId, ...weekParams, brandId, ...weekParams, brandId, ...rawParams, brandId, ...rawParams);
+      const parts = [
+        perRange("day", days, (w) => `SELECT day, platform, visits, 0 AS visitors FROM traffic_platform_daily WHERE brand_id = ? AND ${w}`),
+        perRange("day", days, (w) => `SELECT day, platform, 0, visitors FROM traffic_visitors_daily WHERE brand_id = ? AND ${w}`),
+        perRange("week", weeks ? [weeks] : [], (w) => `SELECT week, platform, visits, 0 FROM traffic_platform_weekly WHERE brand_id = ? AND ${w}`),
+        perRange("week", weeks ? [weeks] : [], (w) => `SELECT week, platform, 0, visitors FROM traffic_visitors_weekly WHERE brand_id = ? AND ${w}`),
+        perRange("created_at", raw, (w) => `SELECT substr(created_at, 1, 10), coalesce(source_platform, ''), count(*), count(DISTINCT visitor_hash) FROM ai_traffic_logs WHERE brand_id = ? AND ${w} GROUP BY 1, 2`),
+        perRange("created_at", raw, (w) => `SELECT substr(created_at, 1, 10), '*', 0, count(DISTINCT visitor_hash) FROM ai_traffic_logs WHERE brand_id = ? AND ${w} AND source_platform IS NOT NULL GROUP BY 1`),
+      ];
+      return cellsOf<TrafficCell>(
+        parts,
+        brandId,
+        (cells) => `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (SELECT '' AS day, '' AS platform, 0 AS visits, 0 AS visitors WHERE 0 UNION ALL ${cells}) GROUP BY day, platform`,
+      );
     },
     async landingPageCells({ brandId, months, days, raw }) {
-      const rawWhere = rawWhereOf(raw);
-      const dayWhere = days.length ? `(${days.map(() => "(day >= ? AND day < ?)").join(" OR ")})` : "0";
-      return sqlite
-        .query<LandingPageCell, string[]>(
-          `SELECT path, platform, sum(visits) AS visits FROM (
-              SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = ? AND month >= ? AND month < ?
-              UNION ALL SELECT path, platform, visits FROM traffic_pages_daily WHERE brand_id = ? AND ${dayWhere}
-              UNION ALL SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = ? AND ${rawWhere} AND source_platform IS NOT NULL)
-            GROUP BY path, platform`,
-        )
-        .all(brandId, ...(months ?? ["", ""]), brandId, ...days.flat(), brandId, ...raw.flat());
+      const parts = [
+        perRange("month", months ? [months] : [], (w) => `SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = ? AND ${w}`),
+        perRange("day", days, (w) => `SELECT path, platform, visits FROM traffic_pages_daily WHERE brand_id = ? AND ${w}`),
+        perRange("created_at", raw, (w) => `SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = ? AND ${w} AND source_platform IS NOT NULL`),
+      ];
+      return cellsOf<LandingPageCell>(parts, brandId, (cells) => `SELECT path, platform, sum(visits) AS visits FROM (SELECT '' AS path, '' AS platform, 0 AS visits WHERE 0 UNION ALL ${cells}) GROUP BY path, platform`);
     },
   };
 }
