@@ -1,5 +1,5 @@
 // The first start after an upgrade (issue #32, target 5): ≤ 10 s per million results.
-//   bun bench/upgrade-start.ts DATA_DIR
+//   bun bench/upgrade-start.ts DATA_DIR        (KEEP=1 leaves the upgraded copy)
 // DATA_DIR is a data directory written by an earlier release (e.g. a bench/.cache/scale world built
 // by that release's tree). It is copied (the original is left as it is), the server of this tree
 // is started on the copy, and the time from exec to the first 200 on /healthz — migrations, schema
@@ -54,5 +54,6 @@ try {
   const perMillion = upgrade / (results / 1e6);
   report([{ name: "first start after the upgrade, per million results", ours: perMillion, baseline: 10_000, unit: "ms", target: "≤ 10 s per million results", ok: perMillion <= 10_000 }]);
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (Bun.env.KEEP) console.log(`kept the upgraded copy in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
