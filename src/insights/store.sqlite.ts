@@ -88,11 +88,15 @@ function windowTotals<M extends string>(
   const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
   const rows = sqlite
     .query(
-      `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
-         FROM ${table}_keys AS k
-         JOIN ${table} AS hi ON ${same("hi")} AND hi.day = (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2)
-         LEFT JOIN ${table} AS lo ON ${same("lo")} AND lo.day = (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1)
-        WHERE k.brand_id = ?3${keyFilter.sql}`,
+      // Each key's two days first (materialized), then its two rows by key and day: with the day
+      // seeks in the join, SQLite walked every row of the brand (0.2 s → 1.1 s for a year of crawler paths).
+      `WITH k AS MATERIALIZED (
+         SELECT k.*, (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2) AS hi_day,
+                (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1) AS lo_day
+           FROM ${table}_keys AS k WHERE k.brand_id = ?3${keyFilter.sql})
+       SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
+         FROM k JOIN ${table} AS hi ON ${same("hi")} AND hi.day = k.hi_day
+         LEFT JOIN ${table} AS lo ON ${same("lo")} AND lo.day = k.lo_day`,
     )
     .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & Record<M, number> & { last_day: string; first_day?: string })[];
   return rows.filter((r) => r[measures[0]!] > 0);
