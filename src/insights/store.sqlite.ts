@@ -85,21 +85,23 @@ function windowTotals<M extends string>(
   withFirstDay = false,
 ): (Row & Record<M, number> & { last_day: string; first_day?: string })[] {
   const same = (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+  // The key's last row up to a day, its day and measures in one seek (a JSON array): fetching the
+  // row again by key and day (the tables are WITHOUT ROWID) made each read ~1.7× slower.
+  const last = (upTo: string) => `(SELECT json_array(q.day, ${measures.map((m) => `q.${m}`).join(", ")}) FROM ${table} AS q WHERE ${same("q")} AND ${upTo} ORDER BY q.day DESC LIMIT 1)`;
   const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
   const rows = sqlite
-    .query(
-      // Each key's two days first (materialized), then its two rows by key and day: with the day
-      // seeks in the join, SQLite walked every row of the brand (0.2 s → 1.1 s for a year of crawler paths).
-      `WITH k AS MATERIALIZED (
-         SELECT k.*, (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day <= ?2) AS hi_day,
-                (SELECT max(q.day) FROM ${table} AS q WHERE ${same("q")} AND q.day < ?1) AS lo_day
-           FROM ${table}_keys AS k WHERE k.brand_id = ?3${keyFilter.sql})
-       SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi.${m} - coalesce(lo.${m}, 0) AS ${m}`).join(", ")}, hi.day AS last_day${first}
-         FROM k JOIN ${table} AS hi ON ${same("hi")} AND hi.day = k.hi_day
-         LEFT JOIN ${table} AS lo ON ${same("lo")} AND lo.day = k.lo_day`,
-    )
-    .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & Record<M, number> & { last_day: string; first_day?: string })[];
-  return rows.filter((r) => r[measures[0]!] > 0);
+    .query(`SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${last("q.day <= ?2")} AS aw_hi, ${last("q.day < ?1")} AS aw_lo${first} FROM ${table}_keys AS k WHERE k.brand_id = ?3${keyFilter.sql}`)
+    .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & { aw_hi: string | null; aw_lo: string | null; first_day?: string })[];
+  const totals: (Row & Record<M, number> & { last_day: string; first_day?: string })[] = [];
+  for (const { aw_hi, aw_lo, ...key } of rows) {
+    if (!aw_hi) continue;
+    const hi = JSON.parse(aw_hi) as [string, ...number[]];
+    const lo = aw_lo ? (JSON.parse(aw_lo) as [string, ...number[]]) : null;
+    const row = { ...key, last_day: hi[0] } as Row & Record<M, number> & { last_day: string; first_day?: string };
+    measures.forEach((m, i) => ((row as Record<string, unknown>)[m] = (hi[i + 1] as number) - ((lo?.[i + 1] as number | undefined) ?? 0)));
+    if (row[measures[0]!] > 0) totals.push(row);
+  }
+  return totals;
 }
 
 /** The window as created_at bounds: [from 00:00, the day after `to`). */
