@@ -38,9 +38,16 @@ export function createPgCrawlerStore(sql: SQL): CrawlerStore {
               ${sql.array(col("verdict"), "text")}::text[], ${sql.array(col("listVersion"), "text")}::text[], ${sql.array(col("recordKey"), "bytea")}::bytea[],
               ${sql.array(col("mayAnnounce"), "bool")}::bool[]
             ) WITH ORDINALITY AS u(at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key, may_announce, i)
+          ), new_agents AS (
+            -- Each user agent kept once (issue #32). One another instance adds in the meantime is
+            -- not seen by this statement: that hit keeps its text instead (agent_id NULL).
+            INSERT INTO crawler_agents (user_agent) SELECT DISTINCT user_agent FROM u ON CONFLICT (user_agent) DO NOTHING RETURNING id, user_agent
+          ), agents AS (
+            SELECT id, user_agent FROM new_agents UNION ALL SELECT id, user_agent FROM crawler_agents WHERE user_agent IN (SELECT user_agent FROM u)
           ), ins AS (
-            INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
-            SELECT ${brandId}, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key FROM u ORDER BY i
+            INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, agent_id, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
+            SELECT ${brandId}, at, host, method, path, status, bytes, CASE WHEN a.id IS NULL THEN u.user_agent ELSE '' END, a.id, referer_host, bot, operator, class, hit, verdict, list_version, record_key
+              FROM u LEFT JOIN LATERAL (SELECT id FROM agents WHERE agents.user_agent = u.user_agent LIMIT 1) AS a ON true ORDER BY i
             ON CONFLICT (brand_id, at, record_key) DO NOTHING
             RETURNING at, record_key
           )

@@ -21,9 +21,12 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
   const firstSeen = sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
   const organizationOf = sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
   const insert = sqlite.prepare(
-    `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
+    `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, agent_id, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, at, record_key) DO NOTHING`,
   );
+  // Each user agent kept once (issue #32); its id looked up once a batch.
+  const addAgent = sqlite.prepare("INSERT INTO crawler_agents (user_agent) VALUES (?) ON CONFLICT (user_agent) DO NOTHING");
+  const agentId = sqlite.prepare("SELECT id FROM crawler_agents WHERE user_agent = ?");
   const bySlug = sqlite.prepare("SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id WHERE b.slug = ?1 AND (?2 IS NULL OR o.name = ?2 OR o.slug = ?2)");
 
   // IMMEDIATE (below): the write lock at BEGIN, so a busy database waits (busy_timeout) instead of
@@ -42,8 +45,17 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
     let accepted = 0;
     let events = 0;
     const org = (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id;
+    const agents = new Map<string, number>();
+    const agentOf = (userAgent: string) => {
+      let id = agents.get(userAgent);
+      if (id === undefined) {
+        addAgent.run(userAgent);
+        agents.set(userAgent, (id = (agentId.get(userAgent) as { id: number }).id));
+      }
+      return id;
+    };
     for (const h of hits) {
-      if (!insert.run(brandId, h.at, h.host, h.method, h.path, h.status, h.bytes, h.userAgent, h.refererHost, h.bot, h.operator, h.class, h.hit, h.verdict, h.listVersion, h.recordKey).changes) continue;
+      if (!insert.run(brandId, h.at, h.host, h.method, h.path, h.status, h.bytes, agentOf(h.userAgent), h.refererHost, h.bot, h.operator, h.class, h.hit, h.verdict, h.listVersion, h.recordKey).changes) continue;
       accepted++;
       added?.push(h);
       // Once per brand and bot.

@@ -121,5 +121,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0023_drop_domain_rollups_daily",
     "when": 1795758657633,
     "sql": "-- Issue #32: the per-prompt cited-domain rollup by day (1.9 KB a result) served only filtered domain\n-- reads; they now take whole months from domain_rollups_monthly and the days at a window's edges\n-- from the answers. It is no longer kept (ensureRollups drops the triggers of rollups no longer\n-- defined) but not dropped here: dropping reads every page of it (~13 s per million results), so the\n-- table goes at start when small, else with `answerwatch vacuum --full` (src/rollups/triggers.sqlite.ts).\nSELECT 1;\n"
+  },
+  {
+    "tag": "0024_crawler_agents",
+    "when": 1795763012136,
+    "sql": "-- Issue #32: each user agent of the crawler logs kept once; new crawler_hits rows name it by id\n-- (user_agent '' then). Rows written before keep their text; adding the column reads no row.\nCREATE TABLE `crawler_agents` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`user_agent` text NOT NULL\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `crawler_agents_user_agent_unique` ON `crawler_agents` (`user_agent`);--> statement-breakpoint\nALTER TABLE `crawler_hits` ADD `agent_id` integer REFERENCES crawler_agents(id);"
   }
 ];

@@ -49,17 +49,24 @@ export function applyMigrations(sqlite: Database, migrations: readonly EmbeddedM
 }
 
 /**
- * The tables whose foreign keys the migrations' statements may have broken: those they write, make
- * or rename, and the tables referring to those. Checking the whole database instead reads every
- * row of it — ~10 s per million results, most of an upgrade's first start (issue #32, target 5).
+ * The tables whose foreign keys the migrations' statements may have broken: those they fill, write
+ * or rebuild (their own keys), and the tables referring to one whose rows they deleted, changed,
+ * dropped or replaced (a column added, a table created, breaks none). Checking the whole database
+ * instead reads every row of it — ~10 s per million results, most of an upgrade's first start
+ * (issue #32, target 5).
  */
 function touchedTables(sqlite: Database, sql: string[]): string[] {
-  const named = new Set<string>();
+  const written = new Set<string>();
+  const parentsChanged = new Set<string>();
   for (const text of sql)
-    for (const m of text.matchAll(/\b(?:CREATE\s+TABLE|INSERT\s+(?:OR\s+\w+\s+)?INTO|ALTER\s+TABLE|DROP\s+TABLE|UPDATE|DELETE\s+FROM|RENAME\s+TO|REPLACE\s+INTO)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?[`"]?(\w+)[`"]?/gi)) named.add(m[1]!);
+    for (const m of text.matchAll(/\b(CREATE\s+TABLE|INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM|DROP\s+TABLE|RENAME\s+TO)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?[`"]?(\w+)[`"]?/gi)) {
+      const [verb, table] = [m[1]!.toUpperCase().replace(/\s+/g, " "), m[2]!];
+      if (!verb.startsWith("CREATE") && !verb.startsWith("DROP")) written.add(table);
+      if (!verb.startsWith("CREATE") && !verb.startsWith("INSERT")) parentsChanged.add(table);
+    }
   const tables = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-  const refersToNamed = (table: string) => (sqlite.query(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`).all(table) as { parent: string }[]).some((fk) => named.has(fk.parent));
-  return tables.filter((table) => named.has(table) || refersToNamed(table));
+  const refersToChanged = (table: string) => (sqlite.query(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`).all(table) as { parent: string }[]).some((fk) => parentsChanged.has(fk.parent));
+  return tables.filter((table) => written.has(table) || refersToChanged(table));
 }
 
 /**

@@ -720,7 +720,9 @@ export const crawlerHits = sqliteTable(
     path: text("path").notNull(),
     status: integer("status").notNull(),
     bytes: integer("bytes"),
+    /** Empty when `agent_id` names it (issue #32: each user agent kept once, in crawler_agents). */
     userAgent: text("user_agent").notNull().default(""),
+    agentId: integer("agent_id").references(() => crawlerAgents.id),
     refererHost: text("referer_host"),
     bot: text("bot"),
     operator: text("operator"),
@@ -737,6 +739,9 @@ export const crawlerHits = sqliteTable(
   },
   (t) => [uniqueIndex("crawler_hits_record_unique").on(t.brandId, t.at, t.recordKey)],
 );
+
+/** Every user agent the crawler logs have shown, once, shared by all brands (not exposed over REST). */
+export const crawlerAgents = sqliteTable("crawler_agents", { id: integer("id").primaryKey(), userAgent: text("user_agent").notNull().unique() });
 
 /** Each AI bot the brand's logs have shown (not spoofed), from its first request: what crawler.first_seen fires on. */
 export const crawlerBots = sqliteTable(

@@ -70,7 +70,7 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(await h.store.appendHits({ brandId: id, hits: [first, second], at: AT })).toEqual({ accepted: 0, events: 0 });
       // The same key at another time is another record.
       expect(await h.store.appendHits({ brandId: id, hits: [{ ...first, at: "2026-11-21T00:00:00.000Z" }], at: AT })).toEqual({ accepted: 1, events: 0 });
-      const rows = await h.inspect<Record<string, unknown>>("SELECT at, host, method, path, status, bytes, user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key FROM crawler_hits WHERE brand_id = ? ORDER BY at, path", id);
+      const rows = await h.inspect<Record<string, unknown>>("SELECT at, host, method, path, status, bytes, coalesce((SELECT a.user_agent FROM crawler_agents AS a WHERE a.id = crawler_hits.agent_id), user_agent) AS user_agent, referer_host, bot, operator, class, hit, verdict, list_version, record_key FROM crawler_hits WHERE brand_id = ? ORDER BY at, path", id);
       expect(rows).toHaveLength(3);
       // A 64-bit integer may come back as a string (Postgres' bigint): compared as a number.
       for (const r of rows) r.bytes = r.bytes === null ? null : Number(r.bytes);
@@ -83,7 +83,7 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       const { brand: id } = await brand();
       expect(await h.store.appendHits({ brandId: id, hits: [hit({ path: "/x\u0000y", userAgent: "Bot\u0000", mayAnnounce: false }), hit({ mayAnnounce: false })], at: AT })).toEqual({ accepted: 2, events: 0 });
       const kept = h.backend === "postgres" ? "\uFFFD" : "\u0000";
-      const rows = await h.inspect<{ path: string; user_agent: string }>("SELECT path, user_agent FROM crawler_hits WHERE brand_id = ? AND path LIKE '/x%'", id);
+      const rows = await h.inspect<{ path: string; user_agent: string }>("SELECT path, coalesce((SELECT a.user_agent FROM crawler_agents AS a WHERE a.id = crawler_hits.agent_id), user_agent) AS user_agent FROM crawler_hits WHERE brand_id = ? AND path LIKE '/x%'", id);
       expect(rows).toEqual([{ path: `/x${kept}y`, user_agent: `Bot${kept}` }]);
     });
 

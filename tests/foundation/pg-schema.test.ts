@@ -101,7 +101,7 @@ function allowedTypes(name: string, c: { type: string; sqlType: string }): strin
       return ["bytea"];
     case "SQLiteInteger":
       // rowid keys and what refers to them, and byte sums, are bigint; every other counter an integer.
-      return name === "id" || name === "url_id" || name === "bytes" ? ["PgBigInt53"] : ["PgInteger"];
+      return name === "id" || name === "url_id" || name === "agent_id" || name === "bytes" ? ["PgBigInt53"] : ["PgInteger"];
     case "SQLiteText":
       if (isIdName(name)) return ["PgUUID"];
       if (isTimeName(name)) return ["PgTimestampString"];

@@ -737,6 +737,9 @@ export const organizationInvitations = pgTable(
 
 // ---- crawler analytics (src/crawlers) -----------------------------------------------------------
 
+/** Every user agent the crawler logs have shown, once, shared by all organizations (not a tenant table; not exposed over REST). */
+export const crawlerAgents = pgTable("crawler_agents", { id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(), userAgent: text("user_agent").notNull().unique() });
+
 export const crawlerHits = pgTable(
   "crawler_hits",
   {
@@ -749,7 +752,9 @@ export const crawlerHits = pgTable(
     path: text("path").notNull(),
     status: integer("status").notNull(),
     bytes: bigint("bytes", { mode: "number" }),
+    /** Empty when `agent_id` names it (issue #32: each user agent kept once, in crawler_agents). */
     userAgent: text("user_agent").notNull().default(""),
+    agentId: bigint("agent_id", { mode: "number" }).references(() => crawlerAgents.id),
     refererHost: text("referer_host"),
     bot: text("bot"),
     operator: text("operator"),
@@ -963,4 +968,4 @@ export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;
 export const ORGANIZATION_FROM_BRAND_KEPT = ["jobs", "share_links", "webhook_endpoints", "webhook_events"] as const;
 
 /** Tables without organization_id on purpose: users and their sessions (not a tenant's), a global URL dictionary, rollup bookkeeping, mail addressed to people; organizations itself. */
-export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "one_time_tokens", "organizations", "citation_urls", "rollup_state", "mail_outbox"] as const;
+export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "one_time_tokens", "organizations", "citation_urls", "crawler_agents", "rollup_state", "mail_outbox"] as const;
