@@ -278,9 +278,11 @@ export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS):
 }
 
 /**
- * Makes the triggers match spec.ts: a rollup whose definition changed (or is new, as after the
+ * Makes the rollups match spec.ts: a rollup whose rows' definition changed (or is new, as after the
  * upgrade that introduced it) gets its triggers replaced and its rows rebuilt, all in one
- * transaction. Called on the server's main connection after migrations.
+ * transaction; one whose triggers are only written differently gets them replaced, its rows kept.
+ * Then retired tables are dropped and tables kept WITHOUT ROWID, up to `convertUpTo` rows each.
+ * Called on the server's main connection after migrations; returns the rollups rebuilt.
  */
 export function ensureRollups(sqlite: Database, options: { convertUpTo?: number } = {}): string[] {
   const rebuilt = ensureTriggers(sqlite);
