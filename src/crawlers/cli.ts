@@ -10,7 +10,7 @@ type Out = { write(text: string): void };
  * Records per transaction (larger ones write each hot rollup page once for more records), or fewer
  * when lines are long; not more: at 10,000 the importer's peak passed 100 MB resident.
  */
-const IMPORT_BATCH = 8_000;
+export const IMPORT_BATCH = 8_000;
 const IMPORT_BATCH_BYTES = 3 << 19;
 /**
  * Past this resident size, a full collection after a batch: a multi-gigabyte log is mostly garbage
