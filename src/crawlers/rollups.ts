@@ -2,17 +2,11 @@
 // import writes each bucket once (issue #32). The same sums as the rollup spec's per-row triggers
 // (src/rollups/spec.ts, the crawler_* rollups); tests/rollups/rollups.test.ts holds both to the
 // raw rows.
+import { periodOf } from "../insights/window";
 import type { BucketSums } from "../rollups/triggers.sqlite";
 import type { CrawlerHit } from "./store";
 
 const flag = (condition: boolean) => (condition ? 1 : 0);
-
-/** The Monday starting the ISO week of a YYYY-MM-DD day (the day itself when it is one). */
-export function weekOf(day: string): string {
-  const t = Date.parse(`${day}T00:00:00Z`);
-  const sinceMonday = (new Date(t).getUTCDay() + 6) % 7;
-  return new Date(t - sinceMonday * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** One rollup's buckets of a batch by their key (`id`): made with zero sums the first time, then added to. */
 function buckets<K extends BucketSums, M extends Record<string, number>>(measures: readonly (keyof M & string)[]) {
@@ -48,7 +42,7 @@ export function crawlerBuckets(brandId: string, hits: Iterable<CrawlerHit>): Map
     const day = h.at.slice(0, 10);
     const month = h.at.slice(0, 7);
     let week = weeks.get(day);
-    if (!week) weeks.set(day, (week = weekOf(day)));
+    if (!week) weeks.set(day, (week = periodOf(day, "week")));
     const bot = h.bot ?? "";
     const verdict = h.verdict ?? "";
     const who = `${bot}\u0000${h.class}\u0000${verdict}`;
