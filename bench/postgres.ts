@@ -147,6 +147,8 @@ async function trackingTarget(): Promise<void> {
   const databaseUrl = await pg!.createDatabase("bench_tracking");
   const sql = new SQL(databaseUrl, { max: 2 });
   try {
+    // Time spent in each PL/pgSQL function (the rollup and latest-results triggers), for the context below.
+    await sql.unsafe(`ALTER DATABASE "${new URL(databaseUrl).pathname.slice(1)}" SET track_functions = 'pl'`);
     // TRACKING_MAX_ACTIVE_JOBS=1: an instance holds one job at a time (the default, 8, lets the first
     // instance woken by the enqueue's NOTIFY claim all three, to share its 32 calls among them).
     const env = { ...fake.env, WORKERS, TRACKING_MAX_ACTIVE_JOBS: "1", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" };
@@ -211,6 +213,7 @@ async function trackingTarget(): Promise<void> {
     const cpuBefore = { instances: instances.map((s) => processCpu(s.pid).all), upstream: processCpu(fake.pid).all, postgres: postgresCpu(), self: process.cpuUsage() };
     const started = performance.now();
     const starts = await Promise.all(brands.map((b, i) => api(i).start({ brandId: b.id, platforms: ["perplexity"] })));
+    const startAnswered = performance.now() - started;
     for (const [i, s] of starts.entries()) if (s.status !== 200 || s.body.units !== brands[i]!.units) throw new Error(`start ${i}: ${s.status} ${JSON.stringify(s.body)}`);
     const ended = await Promise.all(
       starts.map(async (s, i) => {
@@ -238,10 +241,10 @@ async function trackingTarget(): Promise<void> {
       return `job ${i} (${brands[i]!.units} units, started on instance ${i}): run by ${held.join(" then ") || "?"}, completed at ${secs(ended[i]!.at)}`;
     });
     // Server side, per job: created → first result, → last result, → finished (results are stamped when their batch commits).
-    const phases = await sql`SELECT j.id, extract(epoch FROM (min(r.created_at) - j.created_at)) AS first, extract(epoch FROM (max(r.created_at) - j.created_at)) AS last,
+    const phases = await sql`SELECT j.id, extract(epoch FROM (j.started_at - j.created_at)) AS started, extract(epoch FROM (min(r.created_at) - j.created_at)) AS first, extract(epoch FROM (max(r.created_at) - j.created_at)) AS last,
                                     extract(epoch FROM (j.finished_at - j.created_at)) AS finished
                                FROM jobs j JOIN prompt_results r ON r.job_id = j.id GROUP BY j.id`;
-    const phaseOf = new Map(phases.map((p: { id: string; first: string; last: string; finished: string }) => [p.id, `created → first result ${Number(p.first).toFixed(2)} s, → last ${Number(p.last).toFixed(2)} s, → finished ${Number(p.finished).toFixed(2)} s`]));
+    const phaseOf = new Map(phases.map((p: { id: string; started: string; first: string; last: string; finished: string }) => [p.id, `created → claimed ${Number(p.started).toFixed(2)} s, → first result ${Number(p.first).toFixed(2)} s, → last ${Number(p.last).toFixed(2)} s, → finished ${Number(p.finished).toFixed(2)} s`]));
     for (const [i, s] of starts.entries()) spread[i] += `; server side: ${phaseOf.get(s.body.jobId) ?? "?"}`;
     const distinct = new Set(starts.flatMap((s) => [...(owners.get(s.body.jobId) ?? [])]));
     const ideal = Math.max(...brands.map((b) => Math.ceil(b.units / CONCURRENCY))) * LATENCY_MS;
@@ -252,10 +255,13 @@ async function trackingTarget(): Promise<void> {
     console.log(
       `   context: CPU during the run of ${secs(wall)} (ms, /proc): instances ${cpu.instances.join(" + ")}, PostgreSQL ${cpu.postgres}, fake upstream ${cpu.upstream}, this client ${cpu.self.toFixed(0)}; ${cpuTotal.toFixed(0)} ms = ${(cpuTotal / wall).toFixed(2)} of ${availableParallelism()} cores; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     );
+    console.log(`   context: the three start requests answered after ${secs(startAnswered)}`);
     console.log(`   context: job polls (GET /api/tracking/job/:id every 100 ms) slowest ${secs(slowestPoll)}, ${pollErrors.length} failed${pollErrors.length ? ` (${pollErrors.slice(0, 3).join("; ")})` : ""}`);
     const top = [...activeQueries].sort((a, b) => b[1] - a[1]).slice(0, 6);
     console.log(`   context: the instances' active statements, ${samples} samples of pg_stat_activity (average sessions active: ${([...activeQueries.values()].reduce((a, b) => a + b, 0) / Math.max(1, samples)).toFixed(1)}):`);
     for (const [q, n] of top) console.log(`     ${(n / Math.max(1, samples)).toFixed(2)}  ${q}`);
+    const functions = await sql`SELECT funcname, calls::int, self_time FROM pg_stat_user_functions ORDER BY self_time DESC LIMIT 8`;
+    console.log(`   context: PostgreSQL's time in the busiest PL/pgSQL functions (self, ms; calls): ${functions.map((f: { funcname: string; calls: number; self_time: number }) => `${f.funcname} ${Number(f.self_time).toFixed(0)} (${f.calls})`).join(", ")}`);
     reports.push({ name: `1. ${UNITS} units, ${LATENCY_MS} ms upstream, concurrency ${CONCURRENCY} per instance, ${INSTANCES} instances on Postgres: wall time`, ours: wall, baseline: ideal, unit: "ms", target: "≤ 1.1× of ideal", ok: wall / ideal <= 1.1 });
   } finally {
     for (const s of [...servers]) await stopServer(s);

@@ -92,10 +92,12 @@ const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.key
 function addRunning(spec: RollupSpec, rows: RawRows): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
-  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0)`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS c
+  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${q(m)}`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS c
       LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameKey(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
-  return `INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;
-  ${shiftRunning(spec, rows, "+")}`;
+  // The rows already there (on or after each day) first, then the days missing, each written once with
+  // its carried total and its own sum: the usual write, today's answers, then inserts rows and updates none.
+  return `${shiftRunning(spec, rows, "+")}
+  INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
 }
 
 function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string {
@@ -134,32 +136,53 @@ export function runningLock(rows: RawRows[]): string {
 }
 
 /**
- * The trigger functions and triggers that keep one rollup current: [function, trigger] per kind.
- * Inserts and deletes fire once per statement over its transition table, so a batch of N raw rows
- * costs one upsert per rollup, not N (a statement trigger fires even for no rows: then it changes
- * nothing). Updates are rare and fire per row, only when a watched column changed (a statement
- * trigger can have neither a column list with transition tables nor a WHEN).
+ * Planner settings of every rollup trigger function. Each statement joins a statement's few new
+ * rows to a rollup table by its key; a plan made while that table was small (PL/pgSQL keeps it for
+ * the session, and a table filling from empty outruns its statistics) scanned and sorted the whole
+ * table per statement instead — 68 ms a statement, most of PostgreSQL's time in bench/postgres.ts's
+ * tracking run. Nested loops over the keys' indexes cost what the new rows do, on any table size.
  */
-export function triggerSql(spec: RollupSpec): string[] {
-  const [insert, remove, update] = triggerNames(spec);
+const FUNCTION_SETTINGS = ["search_path = public, pg_temp", "enable_seqscan = off", "enable_hashjoin = off", "enable_mergejoin = off"];
+
+/** A trigger function's body (what pg_proc.prosrc holds). */
+const functionBody = (statements: string[]) => `\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n`;
+
+/** The three trigger functions of one rollup (insert, delete, update: triggerNames' order), by name and body. */
+function triggerFunctions(spec: RollupSpec): { name: string; body: string }[] {
+  const names = triggerNames(spec);
   const lock = PG_ROLLUPS.some((s) => s.running && s.source === spec.source) ? runningLock : () => "";
   const OLD: RawRows = { row: "OLD" };
   const NEW: RawRows = { row: "NEW" };
-  const body = spec.running
-    ? { insert: [lock([INSERTED]), addRunning(spec, INSERTED)], remove: [lock([DELETED]), shiftRunning(spec, DELETED, "-")], update: [lock([OLD, NEW]), shiftRunning(spec, OLD, "-"), addRunning(spec, NEW)] }
-    : { insert: [lock([INSERTED]), add(spec, INSERTED)], remove: [lock([DELETED]), subtract(spec, DELETED)], update: [lock([OLD, NEW]), subtract(spec, OLD), add(spec, NEW)] };
-  const fn = (name: string, statements: string[]) =>
-    `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $rollup$\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n$rollup$`;
+  const bodies = spec.running
+    ? [[lock([INSERTED]), addRunning(spec, INSERTED)], [lock([DELETED]), shiftRunning(spec, DELETED, "-")], [lock([OLD, NEW]), shiftRunning(spec, OLD, "-"), addRunning(spec, NEW)]]
+    : [[lock([INSERTED]), add(spec, INSERTED)], [lock([DELETED]), subtract(spec, DELETED)], [lock([OLD, NEW]), subtract(spec, OLD), add(spec, NEW)]];
+  return names.map((name, i) => ({ name, body: functionBody(bodies[i]!) }));
+}
+
+const createFunction = (name: string, body: string, settings: string[]) =>
+  `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER ${settings.map((s) => `SET ${s}`).join(" ")} AS $rollup$${body}$rollup$`;
+
+/**
+ * The triggers of one rollup. Inserts and deletes fire once per statement over its transition
+ * table, so a batch of N raw rows costs one upsert per rollup, not N (a statement trigger fires even
+ * for no rows: then it changes nothing). Updates are rare and fire per row, only when a watched
+ * column changed (a statement trigger can have neither a column list with transition tables nor a WHEN).
+ */
+function createTriggers(spec: RollupSpec): string[] {
+  const [insert, remove, update] = triggerNames(spec);
   // An UPDATE that leaves the watched columns as they were changes no bucket: the trigger is skipped.
   const changed = `(${list(spec.watch, "OLD.")}) IS DISTINCT FROM (${list(spec.watch, "NEW.")})`;
   return [
-    fn(insert!, body.insert),
     `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} REFERENCING NEW TABLE AS ${INSERTED.table} FOR EACH STATEMENT EXECUTE FUNCTION ${insert}()`,
-    fn(remove!, body.remove),
     `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} REFERENCING OLD TABLE AS ${DELETED.table} FOR EACH STATEMENT EXECUTE FUNCTION ${remove}()`,
-    fn(update!, body.update),
     `CREATE TRIGGER ${update} AFTER UPDATE OF ${list(spec.watch)} ON ${spec.source} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${update}()`,
   ];
+}
+
+/** The trigger functions and triggers that keep one rollup current: [function, trigger] per kind. */
+export function triggerSql(spec: RollupSpec): string[] {
+  const triggers = createTriggers(spec);
+  return triggerFunctions(spec).flatMap((f, i) => [createFunction(f.name, f.body, FUNCTION_SETTINGS), triggers[i]!]);
 }
 
 /** Recomputes one rollup from its raw rows: the triggers' contribution, over the whole source table. */
@@ -169,9 +192,37 @@ export function rebuildSql(spec: RollupSpec): string[] {
   return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${contribution(spec, { table: spec.source })}`];
 }
 
+/**
+ * Bump when the triggers' arithmetic changes while the rebuild stays the same: the rows kept by the
+ * old triggers are then rebuilt at the next start.
+ */
+const TRIGGER_SEMANTICS = 1;
+
+/** What a rollup's rows are (its rebuild): a rollup stored under another hash is rebuilt. */
 export function definitionHash(spec: RollupSpec): string {
-  return Bun.hash([...triggerSql(spec), ...rebuildSql(spec)].join("\n")).toString(16);
+  return Bun.hash([`rows v${TRIGGER_SEMANTICS}`, ...rebuildSql(spec)].join("\n")).toString(16);
 }
+
+/** A trigger function as deployed: its body and settings (pg_proc). */
+interface Deployed {
+  body: string;
+  settings: string[];
+}
+
+/**
+ * The hash stored before issue #32, which covered the triggers' text as well (their functions then
+ * set only search_path): equal to the stored one while the functions it was computed with are still
+ * in place, the rows then being what `rebuildSql` makes. Lets an upgrade that only rewrites trigger
+ * functions keep the rows.
+ */
+function hashWithTriggers(spec: RollupSpec, deployed: Map<string, Deployed>): string {
+  const triggers = createTriggers(spec);
+  const functions = triggerNames(spec).map((name) => createFunction(name, deployed.get(name)?.body ?? "", FUNCTION_SETTINGS.slice(0, 1)));
+  return Bun.hash([...functions.flatMap((f, i) => [f, triggers[i]!]), ...rebuildSql(spec)].join("\n")).toString(16);
+}
+
+/** pg_proc.proconfig's form of a setting ("name=value"). */
+const storedSetting = (setting: string) => setting.replace(/^(\w+) = /, "$1=");
 
 /** Rebuilds the given rollups (all by default) from raw rows, in dependency order, in the transaction `tx` (or one of its own). */
 export async function rebuildPgRollups(sql: SQL, specs: RollupSpec[] = PG_ROLLUPS, inTransaction = false): Promise<{ table: string; rows: number; ms: number }[]> {
@@ -189,9 +240,10 @@ export async function rebuildPgRollups(sql: SQL, specs: RollupSpec[] = PG_ROLLUP
 }
 
 /**
- * Makes the triggers match spec.ts: a rollup whose definition changed, is new, or lost a trigger
- * gets its functions and triggers replaced and its rows rebuilt (and so does every rollup fed by
- * it). Runs in the schema part's transaction, under the migration lock.
+ * Makes the triggers match spec.ts: a rollup whose rows' definition changed, is new, or lost a
+ * trigger gets its functions and triggers replaced and its rows rebuilt (and so does every rollup fed
+ * by it); one whose functions are only written differently gets them replaced, its rows kept. Runs in
+ * the schema part's transaction, under the migration lock.
  */
 export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   const stored = new Map(((await tx`SELECT name, hash FROM rollup_state`) as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
@@ -199,6 +251,11 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
     SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
      WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace AND t.tgname LIKE 'rollup\\_%'`) as { name: string; table: string }[];
   const triggers = new Set(present.map((t) => t.name));
+  const deployed = new Map(
+    ((await tx`SELECT proname AS name, prosrc AS body, coalesce(proconfig, '{}') AS settings FROM pg_proc WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'rollup\\_%'`) as { name: string; body: string; settings: string[] }[]).map(
+      (f) => [f.name, { body: f.body, settings: [...f.settings] }],
+    ),
+  );
   // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write.
   const defined = new Set(PG_ROLLUPS.flatMap(triggerNames));
   for (const t of present)
@@ -206,15 +263,23 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
       await tx.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
       await tx.unsafe(`DROP FUNCTION IF EXISTS ${t.name}()`);
     }
-  const stale = PG_ROLLUPS.filter((spec) => stored.get(spec.table) !== definitionHash(spec) || triggerNames(spec).some((name) => !triggers.has(name)));
-  if (!stale.length) return [];
+  const keeps = (spec: RollupSpec) => {
+    const hash = stored.get(spec.table);
+    return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, deployed)) && triggerNames(spec).every((name) => triggers.has(name));
+  };
+  const stale = PG_ROLLUPS.filter((spec) => !keeps(spec));
   const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
-  for (const spec of rebuild) {
+  const settings = FUNCTION_SETTINGS.map(storedSetting).join("\n");
+  const written = (spec: RollupSpec) => triggerFunctions(spec).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
+  // Functions written differently (same rows): replaced, the rows kept.
+  const rewritten = PG_ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || !written(spec)));
+  if (!rebuild.length && !rewritten.length) return [];
+  for (const spec of [...rebuild, ...rewritten]) {
     for (const name of triggerNames(spec)) await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${spec.source}`);
     for (const statement of triggerSql(spec)) await tx.unsafe(statement);
   }
   await rebuildPgRollups(tx, rebuild, true);
-  for (const spec of rebuild)
+  for (const spec of [...rebuild, ...rewritten])
     await tx`INSERT INTO rollup_state (name, hash) VALUES (${spec.table}, ${definitionHash(spec)}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now()`;
   return rebuild.map((s) => s.table);
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SQL } from "bun";
 import type { PgHandle } from "../../src/db/pg/open";
 import { openPostgresDatabase } from "../../src/database";
-import { ensurePgRollups, rebuildPgRollups } from "../../src/rollups/triggers.pg";
+import { ensurePgRollups, PG_ROLLUPS, rebuildPgRollups, rebuildSql, triggerNames, triggerSql } from "../../src/rollups/triggers.pg";
 import { seededRandom } from "../helpers/random";
 import { testPostgres } from "../helpers/postgres";
 import { ROLLUP_TABLES, snapshotDifferences, TABLES } from "./recompute";
@@ -376,6 +376,33 @@ describe.skipIf(!server)("rollup tables equal the aggregates of their raw rows (
     expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual(["traffic_visitor_days", "traffic_visitors_daily", "traffic_visitors_weekly"]);
     await check("after ensure of a stale definition");
     expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
+  });
+
+  test("trigger functions written differently (an upgrade's, or the release before issue #32's) are replaced and their rows kept", async () => {
+    const spec = PG_ROLLUPS.find((s) => s.table === "domain_prompt_running")!;
+    const [insert] = triggerNames(spec);
+    const functionOf = async (name: string) => (await sql()`SELECT prosrc AS body, proconfig AS settings FROM pg_proc WHERE proname = ${name}`)[0] as { body: string; settings: string[] };
+    const current = await functionOf(insert!);
+    expect(current.settings).toContain("enable_seqscan=off");
+    // As the previous release left it: its functions set only search_path (their bodies, here an
+    // older one), and rollup_state holds its hash of the trigger statements with the rebuild.
+    const olderBody = current.body.replace("RETURN NULL;", "PERFORM 1;\n  RETURN NULL;");
+    const previous = triggerSql(spec).map((statement) => (statement.startsWith("CREATE OR REPLACE FUNCTION") ? statement.replace(/ SET enable_\w+ = off/g, "") : statement));
+    previous[0] = previous[0]!.replace(/\$rollup\$[\s\S]*\$rollup\$/, () => `$rollup$${olderBody}$rollup$`);
+    for (const statement of previous.filter((s) => s.startsWith("CREATE OR REPLACE FUNCTION"))) await sql().unsafe(statement);
+    await sql()`UPDATE rollup_state SET hash = ${Bun.hash([...previous, ...rebuildSql(spec)].join("\n")).toString(16)} WHERE name = ${spec.table}`;
+    expect((await functionOf(insert!)).settings).toEqual(["search_path=public, pg_temp"]);
+    // A row off by 100: a rebuild would put it right, so it staying off shows the rows were kept.
+    expect((await sql()`SELECT count(*)::int AS n FROM domain_prompt_running`)[0].n).toBeGreaterThan(0);
+    const [row] = await sql()`UPDATE domain_prompt_running SET answers = answers + 100 WHERE ctid = (SELECT min(ctid) FROM domain_prompt_running) RETURNING brand_id, domain, prompt_id, day, answers`;
+    expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
+    expect(await functionOf(insert!)).toEqual(current);
+    const [after] = await sql()`SELECT answers FROM domain_prompt_running WHERE brand_id = ${row.brand_id} AND domain = ${row.domain} AND prompt_id = ${row.prompt_id} AND day = ${row.day}`;
+    expect(after.answers).toBe(row.answers);
+    await sql()`UPDATE domain_prompt_running SET answers = answers - 100 WHERE brand_id = ${row.brand_id} AND domain = ${row.domain} AND prompt_id = ${row.prompt_id} AND day = ${row.day}`;
+    expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
+    await randomRound();
+    await check("after the functions were replaced");
   });
 
   test("a lost trigger is put back and what it keeps rebuilt", async () => {
