@@ -126,5 +126,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0024_crawler_agents",
     "when": 1795763012136,
     "sql": "-- Issue #32: each user agent of the crawler logs kept once; new crawler_hits rows name it by id\n-- (user_agent '' then). Rows written before keep their text; adding the column reads no row.\nCREATE TABLE `crawler_agents` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`user_agent` text NOT NULL\n);\n--> statement-breakpoint\nCREATE UNIQUE INDEX `crawler_agents_user_agent_unique` ON `crawler_agents` (`user_agent`);--> statement-breakpoint\nALTER TABLE `crawler_hits` ADD `agent_id` integer REFERENCES crawler_agents(id);"
+  },
+  {
+    "tag": "0025_traffic_pages_running",
+    "when": 1795768931816,
+    "sql": "-- Issue #32: landing pages as running totals (two seeks per page whatever the window: a year by week\n-- costs what a month does), born WITHOUT ROWID; rebuilt from ai_traffic_logs at the first start.\nCREATE TABLE `traffic_pages_running` (\n\t`brand_id` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`path` text NOT NULL,\n\t`day` text NOT NULL,\n\t`visits` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `platform`, `path`, `day`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n) WITHOUT ROWID;\n--> statement-breakpoint\nCREATE TABLE `traffic_pages_running_keys` (\n\t`brand_id` text NOT NULL,\n\t`platform` text NOT NULL,\n\t`path` text NOT NULL,\n\t`rows` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `platform`, `path`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n) WITHOUT ROWID;\n--> statement-breakpoint\n-- The day and month buckets the running totals replace are retired, not dropped here (dropping\n-- reads every page): they go at start when small, else with `answerwatch vacuum --full`\n-- (src/rollups/triggers.sqlite.ts RETIRED_ROLLUPS).\nSELECT 1;"
   }
 ];

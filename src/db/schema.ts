@@ -615,17 +615,8 @@ export const trafficVisitorsWeekly = sqliteTable(
   (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] })],
 );
 
-export const trafficPagesDaily = sqliteTable(
-  "traffic_pages_daily",
-  { brandId: brandRef(), day: day(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },
-  (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform, t.path] })],
-);
-
-export const trafficPagesMonthly = sqliteTable(
-  "traffic_pages_monthly",
-  { brandId: brandRef(), month: text("month").notNull(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },
-  (t) => [primaryKey({ columns: [t.brandId, t.month, t.platform, t.path] })],
-);
+/** AI-referred visits per landing page and platform (running totals). */
+export const [trafficPagesRunning, trafficPagesRunningKeys] = runningRollup("traffic_pages_running", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
 
 /** Which rollup definitions the rollup tables were last built with (src/rollups/triggers.ts). */
 export const rollupState = sqliteTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });

@@ -69,20 +69,14 @@ export function parseTrafficQuery(query: Record<string, string | undefined>, now
 
 const dayKey = (t: number) => new Date(t).toISOString().slice(0, 10);
 
-/** The window split by what can answer it: whole months, whole days, and the partial days at its ends (raw rows). */
+/** The window split by what can answer it: whole days (by week, whole weeks among them), and the partial days at its ends (raw rows). */
 function splitWindow(q: TrafficQuery) {
   const from = q.from.getTime();
   const to = q.to.getTime();
   const firstWholeDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const endWholeDays = Math.floor(to / DAY_MS) * DAY_MS;
-  if (firstWholeDay >= endWholeDays) return { days: null, months: null, raw: [[from, to]] as [number, number][], weeks: null, cellDays: [] as Range[] };
+  if (firstWholeDay >= endWholeDays) return { days: null, raw: [[from, to]] as [number, number][], weeks: null, cellDays: [] as Range[] };
   const raw = ([[from, firstWholeDay], [endWholeDays, to]] as [number, number][]).filter(([a, b]) => a < b);
-  // Whole months inside the whole days; the days around them are read day by day.
-  const firstOfMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
-  const nextMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1);
-  const monthsFrom = firstOfMonth(firstWholeDay) === firstWholeDay ? firstWholeDay : nextMonth(firstWholeDay);
-  const monthsTo = firstOfMonth(endWholeDays);
-  const months = monthsFrom < monthsTo ? { from: dayKey(monthsFrom).slice(0, 7), to: dayKey(monthsTo).slice(0, 7), fromDay: dayKey(monthsFrom), toDay: dayKey(monthsTo) } : null;
   // By week, the whole weeks inside the whole days come from the weekly rollups, the days around them day by day.
   const firstMonday = periodStart(new Date(firstWholeDay), "week").getTime() === firstWholeDay ? firstWholeDay : periodStart(new Date(firstWholeDay), "week").getTime() + 7 * DAY_MS;
   const endMonday = periodStart(new Date(endWholeDays), "week").getTime();
@@ -90,17 +84,17 @@ function splitWindow(q: TrafficQuery) {
   const cellDays: Range[] = weeks
     ? ([[dayKey(firstWholeDay), weeks[0]], [weeks[1], dayKey(endWholeDays)]] as Range[]).filter(([a, b]) => a < b)
     : [[dayKey(firstWholeDay), dayKey(endWholeDays)]];
-  return { days: { from: dayKey(firstWholeDay), to: dayKey(endWholeDays) }, months, raw, weeks, cellDays };
+  return { days: { from: dayKey(firstWholeDay), to: dayKey(endWholeDays) }, raw, weeks, cellDays };
 }
 
 /**
  * Whole UTC days are read from the daily rollups (src/rollups; visitor hashes change every UTC
  * day, so a day's distinct visitors add up across days), by week whole weeks from the weekly ones,
- * landing pages of whole months from the monthly one, and only the partial days at the window's
+ * landing pages from their running totals (two seeks a page), and only the partial days at the window's
  * ends from raw visits: a year costs about what a month does.
  */
 export async function trafficReport(store: ReportsStore, brandId: string, q: TrafficQuery): Promise<TrafficReport> {
-  const { days, months, raw, weeks, cellDays } = splitWindow(q);
+  const { days, raw, weeks, cellDays } = splitWindow(q);
   const rawRanges = raw.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()] as Range);
 
   // Visits and visitors per (day, platform); platform '' is a view no assistant sent, '*' (visitors only) any assistant.
@@ -134,9 +128,7 @@ export async function trafficReport(store: ReportsStore, brandId: string, q: Tra
     periods.push({ period: key, ...(byPeriod.get(key) ?? { visits: 0, byPlatform: {} }) });
   }
 
-  // Days outside the whole months: before them, after them, or all whole days when there are none.
-  const dayRanges = days ? (months ? [[days.from, months.fromDay], [months.toDay, days.to]] : [[days.from, days.to]]).filter(([a, b]) => a! < b!) as Range[] : [];
-  const pageCells = await store.landingPageCells({ brandId, months: months ? [months.from, months.to] : null, days: dayRanges, raw: rawRanges });
+  const pageCells = await store.landingPageCells({ brandId, days: days ? [days.from, days.to] : null, raw: rawRanges });
   const pages = new Map<string, { path: string; visits: number; byPlatform: Record<string, number> }>();
   for (const cell of pageCells) {
     const page = pages.get(cell.path) ?? pages.set(cell.path, { path: cell.path, visits: 0, byPlatform: {} }).get(cell.path)!;

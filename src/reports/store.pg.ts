@@ -1,6 +1,6 @@
 // The reports store on Postgres (store.ts says what each read answers): the traffic rollups
-// (src/rollups, kept by triggers.pg.ts) for whole days and months, ai_traffic_logs for the partial
-// days at a window's ends. Ranges go as arrays of bounds, so each read is one fixed statement.
+// (src/rollups, kept by triggers.pg.ts) for whole days and weeks, the landing pages' running totals,
+// ai_traffic_logs for the partial days at a window's ends. Ranges go as arrays of bounds, so each read is one fixed statement.
 import type { SQL } from "bun";
 import { isUuid } from "../db/pg/values";
 import type { LandingPageCell, Range, ReportsStore } from "./store";
@@ -36,15 +36,16 @@ export function createPgReportsStore(sql: SQL): ReportsStore {
       );
       return counts(rows as { day: string; platform: string; visits: number; visitors: number }[], ["visits", "visitors"]);
     },
-    async landingPageCells({ brandId, months, days, raw }) {
+    async landingPageCells({ brandId, days, raw }) {
       if (!isUuid(brandId)) return [];
+      // A page's visits in [from, to): its running total before `to` ($5) minus its running total before `from` ($4).
+      const before = (bound: string) => `(SELECT q.visits FROM traffic_pages_running AS q WHERE q.brand_id = k.brand_id AND q.platform = k.platform AND q.path = k.path AND q.day < ${bound} ORDER BY q.day DESC LIMIT 1)`;
       const rows = await sql.unsafe(
         `SELECT path, platform, sum(visits) AS visits FROM (
-            SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = $1 AND month >= $4 AND month < $5
-            UNION ALL SELECT path, platform, visits FROM ${inDays("traffic_pages_daily", "$6", "$7")}
+            SELECT k.path, k.platform, coalesce(${before("$5")}, 0) - coalesce(${before("$4")}, 0) AS visits FROM traffic_pages_running_keys AS k WHERE k.brand_id = $1 AND $4 <> ''
             UNION ALL SELECT path, source_platform, 1 FROM ${RAW_LOGS} WHERE source_platform IS NOT NULL) AS cells
-          GROUP BY path, platform`,
-        [brandId, starts(raw), ends(raw), months?.[0] ?? "", months?.[1] ?? "", starts(days), ends(days)],
+          GROUP BY path, platform HAVING sum(visits) > 0`,
+        [brandId, starts(raw), ends(raw), days?.[0] ?? "", days?.[1] ?? ""],
       );
       return counts(rows as LandingPageCell[], ["visits"]);
     },

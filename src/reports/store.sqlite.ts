@@ -1,5 +1,6 @@
 // The reports store on SQLite (store.ts says what each read answers): the traffic rollups
-// (src/rollups) for whole days and months, ai_traffic_logs for the partial days at a window's ends.
+// (src/rollups) for whole days and weeks, the landing pages' running totals, ai_traffic_logs for the
+// partial days at a window's ends.
 import type { Database } from "bun:sqlite";
 import type { LandingPageCell, Range, ReportsStore, TrafficCell } from "./store";
 
@@ -35,13 +36,21 @@ export function createSqliteReportsStore(sqlite: Database): ReportsStore {
         (cells) => `SELECT day, platform, sum(visits) AS visits, sum(visitors) AS visitors FROM (SELECT '' AS day, '' AS platform, 0 AS visits, 0 AS visitors WHERE 0 UNION ALL ${cells}) GROUP BY day, platform`,
       );
     },
-    async landingPageCells({ brandId, months, days, raw }) {
-      const parts = [
-        perRange("month", months ? [months] : [], (w) => `SELECT path, platform, visits FROM traffic_pages_monthly WHERE brand_id = ? AND ${w}`),
-        perRange("day", days, (w) => `SELECT path, platform, visits FROM traffic_pages_daily WHERE brand_id = ? AND ${w}`),
-        perRange("created_at", raw, (w) => `SELECT path, source_platform, 1 FROM ai_traffic_logs WHERE brand_id = ? AND ${w} AND source_platform IS NOT NULL`),
-      ];
-      return cellsOf<LandingPageCell>(parts, brandId, (cells) => `SELECT path, platform, sum(visits) AS visits FROM (SELECT '' AS path, '' AS platform, 0 AS visits WHERE 0 UNION ALL ${cells}) GROUP BY path, platform`);
+    async landingPageCells({ brandId, days, raw }) {
+      const selects: string[] = [];
+      const params: string[] = [];
+      if (days) {
+        // A page's visits in [from, to): its running total before `to` minus its running total before `from`.
+        const before = `coalesce((SELECT q.visits FROM traffic_pages_running AS q WHERE q.brand_id = k.brand_id AND q.platform = k.platform AND q.path = k.path AND q.day < ? ORDER BY q.day DESC LIMIT 1), 0)`;
+        selects.push(`SELECT k.path AS path, k.platform AS platform, ${before} - ${before} AS visits FROM traffic_pages_running_keys AS k WHERE k.brand_id = ?`);
+        params.push(days[1], days[0], brandId);
+      }
+      for (const [from, to] of raw) {
+        selects.push("SELECT path, source_platform AS platform, 1 AS visits FROM ai_traffic_logs WHERE brand_id = ? AND created_at >= ? AND created_at < ? AND source_platform IS NOT NULL");
+        params.push(brandId, from, to);
+      }
+      if (!selects.length) return [];
+      return sqlite.query(`SELECT path, platform, sum(visits) AS visits FROM (${selects.join(" UNION ALL ")}) GROUP BY path, platform HAVING sum(visits) > 0`).all(...params) as LandingPageCell[];
     },
   };
 }

@@ -16,6 +16,9 @@ export interface ReportsStore {
    * the weekly ones as cells of their Monday, the instants of `raw` from the visits themselves.
    */
   trafficCells(input: { brandId: string; days: Range[]; weeks: Range | null; raw: Range[] }): Promise<TrafficCell[]>;
-  /** The brand's AI-referred visits per (landing path, platform): whole `months` (null: none), `days` ranges, and the instants of `raw`. */
-  landingPageCells(input: { brandId: string; months: Range | null; days: Range[]; raw: Range[] }): Promise<LandingPageCell[]>;
+  /**
+   * The brand's AI-referred visits per (landing path, platform) with any: the whole days of `days`
+   * (null: none) from the running totals, two seeks per page whatever its length, and the instants of `raw`.
+   */
+  landingPageCells(input: { brandId: string; days: Range | null; raw: Range[] }): Promise<LandingPageCell[]>;
 }

@@ -238,19 +238,6 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     ["platform", "search_queries"],
   );
 
-  /** AI-referred visits per landing page and platform, in buckets of a day or a month. */
-  function pagesRollup(table: string, bucket: Record<string, string>): RollupSpec {
-    return {
-      table,
-      source: "ai_traffic_logs",
-      where: "{r}.source_platform IS NOT NULL",
-      keys: { brand_id: "{r}.brand_id", ...bucket, platform: "{r}.source_platform", path: "{r}.path" },
-      measures: { visits: "1" },
-      countColumn: "visits",
-      watch: ["brand_id", "created_at", "source_platform", "path"],
-    };
-  }
-
   // In dependency order: a rollup fed by another rollup comes after it.
   return [
     ...resultRollups,
@@ -338,8 +325,18 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       running: true,
       day: d.day("{r}.at"),
     }),
-    pagesRollup("traffic_pages_daily", { day }),
-    pagesRollup("traffic_pages_monthly", { month }),
+    // AI-referred visits per landing page and platform, as running totals: a window's landing pages
+    // in two seeks per page, a year as a month (issue #32; they were day and month buckets).
+    ...withKeyList({
+      table: "traffic_pages_running",
+      source: "ai_traffic_logs",
+      where: "{r}.source_platform IS NOT NULL",
+      keys: { brand_id: "{r}.brand_id", platform: "{r}.source_platform", path: "{r}.path" },
+      measures: { visits: "1" },
+      countColumn: "visits",
+      watch: ["brand_id", "created_at", "source_platform", "path"],
+      running: true,
+    }),
   ];
 }
 

@@ -89,24 +89,37 @@ function subtract(spec: RollupSpec, rows: RawRows): string {
 const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? PG_DIALECT.day("{r}.created_at") } });
 const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(" AND ");
 
+/**
+ * Adds `rows` in one statement, each row written once: the existing rows on or after a (key, day)
+ * the rows add to are shifted (a CTE), and the days missing are inserted with the key's total before
+ * them plus what the rows add up to that day. Every part reads the table as it was before the
+ * statement, so the inserts carry the old totals, and a day already there (shifted) is left alone.
+ * Tracking adds today's answers, later than every row: only inserts, no row written twice.
+ */
 function addRunning(spec: RollupSpec, rows: RawRows): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
-  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${q(m)}`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS c
+  const upTo = (m: string) => q(`aw_upto_${m}`);
+  const contributions = `SELECT x.*, ${measures.map((m) => `sum(x.${q(m)}) OVER (PARTITION BY ${list(keys, "x.")} ORDER BY x.day) AS ${upTo(m)}`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS x`;
+  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${upTo(m)}`).join(", ")} FROM aw_c AS c
       LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameKey(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
-  // The rows already there (on or after each day) first, then the days missing, each written once with
-  // its carried total and its own sum: the usual write, today's answers, then inserts rows and updates none.
-  return `${shiftRunning(spec, rows, "+")}
+  return `WITH aw_c AS MATERIALIZED (${contributions}),
+    aw_shifted AS (${shift(spec, "aw_c", "+")})
   INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
 }
 
-function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string {
+/** The UPDATE adding (or taking away) `contributions` (a FROM item of (key, day) sums) to every row of their keys on or after their days. */
+function shift(spec: RollupSpec, contributions: string, sign: "+" | "-"): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
   const shifts = `SELECT ${list(keys, "l.")}, l.day, ${measures.map((m) => `sum(c.${q(m)}) AS ${q(m)}`).join(", ")}
-      FROM ${spec.table} AS l JOIN (${contribution(withDay(spec), rows)}) AS c ON ${sameKey(spec, "l", "c")} AND l.day >= c.day GROUP BY ${list(keys, "l.")}, l.day`;
+      FROM ${spec.table} AS l JOIN ${contributions} AS c ON ${sameKey(spec, "l", "c")} AND l.day >= c.day GROUP BY ${list(keys, "l.")}, l.day`;
   const set = measures.map((m) => `${q(m)} = ${spec.table}.${q(m)} ${sign} d.${q(m)}`);
-  return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameKey(spec, spec.table, "d")} AND ${spec.table}.day = d.day;`;
+  return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameKey(spec, spec.table, "d")} AND ${spec.table}.day = d.day`;
+}
+
+function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string {
+  return `${shift(spec, `(${contribution(withDay(spec), rows)})`, sign)};`;
 }
 
 function rebuildRunning(spec: RollupSpec): string {

@@ -296,7 +296,7 @@ export function ensureRollups(sqlite: Database, options: { convertUpTo?: number 
  * longer defined). Dropping one reads every page of it — domain_rollups_daily is ~13 s per million
  * results — so a migration does not: they go at start when small, else with `answerwatch vacuum --full`.
  */
-const RETIRED_ROLLUPS = ["domain_rollups_daily"];
+const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"];
 
 /** Drops the retired rollup tables of up to `maxRows` rows; returns those dropped. */
 export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string[] {

@@ -1,5 +1,5 @@
 // The reports store's contract (src/reports/store.ts), for every backend: page views seeded through
-// the fixtures; whole days and months read from the rollups, instants from the visits, alike.
+// the fixtures; whole days, weeks and landing pages read from the rollups, instants from the visits, alike.
 import { describe, expect, test, afterAll, beforeAll } from "bun:test";
 import type { ReportsStore } from "../../src/reports/store";
 import type { Harness } from "./harness";
@@ -56,16 +56,21 @@ export function describeReportsStoreContract(name: string, make: () => Promise<H
       expect(await h.store.trafficCells({ brandId: crypto.randomUUID(), days: [["2026-01-01", "2026-12-31"]], weeks: ["2025-12-29", "2026-12-28"], raw: [] })).toEqual([]);
     });
 
-    test("landingPageCells: AI-referred visits per path and platform from months, days and instants alike; other views left out", async () => {
+    test("landingPageCells: AI-referred visits per path and platform from whole days (running totals) and instants alike; other views and empty windows left out", async () => {
       const march = sorted([{ path: "/", platform: "chatgpt", visits: 2 }, { path: "/pricing", platform: "perplexity", visits: 1 }, { path: "/pricing", platform: "chatgpt", visits: 1 }]);
-      expect(sorted(await h.store.landingPageCells({ brandId: brand, months: ["2026-03", "2026-04"], days: [], raw: [] }))).toEqual(march);
-      expect(sorted(await h.store.landingPageCells({ brandId: brand, months: null, days: [["2026-03-01", "2026-03-02"], ["2026-03-02", "2026-03-03"]], raw: [] }))).toEqual(march);
-      expect(sorted(await h.store.landingPageCells({ brandId: brand, months: null, days: [], raw: [["2026-03-01T00:00:00.000Z", "2026-03-03T00:00:00.000Z"]] }))).toEqual(march);
-      // Month, days and instants add up.
-      expect(sorted(await h.store.landingPageCells({ brandId: brand, months: ["2026-03", "2026-04"], days: [], raw: [["2026-04-10T00:00:00.000Z", "2026-04-11T00:00:00.000Z"]] }))).toEqual(
+      expect(sorted(await h.store.landingPageCells({ brandId: brand, days: ["2026-03-01", "2026-04-01"], raw: [] }))).toEqual(march);
+      expect(sorted(await h.store.landingPageCells({ brandId: brand, days: ["2026-02-01", "2026-03-03"], raw: [] }))).toEqual(march);
+      expect(sorted(await h.store.landingPageCells({ brandId: brand, days: null, raw: [["2026-03-01T00:00:00.000Z", "2026-03-03T00:00:00.000Z"]] }))).toEqual(march);
+      // A window starting after a page's first days: the running total before its start is taken off.
+      expect(sorted(await h.store.landingPageCells({ brandId: brand, days: ["2026-03-02", "2026-05-01"], raw: [] }))).toEqual(sorted([{ path: "/pricing", platform: "chatgpt", visits: 1 }, { path: "/", platform: "chatgpt", visits: 1 }]));
+      // Days and instants add up.
+      expect(sorted(await h.store.landingPageCells({ brandId: brand, days: ["2026-03-01", "2026-04-01"], raw: [["2026-04-10T00:00:00.000Z", "2026-04-11T00:00:00.000Z"]] }))).toEqual(
         sorted([{ path: "/", platform: "chatgpt", visits: 3 }, { path: "/pricing", platform: "perplexity", visits: 1 }, { path: "/pricing", platform: "chatgpt", visits: 1 }]),
       );
-      expect(await h.store.landingPageCells({ brandId: brand, months: null, days: [], raw: [] })).toEqual([]);
+      // Nothing in the window: no rows, not rows of zero.
+      expect(await h.store.landingPageCells({ brandId: brand, days: ["2026-03-03", "2026-04-10"], raw: [] })).toEqual([]);
+      expect(await h.store.landingPageCells({ brandId: brand, days: null, raw: [] })).toEqual([]);
+      expect(await h.store.landingPageCells({ brandId: crypto.randomUUID(), days: ["2026-01-01", "2026-12-31"], raw: [] })).toEqual([]);
     });
   });
 }

@@ -74,10 +74,11 @@ function databaseBeforeTheDiet(dir = dataDir) {
   return { snapshot, tables };
 }
 
-test("the release before the storage diet: raw rows kept, crawler_hourly and domain_rollups_daily dropped, every rollup equal to its raw rows", async () => {
+test("the release before the storage diet: raw rows kept, crawler_hourly, domain_rollups_daily and the landing-page buckets dropped, every rollup (the running totals that replace them included) equal to its raw rows", async () => {
   const { snapshot, tables } = databaseBeforeTheDiet();
   expect(tables).toContain("crawler_hourly");
   expect(tables).toContain("domain_rollups_daily");
+  expect(tables).toContain("traffic_pages_monthly");
   expect(tables).not.toContain("crawler_weekly");
   const server = await testServer({ DATA_DIR: dataDir });
   stops.push(() => server.stop());
@@ -93,6 +94,8 @@ test("the release before the storage diet: raw rows kept, crawler_hourly and dom
   const now = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
   expect(now).not.toContain("crawler_hourly");
   expect(now).not.toContain("domain_rollups_daily");
+  expect(now).not.toContain("traffic_pages_daily");
+  expect(now).not.toContain("traffic_pages_monthly");
   // Every rollup built from the old rows, equal to sums computed here from them, each kept WITHOUT ROWID (small enough to convert at start).
   expect(rollupDifferences(sqlite)).toEqual([]);
   const counts = rollupCounts(sqlite);

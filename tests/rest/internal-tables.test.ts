@@ -13,7 +13,7 @@ const INTERNAL = [
   "domain_rollups_monthly", "competitor_running", "competitor_running_keys", "domain_running", "domain_running_keys",
   "domain_prompt_running", "domain_prompt_running_keys", "url_running", "url_running_keys", "query_running", "query_running_keys", "personal_api_keys", "crawler_hits", "crawler_agents",
   "crawler_daily", "crawler_monthly", "crawler_paths_running", "crawler_paths_running_keys",
-  "citation_domain_daily", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_pages_daily", "traffic_pages_monthly",
+  "citation_domain_daily", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_pages_running", "traffic_pages_running_keys",
 ];
 
 let server: Server;

@@ -88,8 +88,8 @@ export const TABLES: Record<string, TableDef> = {
   traffic_visitors_daily: { keys: ["brand_id", "day", "platform"], measures: ["visitors"] },
   traffic_platform_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visits"] },
   traffic_visitors_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visitors"] },
-  traffic_pages_daily: { keys: ["brand_id", "day", "platform", "path"], measures: ["visits"] },
-  traffic_pages_monthly: { keys: ["brand_id", "month", "platform", "path"], measures: ["visits"] },
+  traffic_pages_running: { keys: ["brand_id", "platform", "path", "day"], measures: ["visits"], running: true },
+  traffic_pages_running_keys: { keys: ["brand_id", "platform", "path"], measures: ["rows"] },
 };
 export const ROLLUP_TABLES = Object.keys(TABLES);
 
@@ -245,8 +245,8 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
       visitors.get(vk)!.add(t.visitor_hash);
     }
     if (t.source_platform !== null) {
-      b.traffic_pages_daily.add({ brand_id: t.brand_id, day: day(t.created_at), platform: t.source_platform, path: t.path }, { visits: 1 });
-      b.traffic_pages_monthly.add({ brand_id: t.brand_id, month: month(t.created_at), platform: t.source_platform, path: t.path }, { visits: 1 });
+      b.traffic_pages_running!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path, day: day(t.created_at) }, { visits: 1 });
+      b.traffic_pages_running_keys!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path }, { rows: 1 });
     }
   }
   for (const [vk, set] of visitors) {

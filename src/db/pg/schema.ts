@@ -662,17 +662,8 @@ export const trafficVisitorsWeekly = pgTable(
   (t) => [primaryKey({ columns: [t.brandId, t.week, t.platform] }), organizationIndex("traffic_visitors_weekly", t.organizationId)],
 );
 
-export const trafficPagesDaily = pgTable(
-  "traffic_pages_daily",
-  { brandId: brandRef(), organizationId: organizationRef(), day: day(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },
-  (t) => [primaryKey({ columns: [t.brandId, t.day, t.platform, t.path] }), organizationIndex("traffic_pages_daily", t.organizationId)],
-);
-
-export const trafficPagesMonthly = pgTable(
-  "traffic_pages_monthly",
-  { brandId: brandRef(), organizationId: organizationRef(), month: text("month").notNull(), platform: text("platform").notNull(), path: text("path").notNull(), visits: count("visits") },
-  (t) => [primaryKey({ columns: [t.brandId, t.month, t.platform, t.path] }), organizationIndex("traffic_pages_monthly", t.organizationId)],
-);
+/** AI-referred visits per landing page and platform (running totals). */
+export const [trafficPagesRunning, trafficPagesRunningKeys] = runningRollup("traffic_pages_running", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
 
 /** `builtAt` is the column created_at, as in SQLite. */
 export const rollupState = pgTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });
@@ -947,8 +938,8 @@ export const ORGANIZATION_ID_ADDED = [
   "traffic_visitors_daily",
   "traffic_platform_weekly",
   "traffic_visitors_weekly",
-  "traffic_pages_daily",
-  "traffic_pages_monthly",
+  "traffic_pages_running",
+  "traffic_pages_running_keys",
   "crawler_hits",
   "crawler_bots",
   "crawler_daily",
