@@ -27,7 +27,7 @@ export interface PgOpenOptions {
 export const MIGRATION_LOCK = 4_242_028_001;
 
 export async function openPostgres(url: string, options: PgOpenOptions): Promise<PgHandle> {
-  const sql = new SQL(url, { max: options.poolSize ?? 10, idleTimeout: 60 });
+  const sql = new SQL(url, { max: options.poolSize ?? 10, idleTimeout: 60, connection: { jit: "off" } });
   try {
     if (options.migrate !== false) await migratePostgres(sql, options);
   } catch (error) {
