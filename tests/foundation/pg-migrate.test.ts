@@ -45,3 +45,23 @@ test.skipIf(!pg)("a failing migration leaves nothing of itself and releases the 
     await h.close();
   }
 });
+
+test.skipIf(!pg)("every connection of the pool runs with jit off (JIT compiled an import batch for longer than it ran)", async () => {
+  const url = await pg!.createDatabase("migrate");
+  const h = await openPostgres(url, { migrations, parts: [], poolSize: 3 });
+  try {
+    // Three at once: three connections of the pool, each asked.
+    const settings = await Promise.all([0, 1, 2].map(() => h.sql.begin(async (tx) => (await tx`SELECT current_setting('jit') AS jit, pg_backend_pid() AS pid, pg_sleep(0.05)`)[0])));
+    expect(new Set(settings.map((s) => s.pid)).size).toBe(3);
+    expect(settings.map((s) => s.jit)).toEqual(["off", "off", "off"]);
+    // The server's own default stays as it was for other clients.
+    const other = new SQL(url, { max: 1 });
+    try {
+      expect((await other`SELECT current_setting('jit') AS jit`)[0].jit).toBe("on");
+    } finally {
+      await other.close();
+    }
+  } finally {
+    await h.close();
+  }
+});
