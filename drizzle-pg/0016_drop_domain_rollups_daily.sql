@@ -1,7 +1,7 @@
 -- Issue #32: the per-prompt cited-domain rollup by day served only filtered domain reads (see
--- drizzle/0023); the brand-moved trigger no longer lists it.
-DROP TABLE "domain_rollups_daily" CASCADE;--> statement-breakpoint
-DELETE FROM "rollup_state" WHERE "name" = 'domain_rollups_daily';--> statement-breakpoint
+-- drizzle/0023); the brand-moved trigger no longer lists it. The table itself is dropped once no
+-- instance of an older release runs (src/rollups/triggers.pg.ts retirePgRollups): a rolling upgrade's
+-- old instances still read it.
 DROP TRIGGER "brands_organization_moved" ON "public"."brands";--> statement-breakpoint
 CREATE TRIGGER "brands_organization_moved" AFTER UPDATE OF "organization_id" ON "public"."brands" FOR EACH ROW WHEN (OLD.organization_id IS DISTINCT FROM NEW.organization_id)
   EXECUTE FUNCTION "aw_brand_organization_moved"('brand_domains', 'competitors', 'prompt_sets', 'topics', 'prompts', 'brand_platforms', 'job_units', 'prompt_results', 'citations', 'prompt_results_latest', 'suggestions', 'ai_traffic_logs', 'result_rollups_daily', 'result_rollups_monthly', 'result_brand_daily', 'result_brand_weekly', 'domain_rollups_monthly', 'competitor_running', 'competitor_running_keys', 'domain_running', 'domain_running_keys', 'domain_prompt_running', 'domain_prompt_running_keys', 'url_running', 'url_running_keys', 'query_running', 'query_running_keys', 'citation_domain_daily', 'traffic_platform_daily', 'traffic_visitor_days', 'traffic_visitors_daily', 'traffic_platform_weekly', 'traffic_visitors_weekly', 'traffic_pages_daily', 'traffic_pages_monthly', 'crawler_hits', 'crawler_bots', 'crawler_daily', 'crawler_monthly', 'crawler_weekly', 'crawler_paths_running', 'crawler_paths_running_keys', 'jobs', 'share_links', 'webhook_endpoints', 'webhook_events', 'digest_subscriptions', 'digest_runs');

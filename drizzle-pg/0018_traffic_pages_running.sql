@@ -1,5 +1,6 @@
 -- Issue #32: landing pages as running totals (two seeks per page whatever the window), replacing the
 -- day and month buckets; rebuilt from ai_traffic_logs by the next start (src/rollups/triggers.pg.ts).
+-- The buckets stay, kept by their triggers, until no instance of an older release runs (retirePgRollups).
 CREATE TABLE "traffic_pages_running" (
 	"brand_id" uuid NOT NULL,
 	"organization_id" uuid NOT NULL,
@@ -19,13 +20,10 @@ CREATE TABLE "traffic_pages_running_keys" (
 	CONSTRAINT "traffic_pages_running_keys_brand_id_platform_path_pk" PRIMARY KEY("brand_id","platform","path")
 );
 --> statement-breakpoint
-DROP TABLE "traffic_pages_daily" CASCADE;--> statement-breakpoint
-DROP TABLE "traffic_pages_monthly" CASCADE;--> statement-breakpoint
 ALTER TABLE "traffic_pages_running" ADD CONSTRAINT "traffic_pages_running_brand_id_brands_id_fk" FOREIGN KEY ("brand_id") REFERENCES "public"."brands"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "traffic_pages_running_keys" ADD CONSTRAINT "traffic_pages_running_keys_brand_id_brands_id_fk" FOREIGN KEY ("brand_id") REFERENCES "public"."brands"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "traffic_pages_running_org_idx" ON "traffic_pages_running" USING btree ("organization_id");--> statement-breakpoint
 CREATE INDEX "traffic_pages_running_keys_org_idx" ON "traffic_pages_running_keys" USING btree ("organization_id");--> statement-breakpoint
-DELETE FROM "rollup_state" WHERE "name" IN ('traffic_pages_daily', 'traffic_pages_monthly');--> statement-breakpoint
 -- A rollup's organization comes with its bucket rows (drizzle-pg/0006): looked up only when missing.
 CREATE TRIGGER "traffic_pages_running_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."traffic_pages_running" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();--> statement-breakpoint
 CREATE TRIGGER "traffic_pages_running_keys_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."traffic_pages_running_keys" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();--> statement-breakpoint

@@ -177,7 +177,7 @@ export async function startRuntime(input: {
     maintaining = true;
     try {
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped) logger.info("storage maintenance", { ...report });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.tablesRetired) logger.info("storage maintenance", { ...report });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

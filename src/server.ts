@@ -207,9 +207,12 @@ export async function startServer(config: Config, logger = createLogger(config.l
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
 
   // Postgres mode: this instance announces itself and renews its heartbeat while it runs.
-  const thisInstance = { id: crypto.randomUUID(), host: hostname(), pid: process.pid, version: VERSION, url };
+  const instanceId = crypto.randomUUID();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   if (instances) {
+    // Loaded only in Postgres mode: the level counts the embedded Postgres migrations.
+    const { PG_SCHEMA_LEVEL } = await import("./db/pg/schema-level");
+    const thisInstance = { id: instanceId, host: hostname(), pid: process.pid, version: VERSION, url, schema: PG_SCHEMA_LEVEL };
     await instances.register(thisInstance).catch((err) => logger.warn("instance registration failed", { error: String(err) }));
     heartbeat = setInterval(() => void instances.heartbeat(thisInstance).catch((err) => logger.warn("instance heartbeat failed", { error: String(err) })), HEARTBEAT_MS);
     heartbeat.unref?.();
@@ -315,7 +318,7 @@ export async function startServer(config: Config, logger = createLogger(config.l
       const rt = runtime ?? (loading ? await loading.catch(() => undefined) : undefined);
       await rt?.stop();
       clearInterval(heartbeat);
-      await instances?.remove(thisInstance.id).catch(() => {});
+      await instances?.remove(instanceId).catch(() => {});
       await closeBackend();
     })());
 

@@ -2,12 +2,12 @@
 // clock so the instances' own clocks need not agree.
 import type { SQL } from "bun";
 import { plainRows } from "../db/pg/values";
-import type { InstanceRow, InstanceStore } from "./instances";
+import type { InstanceInput, InstanceRow, InstanceStore } from "./instances";
 
 export function createPgInstanceStore(sql: SQL): InstanceStore {
-  const upsert = async (i: { id: string; host: string; pid: number; version: string; url: string | null }) => {
-    await sql`INSERT INTO answerwatch_instances (id, host, pid, version, url) VALUES (${i.id}, ${i.host}, ${i.pid}, ${i.version}, ${i.url})
-              ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), url = excluded.url`;
+  const upsert = async (i: InstanceInput) => {
+    await sql`INSERT INTO answerwatch_instances (id, host, pid, version, url, schema) VALUES (${i.id}, ${i.host}, ${i.pid}, ${i.version}, ${i.url}, ${i.schema})
+              ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), url = excluded.url, schema = excluded.schema`;
   };
   return {
     register: upsert,

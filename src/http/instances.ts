@@ -11,10 +11,20 @@ export interface InstanceRow {
   heartbeat_at: string;
 }
 
+/** An instance as it registers: `schema` is how many Postgres migrations its release carries (src/db/pg/schema-level.ts). */
+export interface InstanceInput {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  url: string | null;
+  schema: number;
+}
+
 export interface InstanceStore {
-  register(input: { id: string; host: string; pid: number; version: string; url: string | null }): Promise<void>;
+  register(input: InstanceInput): Promise<void>;
   /** Renews the heartbeat (and registers again a row another instance pruned). */
-  heartbeat(input: { id: string; host: string; pid: number; version: string; url: string | null }): Promise<void>;
+  heartbeat(input: InstanceInput): Promise<void>;
   remove(id: string): Promise<void>;
   /** The instances whose heartbeat is newer than `withinMs`, oldest first; older rows are pruned. */
   live(withinMs: number): Promise<InstanceRow[]>;

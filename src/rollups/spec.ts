@@ -340,5 +340,12 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
   ];
 }
 
+/**
+ * Rollup tables no longer kept (issue #32): their rows stay until they can go without harm — on
+ * SQLite at start when small, else with `answerwatch vacuum --full` (dropping reads every page); on
+ * Postgres once no instance of an older release runs, which may still read them (triggers.pg.ts).
+ */
+export const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"];
+
 /** The rollups on SQLite, in dependency order: a rollup fed by another rollup comes after it. */
 export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);

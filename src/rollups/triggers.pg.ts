@@ -21,7 +21,9 @@
 //   should write them in one order (as any upserting writer should): two that cross may deadlock.
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
-import { PG_DIALECT, rollupSpecs, type RollupSpec } from "./spec";
+import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
+import { GONE_AFTER_MS } from "../http/instances";
+import { PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
 /** The rollups of spec.ts in Postgres' SQL, in dependency order. */
 export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
@@ -269,10 +271,12 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
       (f) => [f.name, { body: f.body, settings: [...f.settings] }],
     ),
   );
-  // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write.
+  // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write;
+  // a retired rollup's stay while its table does, so that older instances still read it current.
   const defined = new Set(PG_ROLLUPS.flatMap(triggerNames));
+  const retiredKept = new Set((await existingTables(tx, RETIRED_ROLLUPS)).flatMap((table) => triggerNames({ table } as RollupSpec)));
   for (const t of present)
-    if (!defined.has(t.name)) {
+    if (!defined.has(t.name) && !retiredKept.has(t.name)) {
       await tx.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
       await tx.unsafe(`DROP FUNCTION IF EXISTS ${t.name}()`);
     }
@@ -286,6 +290,7 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   const written = (spec: RollupSpec) => triggerFunctions(spec).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
   // Functions written differently (same rows): replaced, the rows kept.
   const rewritten = PG_ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || !written(spec)));
+  await retirePgRollups(tx);
   if (!rebuild.length && !rewritten.length) return [];
   for (const spec of [...rebuild, ...rewritten]) {
     for (const name of triggerNames(spec)) await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${spec.source}`);
@@ -295,6 +300,36 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   for (const spec of [...rebuild, ...rewritten])
     await tx`INSERT INTO rollup_state (name, hash) VALUES (${spec.table}, ${definitionHash(spec)}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now()`;
   return rebuild.map((s) => s.table);
+}
+
+const existingTables = async (sql: SQL, names: string[]): Promise<string[]> =>
+  ((await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND relname = ANY(${sql.array(names, "text")}::text[])`) as { name: string }[]).map((r) => r.name);
+
+/**
+ * Drops the retired rollup tables (spec.ts RETIRED_ROLLUPS) still there, with their triggers, once
+ * no live instance runs a release with fewer migrations than this one (answerwatch_instances.schema;
+ * none: a release from before it): until then a rolling upgrade's older instances still read them,
+ * and their triggers keep them current. At start (under the migration lock) and with the hourly
+ * upkeep. Returns the tables dropped.
+ */
+export async function retirePgRollups(sql: SQL, level = PG_SCHEMA_LEVEL, liveWithinMs = GONE_AFTER_MS): Promise<string[]> {
+  const retired = await existingTables(sql, RETIRED_ROLLUPS);
+  if (!retired.length) return [];
+  const [{ older }] = await sql`SELECT count(*)::int AS older FROM answerwatch_instances
+                                 WHERE heartbeat_at >= now() - make_interval(secs => ${liveWithinMs / 1000}) AND (schema IS NULL OR schema < ${level})`;
+  if (older > 0) return [];
+  const triggers = (await sql`SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+                               WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace
+                                 AND t.tgname = ANY(${sql.array(retired.flatMap((table) => triggerNames({ table } as RollupSpec)), "text")}::text[])`) as { name: string; table: string }[];
+  for (const t of triggers) {
+    await sql.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
+    await sql.unsafe(`DROP FUNCTION IF EXISTS ${t.name}()`);
+  }
+  for (const table of retired) {
+    await sql.unsafe(`DROP TABLE IF EXISTS ${table} CASCADE`);
+    await sql`DELETE FROM rollup_state WHERE name = ${table}`;
+  }
+  return retired;
 }
 
 /** The rollup tables of spec.ts and their triggers, on Postgres. */

@@ -4,7 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
-import { ROLLUPS, type RollupSpec } from "./spec";
+import { RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
@@ -291,14 +291,7 @@ export function ensureRollups(sqlite: Database, options: { convertUpTo?: number 
   return rebuilt;
 }
 
-/**
- * Rollup tables no longer kept (their triggers are gone: ensureTriggers drops those of rollups no
- * longer defined). Dropping one reads every page of it — domain_rollups_daily is ~13 s per million
- * results — so a migration does not: they go at start when small, else with `answerwatch vacuum --full`.
- */
-const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"];
-
-/** Drops the retired rollup tables of up to `maxRows` rows; returns those dropped. */
+/** Drops the retired rollup tables (spec.ts) of up to `maxRows` rows; returns those dropped. Their triggers are gone already: ensureTriggers drops those of rollups no longer defined. */
 export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string[] {
   const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
   return RETIRED_ROLLUPS.filter((table) => {

@@ -12,6 +12,8 @@ export interface MaintenanceReport {
   partitionsMade: number;
   /** Monthly partitions of the raw logs dropped past LOG_RETENTION_MONTHS (Postgres). */
   partitionsDropped: number;
+  /** Retired rollup tables dropped once no older instance runs (Postgres). */
+  tablesRetired: number;
 }
 
 /** The first day of the oldest month LOG_RETENTION_MONTHS keeps: `months` whole months before now's. */
@@ -71,5 +73,5 @@ export async function runMaintenance(
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
   const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
   const partitionsDropped = options.logRetentionMonths ? (await store.dropLogMonthsBefore({ before: logRetentionStart(options.now, options.logRetentionMonths) })).length : 0;
-  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped };
+  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, tablesRetired: (await store.dropRetiredTables()).length };
 }

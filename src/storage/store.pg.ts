@@ -4,7 +4,9 @@
 // large the table. Answers are compressed by TOAST (lz4, drizzle-pg/0003) when written and space is
 // reused by autovacuum: compressing and releasing pages have nothing to do here.
 import type { SQL } from "bun";
+import { MIGRATION_LOCK } from "../db/pg/open";
 import { dropLogPartitionsBefore, ensureLogPartitions, LOG_PARTITIONED } from "../db/pg/partitions";
+import { retirePgRollups } from "../rollups/triggers.pg";
 import type { StorageStore } from "./store";
 
 /** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
@@ -38,5 +40,11 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       for (const { table } of LOG_PARTITIONED) dropped.push(...(await dropLogPartitionsBefore(sql, table, before)));
       return dropped;
     },
+    // Under the migration lock: not while an instance starting migrates or rebuilds.
+    dropRetiredTables: () =>
+      sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+        return retirePgRollups(tx);
+      }),
   };
 }

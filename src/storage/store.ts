@@ -26,4 +26,10 @@ export interface StorageStore {
    * the partitions dropped. SQLite has no partitions and drops nothing (config refuses the setting).
    */
   dropLogMonthsBefore(input: { before: Date }): Promise<string[]>;
+  /**
+   * Drops the rollup tables a newer release retired once no instance of an older one may still
+   * read them (Postgres: src/rollups/triggers.pg.ts); the tables dropped. SQLite retires them at
+   * start or with `vacuum --full`, and drops nothing here.
+   */
+  dropRetiredTables(): Promise<string[]>;
 }

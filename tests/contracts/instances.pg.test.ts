@@ -13,7 +13,7 @@ describe.skipIf(!h)("InstanceStore (postgres)", () => {
     store = createPgInstanceStore(harness.pg.sql);
   });
   afterAll(() => harness.close());
-  const me = (n: number) => ({ id: crypto.randomUUID(), host: `host-${n}`, pid: 100 + n, version: "1.0.0", url: `http://127.0.0.1:${3000 + n}` });
+  const me = (n: number) => ({ id: crypto.randomUUID(), host: `host-${n}`, pid: 100 + n, version: "1.0.0", url: `http://127.0.0.1:${3000 + n}`, schema: 20 });
 
   test("registered instances are live, oldest first; a removed one is not", async () => {
     const [a, b, c] = [me(1), me(2), me(3)];
