@@ -9,8 +9,8 @@ import { openPostgresDatabase } from "../../src/database";
 import { openPostgres, type PgHandle } from "../../src/db/pg/open";
 import { embeddedMigrations } from "../../src/db/pg/migrations.generated";
 import { PG_SCHEMA_LEVEL } from "../../src/db/pg/schema-level";
-import { PG_DIALECT } from "../../src/rollups/spec";
-import { triggerSql, type RollupSpec } from "../../src/rollups/triggers.pg";
+import { PG_DIALECT, type RollupSpec } from "../../src/rollups/spec";
+import { triggerSql } from "../../src/rollups/triggers.pg";
 import { createPgStorageStore } from "../../src/storage/store.pg";
 import { testPostgres } from "../helpers/postgres";
 
