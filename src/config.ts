@@ -3,7 +3,7 @@
 // croner is what @elysiajs/cron runs on; asking it directly costs a millisecond, not a plugin's set-up.
 import { Cron } from "croner";
 import { readFileSync } from "node:fs";
-import { SOURCE_CATEGORIES, type CategoryList } from "./analysis/source-categories";
+import { SOURCE_CATEGORIES, type CategoryList } from "./analysis/source-category-names";
 import { loadEngineConfig, type EngineConfig } from "./engines/config";
 import { isEngineError } from "./engines/errors";
 

@@ -5,12 +5,10 @@
  * Pure: the list comes in as data.
  */
 import shipped from "./data/source-categories.json";
+import { SOURCE_CATEGORIES, type CategoryList, type SourceCategory } from "./source-category-names";
 import { hostBelongsTo } from "./urls";
 
-export const SOURCE_CATEGORIES = ["forum", "social", "review", "editorial", "reference", "institutional", "other"] as const;
-export type SourceCategory = (typeof SOURCE_CATEGORIES)[number];
-
-export type CategoryList = Partial<Record<Exclude<SourceCategory, "other">, readonly string[]>>;
+export { SOURCE_CATEGORIES, type CategoryList, type SourceCategory };
 
 // Public bodies and universities by suffix: gov/mil/edu/int anywhere in the public suffix, and the
 // second-level names countries use for them.
