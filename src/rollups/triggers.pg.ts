@@ -132,7 +132,7 @@ function rebuildRunning(spec: RollupSpec): string {
   return `INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) SELECT ${list(keys)}, day, organization_id, ${totals.join(", ")} FROM (${perDay}) AS y`;
 }
 
-export function triggerNames(spec: RollupSpec): string[] {
+export function triggerNames(spec: Pick<RollupSpec, "table">): string[] {
   return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
 }
 
@@ -274,7 +274,7 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   // Triggers of a rollup no longer defined (its table dropped by a migration) would fail every write;
   // a retired rollup's stay while its table does, so that older instances still read it current.
   const defined = new Set(PG_ROLLUPS.flatMap(triggerNames));
-  const retiredKept = new Set((await existingTables(tx, RETIRED_ROLLUPS)).flatMap((table) => triggerNames({ table } as RollupSpec)));
+  const retiredKept = new Set((await existingTables(tx, RETIRED_ROLLUPS)).flatMap((table) => triggerNames({ table })));
   for (const t of present)
     if (!defined.has(t.name) && !retiredKept.has(t.name)) {
       await tx.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
@@ -320,7 +320,7 @@ export async function retirePgRollups(sql: SQL, level = PG_SCHEMA_LEVEL, liveWit
   if (older > 0) return [];
   const triggers = (await sql`SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
                                WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace
-                                 AND t.tgname = ANY(${sql.array(retired.flatMap((table) => triggerNames({ table } as RollupSpec)), "text")}::text[])`) as { name: string; table: string }[];
+                                 AND t.tgname = ANY(${sql.array(retired.flatMap((table) => triggerNames({ table })), "text")}::text[])`) as { name: string; table: string }[];
   for (const t of triggers) {
     await sql.unsafe(`DROP TRIGGER IF EXISTS ${t.name} ON ${t.table}`);
     await sql.unsafe(`DROP FUNCTION IF EXISTS ${t.name}()`);
