@@ -64,7 +64,11 @@ export interface InsightsStore {
   recentRunAnswers(query: InsightArgs): Promise<RunAnswer[]>;
   /** Crawler requests over the window per bot, class and verdict. */
   crawlerTotals(query: InsightArgs): Promise<CrawlerTotals[]>;
-  /** Crawler requests of named bots per bucket and bot, read for a trend by `interval` (window.ts rangesFor): a bucket is a day, a week's Monday or a month (YYYY-MM). */
+  /**
+   * Crawler requests of named bots per bucket and bot, read for a trend by `interval` (window.ts
+   * rangesFor): a bucket is a day, a week's Monday or a month (YYYY-MM). A bucket and bot may come
+   * in several rows (one per class and verdict), which the caller sums.
+   */
   crawlerBuckets(input: { query: InsightArgs; interval: Interval }): Promise<CrawlerBucket[]>;
   /** Crawler requests over the window per bot, hit kind and path; paths with none left out. */
   crawlerPathTotals(query: InsightArgs): Promise<CrawlerPathTotals[]>;

@@ -91,7 +91,17 @@ export function periodOf(day: string, interval: Interval): string {
 export function periodsOf(w: DateWindow, interval: Interval): string[] {
   const periods: string[] = [];
   const most = Math.max(0, daysBetween(w.from, w.to)) + 1;
-  for (let day = w.from, n = 0; day <= w.to && n < most; n++, day = interval === "month" ? addDays(lastOfMonth(day), 1) : interval === "week" ? addDays(periodOf(day, "week"), 7) : addDays(day, 1))
-    periods.push(periodOf(day, interval));
+  if (w.from > w.to) return periods;
+  if (interval !== "month") {
+    // Days and weeks step by a fixed count of days: one date formatted a period (a year by week is 53).
+    const step = (interval === "week" ? 7 : 1) * DAY_MS;
+    for (let at = parseDay(periodOf(w.from, interval)).getTime(), n = 0; n < most; n++, at += step) {
+      const day = isoDay(new Date(at));
+      if (day > w.to) break;
+      periods.push(day);
+    }
+    return periods;
+  }
+  for (let day = w.from, n = 0; day <= w.to && n < most; n++, day = addDays(lastOfMonth(day), 1)) periods.push(periodOf(day, interval));
   return periods;
 }
