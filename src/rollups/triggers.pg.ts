@@ -50,7 +50,7 @@ export const rawRowsSource = (rows: RawRows) => ("table" in rows ? rows.table : 
  * (`rows` then the whole source table). A `max` measure (spec.combine) is combined per raw row
  * first, then summed: each raw row gets an ordinal to group by (a transition table has no ctid).
  */
-function contribution(spec: RollupSpec, rows: RawRows): string {
+function contribution(spec: RollupSpec, rows: RawRows, options: { numbered?: boolean } = {}): string {
   // Each bucket carries its raw rows' organization_id (one brand, one organization), so the bucket
   // row's own trigger need not look the brand up again (drizzle-pg/0006).
   const keyColumns = [...Object.keys(spec.keys), "organization_id"];
@@ -59,7 +59,10 @@ function contribution(spec: RollupSpec, rows: RawRows): string {
   const from = (source: string) => [`${source} AS r`, spec.from ? at(spec.from, "r") : ""].filter(Boolean).join(", ");
   const where = spec.where ? at(spec.where, "r") : "true";
   const groupBy = [...Object.values(spec.keys).map((e) => at(e, "r")), "r.organization_id"];
-  if (!spec.combine) return `SELECT ${[...keys, ...measures(() => "sum")].join(", ")} FROM ${from(rawRowsSource(rows))} WHERE ${where} GROUP BY ${groupBy.join(", ")}`;
+  // Without a `from` a raw row is one joined row, whose max is itself: the triggers sum plainly (a
+  // key list over crawler_hits numbered and grouped every raw row, issue #29). The rebuild keeps the
+  // numbered form (`numbered`): its text is what definitionHash names, and the rows are the same.
+  if (!spec.combine || (!spec.from && !options.numbered)) return `SELECT ${[...keys, ...measures(() => "sum")].join(", ")} FROM ${from(rawRowsSource(rows))} WHERE ${where} GROUP BY ${groupBy.join(", ")}`;
   // Only the raw columns the spec reads are numbered and carried (not a whole row with its answer).
   const read = [...new Set([...JSON.stringify(spec).matchAll(/\{r\}\.(\w+)/g)].map((m) => m[1]!)), "organization_id"].filter((c, i, all) => all.indexOf(c) === i);
   const perRawRow = `SELECT ${[...keys, ...measures((c) => spec.combine?.[c] ?? "sum")].join(", ")} FROM ${from(`(SELECT row_number() OVER () AS aw_n, ${list(read, "t.")} FROM ${rawRowsSource(rows)} AS t)`)}
@@ -204,7 +207,7 @@ export function triggerSql(spec: RollupSpec): string[] {
 export function rebuildSql(spec: RollupSpec): string[] {
   if (spec.running) return [`DELETE FROM ${spec.table}`, rebuildRunning(spec)];
   const columns = [...Object.keys(spec.keys), "organization_id", ...Object.keys(spec.measures)];
-  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${contribution(spec, { table: spec.source })}`];
+  return [`DELETE FROM ${spec.table}`, `INSERT INTO ${spec.table} (${list(columns)}) ${contribution(spec, { table: spec.source }, { numbered: true })}`];
 }
 
 /**
