@@ -29,11 +29,12 @@ export function createPgUnitStore(sql: SQL): UnitStore {
   return {
     async unitInput({ jobId, seq, promptId }) {
       if (!isUuid(jobId)) return { status: null, promptText: null };
-      const [unit] = await sql`SELECT status FROM job_units WHERE job_id = ${jobId} AND seq = ${seq}`;
-      // A unit that is no longer pending is skipped: its prompt is not read.
-      if (unit?.status !== "pending") return { status: unit?.status ?? null, promptText: null };
-      const [prompt] = isUuid(promptId) ? await sql`SELECT text FROM prompts WHERE id = ${promptId}` : [];
-      return { status: unit.status, promptText: prompt?.text ?? null };
+      // One round trip (the thread's two connections serve 32 lanes or more, issue #29); the prompt's
+      // text only for a pending unit, which is skipped otherwise.
+      const [unit] = await sql`
+        SELECT u.status, (SELECT p.text FROM prompts AS p WHERE p.id = ${isUuid(promptId) ? promptId : null}::uuid AND u.status = 'pending') AS text
+          FROM job_units AS u WHERE u.job_id = ${jobId} AND u.seq = ${seq}`;
+      return { status: unit?.status ?? null, promptText: unit?.text ?? null };
     },
     entities: (brandId) => loadPgEntities(sql, brandId),
   };
