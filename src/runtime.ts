@@ -77,7 +77,7 @@ export async function startRuntime(input: {
     deliverer.wake();
     mailAlerts();
   };
-  const dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents, onUpstream: metrics.upstreamCall });
+  const dispatcher = createDispatcher({ store, tracking: stores.tracking, units: stores.units, pool, engines: config.engines, logger, now: options.now, ...config.tracking, onEvents, onUpstream: metrics.upstreamCall });
   // Postgres cannot call the brand matcher from SQL: this instance rechecks prompts.is_branded when
   // a trigger says a brand's names or prompts changed (src/insights/branded.pg.ts).
   const branded = backend.kind === "postgres" ? await (await import("./insights/branded.pg")).listenBranded(backend.pg.sql, (error) => logger.error("branded recheck failed", { error: String(error) })) : undefined;

@@ -53,9 +53,11 @@ import { createSqliteShareStore } from "./share/store.sqlite";
 import type { StorageStore } from "./storage/store";
 import { createPgStorageStore } from "./storage/store.pg";
 import { createSqliteStorageStore } from "./storage/store.sqlite";
-import type { TrackingStore } from "./tracking/store";
+import type { TrackingStore, UnitStore } from "./tracking/store";
 import { createPgTrackingStore } from "./tracking/store.pg";
 import { createSqliteTrackingStore } from "./tracking/store.sqlite";
+import { createPgUnitStore } from "./tracking/units.pg";
+import { createSqliteUnitStore } from "./tracking/units.sqlite";
 import type { WebhookStore } from "./webhooks/store";
 import { createPgWebhookStore } from "./webhooks/store.pg";
 import type { MailStore } from "./mail/store";
@@ -80,6 +82,8 @@ export interface Stores {
   /** The queue as of `now` (tests and the demo move the clock). */
   queue(now?: () => Date): QueueStore;
   tracking: TrackingStore;
+  /** A unit's input, read ahead by the dispatcher (the worker threads have their own). */
+  units: UnitStore;
   schedule: ScheduleStore;
   webhooks: WebhookStore;
   mail: MailStore;
@@ -140,6 +144,9 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get tracking() {
       return once("tracking", () => createSqliteTrackingStore(sqlite));
     },
+    get units() {
+      return once("units", () => createSqliteUnitStore(sqlite));
+    },
     get schedule() {
       return once("schedule", () => createSqliteScheduleStore(sqlite));
     },
@@ -190,6 +197,7 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     portfolio: createPgPortfolioStore(sql),
     queue: (now) => createPgQueueStore(sql, now),
     tracking: createPgTrackingStore(sql),
+    units: createPgUnitStore(sql),
     schedule: createPgScheduleStore(sql),
     webhooks: createPgWebhookStore(sql),
     mail: createPgMailStore(sql),

@@ -8,12 +8,17 @@ import { TaskFailure, type WorkerPool } from "../queue/pool";
 import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
 import { createResultWriter } from "./result-writer";
-import type { TrackingStore } from "./store";
-import type { UnitOutcome } from "./unit";
+import type { TrackingStore, UnitStore } from "./store";
+import type { UnitInput, UnitOutcome } from "./unit";
 
 export interface DispatcherOptions {
   store: QueueStore;
   tracking: TrackingStore;
+  /**
+   * Reads each unit's status and prompt ahead, while its lane's previous call is upstream, so a unit
+   * starts with its call (UnitTask.input). Without it the threads read them when the unit starts.
+   */
+  units?: UnitStore;
   pool: WorkerPool;
   engines: EngineConfig;
   logger: Logger;
@@ -42,7 +47,17 @@ interface ActiveJob {
   deadPlatforms: Map<string, string>;
   timers: Set<ReturnType<typeof setTimeout>>;
   /** Units due to run, per platform, taken in order by that platform's lanes. */
-  ready: Map<string, { units: UnitRow[]; next: number; lanes: number }>;
+  ready: Map<string, ReadyUnits>;
+}
+
+interface ReadyUnits {
+  units: UnitRow[];
+  next: number;
+  lanes: number;
+  /** The platform's concurrency: how many lanes take from `units`. */
+  width: number;
+  /** Inputs read ahead, by index in `units`: at most `width`, those a round ahead of `next`. */
+  ahead: Map<number, Promise<UnitInput | null>>;
 }
 
 const OWNER_PREFIX = `${hostname()}:${process.pid}:`;
@@ -134,26 +149,43 @@ export function createDispatcher(options: DispatcherOptions) {
    */
   function enqueue(job: ActiveJob, unit: UnitRow) {
     let queue = job.ready.get(unit.platform);
-    if (!queue) job.ready.set(unit.platform, (queue = { units: [], next: 0, lanes: 0 }));
-    queue.units.push(unit);
     const width = options.engines.platforms[unit.platform as PlatformId]?.concurrency ?? 4;
+    if (!queue) job.ready.set(unit.platform, (queue = { units: [], next: 0, lanes: 0, width, ahead: new Map() }));
+    queue.units.push(unit);
+    // Read ahead here when the unit a round before it was taken before it arrived.
+    const index = queue.units.length - 1;
+    if (index - width >= 0 && index - width < queue.next) readAhead(job, queue, index);
     while (queue.lanes < width && queue.lanes < queue.units.length - queue.next) void lane(job, queue);
   }
 
-  async function lane(job: ActiveJob, queue: { units: UnitRow[]; next: number; lanes: number }) {
+  /**
+   * Starts reading the input of the unit at `index`, which a lane takes about one call from now
+   * (lanes take units in order, `width` at a time): on Postgres that read is a round trip on a
+   * busy pool, which would otherwise come before each call (issue #29). A failed read is none.
+   */
+  function readAhead(job: ActiveJob, queue: ReadyUnits, index: number) {
+    const unit = queue.units[index];
+    if (!options.units || !unit || queue.ahead.has(index)) return;
+    queue.ahead.set(index, options.units.unitInput({ jobId: job.id, seq: unit.seq, promptId: unit.prompt_id }).catch(() => null));
+  }
+
+  async function lane(job: ActiveJob, queue: ReadyUnits) {
     queue.lanes++;
     try {
       // The next unit starts when this one's upstream call is over, while it is analysed and written.
       while (queue.next < queue.units.length && !job.abort.signal.aborted) {
-        const unit = queue.units[queue.next++]!;
-        await new Promise<void>((callDone) => void runUnit(job, unit, callDone));
+        const index = queue.next++;
+        const input = queue.ahead.get(index);
+        queue.ahead.delete(index);
+        readAhead(job, queue, index + queue.width);
+        await new Promise<void>((callDone) => void runUnit(job, queue.units[index]!, callDone, input));
       }
     } finally {
       queue.lanes--;
     }
   }
 
-  async function runUnit(job: ActiveJob, unit: UnitRow, callDone: () => void): Promise<void> {
+  async function runUnit(job: ActiveJob, unit: UnitRow, callDone: () => void, ahead?: Promise<UnitInput | null>): Promise<void> {
     const dead = job.deadPlatforms.get(unit.platform);
     if (dead) {
       await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
@@ -172,10 +204,11 @@ export function createDispatcher(options: DispatcherOptions) {
     let calledAt: number | undefined;
     const onAbort = () => taskId !== undefined && pool.abort(taskId);
     try {
+      const input = (await ahead) ?? undefined;
       releaseSlot = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
       if (job.abort.signal.aborted) return;
       calledAt = performance.now();
-      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample }, release);
+      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input }, release);
       taskId = run.id;
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;

@@ -6,7 +6,7 @@
 // tests/contracts/tracking.contract.ts.
 import type { Entity } from "../analysis/entities";
 import type { Suggestion } from "../analysis/suggestions";
-import type { UnitOutcome, UnitTask } from "./unit";
+import type { UnitInput, UnitOutcome, UnitTask } from "./unit";
 
 export interface BrandEntities {
   brand: Entity;
@@ -131,9 +131,8 @@ export interface TrackingStore {
   finishRun(input: FinishRunInput): Promise<boolean>;
 }
 
-/** What a worker thread reads to run a unit. */
+/** What a worker thread reads to run a unit (and the dispatcher reads ahead: UnitTask.input). */
 export interface UnitStore {
-  /** The unit's status (null: gone) and, when it is pending, its prompt's text (null: deleted, or the unit is not pending). */
-  unitInput(input: { jobId: string; seq: number; promptId: string }): Promise<{ status: string | null; promptText: string | null }>;
+  unitInput(input: { jobId: string; seq: number; promptId: string }): Promise<UnitInput>;
   entities(brandId: string): Promise<BrandEntities | null>;
 }

@@ -67,7 +67,7 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
 
   return {
     async run(task: UnitTask, signal: AbortSignal, onAnswered: () => void = () => {}): Promise<UnitOutcome> {
-      const unit = await store.unitInput({ jobId: task.jobId, seq: task.seq, promptId: task.promptId });
+      const unit = task.input ?? (await store.unitInput({ jobId: task.jobId, seq: task.seq, promptId: task.promptId }));
       if (unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit.status ?? "gone"}` };
       const entities = await entitiesFor(task);
       if (unit.promptText === null || !entities) return { kind: "skipped", reason: "prompt or brand was deleted" };

@@ -11,6 +11,17 @@ export interface UnitTask {
   region: string;
   /** Which repeated ask of this prompt × platform × model × region in the run (0-based). */
   sample: number;
+  /**
+   * The unit's status and prompt text as the dispatcher read them ahead, while the lane's previous
+   * call was upstream; without them the thread reads them first.
+   */
+  input?: UnitInput;
+}
+
+/** A unit's status (null: gone) and, when it is pending, its prompt's text (null: deleted, or the unit is not pending). */
+export interface UnitInput {
+  status: string | null;
+  promptText: string | null;
 }
 
 /** Column values of one prompt_results row, in ResultWriter's insert order after the key columns. */

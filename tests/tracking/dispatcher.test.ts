@@ -38,6 +38,33 @@ async function handedOut(calls: unknown[], n: number) {
   await tick();
 }
 
+test("each unit's status and prompt are read a round ahead and handed to its thread with the task", async () => {
+  const { db, stores } = await unitDb();
+  const org = await db.fixtures.organization("Org");
+  const { brandId, promptIds } = await seedBrandIn(db, org, { prompts: 5 });
+  const store = stores.queue();
+  const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
+  const { pool, calls } = handPool();
+  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: "2", PERPLEXITY_RPM: "0" });
+  dispatcher = createDispatcher({ store, tracking: stores.tracking, units: stores.units, pool, engines, logger: createLogger("silent") });
+  await handedOut(calls, 2);
+  // The first round starts without (its lanes start at once); each unit taken starts the read of the one a round later.
+  expect(calls.map((c) => [c.task.seq, c.task.input])).toEqual([[0, undefined], [1, undefined]]);
+  for (let answered = 0; answered < 5; answered++) {
+    calls[answered]!.answered();
+    await handedOut(calls, Math.min(5, answered + 3));
+  }
+  expect(calls.length).toBe(5);
+  for (const c of calls.slice(2)) expect(c.task.input).toEqual(await stores.units.unitInput({ jobId, seq: c.task.seq, promptId: c.task.promptId }));
+  expect(calls.slice(2).map((c) => c.task.input?.promptText)).toEqual(calls.slice(2).map((c) => `What is the best project tool for a team of ${promptIds.indexOf(c.task.promptId) + 2}?`));
+  for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
+  for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
+  expect(await store.counts(jobId)).toMatchObject({ done: 5, pending: 0 });
+  await dispatcher.stop();
+  dispatcher = undefined;
+  await db.close();
+});
+
 test("a platform's next unit is handed out when the previous call is answered, not when its result is written", async () => {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
