@@ -38,15 +38,31 @@ async function handedOut(calls: unknown[], n: number) {
   await tick();
 }
 
-test("each unit's status and prompt are read a round ahead and handed to its thread with the task", async () => {
+/** A job of `prompts` perplexity units and a dispatcher over the hand pool at `concurrency`. */
+async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean }) {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
-  const { brandId, promptIds } = await seedBrandIn(db, org, { prompts: 5 });
+  const { brandId, promptIds } = await seedBrandIn(db, org, { prompts });
   const store = stores.queue();
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
   const { pool, calls } = handPool();
-  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: "2", PERPLEXITY_RPM: "0" });
-  dispatcher = createDispatcher({ store, tracking: stores.tracking, units: stores.units, pool, engines, logger: createLogger("silent") });
+  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: "0" });
+  dispatcher = createDispatcher({ store, tracking: stores.tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent") });
+  /** Finishes every call, waits for the job to end and closes everything; the job's unit counts. */
+  const finish = async () => {
+    for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
+    for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
+    const job = { status: (await store.get(jobId))!.status, counts: await store.counts(jobId) };
+    await dispatcher!.stop();
+    dispatcher = undefined;
+    await db.close();
+    return job;
+  };
+  return { stores, jobId, promptIds, calls, finish };
+}
+
+test("each unit's status and prompt are read a round ahead and handed to its thread with the task", async () => {
+  const { stores, jobId, promptIds, calls, finish } = await dispatched(5, 2, { readAhead: true });
   await handedOut(calls, 2);
   // The first round starts without (its lanes start at once); each unit taken starts the read of the one a round later.
   expect(calls.map((c) => [c.task.seq, c.task.input])).toEqual([[0, undefined], [1, undefined]]);
@@ -57,24 +73,11 @@ test("each unit's status and prompt are read a round ahead and handed to its thr
   expect(calls.length).toBe(5);
   for (const c of calls.slice(2)) expect(c.task.input).toEqual(await stores.units.unitInput({ jobId, seq: c.task.seq, promptId: c.task.promptId }));
   expect(calls.slice(2).map((c) => c.task.input?.promptText)).toEqual(calls.slice(2).map((c) => `What is the best project tool for a team of ${promptIds.indexOf(c.task.promptId) + 2}?`));
-  for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
-  for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
-  expect(await store.counts(jobId)).toMatchObject({ done: 5, pending: 0 });
-  await dispatcher.stop();
-  dispatcher = undefined;
-  await db.close();
+  expect((await finish()).counts).toMatchObject({ done: 5, pending: 0 });
 });
 
 test("a platform's next unit is handed out when the previous call is answered, not when its result is written", async () => {
-  const { db, stores } = await unitDb();
-  const org = await db.fixtures.organization("Org");
-  const { brandId, promptIds } = await seedBrandIn(db, org, { prompts: 3 });
-  const store = stores.queue();
-  const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
-  const { pool, calls } = handPool();
-  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: "1", PERPLEXITY_RPM: "0" });
-  dispatcher = createDispatcher({ store, tracking: stores.tracking, pool, engines, logger: createLogger("silent") });
-
+  const { calls, finish } = await dispatched(3, 1, { readAhead: false });
   await handedOut(calls, 1);
   // Concurrency 1: one call at a time.
   expect(calls.map((c) => c.task.seq)).toEqual([0]);
@@ -85,12 +88,5 @@ test("a platform's next unit is handed out when the previous call is answered, n
   await handedOut(calls, 3);
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1, 2]);
   calls[2]!.answered();
-
-  for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
-  for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
-  expect((await store.get(jobId))!.status).toBe("completed");
-  expect(await store.counts(jobId)).toMatchObject({ done: 3, pending: 0 });
-  await dispatcher.stop();
-  dispatcher = undefined;
-  await db.close();
+  expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
 });
