@@ -24,6 +24,26 @@ export function unpackText(value: SQLFunctionResult): SQLFunctionResult {
   return value instanceof Uint8Array ? Bun.zstdDecompressSync(value).toString("utf8") : value;
 }
 
+/**
+ * unpackText remembering its last few frames: the rollup triggers of one new result each read its
+ * citations (eight frames the same, one after the other), and decompressing them each time was a
+ * third of a result's write (bench/tracking.ts). Comparing a frame's bytes costs far less.
+ */
+export function createTextUnpacker(remembered = 2): (value: SQLFunctionResult) => SQLFunctionResult {
+  const recent: { frame: Buffer; text: string }[] = [];
+  return (value) => {
+    if (!(value instanceof Uint8Array)) return value;
+    const frame = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    const hit = recent.find((r) => r.frame.equals(frame));
+    if (hit) return hit.text;
+    const text = Bun.zstdDecompressSync(value).toString("utf8");
+    // A copy: SQLite's buffer is not ours to keep.
+    recent.unshift({ frame: Buffer.from(frame), text });
+    recent.length = Math.min(recent.length, remembered);
+    return text;
+  };
+}
+
 export function registerTextFunctions(sqlite: Database): void {
-  sqlite.function(TEXT_FUNCTION, { deterministic: true }, unpackText);
+  sqlite.function(TEXT_FUNCTION, { deterministic: true }, createTextUnpacker());
 }
