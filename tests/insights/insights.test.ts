@@ -1240,6 +1240,13 @@ describe("select, order, limit, filters, GET arguments and text/csv on the insig
     expect(((own.data ?? []) as any[]).map((r) => r.domain).sort()).toEqual(all.filter((r) => r.class === "own").map((r) => r.domain).sort());
   });
 
+  test("a column the rows do not have, in select, order or a filter, is 400 42703", async () => {
+    for (const q of ["select=period,nope", "order=nope", "nope=eq.1"]) {
+      const res = await rest(server, `/rpc/insights_trend?p_brand_id=${hist.brandId}&${q}`, { token: owner.ownerToken });
+      expect([q, res.status, (res.body as { code?: string }).code]).toEqual([q, 400, "42703"]);
+    }
+  });
+
   test("GET with query arguments (arrays as {a,b}) answers what POST answers", async () => {
     const args = { p_brand_id: hist.brandId, p_platforms: ["chatgpt", "perplexity"], p_regions: ["GB"], p_branded: true };
     for (const name of ["insights_overview", "insights_competitors", "insights_search_queries"]) {
