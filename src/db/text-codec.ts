@@ -20,14 +20,11 @@ export function packText(text: string): string | Uint8Array {
   return packed.byteLength < bytes.byteLength * 0.9 ? packed : text;
 }
 
-export function unpackText(value: SQLFunctionResult): SQLFunctionResult {
-  return value instanceof Uint8Array ? Bun.zstdDecompressSync(value).toString("utf8") : value;
-}
-
 /**
- * unpackText remembering its last few frames: the rollup triggers of one new result each read its
- * citations (eight frames the same, one after the other), and decompressing them each time was a
- * third of a result's write (bench/tracking.ts). Comparing a frame's bytes costs far less.
+ * aw_text's body: a zstd frame's text, any other value as it is. It remembers its last few frames:
+ * the rollup triggers of one new result each read its citations (the same frame again and again),
+ * and decompressing them each time was a third of a result's write (bench/tracking.ts). Comparing
+ * a frame's bytes costs far less.
  */
 export function createTextUnpacker(remembered = 2): (value: SQLFunctionResult) => SQLFunctionResult {
   const recent: { frame: Buffer; text: string }[] = [];
