@@ -148,6 +148,9 @@ export function createDispatcher(options: DispatcherOptions) {
    * fails its remaining units without a call).
    */
   function enqueue(job: ActiveJob, unit: UnitRow) {
+    // A job stopped or cancelled while its units were being read takes none: its lanes would end at
+    // once, leaving the loop below nothing to count on.
+    if (job.abort.signal.aborted) return;
     let queue = job.ready.get(unit.platform);
     const width = options.engines.platforms[unit.platform as PlatformId]?.concurrency ?? 4;
     if (!queue) job.ready.set(unit.platform, (queue = { units: [], next: 0, lanes: 0, width, ahead: new Map() }));
@@ -155,7 +158,8 @@ export function createDispatcher(options: DispatcherOptions) {
     // Read ahead here when the unit a round before it was taken before it arrived.
     const index = queue.units.length - 1;
     if (index - width >= 0 && index - width < queue.next) readAhead(job, queue, index);
-    while (queue.lanes < width && queue.lanes < queue.units.length - queue.next) void lane(job, queue);
+    // Bounded by a count as well: a lane that ends at once (its job aborted) changes nothing here.
+    for (let started = 0; started < width && queue.lanes < width && queue.lanes < queue.units.length - queue.next; started++) void lane(job, queue);
   }
 
   /**
@@ -264,8 +268,10 @@ export function createDispatcher(options: DispatcherOptions) {
       for (const unit of await store.pendingUnits(job.id)) await store.failUnit({ jobId: job.id, seq: unit.seq, error: `gave up after ${row.max_attempts} attempts of the job` });
       job.unsettled = 0;
     }
+    if (job.abort.signal.aborted) return;
     if (job.unsettled === 0) return finish(job);
     const pending = await store.pendingUnits(job.id);
+    if (job.abort.signal.aborted) return;
     const at = now().getTime();
     for (const unit of pending) {
       const waitMs = unit.run_at ? Date.parse(unit.run_at) - at : 0;

@@ -1,7 +1,6 @@
+// backends: sqlite, postgres
 // Issue #16, acceptance 3: an inactive brand (is_active = false, Ansvisor's column) is skipped by
 // the scheduler and refused by POST /api/tracking/start (409); switched back on, it is tracked.
-// Backend-neutral, but not marked for the Postgres pass yet: run there after cron.test.ts in one
-// process, its server's stop either hangs or leaves an unhandled "Connection closed" (open, #29).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startFakeUpstream, type FakeUpstream } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
