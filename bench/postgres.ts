@@ -18,8 +18,9 @@
 //      insertResults (src/results/store.pg.ts, what the tracking store's recordResults writes
 //      through: rows, citations, URL dictionary) in transactions of BATCH results, the rollup and
 //      latest-results triggers of the result tables off meanwhile and the product's rebuilds of those
-//      tables run after (LOAD=triggers keeps them on: ~90 results/s here) — then ANALYZE. Times (medians of RUNS after a warm-up, signed-in
-//      owner): the latest-results RPC of the big brand and its newest 50 results. Target: at 1.05M ≤ 1.5×
+//      tables run after (LOAD=triggers keeps them on: ~90 results/s here) — then ANALYZE. Once every
+//      scale's world is built, their requests are timed in turn (medians of RUNS after a warm-up,
+//      signed-in owner): the latest-results RPC of the big brand and its newest 50 results. Target: at 1.05M ≤ 1.5×
 //      their 10k times (without 1m in SCALES the largest scale run is compared and said so).
 //   3. POST /t/collect, valid AI beacons, against one SQLite server and one Postgres server, with
 //      bench/collect.ts's load generator (tests/pixel/load.ts) and request shape, rounds alternating;
@@ -280,11 +281,21 @@ interface Timed {
   runs: number;
 }
 
-/** Two warm-up calls (the first checked), then up to RUNS timed calls in turn, each request dropping out past REQUEST_BUDGET_MS after 3 runs. */
-async function timeRequests(base: string, headers: Record<string, string>, specs: { name: string; path: string; body?: string; rows: number }[]): Promise<Timed[]> {
-  const call = async (spec: (typeof specs)[number]) => {
+/** A request to time: where, as whom, and how many rows it must answer. */
+interface TimedSpec {
+  name: string;
+  base: string;
+  headers: Record<string, string>;
+  path: string;
+  body?: string;
+  rows: number;
+}
+
+/** Two warm-up calls each (checked), then up to RUNS timed calls of every spec in turn, each request dropping out past REQUEST_BUDGET_MS after 3 runs. */
+async function timeRequests(specs: TimedSpec[]): Promise<Timed[]> {
+  const call = async (spec: TimedSpec) => {
     const t = performance.now();
-    const res = await fetch(`${base}${spec.path}`, { method: spec.body ? "POST" : "GET", headers: { ...headers, ...(spec.body ? { "content-type": "application/json" } : {}) }, body: spec.body });
+    const res = await fetch(`${spec.base}${spec.path}`, { method: spec.body ? "POST" : "GET", headers: { ...spec.headers, ...(spec.body ? { "content-type": "application/json" } : {}) }, body: spec.body });
     const rows = (await res.json()) as unknown[];
     const ms = performance.now() - t;
     if (res.status !== 200 || rows.length !== spec.rows) throw new Error(`${spec.name}: ${res.status}, ${Array.isArray(rows) ? `${rows.length} rows, expected ${spec.rows}` : JSON.stringify(rows).slice(0, 300)}`);
@@ -301,11 +312,17 @@ async function timeRequests(base: string, headers: Record<string, string>, specs
 }
 
 async function scaleTarget(): Promise<void> {
+  // Every scale's world is built (each in its database, with its server) before any is timed, and
+  // then their requests are timed in turn: the machine's speed drifts over the half hour a 1.05M
+  // world takes to build, and a 10k baseline timed at its start once made a 3× "ratio" of it.
+  const specs: (TimedSpec & { scale: string })[] = [];
+  const worlds: { databaseUrl: string; sql: SQL }[] = [];
   const byScale = new Map<string, Timed[]>();
-  for (const scale of SCALE_NAMES) {
-    const databaseUrl = await pg!.createDatabase(`bench_scale_${scale}`);
-    const sql = new SQL(databaseUrl, { max: 3 });
-    try {
+  try {
+    for (const scale of SCALE_NAMES) {
+      const databaseUrl = await pg!.createDatabase(`bench_scale_${scale}`);
+      const sql = new SQL(databaseUrl, { max: 3 });
+      worlds.push({ databaseUrl, sql });
       const server = await serve(databaseUrl);
       const keys = keysOf(databaseUrl, dir("aw-bench-pg-cli-"));
       const { session, userId } = await signUp(server.base, keys.ANON_KEY!, "owner@example.com", "scale-bench-password", "Scale Bench");
@@ -314,16 +331,22 @@ async function scaleTarget(): Promise<void> {
       console.log(
         `2. ${scale}: ${meta.results.toLocaleString("en")} results (big brand ${meta.bigResults.toLocaleString("en")}, ${meta.bigGroups} groups) in ${meta.seconds.toFixed(0)} s: ${meta.how}; database ${(Number(size) / 1024 / 1024).toFixed(0)} MiB`,
       );
-      const timed = await timeRequests(server.base, { apikey: keys.ANON_KEY!, authorization: `Bearer ${session.accessToken}` }, [
-        { name: "latest results RPC (big brand)", path: "/rest/v1/rpc/get_latest_prompt_results", body: JSON.stringify({ p_brand_id: meta.bigBrandId }), rows: meta.bigGroups },
-        { name: "newest 50 results (big brand)", path: `/rest/v1/prompt_results?brand_id=eq.${meta.bigBrandId}&order=created_at.desc&limit=50`, rows: 50 },
-      ]);
-      for (const t of timed) console.log(`   ${t.name}: median ${t.median.toFixed(2)} ms of ${t.runs}`);
-      byScale.set(scale, timed);
-    } finally {
-      for (const s of [...servers]) await stopServer(s);
-      await sql.close();
-      await dropDatabase(databaseUrl);
+      const headers = { apikey: keys.ANON_KEY!, authorization: `Bearer ${session.accessToken}` };
+      specs.push(
+        { scale, name: "latest results RPC (big brand)", base: server.base, headers, path: "/rest/v1/rpc/get_latest_prompt_results", body: JSON.stringify({ p_brand_id: meta.bigBrandId }), rows: meta.bigGroups },
+        { scale, name: "newest 50 results (big brand)", base: server.base, headers, path: `/rest/v1/prompt_results?brand_id=eq.${meta.bigBrandId}&order=created_at.desc&limit=50`, rows: 50 },
+      );
+    }
+    const timed = await timeRequests(specs);
+    for (const [i, t] of timed.entries()) {
+      console.log(`   ${specs[i]!.scale}: ${t.name}: median ${t.median.toFixed(2)} ms of ${t.runs}`);
+      byScale.set(specs[i]!.scale, [...(byScale.get(specs[i]!.scale) ?? []), t]);
+    }
+  } finally {
+    for (const s of [...servers]) await stopServer(s);
+    for (const w of worlds) {
+      await w.sql.close();
+      await dropDatabase(w.databaseUrl);
     }
   }
   const small = byScale.get("10k");
