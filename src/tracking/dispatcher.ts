@@ -268,9 +268,9 @@ export function createDispatcher(options: DispatcherOptions) {
       for (const unit of await store.pendingUnits(job.id)) await store.failUnit({ jobId: job.id, seq: unit.seq, error: `gave up after ${row.max_attempts} attempts of the job` });
       job.unsettled = 0;
     }
-    if (job.abort.signal.aborted) return;
     if (job.unsettled === 0) return finish(job);
     const pending = await store.pendingUnits(job.id);
+    // Aborted meanwhile (finish above checks for itself): no retry timers for a job that is gone.
     if (job.abort.signal.aborted) return;
     const at = now().getTime();
     for (const unit of pending) {
