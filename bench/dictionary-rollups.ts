@@ -26,7 +26,7 @@ const MONTH = "CAST(substr(r.month, 1, 4) AS INTEGER) * 12 + CAST(substr(r.month
 const RESULT_MEASURES = "results, mentioned, mention_sum, position_sum, position_n, cited, citation_sum, brand_citation_sum, competitor_mention_sum, sentiment_sum, sentiment_n, positive, neutral, negative, visibility_sum, visibility_n";
 
 /** Each table: its integer key columns (name, expression over the source row `r`), its measures, and its extra indexes. */
-const TABLES: { name: string; keys: [string, string][]; measures: string; indexes?: string[] }[] = [
+const TABLES: { name: string; keys: [string, string][]; measures: string; indexes?: { name: string; columns: string }[] }[] = [
   { name: "url_running", keys: [["brand", E("brand_id")], ["url", V("normalized_url")], ["domain", V("domain")], ["day", DAY("day")]], measures: "citations, answers" },
   { name: "domain_prompt_running", keys: [["brand", E("brand_id")], ["domain", V("domain")], ["prompt", E("prompt_id")], ["day", DAY("day")]], measures: "answers" },
   {
@@ -38,7 +38,7 @@ const TABLES: { name: string; keys: [string, string][]; measures: string; indexe
     name: "result_rollups_daily",
     keys: [["brand", E("brand_id")], ["day", DAY("day")], ["prompt", E("prompt_id")], ["platform", V("platform")], ["model", V("model")], ["region", V("region")], ["reported_model", V("reported_model")]],
     measures: RESULT_MEASURES,
-    indexes: ["result_rollups_daily_prompt_idx ON result_rollups_daily (prompt, day)"],
+    indexes: [{ name: "result_rollups_daily_prompt_idx", columns: "prompt, day" }],
   },
   {
     name: "domain_rollups_monthly",
@@ -62,15 +62,17 @@ for (const t of TABLES) {
   db.run(`CREATE TABLE ${t.name} (${columns}, PRIMARY KEY (${t.keys.map(([k]) => k).join(", ")})) WITHOUT ROWID`);
   // In key order: the table is written as one ascending run of pages.
   db.run(`INSERT INTO ${t.name} SELECT ${t.keys.map(([, e]) => e).join(", ")}, ${t.measures} FROM src.${t.name} AS r ORDER BY ${t.keys.map((_, i) => i + 1).join(", ")}`);
-  for (const index of t.indexes ?? []) db.run(`CREATE INDEX ${index}`);
+  for (const index of t.indexes ?? []) db.run(`CREATE INDEX ${index.name} ON ${t.name} (${index.columns})`);
 }
 const seconds = (performance.now() - started) / 1000;
 db.run("DETACH src");
 
 const bytesOf = (d: Database, names: string[]) =>
   new Map((d.query(`SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name IN (${names.map(() => "?").join(", ")}) GROUP BY name`).all(...names) as { name: string; bytes: number }[]).map((r) => [r.name, r.bytes]));
-const names = TABLES.flatMap((t) => [t.name, ...(t.indexes ?? []).map((i) => i.split(" ")[0]!)]);
-const before = bytesOf(new Database(source, { readonly: true }), names);
+const names = TABLES.flatMap((t) => [t.name, ...(t.indexes ?? []).map((i) => i.name)]);
+const stored = new Database(source, { readonly: true });
+const before = bytesOf(stored, names);
+stored.close();
 const after = bytesOf(db, [...names, "ids", "dims", "sqlite_autoindex_ids_1", "sqlite_autoindex_dims_1"]);
 const perResult = (bytes: number) => (bytes / results).toFixed(0);
 for (const name of names) console.log(`${name}: ${perResult(before.get(name) ?? 0)} → ${perResult(after.get(name) ?? 0)} B a result`);
