@@ -274,7 +274,9 @@ const commands: Record<string, Command> = {
       const [{ runLogsCommand }, { crawlerIngestFor }] = await Promise.all([import("./crawlers/cli"), import("./crawlers/setup")]);
       // On SQLite a bulk import keeps its temporary b-trees in memory (the store's bulkImport).
       const store = backend.kind === "sqlite" ? (await import("./crawlers/store.sqlite")).createSqliteCrawlerStore(backend.dbh.sqlite, { bulkImport: true }) : (await import("./crawlers/store.pg")).createPgCrawlerStore(backend.pg.sql);
-      return runLogsCommand(args, { store, ingest: crawlerIngestFor({ store, jwtSecret: (await secrets()).jwtSecret, verifyRdns: config.verifyRdns }) });
+      // Postgres takes two batches at once (cli.ts), on withBackend's two connections.
+      const writers = backend.kind === "sqlite" ? 1 : 2;
+      return runLogsCommand(args, { store, writers, ingest: crawlerIngestFor({ store, jwtSecret: (await secrets()).jwtSecret, verifyRdns: config.verifyRdns }) });
     }),
   run: (args, env) =>
     withStores(env, async (stores, config) => {

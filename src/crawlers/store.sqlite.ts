@@ -19,6 +19,7 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
   if (options.bulkImport) sqlite.run("PRAGMA temp_store = MEMORY");
   const bulk = options.bulkImport ? createBulkRollups(sqlite, "crawler_hits") : null;
   const firstSeen = sqlite.prepare("INSERT INTO crawler_bots (brand_id, bot, first_seen) VALUES (?, ?, ?) ON CONFLICT (brand_id, bot) DO NOTHING");
+  const seenEarlier = sqlite.prepare("UPDATE crawler_bots SET first_seen = ?3 WHERE brand_id = ?1 AND bot = ?2 AND first_seen > ?3");
   const organizationOf = sqlite.prepare("SELECT organization_id FROM brands WHERE id = ?");
   const insert = sqlite.prepare(
     `INSERT INTO crawler_hits (brand_id, at, host, method, path, status, bytes, agent_id, referer_host, bot, operator, class, hit, verdict, list_version, record_key)
@@ -54,15 +55,24 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
       }
       return id;
     };
-    for (const h of hits) {
+    // Per bot, the earliest (then first in call order) new hit that may announce it.
+    const sightings = new Map<string, { hit: CrawlerHit; index: number }>();
+    for (const [index, h] of hits.entries()) {
       if (!insert.run(brandId, h.at, h.host, h.method, h.path, h.status, h.bytes, agentOf(h.userAgent), h.refererHost, h.bot, h.operator, h.class, h.hit, h.verdict, h.listVersion, h.recordKey).changes) continue;
       accepted++;
       added?.push(h);
-      // Once per brand and bot.
-      if (org && h.bot && h.mayAnnounce && firstSeen.run(brandId, h.bot, h.at).changes) {
-        recordEvent(sqlite, { organizationId: org, brandId, type: "crawler.first_seen", data: { bot: h.bot, operator: h.operator, class: h.class, verdict: h.verdict, first_seen: h.at, path: h.path } }, at);
-        events++;
+      if (!org || !h.bot || !h.mayAnnounce) continue;
+      const earliest = sightings.get(h.bot);
+      if (!earliest || h.at < earliest.hit.at) sightings.set(h.bot, { hit: h, index });
+    }
+    for (const { hit: h } of [...sightings.values()].sort((a, b) => a.index - b.index)) {
+      // Once per brand and bot; a bot seen before at a later time keeps this earlier one.
+      if (!firstSeen.run(brandId, h.bot, h.at).changes) {
+        seenEarlier.run(brandId, h.bot, h.at);
+        continue;
       }
+      recordEvent(sqlite, { organizationId: org!, brandId, type: "crawler.first_seen", data: { bot: h.bot, operator: h.operator, class: h.class, verdict: h.verdict, first_seen: h.at, path: h.path } }, at);
+      events++;
     }
     return { accepted, events };
   }

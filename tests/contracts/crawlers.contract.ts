@@ -87,6 +87,17 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(rows).toEqual([{ path: `/x${kept}y`, user_agent: `Bot${kept}` }]);
     });
 
+    test("text with tabs, line breaks, backslashes, a literal \\N and any script comes back exactly as sent", async () => {
+      const { brand: id } = await brand();
+      const odd = hit({ host: "tab\there.example", path: "/a\\b\\\\N/\\N\tc\nd\re", userAgent: "Bot\\N/1.0 \t(\u00e9\u4e2d\ud83e\udd16)\r\n", refererHost: "\\N", bytes: 0, mayAnnounce: false });
+      const plain = hit({ mayAnnounce: false });
+      expect(await h.store.appendHits({ brandId: id, hits: [odd, plain], at: AT })).toEqual({ accepted: 2, events: 0 });
+      const rows = await h.inspect<Record<string, unknown>>("SELECT host, path, coalesce((SELECT a.user_agent FROM crawler_agents AS a WHERE a.id = crawler_hits.agent_id), user_agent) AS user_agent, referer_host, bytes, record_key FROM crawler_hits WHERE brand_id = ? ORDER BY at", id);
+      expect(rows.map((r) => ({ ...r, bytes: Number(r.bytes), record_key: Buffer.from(r.record_key as Uint8Array).toString("hex") }))).toEqual(
+        [odd, plain].map((x) => ({ host: x.host, path: x.path, user_agent: x.userAgent, referer_host: x.refererHost, bytes: Number(x.bytes), record_key: Buffer.from(x.recordKey).toString("hex") })),
+      );
+    });
+
     test("an empty call stores nothing; a large batch is stored in one call", async () => {
       const { brand: id } = await brand();
       expect(await h.store.appendHits({ brandId: id, hits: [], at: AT })).toEqual({ accepted: 0, events: 0 });
@@ -124,6 +135,43 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       const other = await brand();
       expect(await h.store.appendHits({ brandId: other.brand, hits: [hit()], at: AT })).toEqual({ accepted: 1, events: 1 });
       expect((await events(id)).map((e) => [JSON.parse(e.payload).bot, e.created_at])).toEqual([["GPTBot", AT], ["ClaudeBot", LATER]]);
+    });
+
+    test("a bot's first sighting is its earliest new hit, whatever order the hits come in; an earlier one sent later moves it back without a second event", async () => {
+      const { brand: id } = await brand();
+      const at = (minute: number) => `2026-10-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
+      const late = hit({ at: at(30), path: "/late" });
+      const early = hit({ at: at(20), path: "/early" });
+      expect(await h.store.appendHits({ brandId: id, hits: [late, early], at: AT })).toEqual({ accepted: 2, events: 1 });
+      expect(JSON.parse((await events(id))[0]!.payload)).toMatchObject({ bot: "GPTBot", first_seen: at(20), path: "/early" });
+      const firstSeen = () => h.inspect<{ first_seen: string }>("SELECT first_seen FROM crawler_bots WHERE brand_id = ? AND bot = 'GPTBot'", id).then((r) => r.map((x) => x.first_seen));
+      expect(await firstSeen()).toEqual([at(20)]);
+      expect(await h.store.appendHits({ brandId: id, hits: [hit({ at: at(40) })], at: AT })).toEqual({ accepted: 1, events: 0 });
+      expect(await firstSeen()).toEqual([at(20)]);
+      expect(await h.store.appendHits({ brandId: id, hits: [hit({ at: at(5) }), hit({ at: at(10) })], at: AT })).toEqual({ accepted: 2, events: 0 });
+      expect(await firstSeen()).toEqual([at(5)]);
+      // A spoofed or non-announcing hit does not move it.
+      expect(await h.store.appendHits({ brandId: id, hits: [hit({ at: at(1), mayAnnounce: false })], at: AT })).toEqual({ accepted: 1, events: 0 });
+      expect(await firstSeen()).toEqual([at(5)]);
+      expect(await events(id)).toHaveLength(1);
+    });
+
+    test("calls for one brand at once (an import writing two batches, several instances): each record stored once, each new bot announced once at its earliest hit, rollups as counted", async () => {
+      const { brand: id } = await brand();
+      const bots = ["GPTBot", "ClaudeBot", "PerplexityBot", "Bytespider"];
+      const records = Array.from({ length: 1_200 }, (_, i) =>
+        hit({ at: new Date(Date.UTC(2026, 9, 1) + i * 60_000).toISOString(), bot: bots[i % 4]!, userAgent: `Agent ${i % 97} (${bots[i % 4]})`, status: i % 10 === 0 ? 404 : 200 }),
+      );
+      // Four calls at once over overlapping records, two of them in crossing orders (on Postgres some deadlock, and are tried again).
+      const calls = [records.slice(0, 500), records.slice(400, 900), records.slice(800).reverse(), records.slice(300, 700).reverse()];
+      const results = await Promise.all(calls.map((hits) => h.store.appendHits({ brandId: id, hits, at: AT })));
+      expect(results.reduce((n, r) => n + r.accepted, 0)).toBe(records.length);
+      expect(results.reduce((n, r) => n + r.events, 0)).toBe(bots.length);
+      expect(await stored(id)).toBe(records.length);
+      const sightings = await h.inspect<{ bot: string; first_seen: string }>("SELECT bot, first_seen FROM crawler_bots WHERE brand_id = ? ORDER BY bot", id);
+      expect(sightings).toEqual(bots.map((bot) => ({ bot, first_seen: records.find((r) => r.bot === bot)!.at })).sort((a, b) => a.bot.localeCompare(b.bot)));
+      const daily = await h.inspect<{ requests: number; not_found: number }>("SELECT sum(requests) AS requests, sum(not_found) AS not_found FROM crawler_daily WHERE brand_id = ?", id);
+      expect(daily.map((r) => ({ requests: Number(r.requests), not_found: Number(r.not_found) }))).toEqual([{ requests: records.length, not_found: records.filter((r) => r.status === 404).length }]);
     });
   });
 }

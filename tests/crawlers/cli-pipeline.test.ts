@@ -1,5 +1,6 @@
-// `answerwatch logs import` writes one batch while it reads the next (src/crawlers/cli.ts): never two
-// writes at once, every batch written in order, and a failed write stops the import.
+// `answerwatch logs import` writes one batch while it reads the next (src/crawlers/cli.ts): never more
+// writes at once than the backend's writers (one on SQLite, two on Postgres), every batch started in
+// order, and a failed write stops the import once the writes under way have ended.
 import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,9 +18,9 @@ function logFile(): string {
   return file;
 }
 
-function deps(ingest: CrawlerIngest["ingest"]) {
+function deps(ingest: CrawlerIngest["ingest"], writers?: number) {
   const store = { brandsBySlug: async () => [{ id: "b1", org: "Org" }] } as unknown as CrawlerStore;
-  return { store, ingest: { ingest } as CrawlerIngest };
+  return { store, writers, ingest: { ingest } as CrawlerIngest };
 }
 
 const sink = () => {
@@ -27,12 +28,13 @@ const sink = () => {
   return { write: (t: string) => void (text += t), text: () => text };
 };
 
-test("one batch is written at a time, in order, while the next is read; every line is counted", async () => {
+/** Imports the log with `writers`, each write taking 30 ms: the most writes at once, and each batch's first path in the order they started. */
+async function importWith(writers?: number) {
   let inFlight = 0;
   let most = 0;
   const firstPaths: string[] = [];
   const out = sink();
-  const command = runLogsCommand(
+  const code = await runLogsCommand(
     ["import", "--brand", "acme", logFile()],
     deps(async (_brand, records) => {
       inFlight++;
@@ -41,15 +43,19 @@ test("one batch is written at a time, in order, while the next is read; every li
       await Bun.sleep(30);
       inFlight--;
       return { accepted: records.length, duplicates: 0, errors: [] };
-    }),
+    }, writers),
     out,
   );
-  expect(await command).toBe(0);
+  expect(code).toBe(0);
   expect(out.text()).toContain(`${LINES} line(s): ${LINES} new, 0 already imported, 0 malformed`);
-  expect(most).toBe(1);
   // Batches of IMPORT_BATCH lines (the last one shorter), in the file's order.
   expect(firstPaths).toEqual(Array.from({ length: Math.ceil(LINES / IMPORT_BATCH) }, (_, i) => `/p${i * IMPORT_BATCH}`));
   expect(firstPaths.length).toBeGreaterThan(2);
+  return most;
+}
+
+test("one batch is written at a time, in order, while the next is read; every line is counted", async () => {
+  expect(await importWith()).toBe(1);
 });
 
 test("a failed write stops the import: no batch after it is written, and the error reaches the caller", async () => {
@@ -65,5 +71,31 @@ test("a failed write stops the import: no batch after it is written, and the err
   );
   await expect(command).rejects.toThrow("database went away");
   expect(calls).toBe(1);
+  expect(out.text()).toBe("");
+});
+
+test("with two writers, two batches are written at once, never three; each batch once, started in order", async () => {
+  expect(await importWith(2)).toBe(2);
+});
+
+test("with two writers, a failed write stops the import after the other write under way has ended", async () => {
+  let calls = 0;
+  let ended = 0;
+  const out = sink();
+  const command = runLogsCommand(
+    ["import", "--brand", "acme", logFile()],
+    deps(async (_brand, records) => {
+      const call = ++calls;
+      await Bun.sleep(call === 1 ? 20 : 100);
+      if (call === 1) throw new Error("database went away");
+      ended++;
+      return { accepted: records.length, duplicates: 0, errors: [] };
+    }, 2),
+    out,
+  );
+  await expect(command).rejects.toThrow("database went away");
+  // The second batch was already being written when the first failed: it ends before the import does; no third starts.
+  expect(calls).toBe(2);
+  expect(ended).toBe(1);
   expect(out.text()).toBe("");
 });
