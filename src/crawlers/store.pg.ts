@@ -3,7 +3,8 @@
 // array per column, unnested) that skips records stored before (ON CONFLICT on brand, time and
 // record key) and answers which new hits may announce a bot; the first sightings go in as one
 // INSERT … ON CONFLICT DO NOTHING, whose RETURNING names the bots really new — exactly once even
-// with several instances importing the same brand — and each gets its webhook event.
+// with several instances importing the same brand — and each gets its webhook event; a bot known
+// before but seen earlier by this call has its first sighting moved back (one UPDATE).
 //
 // Calls for one brand may run at once (the importer writes two batches at a time; several instances
 // may import): their raw rows go in side by side, and their rollups queue on the brand's lock
