@@ -1,5 +1,5 @@
 // The crawler-log store on Postgres (store.ts says what each operation does). A call is one
-// transaction of three statements whatever its size: the hits go in as one multi-row INSERT (one
+// transaction of three or four statements whatever its size: the hits go in as one multi-row INSERT (one
 // array per column, unnested) that skips records stored before (ON CONFLICT on brand, time and
 // record key) and answers which new hits may announce a bot; the first sightings go in as one
 // INSERT … ON CONFLICT DO NOTHING, whose RETURNING names the bots really new — exactly once even
