@@ -160,7 +160,8 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       const { brand: id } = await brand();
       const bots = ["GPTBot", "ClaudeBot", "PerplexityBot", "Bytespider"];
       const records = Array.from({ length: 1_200 }, (_, i) =>
-        hit({ at: new Date(Date.UTC(2026, 9, 1) + i * 60_000).toISOString(), bot: bots[i % 4]!, userAgent: `Agent ${i % 97} (${bots[i % 4]})`, status: i % 10 === 0 ? 404 : 200 }),
+        // Seven paths over a hundred days: each path's running totals get a row on many days, from every call.
+        hit({ at: new Date(Date.UTC(2026, 6, 1) + i * 7_200_000).toISOString(), bot: bots[i % 4]!, path: `/doc/${i % 7}`, userAgent: `Agent ${i % 97} (${bots[i % 4]})`, status: i % 10 === 0 ? 404 : 200 }),
       );
       // Four calls at once over overlapping records, two of them in crossing orders (on Postgres some deadlock, and are tried again).
       const calls = [records.slice(0, 500), records.slice(400, 900), records.slice(800).reverse(), records.slice(300, 700).reverse()];
@@ -172,6 +173,15 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(sightings).toEqual(bots.map((bot) => ({ bot, first_seen: records.find((r) => r.bot === bot)!.at })).sort((a, b) => a.bot.localeCompare(b.bot)));
       const daily = await h.inspect<{ requests: number; not_found: number }>("SELECT sum(requests) AS requests, sum(not_found) AS not_found FROM crawler_daily WHERE brand_id = ?", id);
       expect(daily.map((r) => ({ requests: Number(r.requests), not_found: Number(r.not_found) }))).toEqual([{ requests: records.length, not_found: records.filter((r) => r.status === 404).length }]);
+      // The running totals per path: each path's last day holds every request to it (a total read
+      // before a concurrent call committed would have lost that call's requests).
+      const last = await h.inspect<{ bot: string; path: string; requests: number }>(
+        "SELECT r.bot AS bot, r.path AS path, r.requests AS requests FROM crawler_paths_running AS r WHERE r.brand_id = ? AND r.day = (SELECT max(x.day) FROM crawler_paths_running AS x WHERE x.brand_id = r.brand_id AND x.bot = r.bot AND x.hit = r.hit AND x.path = r.path) ORDER BY r.bot, r.path",
+        id,
+      );
+      const perPath = new Map<string, number>();
+      for (const r of records) perPath.set(`${r.bot} ${r.path}`, (perPath.get(`${r.bot} ${r.path}`) ?? 0) + 1);
+      expect(last.map((r) => [`${r.bot} ${r.path}`, Number(r.requests)])).toEqual([...perPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     });
   });
 }

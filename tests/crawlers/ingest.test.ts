@@ -170,3 +170,43 @@ test("trend and paths; crawler.first_seen once per new AI bot that is not spoofe
   const ccbot = (await actual()).find((r) => r.bot === "CCBot");
   expect(ccbot).toEqual({ bot: "CCBot", class: "ai_training", verdict: "verified", requests: 1, pages: 1, refused: 0, not_found: 0, server_errors: 0 });
 });
+
+test("logs import of several batches (two written at once on Postgres): every line counted once by bot, verdict, day and path; the first sighting is the earliest; a second import adds nothing", async () => {
+  const other = await createBrand(org.owner, org.id, "crawled-bulk");
+  // 20,000 lines (three batches) over ten days of November 2026, the agents of SENT in turn, 50 paths.
+  const LINES = 20_000;
+  const lines = Array.from({ length: LINES }, (_, i) => {
+    const sent = SENT[i % SENT.length]!;
+    const at = new Date(Date.UTC(2026, 10, 10) + i * 43_000);
+    const stamp = `${String(at.getUTCDate()).padStart(2, "0")}/Nov/2026:${at.toISOString().slice(11, 19)} +0000`;
+    const path = sent[2] === "/" ? `/p${i % 50}` : sent[2];
+    return { sent, day: at.toISOString().slice(0, 10), path, line: `${sent[0]} - - [${stamp}] "GET ${path} HTTP/1.1" ${sent[3]} 512 "-" "${sent[1]}"` };
+  });
+  const file = join(tempDir("aw-logs-bulk-"), "access.log");
+  writeFileSync(file, lines.map((l) => l.line).join("\n") + "\n");
+  const first = cli("logs", "import", "--brand", other.slug, file);
+  expect(first.err).toBe("");
+  expect(first.out).toContain(`${LINES} line(s): ${LINES} new, 0 already imported, 0 malformed`);
+  const window = { p_brand_id: other.id, p_from: "2026-11-01", p_to: "2026-11-30" };
+  const perBot = async () => ((await org.owner.rpc("insights_crawlers", window)).data as { bot: string | null; verdict: string | null; requests: number }[]).map((r) => `${r.bot}|${r.verdict}|${r.requests}`).sort();
+  const expectedPerBot = new Map<string, number>();
+  for (const { sent } of lines) expectedPerBot.set(`${sent[4]}|${sent[6]}`, (expectedPerBot.get(`${sent[4]}|${sent[6]}`) ?? 0) + 1);
+  expect(await perBot()).toEqual([...expectedPerBot].map(([k, n]) => `${k}|${n}`).sort());
+  // GPTBot's requests per day, and its paths' totals (running totals written by two batches at once).
+  const trend = (await org.owner.rpc("insights_crawler_trend", { ...window, p_interval: "day" })).data as { period: string; bot: string; requests: number }[];
+  const gptDays = new Map<string, number>();
+  const gptPaths = new Map<string, number>();
+  for (const { sent, day, path } of lines)
+    if (sent[4] === "GPTBot") {
+      gptDays.set(day, (gptDays.get(day) ?? 0) + 1);
+      gptPaths.set(path, (gptPaths.get(path) ?? 0) + 1);
+    }
+  expect(trend.filter((r) => r.bot === "GPTBot" && r.requests > 0).map((r) => [r.period, r.requests])).toEqual([...gptDays]);
+  const paths = (await org.owner.rpc("insights_crawler_paths", window)).data as { bot: string; path: string; requests: number }[];
+  expect(paths.filter((p) => p.bot === "GPTBot").map((p) => [p.path, p.requests]).sort()).toEqual([...gptPaths].sort());
+  const [sighting] = await db.inspect<{ first_seen: string }>("SELECT first_seen FROM crawler_bots WHERE brand_id = ? AND bot = 'GPTBot'", other.id);
+  expect(new Date(sighting!.first_seen).toISOString()).toBe(new Date(Date.UTC(2026, 10, 10)).toISOString());
+  const again = cli("logs", "import", "--brand", other.slug, file);
+  expect(again.out).toContain(`${LINES} line(s): 0 new, ${LINES} already imported, 0 malformed`);
+  expect(await perBot()).toEqual([...expectedPerBot].map(([k, n]) => `${k}|${n}`).sort());
+});
