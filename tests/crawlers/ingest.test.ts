@@ -189,18 +189,15 @@ test("logs import of several batches (two written at once on Postgres): every li
   expect(first.out).toContain(`${LINES} line(s): ${LINES} new, 0 already imported, 0 malformed`);
   const window = { p_brand_id: other.id, p_from: "2026-11-01", p_to: "2026-11-30" };
   const perBot = async () => ((await org.owner.rpc("insights_crawlers", window)).data as { bot: string | null; verdict: string | null; requests: number }[]).map((r) => `${r.bot}|${r.verdict}|${r.requests}`).sort();
-  const expectedPerBot = new Map<string, number>();
-  for (const { sent } of lines) expectedPerBot.set(`${sent[4]}|${sent[6]}`, (expectedPerBot.get(`${sent[4]}|${sent[6]}`) ?? 0) + 1);
-  expect(await perBot()).toEqual([...expectedPerBot].map(([k, n]) => `${k}|${n}`).sort());
+  /** How many of `items` have each key, in first-seen order. */
+  const tally = <T>(items: T[], key: (item: T) => string) => items.reduce((m, item) => m.set(key(item), (m.get(key(item)) ?? 0) + 1), new Map<string, number>());
+  const expectedPerBot = [...tally(lines, ({ sent }) => `${sent[4]}|${sent[6]}`)].map(([k, n]) => `${k}|${n}`).sort();
+  expect(await perBot()).toEqual(expectedPerBot);
   // GPTBot's requests per day, and its paths' totals (running totals written by two batches at once).
   const trend = (await org.owner.rpc("insights_crawler_trend", { ...window, p_interval: "day" })).data as { period: string; bot: string; requests: number }[];
-  const gptDays = new Map<string, number>();
-  const gptPaths = new Map<string, number>();
-  for (const { sent, day, path } of lines)
-    if (sent[4] === "GPTBot") {
-      gptDays.set(day, (gptDays.get(day) ?? 0) + 1);
-      gptPaths.set(path, (gptPaths.get(path) ?? 0) + 1);
-    }
+  const gpt = lines.filter(({ sent }) => sent[4] === "GPTBot");
+  const gptDays = tally(gpt, (l) => l.day);
+  const gptPaths = tally(gpt, (l) => l.path);
   expect(trend.filter((r) => r.bot === "GPTBot" && r.requests > 0).map((r) => [r.period, r.requests])).toEqual([...gptDays]);
   const paths = (await org.owner.rpc("insights_crawler_paths", window)).data as { bot: string; path: string; requests: number }[];
   expect(paths.filter((p) => p.bot === "GPTBot").map((p) => [p.path, p.requests]).sort()).toEqual([...gptPaths].sort());
@@ -208,5 +205,5 @@ test("logs import of several batches (two written at once on Postgres): every li
   expect(new Date(sighting!.first_seen).toISOString()).toBe(new Date(Date.UTC(2026, 10, 10)).toISOString());
   const again = cli("logs", "import", "--brand", other.slug, file);
   expect(again.out).toContain(`${LINES} line(s): 0 new, ${LINES} already imported, 0 malformed`);
-  expect(await perBot()).toEqual([...expectedPerBot].map(([k, n]) => `${k}|${n}`).sort());
+  expect(await perBot()).toEqual(expectedPerBot);
 });
