@@ -1,7 +1,7 @@
 // `answerwatch logs import --brand SLUG [--org ORG] FILE…`: nginx/Apache combined or JSON-lines
 // logs, gzip or not, streamed in batches; re-importing a file adds nothing.
 import type { CrawlerIngest } from "./ingest";
-import type { CrawlerStore } from "./store";
+import type { CrawlerStore, WriteTurn } from "./store";
 import { fileLines, MAX_LOG_LINE_CHARS, OVERLONG, parseLogLine } from "./logs";
 
 type Out = { write(text: string): void };
@@ -60,11 +60,18 @@ export async function runLogsCommand(args: string[], deps: LogsCommandDeps, out:
     // failed write stops the import at the next batch; the writes under way end first.
     const writing: Promise<void>[] = [];
     let writeError: unknown;
-    const write = async (records: Record<string, unknown>[]) => {
-      const r = await deps.ingest.ingest(brands[0]!, records);
-      accepted += r.accepted;
-      duplicates += r.duplicates;
-      malformed += r.errors.length;
+    // Batches record first sightings in file order, even when a later one reaches the database
+    // first (store.ts, WriteTurn): each waits for the one before to take its turn.
+    let lastTaken: Promise<void> = Promise.resolve();
+    const write = async (records: Record<string, unknown>[], turn: WriteTurn) => {
+      try {
+        const r = await deps.ingest.ingest(brands[0]!, records, turn);
+        accepted += r.accepted;
+        duplicates += r.duplicates;
+        malformed += r.errors.length;
+      } finally {
+        turn.taken();
+      }
       if (process.memoryUsage.rss() > RSS_CEILING) Bun.gc(true);
     };
     const settle = async (room = 0) => {
@@ -78,7 +85,10 @@ export async function runLogsCommand(args: string[], deps: LogsCommandDeps, out:
       batch = [];
       batchBytes = 0;
       await settle(writers - 1);
-      writing.push(write(records).catch((error) => void (writeError = error)));
+      let taken!: () => void;
+      const turn: WriteTurn = { after: lastTaken, taken: () => taken() };
+      lastTaken = new Promise<void>((resolve) => (taken = resolve));
+      writing.push(write(records, turn).catch((error) => void (writeError = error)));
     };
     for await (const line of fileLines(file)) {
       if (line === OVERLONG) {

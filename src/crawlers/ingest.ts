@@ -1,7 +1,7 @@
 // One normalized record per request, from every source (issue #21): checked, classified, verified,
 // stored without its client address, and recognised when sent again (a keyed hash of the record).
 import { hitKind, identify } from "./classify";
-import type { CrawlerHit, CrawlerStore } from "./store";
+import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
 import type { Verifier } from "./verify";
 
 export interface CrawlerRecord {
@@ -66,8 +66,8 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
   const verdicts = boundedCache<Awaited<ReturnType<Verifier["verify"]>>>(100_000);
 
   return {
-    /** Stores the good records of a batch in one transaction; bad ones are reported by index. */
-    async ingest(brandId: string, raw: unknown[]): Promise<IngestResult> {
+    /** Stores the good records of a batch in one transaction; bad ones are reported by index. `turn`: see WriteTurn. */
+    async ingest(brandId: string, raw: unknown[], turn?: WriteTurn): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
       const hits: CrawlerHit[] = [];
       for (const [index, item] of raw.entries()) {
@@ -99,7 +99,7 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
           mayAnnounce: Boolean(who.class?.startsWith("ai_")) && verdict !== "spoofed",
         });
       }
-      const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: (deps.now?.() ?? new Date()).toISOString() });
+      const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: (deps.now?.() ?? new Date()).toISOString(), turn });
       if (events) deps.onEvents?.();
       return { accepted, duplicates: hits.length - accepted, errors };
     },

@@ -13,8 +13,9 @@
 // (records repeated across two calls in crossing orders) is retried, the whole call rolled back first.
 import type { SQL } from "bun";
 import { isUuid, pgCode, withoutNul } from "../db/pg/values";
+import { brandLockKey, RUNNING_LOCK } from "../rollups/triggers.pg";
 import { recordEventPg } from "../webhooks/events.pg";
-import type { CrawlerHit, CrawlerStore } from "./store";
+import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
 
 /** Tries of a call that ends in a deadlock (40P01) with a concurrent one. */
 const DEADLOCK_ATTEMPTS = 5;
@@ -32,21 +33,33 @@ export function createPgCrawlerStore(sql: SQL): CrawlerStore {
       const [row] = await sql`SELECT organization_id FROM brands WHERE id = ${brandId}`;
       return row?.organization_id ?? null;
     },
-    async appendHits({ brandId, hits, at }) {
-      if (!hits.length) return { accepted: 0, events: 0 };
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await append(brandId, hits, at);
-        } catch (error) {
-          if (pgCode(error) !== "40P01" || attempt >= DEADLOCK_ATTEMPTS) throw error;
+    async appendHits({ brandId, hits, at, turn }) {
+      try {
+        // Waited for outside any transaction: a call waiting on the one before holds no connection.
+        await turn?.after;
+        if (!hits.length) return { accepted: 0, events: 0 };
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await append(brandId, hits, at, turn);
+          } catch (error) {
+            if (pgCode(error) !== "40P01" || attempt >= DEADLOCK_ATTEMPTS) throw error;
+          }
         }
+      } finally {
+        turn?.taken();
       }
     },
   };
 
-  function append(brandId: string, hits: CrawlerHit[], at: string): Promise<{ accepted: number; events: number }> {
+  function append(brandId: string, hits: CrawlerHit[], at: string, turn?: WriteTurn): Promise<{ accepted: number; events: number }> {
     const col = <K extends keyof CrawlerHit>(k: K) => hits.map((h) => withoutNul(h[k]));
     return sql.begin(async (tx) => {
+      if (turn) {
+        // The brand's lock (the one its rollup triggers take) first: the next call in line may then
+        // start its rows, and reaches crawler_bots only after this one commits.
+        await tx.unsafe(`SELECT pg_advisory_xact_lock(${RUNNING_LOCK}, ${brandLockKey("$1::uuid")})`, [brandId]);
+        turn.taken();
+      }
       const [org] = await tx`SELECT organization_id FROM brands WHERE id = ${brandId}`;
       // `candidates`: for each bot, the earliest (then first in call order) of the new hits that may announce it.
       const [inserted] = await tx`

@@ -85,11 +85,15 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
       return (organizationOf.get(brandId) as { organization_id: string } | null)?.organization_id ?? null;
     },
     async appendHits(input) {
+      // One connection writes one call at a time: a call's turn is taken once it is done.
       try {
+        await input.turn?.after;
         return append.immediate(input);
       } catch (error) {
         bulk?.forget();
         throw error;
+      } finally {
+        input.turn?.taken();
       }
     },
   };

@@ -28,6 +28,20 @@ export interface CrawlerHit {
   mayAnnounce: boolean;
 }
 
+/**
+ * A call's place in a line of calls for one brand that must record first sightings in the caller's
+ * order — the importer's batches, written two at a time: a later batch that reached the database
+ * first would announce a bot with its later hit, the earlier batch only moving crawler_bots back
+ * (the event already sent). The call waits for `after` (the previous call's `taken`) before it
+ * starts, and calls `taken` once no later call can record a first sighting before it: on Postgres
+ * when it holds the brand's lock, on SQLite (one connection, one call at a time) when it is done.
+ * `taken` is called whatever happens (the call failed, had nothing to store), so a line never stalls.
+ */
+export interface WriteTurn {
+  after: Promise<void>;
+  taken: () => void;
+}
+
 export interface CrawlerStore {
   /** Ids of the brands with this slug, in the organization named or slugged `organization` when given. */
   brandsBySlug(input: { slug: string; organization: string | null }): Promise<string[]>;
@@ -37,7 +51,8 @@ export interface CrawlerStore {
    * Stores the hits in one write transaction; a hit whose record was stored before adds nothing.
    * Each new hit that may announce a bot the brand has not seen yet records the bot's first sighting
    * and a crawler.first_seen webhook event (created at `at`) in the same transaction.
-   * `accepted` counts the new hits, `events` the events recorded.
+   * `accepted` counts the new hits, `events` the events recorded. With a `turn`, calls record first
+   * sightings in the turns' order; without, in whatever order they reach the database.
    */
-  appendHits(input: { brandId: string; hits: CrawlerHit[]; at: string }): Promise<{ accepted: number; events: number }>;
+  appendHits(input: { brandId: string; hits: CrawlerHit[]; at: string; turn?: WriteTurn }): Promise<{ accepted: number; events: number }>;
 }

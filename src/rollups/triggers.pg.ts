@@ -150,8 +150,11 @@ export const DELETED = { table: "aw_deleted" } as const;
  */
 export function runningLock(rows: RawRows[]): string {
   const brands = rows.map((r) => `SELECT brand_id FROM ${rawRowsSource(r)} AS r`).join(" UNION ALL ");
-  return `PERFORM pg_advisory_xact_lock(${RUNNING_LOCK}, h) FROM (SELECT DISTINCT hashtext(CAST(brand_id AS text)) AS h FROM (${brands}) AS b ORDER BY 1) AS locks;`;
+  return `PERFORM pg_advisory_xact_lock(${RUNNING_LOCK}, h) FROM (SELECT DISTINCT ${brandLockKey("brand_id")} AS h FROM (${brands}) AS b ORDER BY 1) AS locks;`;
 }
+
+/** The second key of a brand's lock (with RUNNING_LOCK), for a uuid expression: a writer may take it ahead of the triggers. */
+export const brandLockKey = (brand: string) => `hashtext(CAST(${brand} AS text))`;
 
 /**
  * Planner settings of every rollup trigger function. Each statement joins a statement's few new

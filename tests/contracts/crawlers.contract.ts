@@ -156,6 +156,29 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       expect(await events(id)).toHaveLength(1);
     });
 
+    test("calls given turns record first sightings in the turns' order, even when the later call starts first", async () => {
+      const { brand: id } = await brand();
+      const early = hit({ at: "2026-10-01T10:00:00.000Z", path: "/early" });
+      const late = hit({ at: "2026-10-01T10:05:00.000Z", path: "/late" });
+      let firstTaken!: () => void;
+      const first = { after: Promise.resolve(), taken: () => firstTaken() };
+      const second = { after: new Promise<void>((resolve) => (firstTaken = resolve)), taken: () => {} };
+      // The later batch goes first; the earlier one follows once it has had time to commit.
+      const later = h.store.appendHits({ brandId: id, hits: [late], at: AT, turn: second });
+      await Bun.sleep(150);
+      const earlier = h.store.appendHits({ brandId: id, hits: [early], at: AT, turn: first });
+      expect(await Promise.all([earlier, later])).toEqual([{ accepted: 1, events: 1 }, { accepted: 1, events: 0 }]);
+      const [event, ...more] = await events(id);
+      expect(more).toEqual([]);
+      expect(JSON.parse(event!.payload)).toMatchObject({ bot: "GPTBot", first_seen: early.at, path: "/early" });
+      expect(await h.inspect("SELECT first_seen FROM crawler_bots WHERE brand_id = ?", id)).toEqual([{ first_seen: early.at }]);
+      // A turn is taken whatever the call does: with nothing to store, or failing.
+      const taken = new Set<string>();
+      await h.store.appendHits({ brandId: id, hits: [], at: AT, turn: { after: Promise.resolve(), taken: () => taken.add("empty") } });
+      await expect(h.store.appendHits({ brandId: id, hits: [hit({ path: null as unknown as string })], at: AT, turn: { after: Promise.resolve(), taken: () => taken.add("refused") } })).rejects.toThrow();
+      expect([...taken].sort()).toEqual(["empty", "refused"]);
+    });
+
     test("calls for one brand at once (an import writing two batches, several instances): each record stored once, each new bot announced once at its earliest hit, rollups as counted", async () => {
       const { brand: id } = await brand();
       const bots = ["GPTBot", "ClaudeBot", "PerplexityBot", "Bytespider"];

@@ -99,3 +99,47 @@ test("with two writers, a failed write stops the import after the other write un
   expect(ended).toBe(1);
   expect(out.text()).toBe("");
 });
+
+test("with two writers, each batch waits for the one before to take its turn: first sightings are recorded in file order", async () => {
+  const steps: string[] = [];
+  let calls = 0;
+  const code = await runLogsCommand(
+    ["import", "--brand", "acme", logFile()],
+    deps(async (_brand, records, turn) => {
+      const call = ++calls;
+      // The first batch is slow to reach the database (a large INSERT, slow address checks): the second must still wait for it.
+      if (call === 1) await Bun.sleep(100);
+      await turn!.after;
+      steps.push(`turn ${call}`);
+      await Bun.sleep(10);
+      turn!.taken();
+      // A batch that failed before taking its turn would still release the next: the importer takes it once the write ends.
+      return { accepted: records.length, duplicates: 0, errors: [] };
+    }, 2),
+    sink(),
+  );
+  expect(code).toBe(0);
+  expect(steps).toEqual(Array.from({ length: Math.ceil(LINES / IMPORT_BATCH) }, (_, i) => `turn ${i + 1}`));
+});
+
+test("a batch that fails before taking its turn still lets the next one through", async () => {
+  let calls = 0;
+  const command = runLogsCommand(
+    ["import", "--brand", "acme", logFile()],
+    deps(async (_brand, records, turn) => {
+      const call = ++calls;
+      if (call === 1) {
+        // Failing while the second batch is already under way, before this one took its turn.
+        await Bun.sleep(50);
+        throw new Error("address checks failed");
+      }
+      await turn!.after;
+      return { accepted: records.length, duplicates: 0, errors: [] };
+    }, 2),
+    sink(),
+  );
+  // Without the importer taking the failed batch's turn, the second would wait forever and the import would hang.
+  const outcome = await Promise.race([command.then(() => "done", (error: Error) => error.message), Bun.sleep(3_000).then(() => "hung")]);
+  expect(outcome).toBe("address checks failed");
+  expect(calls).toBe(2);
+});
