@@ -9,6 +9,7 @@ import type { SQL } from "bun";
 import { pgCode } from "../../db/pg/values";
 import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
 import { createPgInsightsStore } from "../../insights/store.pg";
+import type { InsightsStore } from "../../insights/store";
 import { AppError } from "../../http/errors";
 import { statementTimeout } from "./deadline";
 import { PG_DIALECT } from "./dialect.pg";
@@ -92,7 +93,6 @@ const VERSION_POLL_MS = 250;
 
 export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}): RestExecutor {
   const { onStatement, sourceCategories } = options;
-  const sharedInsights = createPgInsightsStore(sql);
   const texts = new Map<string, string>();
   let cache: SchemaCache | undefined;
   // The response cache's version: writes this executor committed (bumped at once) and the next
@@ -163,11 +163,23 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         // database scopes every table they read by its policies (a brand the caller may not read
         // also reads as one with no rows before that); the deadline is checked between their steps.
         // A share link's claims open no table (the policies are by organization); it reads its one
-        // brand's insights, which service.ts allows it and nothing else, through the server's pool.
+        // brand's insights, which service.ts allows it and nothing else, as the server — still in
+        // this transaction, so the request's statement_timeout holds and no second connection is
+        // taken (through the pool, a burst of share-link calls could hold every connection while
+        // each waited for one more).
         const rpc = INSIGHT_RPCS[name]!;
-        const insights = caller.shareBrandId ? sharedInsights : createPgInsightsStore(tx, { asCaller: true });
-        const ctx = insightsContext(insights, sourceCategories, check);
-        return rpc.run(ctx, args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+        const run = (insights: InsightsStore) => rpc.run(insightsContext(insights, sourceCategories, check), args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
+        try {
+          if (!caller.shareBrandId) return await run(createPgInsightsStore(tx, { asCaller: true }));
+          await tx`SELECT set_config('role', 'none', true)`;
+          const out = await run(createPgInsightsStore(tx));
+          // A failed read leaves the transaction aborted (rolled back whole): the role needs no restoring then.
+          await tx`SELECT set_config('role', ${caller.role}, true)`;
+          return out;
+        } catch (error) {
+          // As the statements above answer (the timeout as 503 57014, a policy's refusal as 403), not as a 500.
+          throw requestError(error, ms, caller);
+        }
       },
     };
     return self;
