@@ -3,6 +3,7 @@
 // and should be made again at least monthly by a long-running server; retention drops whole months.
 import type { SQL } from "bun";
 import type { PgSchemaPart } from "./open";
+import { REST_ROLES } from "./roles";
 
 /** The partitioned tables and the time column each is partitioned by. */
 export const LOG_PARTITIONED = [
@@ -25,6 +26,10 @@ export async function ensureLogPartitions(sql: SQL, options: { now?: Date; month
     const rows = await sql`SELECT p AS name FROM aw_log_partitions(${table}, ${column}, ${monthsFrom(now, -1).toISOString()}, ${monthsFrom(now, options.monthsAhead ?? 2).toISOString()}) AS p`;
     made.push(...rows.map((r: { name: string }) => r.name));
   }
+  // A month read directly answers to its own privileges, not its table's: where the database's
+  // default privileges grant new tables to the REST roles (a Supabase project's do), take them back.
+  const roles = made.length ? ((await sql`SELECT rolname FROM pg_roles WHERE rolname IN ${sql([...REST_ROLES])}`) as { rolname: string }[]) : [];
+  for (const name of roles.length ? made : []) await sql.unsafe(`REVOKE ALL ON "${name}" FROM ${roles.map((r) => `"${r.rolname}"`).join(", ")}`);
   return made;
 }
 

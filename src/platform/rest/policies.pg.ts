@@ -19,7 +19,11 @@
 // what they write. Besides the exposed tables: the internal tables /rest/v1 reads for a caller
 // (INTERNAL_READS), citations' URLs through a checked function, and the inherited prompts.brand_id.
 import type { SQL } from "bun";
+import { is } from "drizzle-orm";
+import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import type { PgSchemaPart } from "../../db/pg/open";
+import { REST_ROLES } from "../../db/pg/roles";
+import * as pgSchema from "../../db/pg/schema";
 import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
@@ -35,7 +39,6 @@ export const INTERNAL_READS = [
   ...new Set([...Object.values(ROLLUP_COUNTS).flatMap((choices) => choices.map((c) => c.rollup)), ...rollupSpecs(PG_ROLLUP_DIALECT).map((spec) => spec.table), "prompt_results_latest"]),
 ];
 
-export const REST_ROLES = ["anon", "authenticated", "service_role"] as const;
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
 export const PRIVATE_SCHEMA = "aw_private";
 
@@ -254,11 +257,35 @@ export function inheritedColumnSql(rule: InheritedColumn): string[] {
   ];
 }
 
-/** Everything, for the tables of `policies` that exist with the given columns. */
-export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string[]>): string[] {
+/**
+ * Whether a table of the public schema is answerwatch's: its model's (`modelTables`), a month (or
+ * the default) of a partitioned log table, or its own bookkeeping (answerwatch_*) — as opposed to an
+ * operator's own tables in a shared database, which it leaves alone.
+ */
+export function isOwnTable(table: string, modelTables: ReadonlySet<string>): boolean {
+  return modelTables.has(table) || table.startsWith("answerwatch_") || isLogMonth(table);
+}
+
+/** A month (or the default partition) of a partitioned log table (src/db/pg/partitions.ts). */
+const isLogMonth = (table: string) => /^(ai_traffic_logs|crawler_hits)_(y\d{4}m\d{2}|default)$/.test(table);
+
+/**
+ * The REST roles lose every privilege on answerwatch's tables they are not given below: the server
+ * never grants them one, but a database whose default privileges grant new tables to them (a
+ * Supabase project's do, to anon and authenticated alike) would otherwise let PostgREST, or any
+ * session under those roles, read the secrets, API keys, jobs or raw logs of every organization.
+ */
+export function lockedDownSql(tables: string[]): string[] {
+  return tables.map((table) => `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`);
+}
+
+/** Everything, for the tables of `policies` that exist with the given columns; `ownTables` (isOwnTable) are locked down first. */
+export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string[]>, ownTables: string[] = []): string[] {
   const tables = Object.entries(policies).filter(([table, p]) => p.exposed !== false && columnsOf.has(table));
+  const opened = new Set([...tables.map(([table]) => table), ...INTERNAL_READS]);
   return [
     ...foundationSql(),
+    ...lockedDownSql(ownTables.filter((t) => columnsOf.has(t) && !opened.has(t))),
     ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
     ...INTERNAL_READS.filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
     ...citationLinkSql(),
@@ -273,18 +300,23 @@ export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string
  * tables is dropped and made again, in the migration's transaction (under its lock).
  */
 export async function ensureRowSecurity(tx: SQL, policies: Policies = REST_POLICIES): Promise<boolean> {
+  // Made before the tables are listed: it is one of those locked down.
+  await tx`CREATE TABLE IF NOT EXISTS answerwatch_schema_parts (name text PRIMARY KEY, hash text NOT NULL, made_at timestamptz NOT NULL DEFAULT now())`;
   const rows = (await tx`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`) as { table_name: string; column_name: string }[];
   const columnsOf = new Map<string, string[]>();
   for (const r of rows) columnsOf.set(r.table_name, [...(columnsOf.get(r.table_name) ?? []), r.column_name]);
-  const statements = rowSecuritySql(policies, columnsOf);
+  const modelTables = new Set(Object.values(pgSchema).flatMap((v) => (is(v, PgTable) ? [getTableConfig(v)] : [])).filter((c) => (c.schema ?? "public") === "public").map((c) => c.name));
+  const own = [...columnsOf.keys()].filter((t) => isOwnTable(t, modelTables));
+  // The log months come and go (partitions.ts locks each new one down as it makes it): they are
+  // locked down whenever the rest is made, outside the hash, so a new month alone remakes nothing.
+  const statements = rowSecuritySql(policies, columnsOf, own.filter((t) => !isLogMonth(t)));
   const hash = Bun.hash(statements.join(";\n")).toString(16);
-  await tx`CREATE TABLE IF NOT EXISTS answerwatch_schema_parts (name text PRIMARY KEY, hash text NOT NULL, made_at timestamptz NOT NULL DEFAULT now())`;
   const [made] = await tx`SELECT hash FROM answerwatch_schema_parts WHERE name = 'row-level security'`;
   const rolesPresent = Number((await tx`SELECT count(*) AS n FROM pg_roles WHERE rolname IN ('anon', 'authenticated', 'service_role')`)[0].n) === REST_ROLES.length;
   if (made?.hash === hash && rolesPresent) return false;
   const existing = (await tx`SELECT tablename, policyname FROM pg_policies WHERE schemaname = 'public' AND policyname LIKE 'aw\\_%'`) as { tablename: string; policyname: string }[];
   for (const p of existing) await tx.unsafe(`DROP POLICY ${q(p.policyname)} ON ${q(p.tablename)}`);
-  for (const statement of statements) await tx.unsafe(statement);
+  for (const statement of [...statements, ...lockedDownSql(own.filter(isLogMonth))]) await tx.unsafe(statement);
   await tx`INSERT INTO answerwatch_schema_parts (name, hash) VALUES ('row-level security', ${hash}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, made_at = now()`;
   return true;
 }
