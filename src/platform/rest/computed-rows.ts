@@ -3,6 +3,7 @@
 // (eq neq gt gte lt lte like ilike in is, not.), order, and the limit/offset range. Anything else
 // (embeds, JSON paths, or=…) is refused with a PostgREST-style error rather than ignored.
 import { AppError } from "../../http/errors";
+import { checkLikePattern, limitExceeded, REST_LIMITS } from "./limits";
 import type { Filter, QueryParams, Range, SelectItem } from "./parse";
 
 type Row = Record<string, unknown>;
@@ -22,9 +23,33 @@ function comparable(value: unknown, literal: string): [unknown, unknown] {
   return [value, literal];
 }
 
-function likeToRegExp(pattern: string, insensitive: boolean): RegExp {
-  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/[*%]/g, ".*").replace(/_/g, ".");
-  return new RegExp(`^${source}$`, insensitive ? "is" : "s");
+/**
+ * SQL LIKE over one value (`%` or `*` any run of characters, `_` any one), without a regular
+ * expression: wildcards turned into `.*` backtrack exponentially in their number (a pattern of thirty
+ * `*` held a thread for minutes a row). This walks the value once, going back only to the last
+ * wildcard: at most value length × pattern length steps, and the pattern is capped (limits.ts).
+ */
+export function likeMatches(value: string, pattern: string): boolean {
+  const star = (i: number) => pattern[i] === "%" || pattern[i] === "*";
+  let v = 0;
+  let p = 0;
+  let lastStar = -1;
+  let resumeAt = 0;
+  while (v < value.length) {
+    if (p < pattern.length && !star(p) && (pattern[p] === "_" || pattern[p] === value[v])) {
+      v++;
+      p++;
+    } else if (p < pattern.length && star(p)) {
+      lastStar = p++;
+      resumeAt = v;
+    } else if (lastStar >= 0) {
+      // The last wildcard takes one more character; the rest of the pattern is tried from there.
+      p = lastStar + 1;
+      v = ++resumeAt;
+    } else return false;
+  }
+  while (p < pattern.length && star(p)) p++;
+  return p === pattern.length;
 }
 
 function matches(row: Row, filter: Filter, known: Set<string>): boolean {
@@ -45,8 +70,8 @@ function matches(row: Row, filter: Filter, known: Set<string>): boolean {
       case "gte": result = a >= b; break;
       case "lt": result = a < b; break;
       case "lte": result = a <= b; break;
-      case "like": result = likeToRegExp(op.value, false).test(String(value)); break;
-      case "ilike": result = likeToRegExp(op.value, true).test(String(value)); break;
+      case "like": result = likeMatches(String(value), checkLikePattern(op.value)); break;
+      case "ilike": result = likeMatches(String(value).toLowerCase(), checkLikePattern(op.value).toLowerCase()); break;
       default: throw unsupported(`The operator ${op.op}`);
     }
   }
@@ -66,6 +91,13 @@ export function applyQuery(rows: Row[], query: QueryParams, range: Range): { row
   const named = query.filters.length > 0 || query.order.length > 0 || query.select.some((s) => s.kind !== "star");
   const known = named ? new Set(rows.flatMap((r) => Object.keys(r))) : new Set<string>();
   if (query.logic.length) throw unsupported("or=/and= logic");
+  // The SQL path's limits (plan.ts), checked before any row is: a filter's cost is paid per row.
+  if (query.filters.length > REST_LIMITS.filters) throw limitExceeded("54001", `too many filters (${query.filters.length})`, REST_LIMITS.filters);
+  for (const { filter } of query.filters) {
+    const op = filter.operation;
+    if (op.kind === "in" && op.values.length > REST_LIMITS.inValues) throw limitExceeded("54023", `too many values in one in-list (${op.values.length})`, REST_LIMITS.inValues);
+    if (op.kind === "op" && (op.op === "like" || op.op === "ilike")) checkLikePattern(op.value);
+  }
   if (query.filters.some((f) => f.path.length) || query.order.some((o) => o.path.length) || query.ranges.some((r) => r.path.length)) throw unsupported("An embedded resource");
   // Unknown names are only detectable when there are rows to know the columns from.
   const check = known.size > 0;

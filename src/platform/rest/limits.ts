@@ -25,3 +25,11 @@ export const REST_LIMITS = {
 export function limitExceeded(code: "54001" | "54011" | "54023", message: string, limit: number): AppError {
   return new AppError(400, code, message, { details: `The limit is ${limit}.`, hint: "Split the request into smaller ones." });
 }
+
+/** A like/ilike pattern within the limits above, or the 54001 refusal (SQL filters and function rows alike). */
+export function checkLikePattern(pattern: string): string {
+  const wildcards = pattern.match(/[*%]+/g)?.length ?? 0;
+  if (pattern.length > REST_LIMITS.patternLength) throw limitExceeded("54001", `like pattern longer than ${REST_LIMITS.patternLength} characters`, REST_LIMITS.patternLength);
+  if (wildcards > REST_LIMITS.patternWildcards) throw limitExceeded("54001", `like pattern with ${wildcards} wildcards`, REST_LIMITS.patternWildcards);
+  return pattern;
+}

@@ -6,7 +6,7 @@ import { exposedPolicy, type Policies, type TablePolicy } from "./policies";
 import { applyColumnRule, COLUMN_ALIASES, writtenColumn } from "./constraints";
 import type { EmbedPath, Field, Filter, LogicTree, OrderTerm, Preferences, QueryParams, Range, SelectItem } from "./parse";
 import { closestName, PG_TYPE_NAMES, type ColumnInfo, type ColumnType, type Relationship, type SchemaCache, type TableInfo } from "./schema-cache";
-import { limitExceeded, REST_LIMITS } from "./limits";
+import { checkLikePattern, limitExceeded, REST_LIMITS } from "./limits";
 import { checkEnum, fromJson, fromText, pgArrayLiteral, type SqlValue } from "./values";
 
 export interface ColumnRef {
@@ -160,13 +160,6 @@ function quantifiedItems(text: string): string[] {
   return list.map((v) => v ?? "");
 }
 
-function checkPattern(pattern: string): string {
-  const wildcards = pattern.match(/[*%]+/g)?.length ?? 0;
-  if (pattern.length > REST_LIMITS.patternLength) throw limitExceeded("54001", `like pattern longer than ${REST_LIMITS.patternLength} characters`, REST_LIMITS.patternLength);
-  if (wildcards > REST_LIMITS.patternWildcards) throw limitExceeded("54001", `like pattern with ${wildcards} wildcards`, REST_LIMITS.patternWildcards);
-  return pattern;
-}
-
 function planFilter(node: ReadPlan, filter: Filter): Condition {
   const embed = !filter.field.json.length && node.embeds.find((e) => e.key === filter.field.name);
   if (embed) {
@@ -197,7 +190,7 @@ function planFilter(node: ReadPlan, filter: Filter): Condition {
         return { kind: "compare", op: COMPARISONS[op.op], values: items.map((v) => typedValue(node.table, ref, v)), quantifier: op.quantifier };
       case "like": case "ilike":
         if (ref.type !== "text") throw operatorMissing(ref.type, op.op === "like" ? "~~" : "~~*");
-        return { kind: "like", patterns: items.map(checkPattern), caseInsensitive: op.op === "ilike", quantifier: op.quantifier };
+        return { kind: "like", patterns: items.map(checkLikePattern), caseInsensitive: op.op === "ilike", quantifier: op.quantifier };
       case "isdistinct":
         return { kind: "distinct", value: typedValue(node.table, ref, op.value) };
       case "cs": case "cd": case "ov":
