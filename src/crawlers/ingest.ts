@@ -1,5 +1,6 @@
 // One normalized record per request, from every source (issue #21): checked, classified, verified,
 // stored without its client address, and recognised when sent again (a keyed hash of the record).
+import { dayInRange, FIRST_DAY, LAST_DAY } from "../http/date-range";
 import { hitKind, identify } from "./classify";
 import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
 import type { Verifier } from "./verify";
@@ -30,6 +31,9 @@ export function normalizeRecord(raw: unknown): CrawlerRecord | string {
   const r = raw as Record<string, unknown>;
   const at = typeof r.timestamp === "string" || typeof r.timestamp === "number" ? new Date(typeof r.timestamp === "number" && r.timestamp < 1e12 ? r.timestamp * 1000 : (r.timestamp as string | number)) : null;
   if (!at || Number.isNaN(at.getTime())) return "timestamp must be an ISO 8601 date-time or epoch seconds";
+  // Past year 9999 an ISO date turns into `+010000-…`, which no day or week bucket can hold: the
+  // whole batch used to fail with it (500). Refused alone, as any other bad record is.
+  if (!dayInRange(at.toISOString())) return `timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}`;
   if (typeof r.method !== "string" || !/^[A-Z]{3,10}$/.test(r.method)) return "method must be an HTTP method (GET, HEAD, …)";
   if (typeof r.path !== "string" || !r.path.startsWith("/") || r.path.length > 2048) return "path must start with / (at most 2048 characters)";
   if (typeof r.status !== "number" || !Number.isInteger(r.status) || r.status < 100 || r.status > 599) return "status must be an HTTP status (100–599)";

@@ -105,13 +105,17 @@ test("POST /api/brands/:id/crawler-logs with an API key: good records kept, bad 
     { timestamp: "yesterday", method: "GET", path: "/", status: 200, ip: "1.2.3.4", user_agent: "x" },
     { timestamp: "2026-11-23T08:00:01Z", method: "GET", path: "no-slash", status: 200, ip: "1.2.3.4", user_agent: "x" },
     { timestamp: "2026-11-23T08:00:02Z", method: "GET", path: "/", status: 200, user_agent: "x" },
+    // Year 10000 (epoch milliseconds) and 1999: outside the dates any bucket holds, refused alone (the first failed the whole batch with a 500).
+    { timestamp: 253402300800000, method: "GET", path: "/", status: 200, ip: "1.2.3.4", user_agent: GPTBOT },
+    { timestamp: "1999-12-31T23:59:59Z", method: "GET", path: "/", status: 200, ip: "1.2.3.4", user_agent: GPTBOT },
   ];
   const post = (body: unknown, token = key) => fetch(`${server.url}/api/brands/${brand.id}/crawler-logs`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
   const sent = await post(batch);
   expect(sent.status).toBe(200);
   expect(sent.body).toMatchObject({ success: true, accepted: 1, duplicates: 0 });
-  expect(sent.body.errors.map((e: { index: number }) => e.index)).toEqual([1, 2, 3]);
+  expect(sent.body.errors.map((e: { index: number }) => e.index)).toEqual([1, 2, 3, 4, 5]);
   expect(sent.body.errors[0].message).toContain("timestamp");
+  expect(sent.body.errors.slice(3).map((e: { message: string }) => e.message)).toEqual(["timestamp must fall between 2000-01-01 and 2999-12-31", "timestamp must fall between 2000-01-01 and 2999-12-31"]);
   expect((await post(batch)).body).toMatchObject({ accepted: 0, duplicates: 1 });
   expect((await post(Array.from({ length: 1001 }, () => batch[0]))).status).toBe(413);
   expect((await post({ nope: 1 })).status).toBe(400);
