@@ -6,33 +6,48 @@ export interface RateLimiter {
   hit(key: string): boolean;
   /** Whether one more hit would be allowed, without counting it. */
   allows(key: string): boolean;
+  /** How many keys it holds (at most its maxKeys). */
+  keys(): number;
 }
 
 export function createRateLimiter(options: { limit: number; windowMs: number; now?: () => number; maxKeys?: number }): RateLimiter {
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? 100_000;
   const hits = new Map<string, number[]>();
+  /**
+   * Past `maxKeys`, the keys whose window has passed go, then — when a flood of live keys remains —
+   * the oldest, down to nine tenths: memory stays bounded, and the next sweep is a tenth of the keys
+   * away, so a flood of new keys costs each hit a few steps, not a walk over every key.
+   */
   const sweep = (t: number) => {
-    for (const [key, times] of hits) if (times[times.length - 1] <= t - options.windowMs) hits.delete(key);
+    for (const [key, times] of hits) if (!times.length || times[times.length - 1]! <= t - options.windowMs) hits.delete(key);
+    for (const key of hits.keys()) {
+      if (hits.size <= maxKeys * 0.9) break;
+      hits.delete(key);
+    }
   };
   const recent = (key: string, t: number) => {
-    let times = hits.get(key);
-    if (!times) hits.set(key, (times = []));
-    while (times.length && times[0] <= t - options.windowMs) times.shift();
+    const times = hits.get(key);
+    while (times?.length && times[0]! <= t - options.windowMs) times.shift();
     return times;
   };
   return {
     hit(key) {
       const t = now();
-      if (hits.size > maxKeys) sweep(t);
-      const times = recent(key, t);
+      let times = recent(key, t);
+      if (!times) {
+        if (hits.size >= maxKeys) sweep(t);
+        hits.set(key, (times = []));
+      }
       if (times.length >= options.limit) return false;
       times.push(t);
       return true;
     },
     allows(key) {
-      return recent(key, now()).length < options.limit;
+      // Read only: asking leaves no key behind.
+      return (recent(key, now())?.length ?? 0) < options.limit;
     },
+    keys: () => hits.size,
   };
 }
 

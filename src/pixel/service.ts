@@ -1,7 +1,7 @@
 // The pixel's service: accept or refuse a beacon, turn it into a traffic row, and read the traffic
 // report. Everything it depends on (store, report runner, clock, options) comes in through createPixelService.
 import { AppError } from "../http/errors";
-import { createRateLimiter } from "../http/rate-limit";
+import { addressKey, createRateLimiter } from "../http/rate-limit";
 import type { ApiUser } from "../platform/auth/caller";
 import { parseBeacon } from "./beacon";
 import { createBrandDirectory, type PixelBrand } from "./brands";
@@ -80,7 +80,8 @@ export function createPixelService(deps: PixelServiceDeps) {
   async function collect(request: BeaconRequest): Promise<BeaconOutcome> {
     // Cheapest refusals first: the rate limit counts invalid beacons too.
     const client = clientAddress(request.peer, request.forwardedFor);
-    if (!limiter.hit(client))
+    // By /64 for IPv6 (addressKey), as sign-ups are: one client holds a whole /64.
+    if (!limiter.hit(addressKey(client)))
       throw new AppError(429, "rate_limited", "Too many beacons from this address", { headers: { "retry-after": "60" } });
     const beacon = parseBeacon(request.body);
     const found = brands.lookup(beacon.trackingCode);

@@ -287,6 +287,15 @@ describe("limits and caching", () => {
     expect((await send({ peer })).status).toBe(204);
   });
 
+  test("IPv6 clients are limited by their /64: 600 beacons from as many addresses of one /64, then 429; another /64 is not affected", async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 601; i++) statuses.push((await send({ peer: `2001:db8:77:1::${i.toString(16)}`, body: { url: "https://acme.com/limit6" } })).status);
+    expect(statuses.slice(0, 600).every((s) => s === 204)).toBe(true);
+    expect(statuses[600]).toBe(429);
+    expect((await send({ peer: "2001:db8:77:2::1" })).status).toBe(204);
+    clock.advance(61_000);
+  });
+
   test("a domain added to a brand is honoured once the brand cache entry expires (30 s)", async () => {
     const brand = await seedBrandIn(db, { domains: ["first.example"] });
     const beacon = { origin: "https://second.example", body: { brand: brand.trackingCode, url: "https://second.example/" } };
