@@ -6,13 +6,18 @@ import { forEachLineCapped } from "../http/body";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { CallerResolver } from "../platform/auth/caller";
+import { createGate } from "../platform/rest/gate";
 import { MAX_BATCH, type CrawlerIngest } from "./ingest";
 import type { CrawlerStore } from "./store";
 
 const WRITERS = ["owner", "admin", "member"];
 
-/** What one Logpush request may become once inflated, and how many records it may hold (README: Security). */
-export const LOGPUSH_LIMITS = { inflatedBytes: 64 * 1024 * 1024, records: 100_000, lineBytes: 64 * 1024 } as const;
+/**
+ * What one Logpush request may become once inflated, how many records it may hold, and how many are
+ * read at once per instance (more wait, unread; past `queued`, 503, which Logpush retries): each
+ * holds up to its inflated cap until stored, so twenty at once could hold gigabytes (README: Security).
+ */
+export const LOGPUSH_LIMITS = { inflatedBytes: 64 * 1024 * 1024, records: 100_000, lineBytes: 64 * 1024, atOnce: 2, queued: 8 } as const;
 
 /** Cloudflare Logpush's field names (HTTP requests dataset) → the record's. */
 export function fromLogpush(o: Record<string, unknown>): Record<string, unknown> {
@@ -32,6 +37,7 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
     if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot send crawler logs");
     return brandId;
   }
+  const logpushes = createGate(LOGPUSH_LIMITS.atOnce, LOGPUSH_LIMITS.queued);
   return new Elysia()
     // Cloudflare Logpush's HTTP destination: gzip NDJSON in its field names; the API key in a header
     // (destination_conf "https://<server>/api/brands/<id>/crawler-logs/logpush?header_Authorization=Bearer%20aw_…").
@@ -39,36 +45,7 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
       "/api/brands/:brandId/crawler-logs/logpush",
       async ({ request, params }) => {
         const brandId = await writableBrand(request, params.brandId);
-        // Everything is read and parsed before anything is stored: past a limit, nothing is.
-        const records: Record<string, unknown>[] = [];
-        let malformed = 0;
-        let overlong: number;
-        try {
-          ({ overlong } = await forEachLineCapped(request, { maxBytes: LOGPUSH_LIMITS.inflatedBytes, maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes }, (line) => {
-            try {
-              records.push(fromLogpush(JSON.parse(line)));
-            } catch {
-              malformed++;
-            }
-          }));
-        } catch (error) {
-          // A refused body leaves up to a cap's worth of garbage: collect it now, not when the heap
-          // next fills, so a client repeating the request cannot pile it up.
-          records.length = 0;
-          Bun.gc(true);
-          throw error;
-        }
-        malformed += overlong;
-        let accepted = 0;
-        let duplicates = 0;
-        for (let i = 0; i < records.length; i += MAX_BATCH) {
-          const r = await deps.ingest.ingest(brandId, records.slice(i, i + MAX_BATCH));
-          accepted += r.accepted;
-          duplicates += r.duplicates;
-          malformed += r.errors.length;
-        }
-        // Logpush's validation message ({"content":"test message"}) is a malformed record: still 200.
-        return { success: true, accepted, duplicates, malformed };
+        return logpushes.run(() => logpush(request, brandId));
       },
       { parse: "none" },
     )
@@ -79,4 +56,37 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
     if (records.length > MAX_BATCH) throw new AppError(413, "batch_too_large", `At most ${MAX_BATCH} records a batch (got ${records.length})`);
     return { success: true, ...(await deps.ingest.ingest(brandId, records)) };
   });
+
+  async function logpush(request: Request, brandId: string) {
+    // Everything is read and parsed before anything is stored: past a limit, nothing is.
+    const records: Record<string, unknown>[] = [];
+    let malformed = 0;
+    let overlong: number;
+    try {
+      ({ overlong } = await forEachLineCapped(request, { maxBytes: LOGPUSH_LIMITS.inflatedBytes, maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes }, (line) => {
+        try {
+          records.push(fromLogpush(JSON.parse(line)));
+        } catch {
+          malformed++;
+        }
+      }));
+    } catch (error) {
+      // A refused body leaves up to a cap's worth of garbage: collect it now, not when the heap
+      // next fills, so a client repeating the request cannot pile it up.
+      records.length = 0;
+      Bun.gc(true);
+      throw error;
+    }
+    malformed += overlong;
+    let accepted = 0;
+    let duplicates = 0;
+    for (let i = 0; i < records.length; i += MAX_BATCH) {
+      const r = await deps.ingest.ingest(brandId, records.slice(i, i + MAX_BATCH));
+      accepted += r.accepted;
+      duplicates += r.duplicates;
+      malformed += r.errors.length;
+    }
+    // Logpush's validation message ({"content":"test message"}) is a malformed record: still 200.
+    return { success: true, accepted, duplicates, malformed };
+  }
 }

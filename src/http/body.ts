@@ -39,15 +39,17 @@ async function inflatedBody(body: ReadableStream<Uint8Array>, maxBytes: number):
   });
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
   // The inflater turns one input chunk into all of its output at once: fed 1 KiB at a time (at most
-  // ~1 MiB of output at deflate's highest ratio), it can be stopped right after the cap.
-  const sliced = source.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        for (let at = 0; at < chunk.byteLength; at += INFLATE_SLICE) controller.enqueue(chunk.subarray(at, at + INFLATE_SLICE));
-      },
-    }),
-  );
-  const inflated = gzip ? sliced.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : source;
+  // ~1 MiB of output at deflate's highest ratio), it can be stopped right after the cap. (Only then
+  // piped: a stream piped once is locked, and plain text read from `source` again failed with 500.)
+  const sliced = () =>
+    source.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          for (let at = 0; at < chunk.byteLength; at += INFLATE_SLICE) controller.enqueue(chunk.subarray(at, at + INFLATE_SLICE));
+        },
+      }),
+    );
+  const inflated = gzip ? sliced().pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : source;
   let total = 0;
   const counted = inflated.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({

@@ -211,3 +211,27 @@ test("logs import of several batches (two written at once on Postgres): every li
   expect(again.out).toContain(`${LINES} line(s): 0 new, ${LINES} already imported, 0 malformed`);
   expect(await perBot()).toEqual(expectedPerBot);
 });
+
+test("Logpush bodies are read two at a time per instance: the rest wait unread, and past eight waiting a push is told 503 to retry", async () => {
+  const key = (await (await fetch(`${server.url}/api/keys`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Logpush burst", organization_id: org.id, role: "member" }) })).json()).secret as string;
+  const url = `${server.url}/api/brands/${brand.id}/crawler-logs/logpush`;
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  // Bodies the test finishes when it chooses (Logpush's validation line only: nothing is stored).
+  const finish: (() => void)[] = [];
+  const held = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"content":"test message"}\n'));
+        finish.push(() => controller.close());
+      },
+    });
+  const pushes = Array.from({ length: 10 }, () => fetch(url, { method: "POST", headers, body: held(), duplex: "half" } as RequestInit).then((r) => r.status));
+  // Two are being read, eight wait: one more is refused at once, its body never read.
+  await Bun.sleep(500);
+  const refused = await fetch(url, { method: "POST", headers, body: '{"content":"test message"}\n' });
+  expect({ status: refused.status, code: ((await refused.json()) as { error: { code: string } }).error.code, retry: refused.headers.get("retry-after") }).toEqual({ status: 503, code: "53300", retry: "1" });
+  for (const done of finish) done();
+  expect(await Promise.all(pushes)).toEqual(Array.from({ length: 10 }, () => 200));
+  // Then the instance takes pushes again.
+  expect((await fetch(url, { method: "POST", headers, body: '{"content":"test message"}\n' })).status).toBe(200);
+});
