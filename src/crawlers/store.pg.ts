@@ -55,9 +55,14 @@ export function createPgCrawlerStore(sql: SQL): CrawlerStore {
     const col = <K extends keyof CrawlerHit>(k: K) => hits.map((h) => withoutNul(h[k]));
     return sql.begin(async (tx) => {
       if (turn) {
-        // The brand's lock (the one its rollup triggers take) first: the next call in line may then
-        // start its rows, and reaches crawler_bots only after this one commits.
-        await tx.unsafe(`SELECT pg_advisory_xact_lock(${RUNNING_LOCK}, ${brandLockKey("$1::uuid")})`, [brandId]);
+        // A call that may announce a bot the brand has not seen takes the brand's lock (the one its
+        // rollup triggers take) first, so the next in line reaches crawler_bots only after it
+        // commits. A call whose bots are all known announces nothing: it lets the next go at once,
+        // and their rows go in side by side (taking the lock first serialized a whole import, ~40 %
+        // slower, where only its first batches meet new bots).
+        const bots = [...new Set(hits.filter((h) => h.mayAnnounce && h.bot).map((h) => h.bot!))];
+        const known = bots.length ? await tx`SELECT count(*)::int AS n FROM crawler_bots WHERE brand_id = ${brandId} AND bot IN ${sql(bots)}` : [{ n: 0 }];
+        if (known[0].n < bots.length) await tx.unsafe(`SELECT pg_advisory_xact_lock(${RUNNING_LOCK}, ${brandLockKey("$1::uuid")})`, [brandId]);
         turn.taken();
       }
       const [org] = await tx`SELECT organization_id FROM brands WHERE id = ${brandId}`;
