@@ -34,7 +34,8 @@ export interface CrawlerHit {
  * first would announce a bot with its later hit, the earlier batch only moving crawler_bots back
  * (the event already sent). The call waits for `after` (the previous call's `taken`) before it
  * starts, and calls `taken` once no later call can record a first sighting before it: on Postgres
- * when it holds the brand's lock, on SQLite (one connection, one call at a time) when it is done.
+ * when it holds the brand's lock, or at once when every bot it could announce is known already; on
+ * SQLite (one connection, one call at a time) when it is done.
  * `taken` is called whatever happens (the call failed, had nothing to store), so a line never stalls.
  */
 export interface WriteTurn {
