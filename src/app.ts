@@ -180,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(shareRoutes({ share: shares, callers, rest: { answer: rest.answer, anonKey: deps.secrets.anonKey }, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(portfolioRoutes({ portfolio: createPortfolioService({ store: deps.stores.portfolio, insights: deps.stores.insights, now: deps.now, timeoutMs: deps.config.rest.statementTimeoutMs }), callers }))
     .use(digestRoutes({ digests, callers, cronSecret: deps.secrets.cronSecret }))
-    .use(clientReportRoutes({ reports: createClientReportService(reportDeps), callers, share: shares }))
+    .use(clientReportRoutes({ reports: createClientReportService({ ...reportDeps, timeoutMs: deps.config.rest.statementTimeoutMs }), callers, share: shares }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
     // Generated from the app's own definitions on first request (src/openapi).

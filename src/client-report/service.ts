@@ -7,11 +7,17 @@ import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from "../insights/args";
 import { addDays, daysBetween, isoDay, type DateWindow } from "../insights/window";
+import { statementTimeout } from "../platform/rest/deadline";
 import { reportData, type ReportDataDeps } from "./data";
 import { renderReport } from "./render";
 
 export interface ClientReportDeps extends ReportDataDeps {
   now?: () => Date;
+}
+
+/** The service's deps: a request's report stops (503, 57014) once it has run `timeoutMs` (STATEMENT_TIMEOUT_MS, as the RPCs do). */
+export interface ClientReportServiceDeps extends ClientReportDeps {
+  timeoutMs?: number;
 }
 
 export interface ClientReport {
@@ -53,8 +59,24 @@ export function reportWindow(query: { from?: unknown; to?: unknown }, today: Dat
   return { from, to };
 }
 
-export function createClientReportService(deps: ClientReportDeps) {
+export function createClientReportService(deps: ClientReportServiceDeps) {
   const now = deps.now ?? (() => new Date());
+  /** The deps of one request's report: every insights read checks its deadline first (a report is a dozen and more of them). */
+  const timed = (): ClientReportDeps => {
+    if (deps.timeoutMs === undefined) return deps;
+    const ms = deps.timeoutMs;
+    const at = performance.now() + ms;
+    const checkDeadline = () => {
+      if (performance.now() > at) throw statementTimeout(ms);
+    };
+    const insights = new Proxy(deps.insights, {
+      get: (store, name) => {
+        const read = Reflect.get(store, name) as unknown;
+        return typeof read === "function" ? (...args: unknown[]) => (checkDeadline(), read.apply(store, args)) : read;
+      },
+    });
+    return { ...deps, insights, checkDeadline };
+  };
   return {
     /** A brand's report for a member of its organization (any role); another organization's brand reads as missing. */
     async forUser(user: ApiUser, brandId: unknown, query: { from?: unknown; to?: unknown }): Promise<ClientReport> {
@@ -62,12 +84,12 @@ export function createClientReportService(deps: ClientReportDeps) {
       const window = reportWindow(query, now());
       const header = await deps.store.header(id);
       if (!header || !user.orgRoles.has(header.brand.organization_id)) throw new AppError(404, "brand_not_found", "No such brand");
-      return buildClientReport(deps, { brandId: id, window });
+      return buildClientReport(timed(), { brandId: id, window });
     },
 
     /** The report of the brand a live share link opens. */
     async forShare(shared: { brandId: string }, query: { from?: unknown; to?: unknown }): Promise<ClientReport> {
-      return buildClientReport(deps, { brandId: shared.brandId, window: reportWindow(query, now()) });
+      return buildClientReport(timed(), { brandId: shared.brandId, window: reportWindow(query, now()) });
     },
   };
 }
