@@ -13,6 +13,9 @@ export const LOG_PARTITIONED = [
 
 export type LogTable = (typeof LOG_PARTITIONED)[number]["table"];
 
+/** Whether a table is a month (`<table>_yYYYYmMM`, as aw_log_partitions names them) or the default partition of a log table. */
+export const isLogPartition = (name: string) => LOG_PARTITIONED.some(({ table }) => name.startsWith(`${table}_`) && /^(y\d{4}m\d{2}|default)$/.test(name.slice(table.length + 1)));
+
 const monthsFrom = (now: Date, months: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, 1));
 
 /**

@@ -22,6 +22,7 @@ import type { SQL } from "bun";
 import { is } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import type { PgSchemaPart } from "../../db/pg/open";
+import { isLogPartition } from "../../db/pg/partitions";
 import { REST_ROLES } from "../../db/pg/roles";
 import * as pgSchema from "../../db/pg/schema";
 import { ORG_ROLES, type OrgRole } from "../../common/identity";
@@ -263,11 +264,9 @@ export function inheritedColumnSql(rule: InheritedColumn): string[] {
  * operator's own tables in a shared database, which it leaves alone.
  */
 export function isOwnTable(table: string, modelTables: ReadonlySet<string>): boolean {
-  return modelTables.has(table) || table.startsWith("answerwatch_") || isLogMonth(table);
+  return modelTables.has(table) || table.startsWith("answerwatch_") || isLogPartition(table);
 }
 
-/** A month (or the default partition) of a partitioned log table (src/db/pg/partitions.ts). */
-const isLogMonth = (table: string) => /^(ai_traffic_logs|crawler_hits)_(y\d{4}m\d{2}|default)$/.test(table);
 
 /**
  * The REST roles lose every privilege on answerwatch's tables they are not given below: the server
@@ -309,14 +308,14 @@ export async function ensureRowSecurity(tx: SQL, policies: Policies = REST_POLIC
   const own = [...columnsOf.keys()].filter((t) => isOwnTable(t, modelTables));
   // The log months come and go (partitions.ts locks each new one down as it makes it): they are
   // locked down whenever the rest is made, outside the hash, so a new month alone remakes nothing.
-  const statements = rowSecuritySql(policies, columnsOf, own.filter((t) => !isLogMonth(t)));
+  const statements = rowSecuritySql(policies, columnsOf, own.filter((t) => !isLogPartition(t)));
   const hash = Bun.hash(statements.join(";\n")).toString(16);
   const [made] = await tx`SELECT hash FROM answerwatch_schema_parts WHERE name = 'row-level security'`;
   const rolesPresent = Number((await tx`SELECT count(*) AS n FROM pg_roles WHERE rolname IN ('anon', 'authenticated', 'service_role')`)[0].n) === REST_ROLES.length;
   if (made?.hash === hash && rolesPresent) return false;
   const existing = (await tx`SELECT tablename, policyname FROM pg_policies WHERE schemaname = 'public' AND policyname LIKE 'aw\\_%'`) as { tablename: string; policyname: string }[];
   for (const p of existing) await tx.unsafe(`DROP POLICY ${q(p.policyname)} ON ${q(p.tablename)}`);
-  for (const statement of [...statements, ...lockedDownSql(own.filter(isLogMonth))]) await tx.unsafe(statement);
+  for (const statement of [...statements, ...lockedDownSql(own.filter(isLogPartition))]) await tx.unsafe(statement);
   await tx`INSERT INTO answerwatch_schema_parts (name, hash) VALUES ('row-level security', ${hash}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, made_at = now()`;
   return true;
 }
