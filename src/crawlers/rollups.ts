@@ -26,7 +26,7 @@ const PATH_MEASURES = ["requests", "refused", "not_found", "server_errors"] as c
 
 /**
  * The buckets the hits add to, for every rollup of crawler_hits: crawler_daily, _weekly and
- * _monthly (per bot, class and verdict), crawler_paths_running per named bot, hit kind, path and
+ * _monthly (per bot, class and verdict), crawler_path_totals per named bot, hit kind, path and
  * day, and its _keys (a bulk write missing one of the source's rollups fails).
  */
 export function crawlerBuckets(brandId: string, hits: Iterable<CrawlerHit>): Map<string, Iterable<BucketSums>> {
@@ -65,7 +65,7 @@ export function crawlerBuckets(brandId: string, hits: Iterable<CrawlerHit>): Map
     ["crawler_daily", daily.values()],
     ["crawler_weekly", weekly.values()],
     ["crawler_monthly", monthly.values()],
-    ["crawler_paths_running_keys", pathKeys.values()],
-    ["crawler_paths_running", pathDays.values()],
+    ["crawler_path_totals_keys", pathKeys.values()],
+    ["crawler_path_totals", pathDays.values()],
   ]);
 }

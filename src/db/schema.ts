@@ -552,6 +552,24 @@ function runningRollup<K extends Record<string, SQLiteColumnBuilderBase>, M exte
   return [totals, keyList] as const;
 }
 
+/**
+ * A running-totals rollup keyed by integer (RollupSpec.keyIds, issue #32): `<name>_keys` gives each
+ * key an `id` (never reused: a key listed again later starts with no rows), and `<name>` holds per
+ * key id and day only the totals; its rows go with their key.
+ */
+function keyedRunningRollup<K extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
+  const keyList = sqliteTable(`${name}_keys`, { id: integer("id").primaryKey({ autoIncrement: true }), brandId: brandRef(), ...keys(), rows: count("rows") }, (t) => {
+    const columns = t as unknown as Record<string, AnySQLiteColumn>;
+    const [first, ...rest] = [columns.brandId!, ...Object.keys(keys()).map((k) => columns[k]!)];
+    return [uniqueIndex(`${name}_keys_key`).on(first, ...rest)];
+  });
+  const totals = sqliteTable(name, { keyId: integer("key_id").notNull().references(() => keyList.id, { onDelete: "cascade" }), day: day(), ...measures() }, (t) => {
+    const columns = t as unknown as Record<string, AnySQLiteColumn>;
+    return [primaryKey({ columns: [columns.keyId!, columns.day!] })];
+  });
+  return [totals, keyList] as const;
+}
+
 /** Answers naming a competitor (`results`), its mentions and positions, and how many of them name the brand too (`both`). */
 export const [competitorRunning, competitorRunningKeys] = runningRollup("competitor_running", () => ({ ...answerGroup(), competitorId: text("competitor_id").notNull() }), () => ({
   results: count("results"),
@@ -616,7 +634,7 @@ export const trafficVisitorsWeekly = sqliteTable(
 );
 
 /** AI-referred visits per landing page and platform (running totals). */
-export const [trafficPagesRunning, trafficPagesRunningKeys] = runningRollup("traffic_pages_running", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
+export const [trafficPageTotals, trafficPageTotalsKeys] = keyedRunningRollup("traffic_page_totals", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
 
 /** Which rollup definitions the rollup tables were last built with (src/rollups/triggers.ts). */
 export const rollupState = sqliteTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });
@@ -747,7 +765,7 @@ export const crawlerDaily = sqliteTable("crawler_daily", { brandId: brandRef(), 
 export const crawlerWeekly = sqliteTable("crawler_weekly", { brandId: brandRef(), week: text("week").notNull(), ...crawlerBotMeasures() }, (t) => [primaryKey({ columns: [t.brandId, t.week, t.bot, t.class, t.verdict] })]);
 export const crawlerMonthly = sqliteTable("crawler_monthly", { brandId: brandRef(), month: text("month").notNull(), ...crawlerBotMeasures() }, (t) => [primaryKey({ columns: [t.brandId, t.month, t.bot, t.class, t.verdict] })]);
 /** Per bot, hit kind and path: requests, refusals, not-founds and server errors as running totals (top paths over any window in two seeks per path). */
-export const [crawlerPathsRunning, crawlerPathsRunningKeys] = runningRollup("crawler_paths_running", () => ({ bot: text("bot").notNull(), hit: text("hit").notNull(), path: text("path").notNull() }), () => ({
+export const [crawlerPathTotals, crawlerPathTotalsKeys] = keyedRunningRollup("crawler_path_totals", () => ({ bot: text("bot").notNull(), hit: text("hit").notNull(), path: text("path").notNull() }), () => ({
   requests: count("requests"),
   refused: count("refused"),
   notFound: count("not_found"),

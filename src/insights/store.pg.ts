@@ -12,7 +12,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { PG_DIALECT } from "../rollups/spec";
+import { KEYED_TOTALS, PG_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
@@ -118,7 +118,8 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     const from = p.add(window.from);
     const to = p.add(window.to);
     const brand = p.add(brandId, "::uuid");
-    const same = (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+    // Totals keyed by id (spec.ts keyIds) name their key by its id; the others repeat the key's columns.
+    const same = KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
     const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
     const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(
       `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}
@@ -314,7 +315,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     },
     async crawlerPathTotals(args) {
       if (!isUuid(args.brandId)) return [];
-      return (await windowTotals("crawler_paths_running", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window)) as unknown as CrawlerPathTotals[];
+      return (await windowTotals("crawler_path_totals", ["bot", "hit", "path"], ["requests", "refused", "not_found", "server_errors"] as const, args.brandId, args.window)) as unknown as CrawlerPathTotals[];
     },
   };
 }

@@ -39,10 +39,10 @@ export function createPgReportsStore(sql: SQL): ReportsStore {
     async landingPageCells({ brandId, days, raw }) {
       if (!isUuid(brandId)) return [];
       // A page's visits in [from, to): its running total before `to` ($5) minus its running total before `from` ($4).
-      const before = (bound: string) => `(SELECT q.visits FROM traffic_pages_running AS q WHERE q.brand_id = k.brand_id AND q.platform = k.platform AND q.path = k.path AND q.day < ${bound} ORDER BY q.day DESC LIMIT 1)`;
+      const before = (bound: string) => `(SELECT q.visits FROM traffic_page_totals AS q WHERE q.key_id = k.id AND q.day < ${bound} ORDER BY q.day DESC LIMIT 1)`;
       const rows = await sql.unsafe(
         `SELECT path, platform, sum(visits) AS visits FROM (
-            SELECT k.path, k.platform, coalesce(${before("$5")}, 0) - coalesce(${before("$4")}, 0) AS visits FROM traffic_pages_running_keys AS k WHERE k.brand_id = $1 AND $4 <> ''
+            SELECT k.path, k.platform, coalesce(${before("$5")}, 0) - coalesce(${before("$4")}, 0) AS visits FROM traffic_page_totals_keys AS k WHERE k.brand_id = $1 AND $4 <> ''
             UNION ALL SELECT path, source_platform, 1 FROM ${RAW_LOGS} WHERE source_platform IS NOT NULL) AS cells
           GROUP BY path, platform HAVING sum(visits) > 0`,
         [brandId, starts(raw), ends(raw), days?.[0] ?? "", days?.[1] ?? ""],

@@ -42,8 +42,8 @@ export function createSqliteReportsStore(sqlite: Database): ReportsStore {
       const params: string[] = [];
       if (days) {
         // A page's visits in [from, to): its running total before `to` minus its running total before `from`.
-        const before = `coalesce((SELECT q.visits FROM traffic_pages_running AS q WHERE q.brand_id = k.brand_id AND q.platform = k.platform AND q.path = k.path AND q.day < ? ORDER BY q.day DESC LIMIT 1), 0)`;
-        selects.push(`SELECT k.path AS path, k.platform AS platform, ${before} - ${before} AS visits FROM traffic_pages_running_keys AS k WHERE k.brand_id = ?`);
+        const before = `coalesce((SELECT q.visits FROM traffic_page_totals AS q WHERE q.key_id = k.id AND q.day < ? ORDER BY q.day DESC LIMIT 1), 0)`;
+        selects.push(`SELECT k.path AS path, k.platform AS platform, ${before} - ${before} AS visits FROM traffic_page_totals_keys AS k WHERE k.brand_id = ?`);
         params.push(days[1], days[0], brandId);
       }
       for (const [from, to] of raw) {

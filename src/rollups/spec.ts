@@ -35,6 +35,24 @@ export interface RollupSpec {
   running?: boolean;
   /** A running rollup's day expression over the raw row (default: the day of `created_at`). */
   day?: string;
+  /**
+   * A running rollup keyed by integer (issue #32): `<table>_keys` gives each key an `id`, and the
+   * totals' rows hold that id, the day and the totals only — the brand's UUID and the key's text
+   * (paths, bots) are kept once per key instead of once per key and day.
+   */
+  keyIds?: boolean;
+  /**
+   * A bucket whose count falls to 0 stays (with zeros) instead of being deleted: the key list of
+   * totals keyed by id, whose ids their totals' rows hold — a key deleted and listed again would
+   * take a new id while its rows went with the old one, in whatever order the two triggers fire.
+   */
+  keepEmpty?: boolean;
+  /**
+   * The table this rollup's rows were kept in before, under another layout (the release before kept
+   * running totals keyed by text): a migration moves the rows across and marks them converted from
+   * that table's definition (triggers.sqlite.ts, triggers.pg.ts), so they are not rebuilt.
+   */
+  formerly?: string;
 }
 
 /**
@@ -186,7 +204,8 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
 
   /** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
   function withKeyList(running: RollupSpec): RollupSpec[] {
-    return [{ ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined }, running];
+    const keyList: RollupSpec = { ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined, keyIds: undefined, keepEmpty: running.keyIds };
+    return [running.formerly ? { ...keyList, formerly: `${running.formerly}_keys` } : { ...keyList, formerly: undefined }, running];
   }
 
   /** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
@@ -314,8 +333,10 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       watch: ["brand_id", "at", "bot", "class", "verdict", "hit", "status", "bytes"],
     })),
     // Per named bot, hit kind and path, as running totals: a window's top paths in two seeks per path.
+    // Keyed by id (issue #32): crawler_paths_running kept the brand, bot, hit and path in every day's row.
     ...withKeyList({
-      table: "crawler_paths_running",
+      table: "crawler_path_totals",
+      formerly: "crawler_paths_running",
       source: "crawler_hits",
       where: "{r}.bot IS NOT NULL",
       keys: { brand_id: "{r}.brand_id", bot: "{r}.bot", hit: "{r}.hit", path: "{r}.path" },
@@ -324,11 +345,14 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       watch: ["brand_id", "at", "bot", "hit", "path", "status"],
       running: true,
       day: d.day("{r}.at"),
+      keyIds: true,
     }),
     // AI-referred visits per landing page and platform, as running totals: a window's landing pages
     // in two seeks per page, a year as a month (issue #32; they were day and month buckets).
+    // Keyed by id (issue #32): traffic_pages_running kept the brand, platform and path in every day's row.
     ...withKeyList({
-      table: "traffic_pages_running",
+      table: "traffic_page_totals",
+      formerly: "traffic_pages_running",
       source: "ai_traffic_logs",
       where: "{r}.source_platform IS NOT NULL",
       keys: { brand_id: "{r}.brand_id", platform: "{r}.source_platform", path: "{r}.path" },
@@ -336,6 +360,7 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
       countColumn: "visits",
       watch: ["brand_id", "created_at", "source_platform", "path"],
       running: true,
+      keyIds: true,
     }),
   ];
 }
@@ -345,7 +370,18 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
  * SQLite at start when small, else with `answerwatch vacuum --full` (dropping reads every page); on
  * Postgres once no instance of an older release runs, which may still read them (triggers.pg.ts).
  */
-export const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"];
+export const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly", "crawler_paths_running", "crawler_paths_running_keys", "traffic_pages_running", "traffic_pages_running_keys"];
+
+/**
+ * What a rollup with a former table (RollupSpec.formerly) was in the release before: the same sums
+ * under that name, keyed by text. Its definition's hash is what a migration's moved rows were made by.
+ */
+export function formerLayout(spec: RollupSpec): RollupSpec | null {
+  return spec.formerly ? { ...spec, table: spec.formerly, keyIds: undefined, keepEmpty: undefined, formerly: undefined } : null;
+}
 
 /** The rollups on SQLite, in dependency order: a rollup fed by another rollup comes after it. */
 export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);
+
+/** The running totals keyed by id (RollupSpec.keyIds), the same on both backends: their rows name their key by `key_id`. */
+export const KEYED_TOTALS: ReadonlySet<string> = new Set(ROLLUPS.filter((spec) => spec.keyIds).map((spec) => spec.table));

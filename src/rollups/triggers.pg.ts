@@ -23,7 +23,7 @@ import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
 import { GONE_AFTER_MS } from "../http/instances";
-import { PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
+import { formerLayout, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
 /** The rollups of spec.ts in Postgres' SQL, in dependency order. */
 export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
@@ -82,7 +82,10 @@ function subtract(spec: RollupSpec, rows: RawRows): string {
   const keys = Object.keys(spec.keys);
   const match = keys.map((k) => `${spec.table}.${q(k)} = s.${q(k)}`).join(" AND ");
   const minus = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} - s.${q(m)}`);
-  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, rows)}) AS s WHERE ${match};
+  const update = `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, rows)}) AS s WHERE ${match};`;
+  // A key list whose ids totals hold keeps its keys (spec.keepEmpty).
+  if (spec.keepEmpty) return update;
+  return `${update}
   DELETE FROM ${spec.table} WHERE ${q(spec.countColumn)} <= 0 AND (${list(keys)}) IN (SELECT ${list(keys)} FROM (${contribution(spec, rows)}) AS s);`;
 }
 
@@ -102,35 +105,59 @@ const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.key
  * Tracking adds today's answers, later than every row: only inserts, no row written twice.
  */
 function addRunning(spec: RollupSpec, rows: RawRows): string {
-  const keys = Object.keys(spec.keys);
+  const keys = totalsKey(spec);
   const measures = Object.keys(spec.measures);
   const upTo = (m: string) => q(`aw_upto_${m}`);
-  const contributions = `SELECT x.*, ${measures.map((m) => `sum(x.${q(m)}) OVER (PARTITION BY ${list(keys, "x.")} ORDER BY x.day) AS ${upTo(m)}`).join(", ")} FROM (${contribution(withDay(spec), rows)}) AS x`;
-  const carried = `SELECT ${list(keys, "c.")}, c.day, c.organization_id, ${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${upTo(m)}`).join(", ")} FROM aw_c AS c
-      LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameKey(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
-  return `WITH aw_c AS MATERIALIZED (${contributions}),
+  const contributions = `SELECT x.*, ${measures.map((m) => `sum(x.${q(m)}) OVER (PARTITION BY ${list(keys, "x.")} ORDER BY x.day) AS ${upTo(m)}`).join(", ")} FROM (${runningContribution(spec, rows)}) AS x`;
+  // Totals keyed by id carry no organization: they reach it through their key.
+  const organization = spec.keyIds ? [] : ["organization_id"];
+  const carried = `SELECT ${list(keys, "c.")}, c.day, ${organization.map((c) => `c.${c}, `).join("")}${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${upTo(m)}`).join(", ")} FROM aw_c AS c
+      LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameTotals(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
+  // The keys first, in a statement of their own: the next one finds their ids (the key list's own trigger may fire after this one).
+  const listed = spec.keyIds
+    ? `INSERT INTO ${keysTable(spec)} (${list([...Object.keys(spec.keys), "organization_id", "rows"])}) SELECT DISTINCT ${list([...Object.keys(spec.keys), "organization_id"], "x.")}, 0 FROM (${contribution(spec, rows)}) AS x ON CONFLICT DO NOTHING;\n  `
+    : "";
+  return `${listed}WITH aw_c AS MATERIALIZED (${contributions}),
     aw_shifted AS (${shift(spec, "aw_c", "+")})
-  INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
+  INSERT INTO ${spec.table} (${list([...keys, "day", ...organization, ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
+}
+
+/** A running rollup's key list (spec.ts withKeyList); keyed by id, the totals name its `id`. */
+const keysTable = (spec: RollupSpec) => `${spec.table}_keys`;
+/** The columns naming a running total's key in its rows: its key id, or its key's columns. */
+const totalsKey = (spec: RollupSpec) => (spec.keyIds ? ["key_id"] : Object.keys(spec.keys));
+const sameTotals = (spec: RollupSpec, a: string, b: string) => totalsKey(spec).map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(" AND ");
+
+/** What `rows` add per key and day, the key named as the totals name it (keyed by id: its id from the key list). */
+function runningContribution(spec: RollupSpec, rows: RawRows): string {
+  const perDay = contribution(withDay(spec), rows);
+  if (!spec.keyIds) return perDay;
+  return `SELECT k.id AS key_id, x.day, ${list(Object.keys(spec.measures), "x.")} FROM (${perDay}) AS x JOIN ${keysTable(spec)} AS k ON ${sameKey(spec, "k", "x")}`;
 }
 
 /** The UPDATE adding (or taking away) `contributions` (a FROM item of (key, day) sums) to every row of their keys on or after their days. */
 function shift(spec: RollupSpec, contributions: string, sign: "+" | "-"): string {
-  const keys = Object.keys(spec.keys);
+  const keys = totalsKey(spec);
   const measures = Object.keys(spec.measures);
   const shifts = `SELECT ${list(keys, "l.")}, l.day, ${measures.map((m) => `sum(c.${q(m)}) AS ${q(m)}`).join(", ")}
-      FROM ${spec.table} AS l JOIN ${contributions} AS c ON ${sameKey(spec, "l", "c")} AND l.day >= c.day GROUP BY ${list(keys, "l.")}, l.day`;
+      FROM ${spec.table} AS l JOIN ${contributions} AS c ON ${sameTotals(spec, "l", "c")} AND l.day >= c.day GROUP BY ${list(keys, "l.")}, l.day`;
   const set = measures.map((m) => `${q(m)} = ${spec.table}.${q(m)} ${sign} d.${q(m)}`);
-  return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameKey(spec, spec.table, "d")} AND ${spec.table}.day = d.day`;
+  return `UPDATE ${spec.table} SET ${set.join(", ")} FROM (${shifts}) AS d WHERE ${sameTotals(spec, spec.table, "d")} AND ${spec.table}.day = d.day`;
 }
 
 function shiftRunning(spec: RollupSpec, rows: RawRows, sign: "+" | "-"): string {
-  return `${shift(spec, `(${contribution(withDay(spec), rows)})`, sign)};`;
+  return `${shift(spec, `(${runningContribution(spec, rows)})`, sign)};`;
 }
 
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
   const perDay = contribution(withDay(spec), { table: spec.source });
+  if (spec.keyIds) {
+    // The key list is rebuilt first (it comes first in spec.ts): each day's sums take their key's id.
+    const totals = measures.map((m) => `sum(y.${q(m)}) OVER (PARTITION BY k.id ORDER BY y.day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
+    return `INSERT INTO ${spec.table} (${list(["key_id", "day", ...measures])}) SELECT k.id, y.day, ${totals.join(", ")} FROM (${perDay}) AS y JOIN ${keysTable(spec)} AS k ON ${sameKey(spec, "k", "y")}`;
+  }
   const totals = measures.map((m) => `sum(${q(m)}) OVER (PARTITION BY ${list(keys)} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
   return `INSERT INTO ${spec.table} (${list([...keys, "day", "organization_id", ...measures])}) SELECT ${list(keys)}, day, organization_id, ${totals.join(", ")} FROM (${perDay}) AS y`;
 }
@@ -290,12 +317,26 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
     const hash = stored.get(spec.table);
     return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, deployed)) && triggerNames(spec).every((name) => triggers.has(name));
   };
-  const stale = PG_ROLLUPS.filter((spec) => !keeps(spec));
-  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
+  // A new rollup whose former table (spec.formerly, retired: its triggers kept) is current: its rows are moved across, not rebuilt.
+  const moved = PG_ROLLUPS.filter((spec) => {
+    const former = formerLayout(spec);
+    return former !== null && !stored.has(spec.table) && keeps(former);
+  });
+  const stale = PG_ROLLUPS.filter((spec) => !keeps(spec) && !moved.includes(spec));
+  // Rebuilt with a stale rollup: those it feeds, and totals keyed by id with their key list (rebuilt, it gives new ids).
+  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec))));
   const settings = FUNCTION_SETTINGS.map(storedSetting).join("\n");
   const written = (spec: RollupSpec) => triggerFunctions(spec).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
   // Functions written differently (same rows): replaced, the rows kept.
   const rewritten = PG_ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || !written(spec)));
+  const moving = moved.filter((spec) => !rebuild.includes(spec));
+  // No write to the raw rows while their rows move and until the new triggers count them (an older
+  // instance may be writing): the former tables hold every row written before.
+  for (const source of new Set(moving.map((spec) => spec.source))) await tx.unsafe(`LOCK TABLE ${source} IN SHARE ROW EXCLUSIVE MODE`);
+  for (const spec of moving) {
+    await tx.unsafe(`DELETE FROM ${spec.table}`);
+    await tx.unsafe(moveSql(spec));
+  }
   await retirePgRollups(tx);
   if (!rebuild.length && !rewritten.length) return [];
   for (const spec of [...rebuild, ...rewritten]) {
@@ -306,6 +347,20 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   for (const spec of [...rebuild, ...rewritten])
     await tx`INSERT INTO rollup_state (name, hash) VALUES (${spec.table}, ${definitionHash(spec)}) ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now()`;
   return rebuild.map((s) => s.table);
+}
+
+/**
+ * The statement moving a rollup's rows from its former table (spec.formerly, keyed by text), as on
+ * SQLite (triggers.sqlite.ts moveSql): a key list's keys in key order, or running totals with their
+ * key's id. Rows of a key no longer listed (totals of nothing) stay behind.
+ */
+function moveSql(spec: RollupSpec): string {
+  const former = spec.formerly!;
+  const keys = [...Object.keys(spec.keys), "organization_id"];
+  const measures = Object.keys(spec.measures);
+  if (!spec.running) return `INSERT INTO ${spec.table} (${list([...keys, ...measures])}) SELECT ${list([...keys, ...measures])} FROM ${former} ORDER BY ${list(keys)}`;
+  return `INSERT INTO ${spec.table} (${list(["key_id", "day", ...measures])}) SELECT k.id, f.day, ${list(measures, "f.")}
+    FROM ${keysTable(spec)} AS k JOIN ${former} AS f ON ${sameKey(spec, "f", "k")} ORDER BY k.id, f.day`;
 }
 
 const existingTables = async (sql: SQL, names: string[]): Promise<string[]> =>

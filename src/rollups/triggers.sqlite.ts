@@ -4,7 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
-import { RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
+import { formerLayout, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
@@ -29,7 +29,9 @@ function subtract(spec: RollupSpec, row: string): string {
   const keys = Object.keys(spec.keys);
   const match = keys.map((k) => `${spec.table}.${k} = s.${k}`).join(" AND ");
   const minus = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} - s.${m}`);
-  return `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${match};
+  const update = `UPDATE ${spec.table} SET ${minus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${match};`;
+  if (spec.keepEmpty) return update;
+  return `${update}
   DELETE FROM ${spec.table} WHERE ${spec.countColumn} <= 0 AND (${keys.join(", ")}) IN (SELECT ${keys.join(", ")} FROM (${contribution(spec, row)}));`;
 }
 
@@ -45,6 +47,8 @@ function addRunning(spec: RollupSpec, row: string): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
   if (!spec.from) return addRunningRow(spec, row);
+  // Keyed by id only the log-fed totals so far, which have no joined list (spec.ts).
+  if (spec.keyIds) throw new Error(`${spec.table}: running totals keyed by id over a joined list are not written yet`);
   const c = contribution(withDay(spec), row);
   const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c
       LEFT JOIN ${spec.table} AS p ON ${sameKey(spec, "p", "c")} AND p.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day)`;
@@ -61,13 +65,26 @@ function addRunningRow(spec: RollupSpec, row: string): string {
   return runningRowSql(spec, row).map((statement) => `${statement};`).join("\n  ");
 }
 
-/** addRunningRow's two statements: the bucket's day row carrying the key's earlier total, then the row's measures added from that day on. */
-function runningRowSql(spec: RollupSpec, row: string): [string, string] {
+/** addRunningRow's statements: the bucket's day row carrying the key's earlier total, then the row's measures added from that day on. */
+function runningRowSql(spec: RollupSpec, row: string): string[] {
   const keys = Object.entries(withDay(spec).keys).map(([k, e]) => [k, at(e, row)] as const);
   const measures = Object.entries(spec.measures).map(([m, e]) => [m, at(e, row)] as const);
   const where = spec.where ? at(spec.where, row) : "1";
   const match = (alias: string) => keys.filter(([k]) => k !== "day").map(([k, e]) => `${alias}.${k} = ${e}`).join(" AND ");
   const day = keys.find(([k]) => k === "day")![1];
+  if (spec.keyIds) {
+    const keyList = keysTable(spec);
+    const keyColumns = keys.filter(([k]) => k !== "day");
+    return [
+      // The key first (its own rollup's trigger may fire after this one): its id is what the totals' rows hold.
+      `INSERT INTO ${keyList} (${keyColumns.map(([k]) => k).join(", ")}, rows) SELECT ${keyColumns.map(([, e]) => e).join(", ")}, 0 WHERE ${where} ON CONFLICT DO NOTHING`,
+      `INSERT INTO ${spec.table} (key_id, day, ${measures.map(([m]) => m).join(", ")})
+      SELECT k.id, ${day}, ${measures.map(([m]) => `coalesce(p.${m}, 0)`).join(", ")} FROM ${keyList} AS k
+      LEFT JOIN ${spec.table} AS p ON p.key_id = k.id AND p.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE q.key_id = k.id AND q.day < ${day})
+      WHERE ${match("k")} AND ${where} ON CONFLICT (key_id, day) DO NOTHING`,
+      `UPDATE ${spec.table} SET ${measures.map(([m, e]) => `${m} = ${m} + ${e}`).join(", ")} WHERE key_id = (SELECT k.id FROM ${keyList} AS k WHERE ${match("k")}) AND day >= ${day} AND ${where}`,
+    ];
+  }
   return [
     `INSERT INTO ${spec.table} (${[...keys.map(([k]) => k), ...measures.map(([m]) => m)].join(", ")})
       SELECT ${keys.map(([, e]) => e).join(", ")}, ${measures.map(([m]) => `coalesce(p.${m}, 0)`).join(", ")} FROM (SELECT 1)
@@ -79,13 +96,24 @@ function runningRowSql(spec: RollupSpec, row: string): [string, string] {
 
 function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
   const measures = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} ${sign} c.${m}`);
+  // Keyed by id: the contribution's key found in the key list (a key no longer listed has no rows left to shift).
+  if (spec.keyIds)
+    return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c, ${keysTable(spec)} AS k WHERE ${sameKey(spec, "k", "c")} AND ${spec.table}.key_id = k.id AND ${spec.table}.day >= c.day;`;
   return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
 }
+
+/** A running rollup's key list (spec.ts withKeyList): each key once; keyed by id, the totals name its `id`. */
+const keysTable = (spec: RollupSpec) => `${spec.table}_keys`;
 
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
   const perDay = `SELECT ${keys.join(", ")}, day, ${measures.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${contribution(withDay(spec), "r", "r", true)}) GROUP BY ${[...keys, "day"].join(", ")}`;
+  if (spec.keyIds) {
+    // The key list is rebuilt first (it comes first in spec.ts): each day's sums take their key's id.
+    const totals = measures.map((m) => `sum(x.${m}) OVER (PARTITION BY k.id ORDER BY x.day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
+    return `INSERT INTO ${spec.table} (key_id, day, ${measures.join(", ")}) SELECT k.id, x.day, ${totals.join(", ")} FROM (${perDay}) AS x JOIN ${keysTable(spec)} AS k ON ${sameKey(spec, "k", "x")}`;
+  }
   const totals = measures.map((m) => `sum(${m}) OVER (PARTITION BY ${keys.join(", ")} ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`);
   return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT ${keys.join(", ")}, day, ${totals.join(", ")} FROM (${perDay})`;
 }
@@ -145,10 +173,11 @@ function bucketSql(spec: RollupSpec): string[] {
   return runningRowSql(bound, "NEW");
 }
 
-/** A running total's last row (its latest day and totals), as a bulk writer last left it. */
+/** A running total's last row (its latest day and totals), as a bulk writer last left it; keyed by id, the key's id. */
 interface Tail {
   day: string;
   totals: number[];
+  keyId?: number;
 }
 
 /** Keys remembered per running rollup by a bulk writer; past it, it forgets them all (memory stays bounded). */
@@ -169,8 +198,15 @@ export function createBulkRollups(sqlite: Database, source: string) {
     specs.map((spec) => {
       const keys = Object.keys(spec.keys);
       const measures = Object.keys(spec.measures);
-      const last = spec.running ? sqlite.query(`SELECT day, ${measures.join(", ")} FROM ${spec.table} WHERE ${keys.map((k, i) => `${k} = ?${i + 1}`).join(" AND ")} ORDER BY day DESC LIMIT 1`) : null;
-      const append = spec.running ? sqlite.query(`INSERT INTO ${spec.table} (${bucketColumns(spec).join(", ")}) VALUES (${bucketColumns(spec).map((_, i) => `?${i + 1}`).join(", ")})`) : null;
+      const byKey = keys.map((k, i) => `${k} = ?${i + 1}`).join(" AND ");
+      // Keyed by id: the key's id beside its last row (the key list is written first, spec.ts order), the key's day and totals after it.
+      const last = !spec.running
+        ? null
+        : spec.keyIds
+          ? sqlite.query(`SELECT t.day, ${measures.map((m) => `t.${m}`).join(", ")}, k.id FROM ${keysTable(spec)} AS k LEFT JOIN ${spec.table} AS t ON t.key_id = k.id AND t.day = (SELECT max(day) FROM ${spec.table} WHERE key_id = k.id) WHERE ${byKey}`)
+          : sqlite.query(`SELECT day, ${measures.join(", ")} FROM ${spec.table} WHERE ${byKey} ORDER BY day DESC LIMIT 1`);
+      const appended = spec.keyIds ? ["key_id", "day", ...measures] : bucketColumns(spec);
+      const append = spec.running ? sqlite.query(`INSERT INTO ${spec.table} (${appended.join(", ")}) VALUES (${appended.map((_, i) => `?${i + 1}`).join(", ")})`) : null;
       return [spec, { keys, measures, columns: bucketColumns(spec), statements: bucketSql(spec).map((sql) => sqlite.query(sql)), last, append, tails: new Map<string, Tail>() }] as const;
     }),
   );
@@ -195,18 +231,22 @@ export function createBulkRollups(sqlite: Database, source: string) {
       const sums = measures.map((m) => bucket[m] as number);
       let tail = tails.get(id);
       if (!tail) {
-        const row = last!.values(...keyValues)[0] as [string, ...number[]] | undefined;
+        const row = last!.values(...keyValues)[0] as [string | null, ...number[]] | undefined;
         if (tails.size >= MAX_TAILS) tails.clear();
-        tails.set(id, (tail = row ? { day: row[0], totals: row.slice(1) as number[] } : { day: "", totals: sums.map(() => 0) }));
+        const keyId = spec.keyIds ? (row?.at(-1) as number | undefined) : undefined;
+        const found = row && row[0] !== null ? { day: row[0], totals: row.slice(1, 1 + measures.length) as number[] } : { day: "", totals: sums.map(() => 0) };
+        tails.set(id, (tail = { ...found, keyId }));
       }
-      if (day > tail.day) {
+      if (day > tail.day && (!spec.keyIds || tail.keyId !== undefined)) {
         tail.day = day;
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
-        append!.run(...keyValues, day, ...tail.totals);
+        append!.run(...(spec.keyIds ? [tail.keyId!] : keyValues), day, ...tail.totals);
       } else {
         // A day at or before the key's last: the general statements (carry, then add to every later row, the last included).
         for (const statement of statements) statement.run(...(values.slice(0, statement.paramsCount) as [string]));
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
+        // A key not listed when first looked up (its list is written first, so not expected): read again next time.
+        if (spec.keyIds && tail.keyId === undefined) tails.delete(id);
       }
     }
   }
@@ -252,7 +292,7 @@ export function createBulkRollups(sqlite: Database, source: string) {
 const TRIGGER_SEMANTICS = 1;
 
 /** What a rollup's rows are (its rebuild): a rollup stored under another hash is rebuilt. */
-function definitionHash(spec: RollupSpec): string {
+export function definitionHash(spec: RollupSpec): string {
   return Bun.hash([`rows v${TRIGGER_SEMANTICS}`, ...rebuildSql(spec)].join("\n")).toString(16);
 }
 
@@ -311,20 +351,32 @@ function ensureTriggers(sqlite: Database): string[] {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
   const triggers = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
-  // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every write.
-  const defined = new Set(ROLLUPS.flatMap(triggerNames));
-  for (const name of triggers.keys()) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
-  const keeps = (spec: RollupSpec) => {
+  const current = (spec: RollupSpec) => {
     const hash = stored.get(spec.table);
     return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, triggers)) && triggerNames(spec).every((name) => triggers.has(name));
   };
-  const stale = ROLLUPS.filter((spec) => !keeps(spec));
-  // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change.
-  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source));
+  // A new rollup whose former table (spec.formerly) is current: its rows are moved across, not rebuilt.
+  const moved = ROLLUPS.filter((spec) => {
+    const former = formerLayout(spec);
+    return former !== null && !stored.has(spec.table) && current(former);
+  });
+  // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every
+  // write. A former table's stay until its rows are moved, in the same transaction: nothing written between is lost.
+  const defined = new Set([...ROLLUPS, ...moved.map((spec) => formerLayout(spec)!)].flatMap(triggerNames));
+  for (const name of triggers.keys()) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
+  const stale = ROLLUPS.filter((spec) => !current(spec) && !moved.includes(spec));
+  // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change; and
+  // totals keyed by id with their key list (rebuilt, it gives its keys new ids).
+  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec))));
   // Triggers written differently (same rows): replaced, the rows kept.
   const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
   if (!rebuild.length && !rewritten.length) return [];
   sqlite.transaction(() => {
+    for (const spec of moved.filter((s) => !rebuild.includes(s))) {
+      sqlite.run(`DELETE FROM ${spec.table}`);
+      sqlite.run(moveSql(spec));
+      for (const name of triggerNames(formerLayout(spec)!)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
+    }
     for (const spec of [...rebuild, ...rewritten]) {
       for (const name of triggerNames(spec)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
       for (const statement of triggerSql(spec)) sqlite.run(statement);
@@ -333,6 +385,21 @@ function ensureTriggers(sqlite: Database): string[] {
     for (const spec of [...rebuild, ...rewritten]) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
   }).immediate();
   return rebuild.map((s) => s.table);
+}
+
+/**
+ * The statement moving a rollup's rows from its former table (spec.formerly, keyed by text): a key
+ * list's keys in key order (their ids in that order), or running totals with their key's id — the
+ * keys in id order, each seeking its rows, so the table is written as one ascending run. Rows of a
+ * key no longer listed (all its raw rows removed: totals of nothing) stay behind.
+ */
+function moveSql(spec: RollupSpec): string {
+  const former = spec.formerly!;
+  const keys = Object.keys(spec.keys);
+  const measures = Object.keys(spec.measures);
+  if (!spec.running) return `INSERT INTO ${spec.table} (${[...keys, ...measures].join(", ")}) SELECT ${[...keys, ...measures].join(", ")} FROM ${former} ORDER BY ${keys.join(", ")}`;
+  return `INSERT INTO ${spec.table} (key_id, day, ${measures.join(", ")}) SELECT k.id, f.day, ${measures.map((m) => `f.${m}`).join(", ")}
+    FROM ${keysTable(spec)} AS k JOIN ${former} AS f ON ${sameKey(spec, "f", "k")} ORDER BY k.id, f.day`;
 }
 
 /**
@@ -352,8 +419,10 @@ export const CONVERT_AT_START_ROWS = 50_000;
 export function keepKeysOnce(sqlite: Database, maxRows = Infinity): string[] {
   const converted: string[] = [];
   const layout = sqlite.query("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?");
+  // A key list of totals keyed by id stays a rowid table: the rowid is the id its totals hold.
+  const keyLists = new Set(ROLLUPS.filter((spec) => spec.keyIds).map(keysTable));
   for (const table of new Set(ROLLUPS.map((spec) => spec.table))) {
-    if ((layout.get(table) as { wr: number } | null)?.wr !== 0) continue;
+    if (keyLists.has(table) || (layout.get(table) as { wr: number } | null)?.wr !== 0) continue;
     if (rowsAbove(sqlite, table, maxRows)) continue;
     const definitions = sqlite.query("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL").all(table) as { type: string; name: string; sql: string }[];
     const create = definitions.find((d) => d.type === "table")!.sql;

@@ -199,7 +199,7 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       // The running totals per path: each path's last day holds every request to it (a total read
       // before a concurrent call committed would have lost that call's requests).
       const last = await h.inspect<{ bot: string; path: string; requests: number }>(
-        "SELECT r.bot AS bot, r.path AS path, r.requests AS requests FROM crawler_paths_running AS r WHERE r.brand_id = ? AND r.day = (SELECT max(x.day) FROM crawler_paths_running AS x WHERE x.brand_id = r.brand_id AND x.bot = r.bot AND x.hit = r.hit AND x.path = r.path) ORDER BY r.bot, r.path",
+        "SELECT k.bot AS bot, k.path AS path, r.requests AS requests FROM crawler_path_totals_keys AS k JOIN crawler_path_totals AS r ON r.key_id = k.id WHERE k.brand_id = ? AND r.day = (SELECT max(x.day) FROM crawler_path_totals AS x WHERE x.key_id = k.id) ORDER BY k.bot, k.path",
         id,
       );
       const perPath = new Map<string, number>();

@@ -101,7 +101,7 @@ function allowedTypes(name: string, c: { type: string; sqlType: string }): strin
       return ["bytea"];
     case "SQLiteInteger":
       // rowid keys and what refers to them, and byte sums, are bigint; every other counter an integer.
-      return name === "id" || name === "url_id" || name === "agent_id" || name === "bytes" ? ["PgBigInt53"] : ["PgInteger"];
+      return name === "id" || name === "url_id" || name === "agent_id" || name === "key_id" || name === "bytes" ? ["PgBigInt53"] : ["PgInteger"];
     case "SQLiteText":
       if (isIdName(name)) return ["PgUUID"];
       if (isTimeName(name)) return ["PgTimestampString"];
@@ -121,7 +121,7 @@ test("organization_id is added exactly to the listed tables, and every tenant ta
     const hasLite = t.columns.has("organization_id");
     const hasPg = pgTables.get(name)!.columns.has("organization_id");
     expect({ name, added: hasPg && !hasLite }).toEqual({ name, added: ADDED.has(name) });
-    if (!(pg.NOT_TENANT_TABLES as readonly string[]).includes(name)) expect({ name, hasPg }).toEqual({ name, hasPg: true });
+    if (!(pg.NOT_TENANT_TABLES as readonly string[]).includes(name) && !(pg.ORGANIZATION_THROUGH_KEY as readonly string[]).includes(name)) expect({ name, hasPg }).toEqual({ name, hasPg: true });
   }
   for (const name of pg.NOT_TENANT_TABLES) expect(liteTables.has(name)).toBe(true);
 });
@@ -183,7 +183,8 @@ describe("drizzle-pg/", () => {
   /** The last CREATE TRIGGER "<name>" statement of all migrations (0001 made the first ones; later migrations add and replace). */
   const lastTrigger = (name: string) => [...all.matchAll(new RegExp(`CREATE TRIGGER "${name}" [^;]*;`, "g"))].at(-1)?.[0] ?? null;
   const fromBrand = (t: string, when = "") => `CREATE TRIGGER "${t}_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."${t}" FOR EACH ROW ${when}EXECUTE FUNCTION "aw_organization_from_brand"();`;
-  const rollupTables = [...PG_ROLLUPS.map((spec) => spec.table), "prompt_results_latest"];
+  const throughKey = pg.ORGANIZATION_THROUGH_KEY as readonly string[];
+  const rollupTables = [...PG_ROLLUPS.map((spec) => spec.table).filter((t) => !throughKey.includes(t)), "prompt_results_latest"];
 
   test("every table with a Postgres-kept organization_id has its trigger, and moves with its brand", () => {
     const viaBrand = [...pg.ORGANIZATION_ID_ADDED.filter((t) => t !== "webhook_deliveries"), ...pg.ORGANIZATION_FROM_BRAND_KEPT];
@@ -199,6 +200,9 @@ describe("drizzle-pg/", () => {
   test("the tables only triggers write (rollups, latest results) skip the brand lookup only for rows a trigger filled", () => {
     // 0006 replaced the rollups' triggers of then (crawler_hourly's too, a table 0012 dropped); a rollup made later has this form from the start.
     for (const t of rollupTables) expect(lastTrigger(`${t}_organization_id`)).toBe(fromBrand(t, "WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) "));
+    // Totals keyed by id have no organization_id to keep.
+    expect(throughKey.length).toBe(2);
+    for (const t of throughKey) expect(lastTrigger(`${t}_organization_id`)).toBeNull();
     expect(sqlOf("0012_drop_crawler_hourly")).toContain(`DROP TABLE "crawler_hourly"`);
   });
 

@@ -9,7 +9,7 @@ import { openPostgresDatabase } from "../../src/database";
 import { openPostgres, type PgHandle } from "../../src/db/pg/open";
 import { embeddedMigrations } from "../../src/db/pg/migrations.generated";
 import { PG_SCHEMA_LEVEL } from "../../src/db/pg/schema-level";
-import { PG_DIALECT, type RollupSpec } from "../../src/rollups/spec";
+import { PG_DIALECT, RETIRED_ROLLUPS, type RollupSpec } from "../../src/rollups/spec";
 import { triggerSql } from "../../src/rollups/triggers.pg";
 import { createPgStorageStore } from "../../src/storage/store.pg";
 import { testPostgres } from "../helpers/postgres";
@@ -78,14 +78,14 @@ test.skipIf(!server)("while an older instance runs, the retired table stays and 
 
   // The last older instance gone (no heartbeat for longer than GONE_AFTER_MS): the next upkeep drops the retired tables.
   await sql()`UPDATE answerwatch_instances SET heartbeat_at = now() - interval '60 seconds' WHERE id = ${between}`;
-  expect((await storage.dropRetiredTables()).sort()).toEqual(["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"]);
+  expect((await storage.dropRetiredTables()).sort()).toEqual([...RETIRED_ROLLUPS].sort());
   expect(await tableExists("traffic_pages_daily")).toBe(false);
   expect(await tableExists("traffic_pages_monthly")).toBe(false);
   expect(await triggersOf("traffic_pages_daily")).toBe(0);
-  expect(await sql()`SELECT name FROM rollup_state WHERE name LIKE 'traffic_pages_%' ORDER BY name`).toEqual([{ name: "traffic_pages_running" }, { name: "traffic_pages_running_keys" }]);
+  expect(await sql()`SELECT name FROM rollup_state WHERE name LIKE 'traffic_page%' ORDER BY name`).toEqual([{ name: "traffic_page_totals" }, { name: "traffic_page_totals_keys" }]);
   // Writes go on, and the running totals (kept all along) hold every visit.
   await visit("2026-03-03T09:00:00Z", "/");
-  expect(await sql()`SELECT path, max(visits) AS visits FROM traffic_pages_running GROUP BY path ORDER BY path`).toEqual([
+  expect(await sql()`SELECT k.path, max(t.visits) AS visits FROM traffic_page_totals AS t JOIN traffic_page_totals_keys AS k ON k.id = t.key_id GROUP BY k.path ORDER BY k.path`).toEqual([
     { path: "/", visits: 3 },
     { path: "/pricing", visits: 1 },
   ]);
@@ -95,7 +95,8 @@ test.skipIf(!server)("while an older instance runs, the retired table stays and 
 test.skipIf(!server)("a fresh database never keeps the retired tables: no older instance can read them", async () => {
   const fresh = await openPostgresDatabase(await server!.createDatabase("retire"), { poolSize: 1 });
   try {
-    for (const table of ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly"]) expect((await fresh.sql`SELECT to_regclass(${table}) AS t`)[0].t).toBeNull();
+    expect(RETIRED_ROLLUPS.length).toBe(7);
+    for (const table of RETIRED_ROLLUPS) expect((await fresh.sql`SELECT to_regclass(${table}) AS t`)[0].t).toBeNull();
   } finally {
     await fresh.close();
   }

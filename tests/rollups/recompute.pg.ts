@@ -2,7 +2,7 @@
 // (SQLite's): ISO strings for timestamps, JSON lists as text, numbers for bigint sums, and without
 // the organization_id Postgres adds to every tenant table (kept by its own trigger, not a measure).
 import type { SQL } from "bun";
-import { ROLLUP_TABLES, type Row, type RollupSnapshot } from "./recompute";
+import { logicalRowsSql, ROLLUP_TABLES, type Row, type RollupSnapshot } from "./recompute";
 
 const JSON_COLUMNS = new Set(["competitor_mentions", "citations", "search_queries", "sources", "details", "shopping_cards", "inline_products"]);
 /** int8 columns (Bun's client returns them as strings). */
@@ -26,12 +26,21 @@ export async function pgSnapshot(sql: SQL): Promise<RollupSnapshot> {
     const all = async (text: string, kind: "raw" | "rollup") => ((await tx.unsafe(text)) as Row[]).map((r) => shaped(r, kind));
     const results = (await all("SELECT * FROM prompt_results", "raw")).map((r) => ({ ...r, citations_text: r.citations }));
     const tables: Record<string, Row[]> = {};
-    for (const t of ROLLUP_TABLES) tables[t] = await all(`SELECT * FROM ${t}`, "rollup");
+    const columnsOf = await pgColumns(tx);
+    for (const t of ROLLUP_TABLES) tables[t] = await all(logicalRowsSql(t, columnsOf), "rollup");
     return {
       raw: { results, citations: await all("SELECT * FROM citations", "raw"), crawlerHits: await all("SELECT * FROM crawler_hits", "raw"), traffic: await all("SELECT * FROM ai_traffic_logs", "raw") },
       tables,
     };
   });
+}
+
+/** Each table's column names (for logicalRowsSql). */
+export async function pgColumns(sql: SQL): Promise<(table: string) => string[]> {
+  const columns = new Map<string, string[]>();
+  for (const r of (await sql`SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = current_schema()`) as { t: string; c: string }[])
+    columns.set(r.t, [...(columns.get(r.t) ?? []), r.c]);
+  return (table) => columns.get(table) ?? [];
 }
 
 export async function pgRollupCounts(sql: SQL): Promise<Record<string, number>> {

@@ -30,8 +30,21 @@ export function sqliteSnapshot(sqlite: Database): RollupSnapshot {
       crawlerHits: all("SELECT * FROM crawler_hits"),
       traffic: all("SELECT * FROM ai_traffic_logs"),
     },
-    tables: Object.fromEntries(ROLLUP_TABLES.map((t) => [t, all(`SELECT * FROM ${t}`)])),
+    tables: Object.fromEntries(ROLLUP_TABLES.map((t) => [t, all(logicalRowsSql(t, (table) => (sqlite.query("SELECT name FROM pragma_table_info(?)").all(table) as { name: string }[]).map((c) => c.name)))])),
   };
+}
+
+/**
+ * A rollup table's rows as its key columns and measures (TABLES), whatever its layout: running
+ * totals keyed by id (a `key_id` column) are read with their key list's columns, its `id` left out.
+ * A totals row whose key is not listed reads with NULL keys, so it shows up as a row not expected.
+ */
+export function logicalRowsSql(table: string, columnsOf: (table: string) => string[]): string {
+  const def = TABLES[table]!;
+  if (columnsOf(table).includes("key_id"))
+    return `SELECT ${def.keys.map((c) => (c === "day" ? "t.day" : `k.${c}`)).join(", ")}, ${def.measures.map((m) => `t.${m}`).join(", ")} FROM ${table} AS t LEFT JOIN ${table}_keys AS k ON k.id = t.key_id`;
+  if (columnsOf(table).includes("id")) return `SELECT ${[...def.keys, ...def.measures].join(", ")} FROM ${table}`;
+  return `SELECT * FROM ${table}`;
 }
 
 export interface TableDef {
@@ -44,6 +57,8 @@ export interface TableDef {
    * over all days up to it. Rows stay when their raw rows go (their totals must still be right).
    */
   running?: boolean;
+  /** A key list whose keys stay once listed (their counts back at 0): ids that totals keyed by id hold. */
+  keepsEmpty?: boolean;
 }
 
 const RESULT_MEASURES = [
@@ -80,16 +95,16 @@ export const TABLES: Record<string, TableDef> = {
   crawler_monthly: { keys: ["brand_id", "month", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
   crawler_weekly: { keys: ["brand_id", "week", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
   /** A named bot's requests and refusals per hit kind and path, as running totals by day. */
-  crawler_paths_running: { keys: ["brand_id", "bot", "hit", "path", "day"], measures: ["requests", "refused", "not_found", "server_errors"], running: true },
-  crawler_paths_running_keys: { keys: ["brand_id", "bot", "hit", "path"], measures: ["rows"] },
+  crawler_path_totals: { keys: ["brand_id", "bot", "hit", "path", "day"], measures: ["requests", "refused", "not_found", "server_errors"], running: true },
+  crawler_path_totals_keys: { keys: ["brand_id", "bot", "hit", "path"], measures: ["rows"], keepsEmpty: true },
   traffic_platform_daily: { keys: ["brand_id", "day", "platform"], measures: ["visits"] },
   traffic_visitor_days: { keys: ["brand_id", "day", "platform", "visitor_hash"], measures: ["visits"] },
   /** Distinct visitor_hash per (brand, day, coalesce(source_platform, '')), and per (brand, day, "*") over visits an assistant sent. */
   traffic_visitors_daily: { keys: ["brand_id", "day", "platform"], measures: ["visitors"] },
   traffic_platform_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visits"] },
   traffic_visitors_weekly: { keys: ["brand_id", "week", "platform"], measures: ["visitors"] },
-  traffic_pages_running: { keys: ["brand_id", "platform", "path", "day"], measures: ["visits"], running: true },
-  traffic_pages_running_keys: { keys: ["brand_id", "platform", "path"], measures: ["rows"] },
+  traffic_page_totals: { keys: ["brand_id", "platform", "path", "day"], measures: ["visits"], running: true },
+  traffic_page_totals_keys: { keys: ["brand_id", "platform", "path"], measures: ["rows"], keepsEmpty: true },
 };
 export const ROLLUP_TABLES = Object.keys(TABLES);
 
@@ -227,8 +242,8 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
     b.crawler_monthly!.add({ brand_id: h.brand_id, month: month(h.at), ...who }, measures);
     b.crawler_weekly!.add({ brand_id: h.brand_id, week: week(h.at), ...who }, measures);
     if (h.bot === null) continue;
-    b.crawler_paths_running!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path, day: day(h.at) }, { requests: 1, ...answers });
-    b.crawler_paths_running_keys!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path }, { rows: 1 });
+    b.crawler_path_totals!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path, day: day(h.at) }, { requests: 1, ...answers });
+    b.crawler_path_totals_keys!.add({ brand_id: h.brand_id, bot: h.bot, hit: h.hit, path: h.path }, { rows: 1 });
   }
 
   const visitors = new Map<string, Set<unknown>>();
@@ -245,8 +260,8 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
       visitors.get(vk)!.add(t.visitor_hash);
     }
     if (t.source_platform !== null) {
-      b.traffic_pages_running!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path, day: day(t.created_at) }, { visits: 1 });
-      b.traffic_pages_running_keys!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path }, { rows: 1 });
+      b.traffic_page_totals!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path, day: day(t.created_at) }, { visits: 1 });
+      b.traffic_page_totals_keys!.add({ brand_id: t.brand_id, platform: t.source_platform, path: t.path }, { rows: 1 });
     }
   }
   for (const [vk, set] of visitors) {
@@ -285,7 +300,8 @@ export function snapshotDifferences(snapshot: RollupSnapshot, limit = 20): strin
       const extra = Object.keys(row).filter((c) => !columns.has(c));
       if (extra.length) problems.push(`${table}: unexpected columns ${extra.join(", ")}`);
       // A running table keeps a day whose raw rows were removed: it must hold the total up to that day.
-      const w = want.get(k) ?? (def.running ? totalAsOf(def, want, row) : undefined);
+      // A key list may keep a key whose raw rows all went, counting nothing.
+      const w = want.get(k) ?? (def.running ? totalAsOf(def, want, row) : def.keepsEmpty ? { ...row, ...Object.fromEntries(def.measures.map((m) => [m, 0])) } : undefined);
       if (!w) {
         problems.push(`${table} ${k}: row present, expected none — got ${JSON.stringify(row)}`);
         continue;

@@ -603,6 +603,24 @@ function runningRollup<K extends Record<string, PgColumnBuilderBase>, M extends 
   return [totals, keyList] as const;
 }
 
+/**
+ * As on SQLite (schema.ts keyedRunningRollup): `<name>_keys` gives each key an id (an identity:
+ * never reused), and `<name>` holds per key id and day only the totals. The totals reach their
+ * organization through their key (ORGANIZATION_THROUGH_KEY): no brand or organization per day.
+ */
+function keyedRunningRollup<K extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
+  const keyList = pgTable(`${name}_keys`, { id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(), brandId: brandRef(), organizationId: organizationRef(), ...keys(), rows: count("rows") }, (t) => {
+    const columns = t as unknown as Columns;
+    const [first, ...rest] = [columns.brandId!, ...Object.keys(keys()).map((k) => columns[k]!)];
+    return [uniqueIndex(`${name}_keys_key`).on(first, ...rest), organizationIndex(`${name}_keys`, columns.organizationId!)];
+  });
+  const totals = pgTable(name, { keyId: bigint("key_id", { mode: "number" }).notNull().references(() => keyList.id, { onDelete: "cascade" }), day: day(), ...measures() }, (t) => {
+    const columns = t as unknown as Columns;
+    return [primaryKey({ columns: [columns.keyId!, columns.day!] })];
+  });
+  return [totals, keyList] as const;
+}
+
 export const [competitorRunning, competitorRunningKeys] = runningRollup("competitor_running", () => ({ ...answerGroup(), competitorId: uuid("competitor_id").notNull() }), () => ({
   results: count("results"),
   mentions: count("mentions"),
@@ -663,7 +681,7 @@ export const trafficVisitorsWeekly = pgTable(
 );
 
 /** AI-referred visits per landing page and platform (running totals). */
-export const [trafficPagesRunning, trafficPagesRunningKeys] = runningRollup("traffic_pages_running", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
+export const [trafficPageTotals, trafficPageTotalsKeys] = keyedRunningRollup("traffic_page_totals", () => ({ platform: text("platform").notNull(), path: text("path").notNull() }), () => ({ visits: count("visits") }));
 
 /** `builtAt` is the column created_at, as in SQLite. */
 export const rollupState = pgTable("rollup_state", { name: text("name").primaryKey(), hash: text("hash").notNull(), builtAt: createdAt() });
@@ -777,7 +795,7 @@ export const crawlerMonthly = pgTable("crawler_monthly", { brandId: brandRef(), 
   primaryKey({ columns: [t.brandId, t.month, t.bot, t.class, t.verdict] }),
   organizationIndex("crawler_monthly", t.organizationId),
 ]);
-export const [crawlerPathsRunning, crawlerPathsRunningKeys] = runningRollup("crawler_paths_running", () => ({ bot: text("bot").notNull(), hit: text("hit").notNull(), path: text("path").notNull() }), () => ({
+export const [crawlerPathTotals, crawlerPathTotalsKeys] = keyedRunningRollup("crawler_path_totals", () => ({ bot: text("bot").notNull(), hit: text("hit").notNull(), path: text("path").notNull() }), () => ({
   requests: count("requests"),
   refused: count("refused"),
   notFound: count("not_found"),
@@ -938,19 +956,20 @@ export const ORGANIZATION_ID_ADDED = [
   "traffic_visitors_daily",
   "traffic_platform_weekly",
   "traffic_visitors_weekly",
-  "traffic_pages_running",
-  "traffic_pages_running_keys",
+  "traffic_page_totals_keys",
   "crawler_hits",
   "crawler_bots",
   "crawler_daily",
   "crawler_monthly",
   "crawler_weekly",
-  "crawler_paths_running",
-  "crawler_paths_running_keys",
+  "crawler_path_totals_keys",
   "webhook_deliveries",
   "digest_subscriptions",
   "digest_runs",
 ] as const;
+
+/** Tenant tables that reach their organization through their key list's row (`key_id`): running totals keyed by id. */
+export const ORGANIZATION_THROUGH_KEY = ["traffic_page_totals", "crawler_path_totals"] as const;
 
 /** Tables whose organization_id exists in SQLite too, but is indexed (and kept from the brand when brand_id is set) in Postgres only. */
 export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;

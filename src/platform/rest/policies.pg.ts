@@ -57,7 +57,9 @@ const UUID_PATTERN = "'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 const q = (name: string) => `"${name}"`;
 const roleArray = (roles: readonly OrgRole[]) => `ARRAY[${roles.map((r) => `'${r}'`).join(", ")}]::text[]`;
 /** The row's organization is one where the caller holds one of `roles`; evaluated once per statement. */
-const inOrganizations = (column: string, roles: readonly OrgRole[]) => `${q(column)} = ANY ((SELECT ${PRIVATE_SCHEMA}.organizations_where(${roleArray(roles)}))::uuid[])`;
+/** Whether an organization id (an SQL expression) is one of the caller's with one of `roles`. */
+const orgAmong = (expression: string, roles: readonly OrgRole[]) => `${expression} = ANY ((SELECT ${PRIVATE_SCHEMA}.organizations_where(${roleArray(roles)}))::uuid[])`;
+const inOrganizations = (column: string, roles: readonly OrgRole[]) => orgAmong(q(column), roles);
 
 /** The roles, the auth helpers and the private helpers: the same for every table. */
 export function foundationSql(): string[] {
@@ -185,14 +187,21 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
   return [...grants, ...policies];
 }
 
-/** An internal table's read for the REST roles: its organization's members read it, nobody writes. */
+/**
+ * An internal table's read for the REST roles: its organization's members read it, nobody writes.
+ * Totals keyed by id have no organization of their own: a row is read when its key is (its key list
+ * read once per statement, not looked up per row).
+ */
 export function internalReadSql(table: string): string[] {
+  const readable = (pgSchema.ORGANIZATION_THROUGH_KEY as readonly string[]).includes(table)
+    ? `key_id IN (SELECT k.id FROM ${q(`${table}_keys`)} AS k WHERE ${orgAmong("k.organization_id", ORG_ROLES)})`
+    : inOrganizations("organization_id", ORG_ROLES);
   return [
     `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
     `GRANT SELECT ON ${q(table)} TO ${REST_ROLES.join(", ")}`,
     `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR SELECT TO service_role USING (true)`,
-    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${inOrganizations("organization_id", ORG_ROLES)})`,
+    `CREATE POLICY aw_read ON ${q(table)} AS PERMISSIVE FOR SELECT TO authenticated USING (${readable})`,
   ];
 }
 
