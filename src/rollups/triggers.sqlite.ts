@@ -347,7 +347,8 @@ export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string
 const rowsAbove = (sqlite: Database, table: string, maxRows: number) =>
   maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM "${table}" LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows;
 
-function ensureTriggers(sqlite: Database): string[] {
+/** What ensureTriggers has to do, read from the database as it is now. */
+function rollupPlan(sqlite: Database) {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
   // A table rebuilt by a later migration (create, copy, drop, rename) loses its triggers: a missing one makes its rollup stale.
   const triggers = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
@@ -361,30 +362,38 @@ function ensureTriggers(sqlite: Database): string[] {
     return former !== null && !stored.has(spec.table) && current(former);
   });
   // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every
-  // write. A former table's stay until its rows are moved, in the same transaction: nothing written between is lost.
-  const defined = new Set([...ROLLUPS, ...moved.map((spec) => formerLayout(spec)!)].flatMap(triggerNames));
-  for (const name of triggers.keys()) if (name.startsWith("rollup_") && !defined.has(name)) sqlite.run(`DROP TRIGGER ${name}`);
+  // write; a former table's go in the transaction that moves its rows: nothing written before is lost.
+  const defined = new Set(ROLLUPS.flatMap(triggerNames));
+  const undefinedTriggers = [...triggers.keys()].filter((name) => name.startsWith("rollup_") && !defined.has(name));
   const stale = ROLLUPS.filter((spec) => !current(spec) && !moved.includes(spec));
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change; and
   // totals keyed by id with their key list (rebuilt, it gives its keys new ids).
   const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec))));
   // Triggers written differently (same rows): replaced, the rows kept.
   const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
-  if (!rebuild.length && !rewritten.length) return [];
-  sqlite.transaction(() => {
-    for (const spec of moved.filter((s) => !rebuild.includes(s))) {
+  return { moved: moved.filter((spec) => !rebuild.includes(spec)), undefinedTriggers, rebuild, rewritten };
+}
+
+function ensureTriggers(sqlite: Database): string[] {
+  const first = rollupPlan(sqlite);
+  if (!first.rebuild.length && !first.rewritten.length && !first.undefinedTriggers.length) return [];
+  // Planned again under the write lock: another process starting beside this one (a CLI import) may
+  // have done it meanwhile, and a move made twice would copy tables no longer kept.
+  return sqlite.transaction(() => {
+    const { moved, undefinedTriggers, rebuild, rewritten } = rollupPlan(sqlite);
+    for (const spec of moved) {
       sqlite.run(`DELETE FROM ${spec.table}`);
       sqlite.run(moveSql(spec));
-      for (const name of triggerNames(formerLayout(spec)!)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
     }
+    for (const name of undefinedTriggers) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
     for (const spec of [...rebuild, ...rewritten]) {
       for (const name of triggerNames(spec)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
       for (const statement of triggerSql(spec)) sqlite.run(statement);
     }
     rebuildRollups(sqlite, rebuild);
     for (const spec of [...rebuild, ...rewritten]) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
+    return rebuild.map((s) => s.table);
   }).immediate();
-  return rebuild.map((s) => s.table);
 }
 
 /**

@@ -99,3 +99,21 @@ test("the release before's running totals keyed by text are moved to totals keye
   expect(rollupDifferences(db)).toEqual([]);
   db.close();
 });
+
+test("a former key list that is not current: the pair is rebuilt from the raw rows, the former tables' triggers go all the same, and writes go on", () => {
+  const dir = tempDir();
+  databaseOfTheReleaseBefore(dir);
+  const db = new Database(join(dir, DB_FILE));
+  registerSqlFunctions(db);
+  db.run("PRAGMA foreign_keys = ON");
+  // As if an older release had defined the key list otherwise: its rows are not what spec.ts makes.
+  db.run("UPDATE rollup_state SET hash = 'an older definition' WHERE name = 'crawler_paths_running_keys'");
+  applyMigrations(db, embeddedMigrations);
+  const rebuilt = ensureRollups(db);
+  expect(rebuilt.filter((t) => KEYED.includes(t)).sort()).toEqual(["crawler_path_totals", "crawler_path_totals_keys"]);
+  expect(db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name LIKE '%crawler_paths_running%' OR name LIKE '%traffic_pages_running%')").all()).toEqual([]);
+  const brand = (db.query("SELECT id FROM brands ORDER BY name LIMIT 1").get() as { id: string }).id;
+  db.run("INSERT INTO crawler_hits (brand_id, at, method, path, status, user_agent, bot, class, hit, verdict, record_key) VALUES (?, '2026-03-12T10:00:00.000Z', 'GET', '/new', 200, 'ua', 'GPTBot', 'ai_training', 'page', 'verified', randomblob(16))", [brand]);
+  expect(rollupDifferences(db)).toEqual([]);
+  db.close();
+});

@@ -11,6 +11,7 @@ import { createPgInsightsStore } from "../../src/insights/store.pg";
 import type { InsightArgs } from "../../src/insights/args";
 import type { InsightsStore } from "../../src/insights/store";
 import { pgHarness, type PgHarness } from "../contracts/harness.pg";
+import { ORGANIZATION_THROUGH_KEY } from "../../src/db/pg/schema";
 
 const h = (await pgHarness()) as PgHarness | null;
 const sql = (): SQL => h!.pg.sql;
@@ -75,6 +76,7 @@ beforeAll(async () => {
   await f.brandPlatform(brandA, "perplexity");
   await f.result({ brandId: brandA, promptId: promptA, platform: "perplexity", createdAt: new Date().toISOString(), mentioned: true, citations: [{ url: "https://a.example/x", normalizedUrl: "https://a.example/x", domain: "a.example" }] });
   await f.visit({ brandId: brandA, at: new Date().toISOString(), path: "/", platform: "chatgpt", visitor: "v1" });
+  await f.crawlerHit({ brandId: brandA, at: new Date().toISOString(), bot: "GPTBot", class: "ai_training", hit: "page", path: "/docs", status: 200, verdict: "verified" });
   await sql()`INSERT INTO brand_domains (brand_id, domain) VALUES (${brandA}, 'alpha.example')`;
   await sql()`INSERT INTO suggestions (brand_id, title) VALUES (${brandA}, 'Write a comparison page')`;
   await sql()`INSERT INTO webhook_endpoints (organization_id, url, secret) VALUES (${orgA}, 'https://hooks.example/a', 'whsec_secret')`;
@@ -171,15 +173,18 @@ describe.skipIf(!h)("row-level security in PostgreSQL, as direct SQL (issue #30)
   test("the internal tables the insights and counts read (every rollup, the latest results): another organization reads 0 of A's rows, A's viewer all", async () => {
     const withRows: string[] = [];
     for (const table of INTERNAL_READS) {
-      const [{ n }] = await sql().unsafe(`SELECT count(*)::int AS n FROM ${table} WHERE organization_id = $1`, [orgA]);
+      // Totals keyed by id reach their organization through their key list.
+      const ofA = (ORGANIZATION_THROUGH_KEY as readonly string[]).includes(table) ? `key_id IN (SELECT id FROM ${table}_keys WHERE organization_id = $1)` : "organization_id = $1";
+      const [{ n }] = await sql().unsafe(`SELECT count(*)::int AS n FROM ${table} WHERE ${ofA}`, [orgA]);
       if (!n) continue;
       withRows.push(table);
       expect({ table, n: (await as("authenticated", claimsOf("ownerB"), `SELECT count(*)::int AS n FROM ${table}`)).rows?.[0]?.n }).toEqual({ table, n: 0 });
       expect({ table, n: (await as("authenticated", claimsOf("viewerA"), `SELECT count(*)::int AS n FROM ${table}`)).rows?.[0]?.n }).toEqual({ table, n });
       expect(refused(await as("authenticated", claimsOf("ownerA"), `DELETE FROM ${table}`))).toBe(true);
     }
-    // One result and one visit of A fill the result, domain, URL, query and traffic rollups.
+    // One result, one visit and one crawler request of A fill the result, domain, URL, query, traffic and crawler rollups.
     expect(withRows.length).toBeGreaterThanOrEqual(12);
+    for (const table of ORGANIZATION_THROUGH_KEY) expect(withRows).toContain(table);
     // The URL dictionary is read through functions that check the brand first.
     expect((await as("authenticated", claimsOf("ownerB"), "SELECT count(*)::int AS n FROM citation_urls")).code).toBe("42501");
     const today = new Date();

@@ -91,4 +91,25 @@ test.skipIf(!server)("the former running totals are moved to totals keyed by id:
   const [now] = await sql()`SELECT sum(t.requests)::int AS n FROM crawler_path_totals AS t WHERE day = (SELECT max(day) FROM crawler_path_totals AS x WHERE x.key_id = t.key_id)`;
   const [hits] = await sql()`SELECT count(*)::int AS n FROM crawler_hits WHERE bot IS NOT NULL`;
   expect({ former: former.n, now: now.n }).toEqual({ former: hits.n, now: hits.n });
+  // An older instance reads the former tables under its callers' roles: a member of the brand's
+  // organization reads them as before, another organization's owner reads nothing.
+  const member = async (org: string) => {
+    const [{ id }] = await sql()`WITH placed AS (SELECT set_config('answerwatch.signup', 'placed', true)) INSERT INTO auth.users (email) SELECT ${`${crypto.randomUUID()}@example.com`} FROM placed RETURNING id`;
+    await sql()`INSERT INTO organization_members (organization_id, user_id, role) VALUES (${org}, ${id}, 'viewer')`;
+    return id as string;
+  };
+  const [{ organization_id: org }] = await sql()`SELECT organization_id FROM brands WHERE id = ${brandId}`;
+  const [other] = await sql()`INSERT INTO organizations (name, slug) VALUES ('Other', 'other') RETURNING id`;
+  const readAs = (user: string, table: string) =>
+    sql().begin(async (tx) => {
+      await tx.unsafe("SET LOCAL ROLE authenticated");
+      await tx`SELECT set_config('request.jwt.claims', ${JSON.stringify({ sub: user, role: "authenticated" })}, true)`;
+      return ((await tx.unsafe(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n;
+    });
+  const [viewer, stranger] = [await member(org), await member(other.id)];
+  for (const table of [...FORMER, ...KEYED]) {
+    const [{ n }] = await sql().unsafe(`SELECT count(*)::int AS n FROM ${table}`);
+    expect(n, table).toBeGreaterThan(0);
+    expect({ table, viewer: await readAs(viewer, table), stranger: await readAs(stranger, table) }).toEqual({ table, viewer: n, stranger: 0 });
+  }
 });

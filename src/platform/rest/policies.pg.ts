@@ -29,7 +29,7 @@ import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
-import { PG_DIALECT as PG_ROLLUP_DIALECT, rollupSpecs } from "../../rollups/spec";
+import { PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
 
 /**
  * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
@@ -39,6 +39,12 @@ import { PG_DIALECT as PG_ROLLUP_DIALECT, rollupSpecs } from "../../rollups/spec
 export const INTERNAL_READS = [
   ...new Set([...Object.values(ROLLUP_COUNTS).flatMap((choices) => choices.map((c) => c.rollup)), ...rollupSpecs(PG_ROLLUP_DIALECT).map((spec) => spec.table), "prompt_results_latest"]),
 ];
+
+/**
+ * Retired rollup tables while they stay (spec.ts RETIRED_ROLLUPS: an older instance may still run
+ * and read them under its callers' roles): readable under the same rule until they are dropped.
+ */
+const RETIRED_READS = RETIRED_ROLLUPS.filter((table) => !INTERNAL_READS.includes(table));
 
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
 export const PRIVATE_SCHEMA = "aw_private";
@@ -290,12 +296,12 @@ export function lockedDownSql(tables: string[]): string[] {
 /** Everything, for the tables of `policies` that exist with the given columns; `ownTables` (isOwnTable) are locked down first. */
 export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string[]>, ownTables: string[] = []): string[] {
   const tables = Object.entries(policies).filter(([table, p]) => p.exposed !== false && columnsOf.has(table));
-  const opened = new Set([...tables.map(([table]) => table), ...INTERNAL_READS]);
+  const opened = new Set([...tables.map(([table]) => table), ...INTERNAL_READS, ...RETIRED_READS]);
   return [
     ...foundationSql(),
     ...lockedDownSql(ownTables.filter((t) => columnsOf.has(t) && !opened.has(t))),
     ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
-    ...INTERNAL_READS.filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
+    ...[...INTERNAL_READS, ...RETIRED_READS].filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
     ...citationLinkSql(),
     ...(columnsOf.has("url_running_keys") ? brandUrlsSql() : []),
     ...INHERITED_COLUMNS.filter((r) => columnsOf.has(r.table)).flatMap(inheritedColumnSql),
