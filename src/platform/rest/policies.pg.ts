@@ -195,12 +195,13 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
 
 /**
  * An internal table's read for the REST roles: its organization's members read it, nobody writes.
- * Totals keyed by id have no organization of their own: a row is read when its key is (its key list
- * read once per statement, not looked up per row).
+ * Totals keyed by id have no organization of their own: a row is read when its key is, looked up
+ * by its id (a read of one brand's totals costs one key seek a row, whatever the organization holds;
+ * a list of the organization's key ids built per statement would grow with all its brands' paths).
  */
 export function internalReadSql(table: string): string[] {
   const readable = (pgSchema.ORGANIZATION_THROUGH_KEY as readonly string[]).includes(table)
-    ? `key_id IN (SELECT k.id FROM ${q(`${table}_keys`)} AS k WHERE ${orgAmong("k.organization_id", ORG_ROLES)})`
+    ? `EXISTS (SELECT 1 FROM ${q(`${table}_keys`)} AS k WHERE k.id = key_id AND ${orgAmong("k.organization_id", ORG_ROLES)})`
     : inOrganizations("organization_id", ORG_ROLES);
   return [
     `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
