@@ -12,7 +12,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { KEYED_TOTALS, PG_DIALECT } from "../rollups/spec";
+import { KEYED_TOTALS, keyList, PG_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
@@ -123,7 +123,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
     const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(
       `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}
-         FROM ${table}_keys AS k
+         FROM ${keyList(table, brand)}
          CROSS JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day <= ${to} ORDER BY q.day DESC LIMIT 1) AS hi
          LEFT JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day < ${from} ORDER BY q.day DESC LIMIT 1) AS lo ON true
         WHERE k.brand_id = ${brand}${keyFilter ? keyFilter(p) : ""}`,

@@ -10,7 +10,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { KEYED_TOTALS, SQLITE_DIALECT } from "../rollups/spec";
+import { KEYED_TOTALS, keyList, SQLITE_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
@@ -91,7 +91,7 @@ function windowTotals<M extends string>(
   const last = (upTo: string) => `(SELECT json_array(q.day, ${measures.map((m) => `q.${m}`).join(", ")}) FROM ${table} AS q WHERE ${same("q")} AND ${upTo} ORDER BY q.day DESC LIMIT 1)`;
   const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
   const rows = sqlite
-    .query(`SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${last("q.day <= ?2")} AS aw_hi, ${last("q.day < ?1")} AS aw_lo${first} FROM ${table}_keys AS k WHERE k.brand_id = ?3${keyFilter.sql}`)
+    .query(`SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${last("q.day <= ?2")} AS aw_hi, ${last("q.day < ?1")} AS aw_lo${first} FROM ${keyList(table, "?3")} WHERE k.brand_id = ?3${keyFilter.sql}`)
     .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & { aw_hi: string | null; aw_lo: string | null; first_day?: string })[];
   const totals: (Row & Record<M, number> & { last_day: string; first_day?: string })[] = [];
   for (const { aw_hi, aw_lo, ...key } of rows) {

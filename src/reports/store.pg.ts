@@ -4,6 +4,7 @@
 import type { SQL } from "bun";
 import { isUuid } from "../db/pg/values";
 import type { LandingPageCell, Range, ReportsStore } from "./store";
+import { keyList } from "../rollups/spec";
 
 const DAY = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 /**
@@ -42,7 +43,7 @@ export function createPgReportsStore(sql: SQL): ReportsStore {
       const before = (bound: string) => `(SELECT q.visits FROM traffic_page_totals AS q WHERE q.key_id = k.id AND q.day < ${bound} ORDER BY q.day DESC LIMIT 1)`;
       const rows = await sql.unsafe(
         `SELECT path, platform, sum(visits) AS visits FROM (
-            SELECT k.path, k.platform, coalesce(${before("$5")}, 0) - coalesce(${before("$4")}, 0) AS visits FROM traffic_page_totals_keys AS k WHERE k.brand_id = $1 AND $4 <> ''
+            SELECT k.path, k.platform, coalesce(${before("$5")}, 0) - coalesce(${before("$4")}, 0) AS visits FROM ${keyList("traffic_page_totals", "$1")} WHERE $4 <> ''
             UNION ALL SELECT path, source_platform, 1 FROM ${RAW_LOGS} WHERE source_platform IS NOT NULL) AS cells
           GROUP BY path, platform HAVING sum(visits) > 0`,
         [brandId, starts(raw), ends(raw), days?.[0] ?? "", days?.[1] ?? ""],

@@ -3,6 +3,7 @@
 // partial days at a window's ends.
 import type { Database } from "bun:sqlite";
 import type { LandingPageCell, Range, ReportsStore, TrafficCell } from "./store";
+import { keyList } from "../rollups/spec";
 
 /**
  * One SELECT per range, joined by UNION ALL: each reads its range through the primary key (or the
@@ -43,7 +44,7 @@ export function createSqliteReportsStore(sqlite: Database): ReportsStore {
       if (days) {
         // A page's visits in [from, to): its running total before `to` minus its running total before `from`.
         const before = `coalesce((SELECT q.visits FROM traffic_page_totals AS q WHERE q.key_id = k.id AND q.day < ? ORDER BY q.day DESC LIMIT 1), 0)`;
-        selects.push(`SELECT k.path AS path, k.platform AS platform, ${before} - ${before} AS visits FROM traffic_page_totals_keys AS k WHERE k.brand_id = ?`);
+        selects.push(`SELECT k.path AS path, k.platform AS platform, ${before} - ${before} AS visits FROM ${keyList("traffic_page_totals", "?")}`);
         params.push(days[1], days[0], brandId);
       }
       for (const [from, to] of raw) {

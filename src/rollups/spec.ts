@@ -385,3 +385,11 @@ export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);
 
 /** The running totals keyed by id (RollupSpec.keyIds), the same on both backends: their rows name their key by `key_id`. */
 export const KEYED_TOTALS: ReadonlySet<string> = new Set(ROLLUPS.filter((spec) => spec.keyIds).map((spec) => spec.table));
+
+/**
+ * A running rollup's keys of one brand as the reads walk them, aliased `k` (`brand`: the parameter
+ * holding its id). Keyed by id, in id order: the totals' rows are then sought in the order they are
+ * stored — walked in the keys' text order, the seeks scatter over the table (a read of 36,699 crawler
+ * paths took 136–204 ms instead of 72–82 on SQLite).
+ */
+export const keyList = (table: string, brand: string) => (KEYED_TOTALS.has(table) ? `(SELECT * FROM ${table}_keys WHERE brand_id = ${brand} ORDER BY id) AS k` : `${table}_keys AS k`);
