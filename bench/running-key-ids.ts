@@ -1,5 +1,6 @@
-// Issue #32, a measurement for a design not built yet: every running-totals rollup (spec.ts,
-// RollupSpec.running) keyed by a small integer instead of its key's text. Each `<t>_keys` table
+// Issue #32, a measurement for a design built so far for the two running totals fed by logs
+// (spec.ts RollupSpec.keyIds), not for those fed by results: every running-totals rollup keyed by a
+// small integer instead of its key's text. Each `<t>_keys` table
 // gives its keys an integer id (a rowid table, the text key unique), and `<t>` keeps per key id and
 // day only the totals — the brand UUID, URLs, domains and prompt UUIDs are no longer repeated in
 // every day's row. Copies a cached bench/scale.ts world (`bun bench/scale.ts` makes it), converts

@@ -123,6 +123,9 @@ export const PG_DIALECT: RollupDialect = {
   values: (values, alias) => `unnest(ARRAY[${values.join(", ")}]) AS ${alias}(value)`,
 };
 
+/** A running rollup's key list (withKeyList below): each key once; keyed by id, the totals' rows name its `id`. */
+export const keysTable = (spec: Pick<RollupSpec, "table">) => `${spec.table}_keys`;
+
 /** Every rollup, its expressions written in dialect `d`. */
 export function rollupSpecs(d: RollupDialect): RollupSpec[] {
   const day = d.day("{r}.created_at");
@@ -204,8 +207,8 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
 
   /** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
   function withKeyList(running: RollupSpec): RollupSpec[] {
-    const keyList: RollupSpec = { ...running, table: `${running.table}_keys`, measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined, keyIds: undefined, keepEmpty: running.keyIds };
-    return [running.formerly ? { ...keyList, formerly: `${running.formerly}_keys` } : { ...keyList, formerly: undefined }, running];
+    const keyList: RollupSpec = { ...running, table: keysTable(running), measures: { rows: "1" }, combine: { rows: "max" }, countColumn: "rows", running: undefined, day: undefined, keyIds: undefined, keepEmpty: running.keyIds };
+    return [running.formerly ? { ...keyList, formerly: keysTable({ table: running.formerly }) } : { ...keyList, formerly: undefined }, running];
   }
 
   /** A crawler request's bot, class and verdict; a human's or an unnamed bot's count under bot '' and verdict ''. */
@@ -392,4 +395,4 @@ export const KEYED_TOTALS: ReadonlySet<string> = new Set(ROLLUPS.filter((spec) =
  * stored — walked in the keys' text order, the seeks scatter over the table (a read of 36,699 crawler
  * paths took 136–204 ms instead of 72–82 on SQLite).
  */
-export const keyList = (table: string, brand: string) => (KEYED_TOTALS.has(table) ? `(SELECT * FROM ${table}_keys WHERE brand_id = ${brand} ORDER BY id) AS k` : `${table}_keys AS k`);
+export const keyList = (table: string, brand: string) => (KEYED_TOTALS.has(table) ? `(SELECT * FROM ${keysTable({ table })} WHERE brand_id = ${brand} ORDER BY id) AS k` : `${keysTable({ table })} AS k`);

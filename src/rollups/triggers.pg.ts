@@ -23,7 +23,7 @@ import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
 import { GONE_AFTER_MS } from "../http/instances";
-import { formerLayout, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
+import { formerLayout, keysTable, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
 /** The rollups of spec.ts in Postgres' SQL, in dependency order. */
 export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
@@ -122,8 +122,6 @@ function addRunning(spec: RollupSpec, rows: RawRows): string {
   INSERT INTO ${spec.table} (${list([...keys, "day", ...organization, ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
 }
 
-/** A running rollup's key list (spec.ts withKeyList); keyed by id, the totals name its `id`. */
-const keysTable = (spec: RollupSpec) => `${spec.table}_keys`;
 /** The columns naming a running total's key in its rows: its key id, or its key's columns. */
 const totalsKey = (spec: RollupSpec) => (spec.keyIds ? ["key_id"] : Object.keys(spec.keys));
 const sameTotals = (spec: RollupSpec, a: string, b: string) => totalsKey(spec).map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(" AND ");

@@ -4,7 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
-import { formerLayout, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
+import { formerLayout, keysTable, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
@@ -102,8 +102,6 @@ function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
   return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
 }
 
-/** A running rollup's key list (spec.ts withKeyList): each key once; keyed by id, the totals name its `id`. */
-const keysTable = (spec: RollupSpec) => `${spec.table}_keys`;
 
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
