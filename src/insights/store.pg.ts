@@ -12,7 +12,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { KEYED_TOTALS, keyList, PG_DIALECT } from "../rollups/spec";
+import { keyList, sameKeyAs, PG_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
@@ -118,8 +118,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     const from = p.add(window.from);
     const to = p.add(window.to);
     const brand = p.add(brandId, "::uuid");
-    // Totals keyed by id (spec.ts keyIds) name their key by its id; the others repeat the key's columns.
-    const same = KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+    const same = sameKeyAs(table, keyColumns);
     const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
     const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(
       `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}

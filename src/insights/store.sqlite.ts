@@ -10,7 +10,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { KEYED_TOTALS, keyList, SQLITE_DIALECT } from "../rollups/spec";
+import { keyList, sameKeyAs, SQLITE_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
@@ -84,8 +84,7 @@ function windowTotals<M extends string>(
   keyFilter: { sql: string; params: Params } = { sql: "", params: [] },
   withFirstDay = false,
 ): (Row & Record<M, number> & { last_day: string; first_day?: string })[] {
-  // Totals keyed by id (spec.ts keyIds) name their key by its id; the others repeat the key's columns.
-  const same = KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+  const same = sameKeyAs(table, keyColumns);
   // The key's last row up to a day, its day and measures in one seek (a JSON array): fetching the
   // row again by key and day (the tables are WITHOUT ROWID) made each read ~1.7× slower.
   const last = (upTo: string) => `(SELECT json_array(q.day, ${measures.map((m) => `q.${m}`).join(", ")}) FROM ${table} AS q WHERE ${same("q")} AND ${upTo} ORDER BY q.day DESC LIMIT 1)`;

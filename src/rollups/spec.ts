@@ -49,8 +49,9 @@ export interface RollupSpec {
   keepEmpty?: boolean;
   /**
    * The table this rollup's rows were kept in before, under another layout (the release before kept
-   * running totals keyed by text): a migration moves the rows across and marks them converted from
-   * that table's definition (triggers.sqlite.ts, triggers.pg.ts), so they are not rebuilt.
+   * running totals keyed by text): while that table is current, the first start moves its rows across
+   * in the transaction that makes this rollup's triggers (triggers.sqlite.ts, triggers.pg.ts), so they
+   * are not rebuilt.
    */
   formerly?: string;
 }
@@ -395,4 +396,8 @@ export const KEYED_TOTALS: ReadonlySet<string> = new Set(ROLLUPS.filter((spec) =
  * stored — walked in the keys' text order, the seeks scatter over the table (a read of 36,699 crawler
  * paths took 136–204 ms instead of 72–82 on SQLite).
  */
+/** How a running rollup's totals row (alias `a`) names its key `k` from keyList: by id, or by the key's columns (`keyColumns`, brand_id besides). */
+export const sameKeyAs = (table: string, keyColumns: string[]) =>
+  KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+
 export const keyList = (table: string, brand: string) => (KEYED_TOTALS.has(table) ? `(SELECT * FROM ${keysTable({ table })} WHERE brand_id = ${brand} ORDER BY id) AS k` : `${keysTable({ table })} AS k`);

@@ -102,7 +102,6 @@ function shiftRunning(spec: RollupSpec, row: string, sign: "+" | "-"): string {
   return `UPDATE ${spec.table} SET ${measures.join(", ")} FROM (${contribution(withDay(spec), row)}) AS c WHERE ${sameKey(spec, spec.table, "c")} AND ${spec.table}.day >= c.day;`;
 }
 
-
 function rebuildRunning(spec: RollupSpec): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
@@ -235,7 +234,9 @@ export function createBulkRollups(sqlite: Database, source: string) {
         const found = row && row[0] !== null ? { day: row[0], totals: row.slice(1, 1 + measures.length) as number[] } : { day: "", totals: sums.map(() => 0) };
         tails.set(id, (tail = { ...found, keyId }));
       }
-      if (day > tail.day && (!spec.keyIds || tail.keyId !== undefined)) {
+      // The key list is written before its totals (spec.ts order): a keyed total always finds its key.
+      if (spec.keyIds && tail.keyId === undefined) throw new Error(`${spec.table}: key (${keyValues.join(", ")}) not listed in ${keysTable(spec)}`);
+      if (day > tail.day) {
         tail.day = day;
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
         append!.run(...(spec.keyIds ? [tail.keyId!] : keyValues), day, ...tail.totals);
@@ -243,8 +244,6 @@ export function createBulkRollups(sqlite: Database, source: string) {
         // A day at or before the key's last: the general statements (carry, then add to every later row, the last included).
         for (const statement of statements) statement.run(...(values.slice(0, statement.paramsCount) as [string]));
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
-        // A key not listed when first looked up (its list is written first, so not expected): read again next time.
-        if (spec.keyIds && tail.keyId === undefined) tails.delete(id);
       }
     }
   }

@@ -29,7 +29,7 @@ import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
-import { PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
+import { keysTable, PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
 
 /**
  * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
@@ -201,7 +201,7 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
  */
 export function internalReadSql(table: string): string[] {
   const readable = (pgSchema.ORGANIZATION_THROUGH_KEY as readonly string[]).includes(table)
-    ? `EXISTS (SELECT 1 FROM ${q(`${table}_keys`)} AS k WHERE k.id = key_id AND ${orgAmong("k.organization_id", ORG_ROLES)})`
+    ? `EXISTS (SELECT 1 FROM ${q(keysTable({ table }))} AS k WHERE k.id = key_id AND ${orgAmong("k.organization_id", ORG_ROLES)})`
     : inOrganizations("organization_id", ORG_ROLES);
   return [
     `REVOKE ALL ON ${q(table)} FROM ${REST_ROLES.join(", ")}`,
