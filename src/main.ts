@@ -246,7 +246,11 @@ const commands: Record<string, Command> = {
         if (full) {
           const before = Bun.file(dbh.sqlite.filename).size;
           // Rollup tables still kept with rowids (too large to convert at start): their keys kept once (issue #32).
-          const { dropRetiredRollups, keepKeysOnce } = await import("./rollups/triggers.sqlite");
+          const { dropRetiredRollups, keepKeysOnce, moveFormerRows } = await import("./rollups/triggers.sqlite");
+          // Rows a running server would still move to their new layout (issue #32): all of them now, before the file is rewritten.
+          let moved = 0;
+          for (let step = moveFormerRows(dbh.sqlite, 50_000); !step.done; step = moveFormerRows(dbh.sqlite, 50_000)) moved += step.moved;
+          process.stdout.write(`rollup keys moved to their new layout: ${moved}\n`);
           process.stdout.write(`retired rollup tables dropped: ${dropRetiredRollups(dbh.sqlite).length}\nrollup tables keyed once: ${keepKeysOnce(dbh.sqlite).length}\n`);
           // Incremental auto-vacuum from now on (a database made before it can only switch during a VACUUM).
           dbh.sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");

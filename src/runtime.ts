@@ -185,7 +185,32 @@ export async function startRuntime(input: {
     }
   };
   const maintenanceStart = setTimeout(maintain, 60_000);
-  const maintenanceTimer = setInterval(maintain, 3_600_000);
+  const maintenanceTimer = setInterval(() => void maintain().then(moveFormerRows), 3_600_000);
+
+  // The rows of running totals a newer release keeps in another layout move after the start, a few
+  // keys per short transaction (issue #32: an upgrade's first start stays short), until nothing is
+  // left or the server stops. A step that moves nothing (a former table ended, or on Postgres an
+  // instance of an older release still running) waits a little; after a minute of those the upkeep
+  // below tries again hourly.
+  let moving = false;
+  let stopped = false;
+  const moveFormerRows = async () => {
+    if (moving) return;
+    moving = true;
+    try {
+      for (let idle = 0; !stopped && idle < 20; ) {
+        const step = await storageStore.moveFormerRows({ maxKeys: 200 });
+        if (step.done) return;
+        idle = step.moved ? 0 : idle + 1;
+        await Bun.sleep(step.moved ? 5 : 3_000);
+      }
+    } catch (error) {
+      logger.error("moving rollup rows to their new layout failed", { error: String(error) });
+    } finally {
+      moving = false;
+    }
+  };
+  const movingStart = setTimeout(() => void moveFormerRows(), 2_000);
 
   return {
     app,
@@ -193,6 +218,8 @@ export async function startRuntime(input: {
     runSchedule,
     async stop() {
       clearTimeout(maintenanceStart);
+      clearTimeout(movingStart);
+      stopped = true;
       clearTimeout(digestStart);
       clearInterval(digestTimer);
       clearTimeout(alertTimer);

@@ -536,23 +536,6 @@ export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () =>
 }), false, ["month"]);
 
 /**
- * A running-totals rollup (src/rollups/spec.ts, RollupSpec.running): per key and per day a raw row
- * was added on, the measures summed over all days up to it; and `<name>_keys`, each key once with
- * the number of raw rows adding to it.
- */
-function runningRollup<K extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
-  const keyColumns = (t: Record<string, AnySQLiteColumn>): [AnySQLiteColumn, ...AnySQLiteColumn[]] => [t.brandId!, ...Object.keys(keys()).map((k) => t[k]!)];
-  const totals = sqliteTable(name, { brandId: brandRef(), ...keys(), day: day(), ...measures() }, (t) => {
-    const columns = t as unknown as Record<string, AnySQLiteColumn>;
-    return [primaryKey({ columns: [...keyColumns(columns), columns.day!] })];
-  });
-  const keyList = sqliteTable(`${name}_keys`, { brandId: brandRef(), ...keys(), rows: count("rows") }, (t) => [
-    primaryKey({ columns: keyColumns(t as unknown as Record<string, AnySQLiteColumn>) }),
-  ]);
-  return [totals, keyList] as const;
-}
-
-/**
  * A running-totals rollup keyed by integer (RollupSpec.keyIds, issue #32): `<name>_keys` gives each
  * key an `id` (never reused: a key listed again later starts with no rows), and `<name>` holds per
  * key id and day only the totals; its rows go with their key.
@@ -571,26 +554,26 @@ function keyedRunningRollup<K extends Record<string, SQLiteColumnBuilderBase>, M
 }
 
 /** Answers naming a competitor (`results`), its mentions and positions, and how many of them name the brand too (`both`). */
-export const [competitorRunning, competitorRunningKeys] = runningRollup("competitor_running", () => ({ ...answerGroup(), competitorId: text("competitor_id").notNull() }), () => ({
+export const [competitorTotals, competitorTotalsKeys] = keyedRunningRollup("competitor_totals", () => ({ ...answerGroup(), competitorId: text("competitor_id").notNull() }), () => ({
   results: count("results"),
   mentions: count("mentions"),
   positionSum: count("position_sum"),
   positionN: count("position_n"),
   both: count("both"),
 }));
-export const [domainRunning, domainRunningKeys] = runningRollup("domain_running", () => ({ domain: text("domain").notNull() }), () => ({
+export const [domainTotals, domainTotalsKeys] = keyedRunningRollup("domain_totals", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
 }));
-export const [domainPromptRunning, domainPromptRunningKeys] = runningRollup("domain_prompt_running", () => ({ domain: text("domain").notNull(), promptId: text("prompt_id").notNull() }), () => ({
+export const [domainPromptTotals, domainPromptTotalsKeys] = keyedRunningRollup("domain_prompt_totals", () => ({ domain: text("domain").notNull(), promptId: text("prompt_id").notNull() }), () => ({
   answers: count("answers"),
 }));
-export const [urlRunning, urlRunningKeys] = runningRollup("url_running", () => ({ normalizedUrl: text("normalized_url").notNull(), domain: text("domain").notNull() }), () => ({
+export const [urlTotals, urlTotalsKeys] = keyedRunningRollup("url_totals", () => ({ normalizedUrl: text("normalized_url").notNull(), domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
 }));
-export const [queryRunning, queryRunningKeys] = runningRollup("query_running", () => ({ platform: text("platform").notNull(), query: text("query").notNull() }), () => ({
+export const [queryTotals, queryTotalsKeys] = keyedRunningRollup("query_totals", () => ({ platform: text("platform").notNull(), query: text("query").notNull() }), () => ({
   answers: count("answers"),
 }));
 

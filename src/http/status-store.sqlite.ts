@@ -1,9 +1,12 @@
 // The status store on SQLite (status-store.ts): the queries /healthz and the /metrics gauges run.
 import type { Database } from "bun:sqlite";
+import { MOVED_LATER } from "../rollups/spec";
 import type { StatusStore } from "./status-store";
 
+// Rollup rows still to move to their new layout (issue #32) are work too: the runtime moves them.
 const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM jobs WHERE status IN ('waiting', 'active'))
-                         OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') AS pending`;
+                         OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending')
+                         OR EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (${[...MOVED_LATER.values()].map((m) => `'${m.formerKeys}'`).join(", ")})) AS pending`;
 
 export function createSqliteStatusStore(sqlite: Database): StatusStore {
   const rows = <T>(sql: string) => sqlite.query(sql).all() as T[];

@@ -14,6 +14,6 @@ export interface StatusStore {
   /** Resolves when the database answers a trivial read; rejects when it does not. */
   ping(): Promise<void>;
   counts(): Promise<StatusCounts>;
-  /** Whether a job waits or runs, or a webhook delivery is pending: work a lazily started server must load its runtime for. */
+  /** Whether a job waits or runs, a webhook delivery is pending, or rollup rows wait to move to a new layout: work a lazily started server must load its runtime for. */
   pendingWork(): Promise<boolean>;
 }

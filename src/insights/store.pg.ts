@@ -12,7 +12,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { keyList, sameKeyAs, PG_DIALECT } from "../rollups/spec";
+import { keyList, MOVED_LATER, sameKeyAs, PG_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 import { BRAND_CITED_URLS, BRAND_URL_PAGES } from "../platform/rest/policies.pg";
 
@@ -99,9 +99,31 @@ export interface PgInsightsOptions {
    * which no REST role reads, is read through the functions that check the brand first.
    */
   asCaller?: boolean;
+  /** The former tables still read (formerTablesOf), shared by the stores an instance makes per request: asked once. */
+  formerTables?: () => Promise<Map<string, string>>;
+}
+
+/**
+ * The former tables of running totals moved after the start that were there when first asked, by
+ * their new table. They stay while an instance runs (triggers.pg.ts drops them only at a start with
+ * no instance running), so the first answer holds for its life.
+ */
+export function formerTablesOf(sql: SQL): () => Promise<Map<string, string>> {
+  let formers: Promise<Map<string, string>> | null = null;
+  return () =>
+    (formers ??= (async () => {
+      const moved = [...MOVED_LATER.values()];
+      const rows = (await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql.array(moved.map((m) => m.formerKeys), "text")}::text[])`) as { name: string }[];
+      const present = new Set(rows.map((r) => r.name));
+      return new Map(moved.filter((m) => present.has(m.formerKeys)).map((m) => [m.totals, m.formerTotals]));
+    })().catch((error) => {
+      formers = null;
+      throw error;
+    }));
 }
 
 export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {}): InsightsStore {
+  const formerTables = options.formerTables ?? formerTablesOf(sql);
   // The URL dictionary's rows for a brand: of its citations in [from, to), or of the normalized URLs it cited.
   const joinCitedUrls = (brand: string, p: Params, [from, to]: [string, string]) =>
     options.asCaller ? `LEFT JOIN ${BRAND_CITED_URLS}(${brand}, ${p.add(from, "::timestamptz")}, ${p.add(to, "::timestamptz")}) AS u ON u.citation_id = c.id` : "LEFT JOIN citation_urls AS u ON u.id = c.url_id";
@@ -118,18 +140,22 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     const from = p.add(window.from);
     const to = p.add(window.to);
     const brand = p.add(brandId, "::uuid");
-    const same = sameKeyAs(table, keyColumns);
-    const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
-    const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(
-      `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}
-         FROM ${keyList(table, brand)}
-         CROSS JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day <= ${to} ORDER BY q.day DESC LIMIT 1) AS hi
-         LEFT JOIN LATERAL (SELECT * FROM ${table} AS q WHERE ${same("q")} AND q.day < ${from} ORDER BY q.day DESC LIMIT 1) AS lo ON true
-        WHERE k.brand_id = ${brand}${keyFilter ? keyFilter(p) : ""}`,
-      p,
-    );
+    const keys = (totals: string) => {
+      const same = sameKeyAs(totals, keyColumns);
+      const first = withFirstDay ? `, (SELECT min(f.day) FROM ${totals} AS f WHERE ${same("f")} AND f.day BETWEEN ${from} AND ${to}) AS first_day` : "";
+      return `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${measures.map((m) => `hi."${m}" - coalesce(lo."${m}", 0) AS "${m}"`).join(", ")}, hi.day AS last_day${first}
+         FROM ${keyList(totals, brand)}
+         CROSS JOIN LATERAL (SELECT * FROM ${totals} AS q WHERE ${same("q")} AND q.day <= ${to} ORDER BY q.day DESC LIMIT 1) AS hi
+         LEFT JOIN LATERAL (SELECT * FROM ${totals} AS q WHERE ${same("q")} AND q.day < ${from} ORDER BY q.day DESC LIMIT 1) AS lo ON true
+        WHERE k.brand_id = ${brand}${keyFilter ? keyFilter(p) : ""}`;
+    };
+    // While the former rows move (spec.ts RollupSpec.moveLater) a key is listed in one of the two
+    // layouts: both are walked in one statement, so one snapshot.
+    const former = (await formerTables()).get(table);
+    const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(former ? `${keys(table)} UNION ALL ${keys(former)}` : keys(table), p);
     return rows.filter((r) => r[measures[0]!] > 0);
   }
+
 
   /** crawler_daily / _weekly / _monthly rows inside a window, read by `by` (window.ts rangesFor). */
   /** As on SQLite (store.sqlite.ts crawlerRows): with `perBot`, each range's named bots summed per bucket. */
@@ -203,14 +229,14 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     },
     async competitorTotals(args) {
       if (!isUuid(args.brandId)) return [];
-      return (await windowTotals("competitor_running", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, (p) => filterSql(args, "k", args.brandId, p))) as unknown as CompetitorTotals[];
+      return (await windowTotals("competitor_totals", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, (p) => filterSql(args, "k", args.brandId, p))) as unknown as CompetitorTotals[];
     },
     async domainTotals(args) {
       if (!isUuid(args.brandId)) return [];
       if (unfiltered(args)) {
         const prompts = new Map<string, number>();
-        for (const r of await windowTotals("domain_prompt_running", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
-        return (await windowTotals("domain_running", ["domain"], DOMAIN_MEASURES, args.brandId, args.window)).map((r) => ({
+        for (const r of await windowTotals("domain_prompt_totals", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
+        return (await windowTotals("domain_totals", ["domain"], DOMAIN_MEASURES, args.brandId, args.window)).map((r) => ({
           domain: String(r.domain),
           citations: r.citations,
           answers: r.answers,
@@ -229,7 +255,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     async urlTotals(args) {
       if (!isUuid(args.brandId)) return [];
       if (unfiltered(args)) {
-        const rows = await windowTotals("url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true);
+        const rows = await windowTotals("url_totals", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true);
         if (!rows.length) return [];
         const p = new Params();
         const from = urlPages(args.brandId, rows.map((r) => String(r.normalized_url)), p);
@@ -262,7 +288,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
       if (unfiltered({ ...args, platforms: null })) {
         const byQuery = new Map<string, { query: string; answers: number; platforms: string[] }>();
         const platforms = args.platforms === null ? undefined : (p: Params) => filterSql({ ...args, models: null, regions: null }, "k", args.brandId, p);
-        for (const r of await windowTotals("query_running", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
+        for (const r of await windowTotals("query_totals", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
           const q = byQuery.get(String(r.query)) ?? { query: String(r.query), answers: 0, platforms: [] };
           q.answers += r.answers;
           q.platforms.push(String(r.platform));

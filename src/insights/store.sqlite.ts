@@ -10,7 +10,7 @@ import {
   type CompetitorTotals, type CrawlerBucket, type CrawlerPathTotals, type CrawlerTotals, type DomainTotals, type InsightPrompt, type InsightsStore, type ResultSumsRow, type RunAnswer, type UrlTotals,
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
-import { keyList, sameKeyAs, SQLITE_DIALECT } from "../rollups/spec";
+import { keyList, MOVED_LATER, sameKeyAs, SQLITE_DIALECT } from "../rollups/spec";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
@@ -84,14 +84,32 @@ function windowTotals<M extends string>(
   keyFilter: { sql: string; params: Params } = { sql: "", params: [] },
   withFirstDay = false,
 ): (Row & Record<M, number> & { last_day: string; first_day?: string })[] {
-  const same = sameKeyAs(table, keyColumns);
-  // The key's last row up to a day, its day and measures in one seek (a JSON array): fetching the
-  // row again by key and day (the tables are WITHOUT ROWID) made each read ~1.7× slower.
-  const last = (upTo: string) => `(SELECT json_array(q.day, ${measures.map((m) => `q.${m}`).join(", ")}) FROM ${table} AS q WHERE ${same("q")} AND ${upTo} ORDER BY q.day DESC LIMIT 1)`;
-  const first = withFirstDay ? `, (SELECT min(f.day) FROM ${table} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
-  const rows = sqlite
-    .query(`SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${last("q.day <= ?2")} AS aw_hi, ${last("q.day < ?1")} AS aw_lo${first} FROM ${keyList(table, "?3")} WHERE k.brand_id = ?3${keyFilter.sql}`)
-    .all(window.from, window.to, brandId, ...keyFilter.params) as (Row & { aw_hi: string | null; aw_lo: string | null; first_day?: string })[];
+  const keys = (totals: string) => {
+    const same = sameKeyAs(totals, keyColumns);
+    // The key's last row up to a day, its day and measures in one seek (a JSON array): fetching the
+    // row again by key and day (the tables are WITHOUT ROWID) made each read ~1.7× slower.
+    const last = (upTo: string) => `(SELECT json_array(q.day, ${measures.map((m) => `q.${m}`).join(", ")}) FROM ${totals} AS q WHERE ${same("q")} AND ${upTo} ORDER BY q.day DESC LIMIT 1)`;
+    const first = withFirstDay ? `, (SELECT min(f.day) FROM ${totals} AS f WHERE ${same("f")} AND f.day BETWEEN ?1 AND ?2) AS first_day` : "";
+    return `SELECT ${keyColumns.map((c) => `k.${c}`).join(", ")}, ${last("q.day <= ?2")} AS aw_hi, ${last("q.day < ?1")} AS aw_lo${first} FROM ${keyList(totals, "?3")} WHERE k.brand_id = ?3${keyFilter.sql}`;
+  };
+  // While the former rows move (spec.ts RollupSpec.moveLater) a key is listed in one of the two
+  // layouts: both are walked in one statement, so one snapshot. Moved to the end meanwhile, the
+  // former tables are gone: read again without them.
+  const moving = MOVED_LATER.get(table);
+  const read = (former: string | null) =>
+    sqlite.query(former ? `${keys(table)} UNION ALL ${keys(former)}` : keys(table)).all(window.from, window.to, brandId, ...keyFilter.params, ...(former ? keyFilter.params : [])) as (Row & {
+      aw_hi: string | null;
+      aw_lo: string | null;
+      first_day?: string;
+    })[];
+  const former = moving && sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(moving.formerKeys) ? moving.formerTotals : null;
+  let rows: ReturnType<typeof read>;
+  try {
+    rows = read(former);
+  } catch (error) {
+    if (!former || !/no such table/.test(String(error))) throw error;
+    rows = read(null);
+  }
   const totals: (Row & Record<M, number> & { last_day: string; first_day?: string })[] = [];
   for (const { aw_hi, aw_lo, ...key } of rows) {
     if (!aw_hi) continue;
@@ -199,14 +217,14 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       return (sqlite.query(sql).all(...source.params) as ResultSumsRow[]).filter((r) => (r.results ?? 0) > 0);
     },
     competitorTotals(args) {
-      return windowTotals(sqlite, "competitor_running", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, filterSql(args, "k", args.brandId)) as unknown as CompetitorTotals[];
+      return windowTotals(sqlite, "competitor_totals", ["prompt_id", "platform", "model", "region", "competitor_id"], COMPETITOR_MEASURES, args.brandId, args.window, filterSql(args, "k", args.brandId)) as unknown as CompetitorTotals[];
     },
     domainTotals(args) {
       // Without filters, the brand-wide running totals; else the per-prompt day and month rollups.
       if (unfiltered(args)) {
         const prompts = new Map<string, number>();
-        for (const r of windowTotals(sqlite, "domain_prompt_running", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
-        return windowTotals(sqlite, "domain_running", ["domain"], DOMAIN_MEASURES, args.brandId, args.window).map((r) => ({
+        for (const r of windowTotals(sqlite, "domain_prompt_totals", ["domain", "prompt_id"], ["answers"], args.brandId, args.window)) prompts.set(String(r.domain), (prompts.get(String(r.domain)) ?? 0) + 1);
+        return windowTotals(sqlite, "domain_totals", ["domain"], DOMAIN_MEASURES, args.brandId, args.window).map((r) => ({
           domain: String(r.domain),
           citations: r.citations,
           answers: r.answers,
@@ -223,7 +241,7 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       // Without filters from the brand-wide running totals, shown by the URL table's first spelling and longest title; with filters from the window's citations.
       if (unfiltered(args)) {
         const shown = sqlite.prepare("SELECT min(url) AS url, nullif(max(title), '') AS title FROM citation_urls WHERE normalized_url = ?");
-        return windowTotals(sqlite, "url_running", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true).map((r) => {
+        return windowTotals(sqlite, "url_totals", ["normalized_url", "domain"], ["citations", "answers"] as const, args.brandId, args.window, undefined, true).map((r) => {
           const page = shown.get(String(r.normalized_url)) as { url: string | null; title: string | null };
           return { url: page.url ?? String(r.normalized_url), domain: String(r.domain), title: page.title, citations: r.citations, answers: r.answers, first_seen: r.first_day!, last_seen: r.last_day };
         });
@@ -245,7 +263,7 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       if (unfiltered({ ...args, platforms: null })) {
         const byQuery = new Map<string, { query: string; answers: number; platforms: string[] }>();
         const platforms = args.platforms === null ? { sql: "", params: [] } : filterSql({ ...args, models: null, regions: null }, "k", args.brandId);
-        for (const r of windowTotals(sqlite, "query_running", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
+        for (const r of windowTotals(sqlite, "query_totals", ["platform", "query"], ["answers"] as const, args.brandId, args.window, platforms)) {
           const q = byQuery.get(String(r.query)) ?? { query: String(r.query), answers: 0, platforms: [] };
           q.answers += r.answers;
           q.platforms.push(String(r.platform));

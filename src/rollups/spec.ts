@@ -54,6 +54,16 @@ export interface RollupSpec {
    * are not rebuilt.
    */
   formerly?: string;
+  /**
+   * The former table's rows are moved after the start, a few keys at a time, instead of in the
+   * start's transaction (issue #32, target 5: the result-fed totals' move costs ~30 s per million
+   * results). Until the former key list is empty each key is in exactly one of the two lists: the
+   * triggers keep a key where it is listed (a key new to both goes to the new list), and reads walk
+   * both lists (triggers.*.ts moveFormerRows, the insights stores' windowTotals).
+   */
+  moveLater?: boolean;
+  /** Only keys already in the key list take rows (a former layout while its keys move: spec.ts formerWhileMoving). */
+  listedOnly?: boolean;
 }
 
 /**
@@ -201,9 +211,28 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     watch: ["brand_id", "created_at", "prompt_id", "platform", "model", "region", "mentioned", "citations"],
   }));
 
-  /** A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of prompt_results. */
-  function runningOverList(table: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
-    return withKeyList({ table, source: "prompt_results", from: d.entries(list, "j"), where, keys: { brand_id: "{r}.brand_id", ...keys }, measures, combine, countColumn: Object.keys(measures)[0]!, watch: ["brand_id", "created_at", ...watch], running: true, day });
+  /**
+   * A running-totals rollup (RollupSpec.running) over the entries of a JSON list column of
+   * prompt_results, keyed by id (issue #32): `<base>_totals`, kept before as `<base>_running` keyed by
+   * text, whose rows move across after the start.
+   */
+  function runningOverList(base: string, list: string, where: string, keys: Record<string, string>, measures: Record<string, string>, combine: RollupSpec["combine"], watch: string[]): RollupSpec[] {
+    return withKeyList({
+      table: `${base}_totals`,
+      formerly: `${base}_running`,
+      moveLater: true,
+      source: "prompt_results",
+      from: d.entries(list, "j"),
+      where,
+      keys: { brand_id: "{r}.brand_id", ...keys },
+      measures,
+      combine,
+      countColumn: Object.keys(measures)[0]!,
+      watch: ["brand_id", "created_at", ...watch],
+      running: true,
+      day,
+      keyIds: true,
+    });
   }
 
   /** A running-totals rollup and its keys, once each with the raw rows adding to them: what a read walks. */
@@ -227,7 +256,7 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
 
   /** Per answer group and competitor: answers naming it, its mentions and positions, and answers naming the brand too. */
   const competitorRunning = runningOverList(
-    "competitor_running",
+    "competitor",
     arrayOrEmpty("competitor_mentions"),
     `${d.entryId("j", "competitor_id")} IS NOT NULL`,
     { ...answerGroup, competitor_id: d.entryId("j", "competitor_id") },
@@ -244,15 +273,15 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
   const citedDomain = entryField("j", "domain");
   const citationWatch = ["mentioned", "citations"];
   /** Per cited domain (all prompts and platforms): citations, answers citing it, of those the answers naming the brand. */
-  const domainRunning = runningOverList("domain_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain }, { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") }, { answers: "max", brand_mentioned: "max" }, citationWatch);
+  const domainRunning = runningOverList("domain", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain }, { citations: "1", answers: "1", brand_mentioned: flag("{r}.mentioned") }, { answers: "max", brand_mentioned: "max" }, citationWatch);
   /** Per cited domain and prompt: answers citing it (how many prompts cite a domain in a window). */
-  const domainPromptRunning = runningOverList("domain_prompt_running", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain, prompt_id: "{r}.prompt_id" }, { answers: "1" }, { answers: "max" }, [...citationWatch, "prompt_id"]);
+  const domainPromptRunning = runningOverList("domain_prompt", citationsArray, `${citedDomain} IS NOT NULL`, { domain: citedDomain, prompt_id: "{r}.prompt_id" }, { answers: "1" }, { answers: "max" }, [...citationWatch, "prompt_id"]);
   const citedUrl = entryField("j", "normalized_url");
   /** Per cited URL (normalized; its domain with it): citations and answers citing it. */
-  const urlRunning = runningOverList("url_running", citationsArray, `${citedUrl} IS NOT NULL`, { normalized_url: citedUrl, domain: `coalesce(${citedDomain}, '')` }, { citations: "1", answers: "1" }, { answers: "max" }, citationWatch);
+  const urlRunning = runningOverList("url", citationsArray, `${citedUrl} IS NOT NULL`, { normalized_url: citedUrl, domain: `coalesce(${citedDomain}, '')` }, { citations: "1", answers: "1" }, { answers: "max" }, citationWatch);
   /** Per fan-out query and platform: answers whose engine searched it. */
   const queryRunning = runningOverList(
-    "query_running",
+    "query",
     arrayOrEmpty("search_queries"),
     d.textEntry("j").nonBlank,
     { platform: "{r}.platform", query: d.textEntry("j").text },
@@ -381,8 +410,54 @@ export const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "
  * under that name, keyed by text. Its definition's hash is what a migration's moved rows were made by.
  */
 export function formerLayout(spec: RollupSpec): RollupSpec | null {
-  return spec.formerly ? { ...spec, table: spec.formerly, keyIds: undefined, keepEmpty: undefined, formerly: undefined } : null;
+  return spec.formerly ? { ...spec, table: spec.formerly, keyIds: undefined, keepEmpty: undefined, formerly: undefined, moveLater: undefined } : null;
 }
+
+/**
+ * A rollup whose former rows move after the start (RollupSpec.moveLater), while its former key list
+ * still exists: the layout the triggers keep then. The former key list keeps its keys at zero
+ * (keepEmpty), so a key never leaves it but by the move — a key deleted and added again in one
+ * update would otherwise land in the new list while its rows stay behind in the former table.
+ */
+export function formerWhileMoving(spec: RollupSpec): RollupSpec {
+  return { ...formerLayout(spec)!, keepEmpty: true, listedOnly: true };
+}
+
+/** The former key list of a rollup moved after the start: its own former table for a key list, the former totals' key list for totals. */
+export const formerKeysOf = (spec: RollupSpec) => (spec.running ? keysTable({ table: spec.formerly! }) : spec.formerly!);
+
+/** The key of `spec` in alias `a` (its key columns, brand_id included) is listed in `keyList`; `q` quotes a column. */
+export const listedIn = (keyList: string, spec: RollupSpec, a: string, q: (column: string) => string = (c) => c) =>
+  `EXISTS (SELECT 1 FROM ${keyList} AS aw_f WHERE ${Object.keys(spec.keys).map((k) => `aw_f.${q(k)} = ${a}.${q(k)}`).join(" AND ")})`;
+
+/** A key of `spec` in alias `a` still listed in its former key list: its rows are still in the former table. */
+export const inFormerKeys = (spec: RollupSpec, a: string, q?: (column: string) => string) => listedIn(formerKeysOf(spec), spec, a, q);
+
+/**
+ * The running totals moved after the start, each with its key list and former tables, as the
+ * movers (triggers.*.ts moveFormerRows) and the reads name them: the same on both backends.
+ */
+export interface MovedLater {
+  totals: string;
+  keys: string;
+  formerTotals: string;
+  formerKeys: string;
+  /** The key's columns besides brand_id. */
+  keyColumns: string[];
+  measures: string[];
+}
+
+export const movedLater = (specs: RollupSpec[]): MovedLater[] =>
+  specs
+    .filter((spec) => spec.moveLater && spec.running)
+    .map((spec) => ({
+      totals: spec.table,
+      keys: keysTable(spec),
+      formerTotals: spec.formerly!,
+      formerKeys: keysTable({ table: spec.formerly! }),
+      keyColumns: Object.keys(spec.keys).filter((k) => k !== "brand_id"),
+      measures: Object.keys(spec.measures),
+    }));
 
 /** The rollups on SQLite, in dependency order: a rollup fed by another rollup comes after it. */
 export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);
@@ -390,14 +465,17 @@ export const ROLLUPS: RollupSpec[] = rollupSpecs(SQLITE_DIALECT);
 /** The running totals keyed by id (RollupSpec.keyIds), the same on both backends: their rows name their key by `key_id`. */
 export const KEYED_TOTALS: ReadonlySet<string> = new Set(ROLLUPS.filter((spec) => spec.keyIds).map((spec) => spec.table));
 
+/** The running totals moved after the start (RollupSpec.moveLater), by their table. */
+export const MOVED_LATER: ReadonlyMap<string, MovedLater> = new Map(movedLater(ROLLUPS).map((m) => [m.totals, m]));
+
+/** How a running rollup's totals row (alias `a`) names its key `k` from keyList: by id, or by the key's columns (`keyColumns`, brand_id besides). */
+export const sameKeyAs = (table: string, keyColumns: string[]) =>
+  KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
+
 /**
  * A running rollup's keys of one brand as the reads walk them, aliased `k` (`brand`: the parameter
  * holding its id). Keyed by id, in id order: the totals' rows are then sought in the order they are
  * stored — walked in the keys' text order, the seeks scatter over the table (a read of 36,699 crawler
  * paths took 136–204 ms instead of 72–82 on SQLite).
  */
-/** How a running rollup's totals row (alias `a`) names its key `k` from keyList: by id, or by the key's columns (`keyColumns`, brand_id besides). */
-export const sameKeyAs = (table: string, keyColumns: string[]) =>
-  KEYED_TOTALS.has(table) ? (a: string) => `${a}.key_id = k.id` : (a: string) => ["brand_id", ...keyColumns].map((c) => `${a}.${c} = k.${c}`).join(" AND ");
-
 export const keyList = (table: string, brand: string) => (KEYED_TOTALS.has(table) ? `(SELECT * FROM ${keysTable({ table })} WHERE brand_id = ${brand} ORDER BY id) AS k` : `${keysTable({ table })} AS k`);

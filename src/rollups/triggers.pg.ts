@@ -23,7 +23,7 @@ import type { SQL } from "bun";
 import type { PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
 import { GONE_AFTER_MS } from "../http/instances";
-import { formerLayout, keysTable, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
+import { formerKeysOf, formerLayout, formerWhileMoving, inFormerKeys, keysTable, listedIn, movedLater, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
 /** The rollups of spec.ts in Postgres' SQL, in dependency order. */
 export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
@@ -70,11 +70,17 @@ function contribution(spec: RollupSpec, rows: RawRows, options: { numbered?: boo
   return `SELECT ${list(keyColumns)}, ${Object.keys(spec.measures).map((m) => `sum(${q(m)}) AS ${q(m)}`).join(", ")} FROM (${perRawRow}) AS per_row GROUP BY ${list(keyColumns)}`;
 }
 
-function add(spec: RollupSpec, rows: RawRows): string {
+/** `only`: a condition over the bucket row (alias c) it is added under, as none when unset. */
+function add(spec: RollupSpec, rows: RawRows, only = "true"): string {
   const columns = [...Object.keys(spec.keys), "organization_id", ...Object.keys(spec.measures)];
+  if (spec.listedOnly) {
+    // A former key list while its keys move: added to the keys there, no key joins it.
+    const plus = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} + s.${q(m)}`);
+    return `UPDATE ${spec.table} SET ${plus.join(", ")} FROM (${contribution(spec, rows)}) AS s WHERE ${Object.keys(spec.keys).map((k) => `${spec.table}.${q(k)} = s.${q(k)}`).join(" AND ")};`;
+  }
   const sums = Object.keys(spec.measures).map((m) => `${q(m)} = ${spec.table}.${q(m)} + EXCLUDED.${q(m)}`);
   // A bucket row is only inserted when a raw row contributes something (GROUP BY over nothing is no row).
-  return `INSERT INTO ${spec.table} (${list(columns)}) SELECT * FROM (${contribution(spec, rows)}) AS c
+  return `INSERT INTO ${spec.table} (${list(columns)}) SELECT * FROM (${contribution(spec, rows)}) AS c WHERE ${only}
     ON CONFLICT (${list(Object.keys(spec.keys))}) DO UPDATE SET ${sums.join(", ")};`;
 }
 
@@ -104,18 +110,20 @@ const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.key
  * statement, so the inserts carry the old totals, and a day already there (shifted) is left alone.
  * Tracking adds today's answers, later than every row: only inserts, no row written twice.
  */
-function addRunning(spec: RollupSpec, rows: RawRows): string {
+function addRunning(spec: RollupSpec, rows: RawRows, moving = false): string {
   const keys = totalsKey(spec);
   const measures = Object.keys(spec.measures);
   const upTo = (m: string) => q(`aw_upto_${m}`);
   const contributions = `SELECT x.*, ${measures.map((m) => `sum(x.${q(m)}) OVER (PARTITION BY ${list(keys, "x.")} ORDER BY x.day) AS ${upTo(m)}`).join(", ")} FROM (${runningContribution(spec, rows)}) AS x`;
   // Totals keyed by id carry no organization: they reach it through their key.
   const organization = spec.keyIds ? [] : ["organization_id"];
+  // A former table while its keys move takes no key that is not listed there already (spec.ts formerWhileMoving).
   const carried = `SELECT ${list(keys, "c.")}, c.day, ${organization.map((c) => `c.${c}, `).join("")}${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${upTo(m)}`).join(", ")} FROM aw_c AS c
-      LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameTotals(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true`;
-  // The keys first, in a statement of their own: the next one finds their ids (the key list's own trigger may fire after this one).
+      LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameTotals(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true${spec.listedOnly ? ` WHERE ${listedIn(keysTable(spec), spec, "c", q)}` : ""}`;
+  // The keys first, in a statement of their own: the next one finds their ids (the key list's own
+  // trigger may fire after this one). While the former rows move, a key listed there stays there.
   const listed = spec.keyIds
-    ? `INSERT INTO ${keysTable(spec)} (${list([...Object.keys(spec.keys), "organization_id", "rows"])}) SELECT DISTINCT ${list([...Object.keys(spec.keys), "organization_id"], "x.")}, 0 FROM (${contribution(spec, rows)}) AS x ON CONFLICT DO NOTHING;\n  `
+    ? `INSERT INTO ${keysTable(spec)} (${list([...Object.keys(spec.keys), "organization_id", "rows"])}) SELECT DISTINCT ${list([...Object.keys(spec.keys), "organization_id"], "x.")}, 0 FROM (${contribution(spec, rows)}) AS x${moving ? ` WHERE NOT ${inFormerKeys(spec, "x", q)}` : ""} ON CONFLICT DO NOTHING;\n  `
     : "";
   return `${listed}WITH aw_c AS MATERIALIZED (${contributions}),
     aw_shifted AS (${shift(spec, "aw_c", "+")})
@@ -193,15 +201,21 @@ const FUNCTION_SETTINGS = ["search_path = public, pg_temp", "enable_seqscan = of
 /** A trigger function's body (what pg_proc.prosrc holds). */
 const functionBody = (statements: string[]) => `\nBEGIN\n  ${statements.filter(Boolean).join("\n  ")}\n  RETURN NULL;\nEND\n`;
 
-/** The three trigger functions of one rollup (insert, delete, update: triggerNames' order), by name and body. */
-function triggerFunctions(spec: RollupSpec): { name: string; body: string }[] {
+/**
+ * The three trigger functions of one rollup (insert, delete, update: triggerNames' order), by name
+ * and body. `moving`: its former rows still move (spec.ts RollupSpec.moveLater), as on SQLite: a key
+ * listed in the former key list is kept there, any other in the new one; removals are taken from both.
+ */
+function triggerFunctions(spec: RollupSpec, moving = false): { name: string; body: string }[] {
   const names = triggerNames(spec);
   const lock = PG_ROLLUPS.some((s) => s.running && s.source === spec.source) ? runningLock : () => "";
   const OLD: RawRows = { row: "OLD" };
   const NEW: RawRows = { row: "NEW" };
-  const bodies = spec.running
-    ? [[lock([INSERTED]), addRunning(spec, INSERTED)], [lock([DELETED]), shiftRunning(spec, DELETED, "-")], [lock([OLD, NEW]), shiftRunning(spec, OLD, "-"), addRunning(spec, NEW)]]
-    : [[lock([INSERTED]), add(spec, INSERTED)], [lock([DELETED]), subtract(spec, DELETED)], [lock([OLD, NEW]), subtract(spec, OLD), add(spec, NEW)]];
+  const former = moving ? formerWhileMoving(spec) : null;
+  const [plus, minus] = spec.running
+    ? [(r: RawRows) => [addRunning(spec, r, moving), former ? addRunning(former, r) : ""], (r: RawRows) => [shiftRunning(spec, r, "-"), former ? shiftRunning(former, r, "-") : ""]]
+    : [(r: RawRows) => [add(spec, r, former ? `NOT ${inFormerKeys(spec, "c", q)}` : "true"), former ? add(former, r) : ""], (r: RawRows) => [subtract(spec, r), former ? subtract(former, r) : ""]];
+  const bodies = [[lock([INSERTED]), ...plus(INSERTED)], [lock([DELETED]), ...minus(DELETED)], [lock([OLD, NEW]), ...minus(OLD), ...plus(NEW)]];
   return names.map((name, i) => ({ name, body: functionBody(bodies[i]!) }));
 }
 
@@ -225,10 +239,10 @@ function createTriggers(spec: RollupSpec): string[] {
   ];
 }
 
-/** The trigger functions and triggers that keep one rollup current: [function, trigger] per kind. */
-export function triggerSql(spec: RollupSpec): string[] {
+/** The trigger functions and triggers that keep one rollup current: [function, trigger] per kind (`moving`: triggerFunctions). */
+export function triggerSql(spec: RollupSpec, moving = false): string[] {
   const triggers = createTriggers(spec);
-  return triggerFunctions(spec).flatMap((f, i) => [createFunction(f.name, f.body, FUNCTION_SETTINGS), triggers[i]!]);
+  return triggerFunctions(spec, moving).flatMap((f, i) => [createFunction(f.name, f.body, FUNCTION_SETTINGS), triggers[i]!]);
 }
 
 /** Recomputes one rollup from its raw rows: the triggers' contribution, over the whole source table. */
@@ -315,23 +329,40 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
     const hash = stored.get(spec.table);
     return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, deployed)) && triggerNames(spec).every((name) => triggers.has(name));
   };
-  // A new rollup whose former table (spec.formerly, retired: its triggers kept) is current: its rows are moved across, not rebuilt.
-  const moved = PG_ROLLUPS.filter((spec) => {
+  // Rollups whose former rows move after the start (spec.moveLater) while their former key list is there.
+  const formerKeyLists = new Set(await existingTables(tx, PG_ROLLUPS.filter((spec) => spec.moveLater).map(formerKeysOf)));
+  // Former tables whose keys all moved (a new database's: they never had any) go when no instance
+  // runs: a live one reads them (its reads were planned with them) until it stops.
+  if (formerKeyLists.size && (await liveInstances(tx)) === 0)
+    for (const table of [...formerKeyLists]) if (!(await tx.unsafe(`SELECT 1 FROM ${table} LIMIT 1`)).length) {
+      await dropFormerTables(tx, PG_ROLLUPS.find((spec) => spec.moveLater && formerKeysOf(spec) === table)!, false);
+      formerKeyLists.delete(table);
+    }
+  const moving = new Set(PG_ROLLUPS.filter((spec) => spec.moveLater && formerKeyLists.has(formerKeysOf(spec))).map((spec) => spec.table));
+  // A new rollup whose former table (spec.formerly, retired: its triggers kept) is current: its rows are
+  // moved across, not rebuilt — at once, or after the start (moveLater: its triggers keep both layouts until then).
+  const takesOver = (spec: RollupSpec) => {
     const former = formerLayout(spec);
     return former !== null && !stored.has(spec.table) && keeps(former);
-  });
-  const stale = PG_ROLLUPS.filter((spec) => !keeps(spec) && !moved.includes(spec));
+  };
+  const moved = PG_ROLLUPS.filter((spec) => takesOver(spec) && !spec.moveLater);
+  const adopted = PG_ROLLUPS.filter((spec) => takesOver(spec) && spec.moveLater && moving.has(spec.table));
+  const stale = PG_ROLLUPS.filter((spec) => !keeps(spec) && !moved.includes(spec) && !adopted.includes(spec));
   // Rebuilt with a stale rollup: those it feeds, and totals keyed by id with their key list (rebuilt, it gives new ids).
-  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec))));
+  // A rollup whose former rows still move goes with its pair: rebuilt, it holds every key.
+  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && formerKeysOf(s) === formerKeysOf(spec))));
+  // Rebuilt from the raw rows while its former rows still move: the former tables are emptied (a live
+  // instance may read them) and every key is in the new layout.
+  for (const spec of rebuild) if (moving.has(spec.table)) await tx.unsafe(`DELETE FROM ${spec.running ? spec.formerly : formerKeysOf(spec)}`);
   const settings = FUNCTION_SETTINGS.map(storedSetting).join("\n");
-  const written = (spec: RollupSpec) => triggerFunctions(spec).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
+  const written = (spec: RollupSpec) => triggerFunctions(spec, moving.has(spec.table)).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
   // Functions written differently (same rows): replaced, the rows kept.
   const rewritten = PG_ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || !written(spec)));
-  const moving = moved.filter((spec) => !rebuild.includes(spec));
+  const movedNow = moved.filter((spec) => !rebuild.includes(spec));
   // No write to the raw rows while their rows move and until the new triggers count them (an older
   // instance may be writing): the former tables hold every row written before.
-  for (const source of new Set(moving.map((spec) => spec.source))) await tx.unsafe(`LOCK TABLE ${source} IN SHARE ROW EXCLUSIVE MODE`);
-  for (const spec of moving) {
+  for (const source of new Set(movedNow.map((spec) => spec.source))) await tx.unsafe(`LOCK TABLE ${source} IN SHARE ROW EXCLUSIVE MODE`);
+  for (const spec of movedNow) {
     await tx.unsafe(`DELETE FROM ${spec.table}`);
     await tx.unsafe(moveSql(spec));
   }
@@ -339,7 +370,7 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   if (!rebuild.length && !rewritten.length) return [];
   for (const spec of [...rebuild, ...rewritten]) {
     for (const name of triggerNames(spec)) await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${spec.source}`);
-    for (const statement of triggerSql(spec)) await tx.unsafe(statement);
+    for (const statement of triggerSql(spec, moving.has(spec.table))) await tx.unsafe(statement);
   }
   await rebuildPgRollups(tx, rebuild, true);
   for (const spec of [...rebuild, ...rewritten])
@@ -359,6 +390,69 @@ function moveSql(spec: RollupSpec): string {
   if (!spec.running) return `INSERT INTO ${spec.table} (${list([...keys, ...measures])}) SELECT ${list([...keys, ...measures])} FROM ${former} ORDER BY ${list(keys)}`;
   return `INSERT INTO ${spec.table} (${list(["key_id", "day", ...measures])}) SELECT k.id, f.day, ${list(measures, "f.")}
     FROM ${keysTable(spec)} AS k JOIN ${former} AS f ON ${sameKey(spec, "f", "k")} ORDER BY k.id, f.day`;
+}
+
+/** Instances that sent a heartbeat lately (answerwatch_instances), any release: `olderOnly`, those of a release with fewer migrations. */
+async function liveInstances(sql: SQL, olderOnly = false, level = PG_SCHEMA_LEVEL, liveWithinMs = GONE_AFTER_MS): Promise<number> {
+  const [{ n }] = await sql`SELECT count(*)::int AS n FROM answerwatch_instances
+                             WHERE heartbeat_at >= now() - make_interval(secs => ${liveWithinMs / 1000}) AND (${!olderOnly} OR schema IS NULL OR schema < ${level})`;
+  return n;
+}
+
+/**
+ * Drops the former tables of a rollup moved after the start (both of its pair: the key list's and
+ * the totals', sharing the former key list) and, with `rewrite`, writes both rollups' triggers for
+ * the new layout alone. In the caller's transaction, under the migration lock.
+ */
+async function dropFormerTables(tx: SQL, spec: RollupSpec, rewrite: boolean): Promise<void> {
+  const pair = PG_ROLLUPS.filter((s) => s.moveLater && formerKeysOf(s) === formerKeysOf(spec));
+  for (const s of pair) {
+    for (const name of triggerNames({ table: s.formerly! })) {
+      await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${s.source}`);
+      await tx.unsafe(`DROP FUNCTION IF EXISTS ${name}()`);
+    }
+    await tx.unsafe(`DROP TABLE IF EXISTS ${s.formerly} CASCADE`);
+    await tx`DELETE FROM rollup_state WHERE name = ${s.formerly!}`;
+  }
+  if (rewrite) for (const s of pair) for (const statement of triggerSql(s)) await tx.unsafe(statement);
+}
+
+/** The running totals moved after the start, as the mover names them. */
+const PG_MOVED_LATER = movedLater(PG_ROLLUPS);
+
+/**
+ * Moves up to `maxKeys` keys of one brand, with their rows, from the former tables of a rollup moved
+ * after the start to its new ones (as on SQLite: triggers.sqlite.ts moveFormerRows), in one
+ * statement under the brand's running-totals lock, which every trigger writing the brand takes
+ * first: a key is in one list or the other at every commit. Nothing moves while an instance of an
+ * older release runs (it reads only the former tables). The former tables stay when empty (a live
+ * instance reads them): a start with no instance running drops them. `done` once none has a key left.
+ */
+export async function moveFormerPgRows(sql: SQL, maxKeys = 500): Promise<{ moved: number; done: boolean }> {
+  const present = new Set(await existingTables(sql, PG_MOVED_LATER.map((m) => m.formerKeys)));
+  if (!present.size) return { moved: 0, done: true };
+  if ((await liveInstances(sql, true)) > 0) return { moved: 0, done: false };
+  for (const m of PG_MOVED_LATER) {
+    if (!present.has(m.formerKeys)) continue;
+    const moved = await sql.begin(async (tx) => {
+      const [next] = (await tx.unsafe(`SELECT brand_id FROM ${m.formerKeys} LIMIT 1`)) as { brand_id: string }[];
+      if (!next) return null;
+      await tx.unsafe(`SELECT pg_advisory_xact_lock(${RUNNING_LOCK}, ${brandLockKey("$1::uuid")})`, [next.brand_id]);
+      const key = ["brand_id", ...m.keyColumns];
+      const same = (a: string, b: string) => key.map((c) => `${a}.${q(c)} = ${b}.${q(c)}`).join(" AND ");
+      const [{ n }] = await tx.unsafe(
+        `WITH chosen AS (DELETE FROM ${m.formerKeys} WHERE (${list(key)}) IN (SELECT ${list(key)} FROM ${m.formerKeys} WHERE brand_id = $1 ORDER BY ${list(key)} LIMIT $2) RETURNING *),
+              listed AS (INSERT INTO ${m.keys} (${list([...key, "organization_id", "rows"])}) SELECT ${list([...key, "organization_id", "rows"])} FROM chosen ORDER BY ${list(key)} RETURNING id, ${list(key)}),
+              gone AS (DELETE FROM ${m.formerTotals} AS f USING chosen AS c WHERE ${same("f", "c")} RETURNING f.*),
+              kept AS (INSERT INTO ${m.totals} (${list(["key_id", "day", ...m.measures])}) SELECT k.id, g.day, ${list(m.measures, "g.")} FROM gone AS g JOIN listed AS k ON ${same("k", "g")} ORDER BY k.id, g.day RETURNING 1)
+         SELECT (SELECT count(*)::int FROM chosen) AS n, (SELECT count(*) FROM kept) AS rows`,
+        [next.brand_id, maxKeys],
+      );
+      return n as number;
+    });
+    if (moved !== null) return { moved, done: false };
+  }
+  return { moved: 0, done: true };
 }
 
 const existingTables = async (sql: SQL, names: string[]): Promise<string[]> =>

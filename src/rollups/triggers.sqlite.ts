@@ -4,7 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
-import { formerLayout, keysTable, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
+import { formerKeysOf, formerLayout, formerWhileMoving, inFormerKeys, keysTable, listedIn, MOVED_LATER, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
@@ -17,12 +17,20 @@ function contribution(spec: RollupSpec, row: string, sourceAlias?: string, perRa
   return `SELECT ${[...keys, ...measures].join(", ")}${from ? ` FROM ${from}` : ""} WHERE ${spec.where ? at(spec.where, row) : "1"} GROUP BY ${groupBy}`;
 }
 
-function add(spec: RollupSpec, row: string): string {
+/** `only`: a condition over the bucket row (alias c) it is added under, as none when unset. */
+function add(spec: RollupSpec, row: string, only = "1"): string {
+  if (spec.listedOnly) return addExisting(spec, row);
   const columns = [...Object.keys(spec.keys), ...Object.keys(spec.measures)];
   const sums = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} + excluded.${m}`);
   // A bucket row is only inserted when the raw row contributes something (GROUP BY over nothing is no row).
-  return `INSERT INTO ${spec.table} (${columns.join(", ")}) SELECT * FROM (${contribution(spec, row)}) WHERE 1
+  return `INSERT INTO ${spec.table} (${columns.join(", ")}) SELECT * FROM (${contribution(spec, row)}) AS c WHERE ${only}
     ON CONFLICT (${Object.keys(spec.keys).join(", ")}) DO UPDATE SET ${sums.join(", ")};`;
+}
+
+/** Adds to the buckets already there only (a former key list while its keys move: no key joins it). */
+function addExisting(spec: RollupSpec, row: string): string {
+  const plus = Object.keys(spec.measures).map((m) => `${m} = ${spec.table}.${m} + s.${m}`);
+  return `UPDATE ${spec.table} SET ${plus.join(", ")} FROM (${contribution(spec, row)}) AS s WHERE ${Object.keys(spec.keys).map((k) => `${spec.table}.${k} = s.${k}`).join(" AND ")};`;
 }
 
 function subtract(spec: RollupSpec, row: string): string {
@@ -43,16 +51,30 @@ const DAY = "substr({r}.created_at, 1, 10)";
 const withDay = (spec: RollupSpec): RollupSpec => ({ ...spec, keys: { ...spec.keys, day: spec.day ?? DAY } });
 const sameKey = (spec: RollupSpec, a: string, b: string) => Object.keys(spec.keys).map((k) => `${a}.${k} = ${b}.${k}`).join(" AND ");
 
-function addRunning(spec: RollupSpec, row: string): string {
+/** `moving`: the former rows still move (spec.ts formerWhileMoving): a key still listed there is kept there. */
+function addRunning(spec: RollupSpec, row: string, moving = false): string {
   const keys = Object.keys(spec.keys);
   const measures = Object.keys(spec.measures);
   if (!spec.from) return addRunningRow(spec, row);
-  // Keyed by id only the log-fed totals so far, which have no joined list (spec.ts).
-  if (spec.keyIds) throw new Error(`${spec.table}: running totals keyed by id over a joined list are not written yet`);
   const c = contribution(withDay(spec), row);
-  const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c
-      LEFT JOIN ${spec.table} AS p ON ${sameKey(spec, "p", "c")} AND p.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${sameKey(spec, "q", "c")} AND q.day < c.day)`;
-  return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT * FROM (${carried}) WHERE 1 ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING;
+  const carry = (p: string, c: string, same: (a: string) => string) =>
+    `LEFT JOIN ${spec.table} AS ${p} ON ${same(p)} AND ${p}.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${same("q")} AND q.day < ${c}.day)`;
+  if (spec.keyIds) {
+    const keyList = keysTable(spec);
+    // The keys first (the key list's own trigger may fire after this one): their ids are what the rows hold.
+    const listed = `INSERT INTO ${keyList} (${keys.join(", ")}, rows) SELECT DISTINCT ${keys.map((k) => `c.${k}`).join(", ")}, 0 FROM (${c}) AS c WHERE ${moving ? `NOT ${inFormerKeys(spec, "c")}` : "1"} ON CONFLICT DO NOTHING;`;
+    const added = `INSERT INTO ${spec.table} (key_id, day, ${measures.join(", ")}) SELECT k.id, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")}
+      FROM (${c}) AS c JOIN ${keyList} AS k ON ${sameKey(spec, "k", "c")} ${carry("p", "c", (a) => `${a}.key_id = k.id`)} WHERE 1 ON CONFLICT (key_id, day) DO NOTHING;`;
+    const kept = `${listed}
+  ${added}
+  ${shiftRunning(spec, row, "+")}`;
+    return moving ? `${kept}
+  ${addRunning(formerWhileMoving(spec), row)}` : kept;
+  }
+  const carried = `SELECT ${keys.map((k) => `c.${k}`).join(", ")}, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")} FROM (${c}) AS c ${carry("p", "c", (a) => sameKey(spec, a, "c"))}`;
+  // A former table while its keys move takes no key that is not listed there already.
+  const only = spec.listedOnly ? listedIn(keysTable(spec), spec, "x") : "1";
+  return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT * FROM (${carried}) AS x WHERE ${only} ON CONFLICT (${[...keys, "day"].join(", ")}) DO NOTHING;
   ${shiftRunning(spec, row, "+")}`;
 }
 
@@ -119,19 +141,22 @@ export function triggerNames(spec: RollupSpec): string[] {
   return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
 }
 
-/** The CREATE TRIGGER statements that keep one rollup current. */
-export function triggerSql(spec: RollupSpec): string[] {
+/**
+ * The CREATE TRIGGER statements that keep one rollup current. `moving`: its former rows still move
+ * (spec.ts RollupSpec.moveLater): a key listed in the former key list is kept there, any other in
+ * the new one; removals are taken from both (a key's rows are in one of them).
+ */
+export function triggerSql(spec: RollupSpec, moving = false): string[] {
   const [insert, remove, update] = triggerNames(spec);
-  if (spec.running)
-    return [
-      `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${addRunning(spec, "NEW")}\nEND`,
-      `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${shiftRunning(spec, "OLD", "-")}\nEND`,
-      `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${shiftRunning(spec, "OLD", "-")}\n  ${addRunning(spec, "NEW")}\nEND`,
-    ];
+  const former = moving ? formerWhileMoving(spec) : null;
+  const [plus, minus] = spec.running
+    ? [addRunning(spec, "NEW", moving), [shiftRunning(spec, "OLD", "-"), former ? shiftRunning(former, "OLD", "-") : ""]]
+    : [[add(spec, "NEW", former ? `NOT ${inFormerKeys(spec, "c")}` : "1"), former ? add(former, "NEW") : ""], [subtract(spec, "OLD"), former ? subtract(former, "OLD") : ""]];
+  const body = (statements: string[]) => statements.flat().filter(Boolean).join("\n  ");
   return [
-    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${add(spec, "NEW")}\nEND`,
-    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${subtract(spec, "OLD")}\nEND`,
-    `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${subtract(spec, "OLD")}\n  ${add(spec, "NEW")}\nEND`,
+    `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${body([plus].flat())}\nEND`,
+    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${body([minus].flat())}\nEND`,
+    `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${body([minus, plus].flat())}\nEND`,
   ];
 }
 
@@ -302,10 +327,14 @@ function hashWithTriggers(spec: RollupSpec, triggers: Map<string, string>): stri
   return Bun.hash([...triggerNames(spec).map((name) => triggers.get(name) ?? ""), ...rebuildSql(spec)].join("\n")).toString(16);
 }
 
-/** Rebuilds the given rollups (all by default) from raw rows, in dependency order, in one transaction. */
+/**
+ * Rebuilds the given rollups (all by default) from raw rows, in dependency order, in one transaction.
+ * A rollup whose former rows were still moving then has them all: its former tables go.
+ */
 export function rebuildRollups(sqlite: Database, specs: RollupSpec[] = ROLLUPS): { table: string; rows: number; ms: number }[] {
   return sqlite.transaction(() =>
     specs.map((spec) => {
+      if (spec.moveLater && tableExists(sqlite, formerKeysOf(spec))) dropFormerTables(sqlite, spec);
       const started = performance.now();
       for (const statement of rebuildSql(spec)) sqlite.run(statement);
       const rows = (sqlite.query(`SELECT count(*) AS n FROM ${spec.table}`).get() as { n: number }).n;
@@ -344,6 +373,29 @@ export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string
 const rowsAbove = (sqlite: Database, table: string, maxRows: number) =>
   maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM "${table}" LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows;
 
+const tableExists = (sqlite: Database, table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
+
+/** The rollups whose former rows still move after the start (spec.ts RollupSpec.moveLater): their former key list is still there. */
+function movingTables(sqlite: Database): Set<string> {
+  return new Set(ROLLUPS.filter((spec) => spec.moveLater && tableExists(sqlite, formerKeysOf(spec))).map((spec) => spec.table));
+}
+
+/**
+ * Drops the former tables of a rollup moved after the start (its key list's and its totals', both
+ * sharing the former key list) and writes both rollups' triggers for the new layout alone: once the
+ * former key list is empty, or when the new tables are rebuilt from the raw rows instead. In the
+ * caller's write transaction.
+ */
+function dropFormerTables(sqlite: Database, spec: RollupSpec): void {
+  const pair = ROLLUPS.filter((s) => s.moveLater && formerKeysOf(s) === formerKeysOf(spec));
+  for (const s of pair) {
+    for (const name of [...triggerNames(s), ...triggerNames({ ...s, table: s.formerly! })]) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
+    sqlite.run(`DROP TABLE IF EXISTS ${s.formerly}`);
+    sqlite.run("DELETE FROM rollup_state WHERE name = ?", [s.formerly!]);
+  }
+  for (const s of pair) for (const statement of triggerSql(s)) sqlite.run(statement);
+}
+
 /** What ensureTriggers has to do, read from the database as it is now. */
 function rollupPlan(sqlite: Database) {
   const stored = new Map((sqlite.query("SELECT name, hash FROM rollup_state").all() as { name: string; hash: string }[]).map((r) => [r.name, r.hash]));
@@ -353,31 +405,40 @@ function rollupPlan(sqlite: Database) {
     const hash = stored.get(spec.table);
     return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, triggers)) && triggerNames(spec).every((name) => triggers.has(name));
   };
-  // A new rollup whose former table (spec.formerly) is current: its rows are moved across, not rebuilt.
-  const moved = ROLLUPS.filter((spec) => {
+  const moving = movingTables(sqlite);
+  // A new rollup whose former table (spec.formerly) is current: its rows are moved across, not rebuilt
+  // — at once, or after the start (moveLater: its triggers keep both layouts until then).
+  const takesOver = (spec: RollupSpec) => {
     const former = formerLayout(spec);
     return former !== null && !stored.has(spec.table) && current(former);
-  });
+  };
+  const moved = ROLLUPS.filter((spec) => takesOver(spec) && !spec.moveLater);
+  const adopted = ROLLUPS.filter((spec) => takesOver(spec) && spec.moveLater && moving.has(spec.table));
   // Triggers of a rollup that is no longer defined (its table dropped by a migration) would fail every
   // write; a former table's go in the transaction that moves its rows: nothing written before is lost.
   const defined = new Set(ROLLUPS.flatMap(triggerNames));
   const undefinedTriggers = [...triggers.keys()].filter((name) => name.startsWith("rollup_") && !defined.has(name));
-  const stale = ROLLUPS.filter((spec) => !current(spec) && !moved.includes(spec));
+  const stale = ROLLUPS.filter((spec) => !current(spec) && !moved.includes(spec) && !adopted.includes(spec));
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change; and
   // totals keyed by id with their key list (rebuilt, it gives its keys new ids).
-  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec))));
+  // A rollup whose former rows still move goes with its pair: rebuilt, it holds every key.
+  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && formerKeysOf(s) === formerKeysOf(spec))));
   // Triggers written differently (same rows): replaced, the rows kept.
-  const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
-  return { moved: moved.filter((spec) => !rebuild.includes(spec)), undefinedTriggers, rebuild, rewritten };
+  const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec, moving.has(spec.table)).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
+  // Former tables of rollups moved after the start that go now: their key list is empty (a new
+  // database's, or every key moved), or the new tables are rebuilt from the raw rows.
+  const formerDone = ROLLUPS.filter((spec) => moving.has(spec.table) && (rebuild.includes(spec) || sqlite.query(`SELECT 1 FROM ${formerKeysOf(spec)} LIMIT 1`).get() === null));
+  return { moved: moved.filter((spec) => !rebuild.includes(spec)), undefinedTriggers, rebuild, rewritten, moving, formerDone };
 }
 
 function ensureTriggers(sqlite: Database): string[] {
   const first = rollupPlan(sqlite);
-  if (!first.rebuild.length && !first.rewritten.length && !first.undefinedTriggers.length) return [];
+  if (!first.rebuild.length && !first.rewritten.length && !first.undefinedTriggers.length && !first.formerDone.length) return [];
   // Planned again under the write lock: another process starting beside this one (a CLI import) may
   // have done it meanwhile, and a move made twice would copy tables no longer kept.
   return sqlite.transaction(() => {
-    const { moved, undefinedTriggers, rebuild, rewritten } = rollupPlan(sqlite);
+    for (const spec of rollupPlan(sqlite).formerDone) dropFormerTables(sqlite, spec);
+    const { moved, undefinedTriggers, rebuild, rewritten, moving } = rollupPlan(sqlite);
     for (const spec of moved) {
       sqlite.run(`DELETE FROM ${spec.table}`);
       sqlite.run(moveSql(spec));
@@ -385,7 +446,7 @@ function ensureTriggers(sqlite: Database): string[] {
     for (const name of undefinedTriggers) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
     for (const spec of [...rebuild, ...rewritten]) {
       for (const name of triggerNames(spec)) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
-      for (const statement of triggerSql(spec)) sqlite.run(statement);
+      for (const statement of triggerSql(spec, moving.has(spec.table))) sqlite.run(statement);
     }
     rebuildRollups(sqlite, rebuild);
     for (const spec of [...rebuild, ...rewritten]) sqlite.run("INSERT INTO rollup_state (name, hash) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at", [spec.table, definitionHash(spec)]);
@@ -406,6 +467,44 @@ function moveSql(spec: RollupSpec): string {
   if (!spec.running) return `INSERT INTO ${spec.table} (${[...keys, ...measures].join(", ")}) SELECT ${[...keys, ...measures].join(", ")} FROM ${former} ORDER BY ${keys.join(", ")}`;
   return `INSERT INTO ${spec.table} (key_id, day, ${measures.join(", ")}) SELECT k.id, f.day, ${measures.map((m) => `f.${m}`).join(", ")}
     FROM ${keysTable(spec)} AS k JOIN ${former} AS f ON ${sameKey(spec, "f", "k")} ORDER BY k.id, f.day`;
+}
+
+/**
+ * Moves up to `maxKeys` keys of one brand, with their rows, from the former tables of a rollup moved
+ * after the start (spec.ts RollupSpec.moveLater) to its new ones, in one short write transaction: a
+ * key is in one list or the other at every commit, so reads and triggers never see it twice or not
+ * at all. When a former key list is found empty, its former tables go (dropFormerTables). Returns
+ * the keys moved, and `done` once no former table is left. Called again and again by the server
+ * (src/storage) until done; every call ends by its count.
+ */
+export function moveFormerRows(sqlite: Database, maxKeys = 500): { moved: number; done: boolean } {
+  for (const m of MOVED_LATER.values()) {
+    if (!tableExists(sqlite, m.formerKeys)) continue;
+    const moved = sqlite.transaction(() => {
+      // Planned under the write lock: another process may have moved the last keys meanwhile.
+      if (!tableExists(sqlite, m.formerKeys)) return 0;
+      const next = sqlite.query(`SELECT brand_id FROM ${m.formerKeys} LIMIT 1`).get() as { brand_id: string } | null;
+      if (!next) {
+        dropFormerTables(sqlite, ROLLUPS.find((spec) => spec.table === m.totals)!);
+        return 0;
+      }
+      const key = ["brand_id", ...m.keyColumns];
+      const same = (a: string, b: string) => key.map((c) => `${a}.${c} = ${b}.${c}`).join(" AND ");
+      // The same keys in every statement: the first of the brand in key order (nothing else writes meanwhile).
+      const chosen = `(SELECT ${key.join(", ")}, rows FROM ${m.formerKeys} WHERE brand_id = ?1 ORDER BY ${key.join(", ")} LIMIT ?2)`;
+      sqlite.query(`INSERT INTO ${m.keys} (${key.join(", ")}, rows) SELECT ${key.join(", ")}, rows FROM ${chosen} ORDER BY ${key.join(", ")}`).run(next.brand_id, maxKeys);
+      sqlite
+        .query(
+          `INSERT INTO ${m.totals} (key_id, day, ${m.measures.join(", ")}) SELECT k.id, f.day, ${m.measures.map((x) => `f.${x}`).join(", ")}
+             FROM ${chosen} AS c JOIN ${m.keys} AS k ON ${same("k", "c")} JOIN ${m.formerTotals} AS f ON ${same("f", "c")} ORDER BY k.id, f.day`,
+        )
+        .run(next.brand_id, maxKeys);
+      sqlite.query(`DELETE FROM ${m.formerTotals} WHERE (${key.join(", ")}) IN (SELECT ${key.join(", ")} FROM ${chosen})`).run(next.brand_id, maxKeys);
+      return sqlite.query(`DELETE FROM ${m.formerKeys} WHERE (${key.join(", ")}) IN (SELECT ${key.join(", ")} FROM ${chosen})`).run(next.brand_id, maxKeys).changes;
+    }).immediate();
+    if (moved) return { moved, done: false };
+  }
+  return { moved: 0, done: true };
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { SQL } from "bun";
 import { MIGRATION_LOCK } from "../db/pg/open";
 import { dropLogPartitionsBefore, ensureLogPartitions, LOG_PARTITIONED } from "../db/pg/partitions";
-import { retirePgRollups } from "../rollups/triggers.pg";
+import { moveFormerPgRows, retirePgRollups } from "../rollups/triggers.pg";
 import type { StorageStore } from "./store";
 
 /** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
@@ -40,6 +40,7 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       for (const { table } of LOG_PARTITIONED) dropped.push(...(await dropLogPartitionsBefore(sql, table, before)));
       return dropped;
     },
+    moveFormerRows: ({ maxKeys }) => moveFormerPgRows(sql, maxKeys),
     // Under the migration lock: not while an instance starting migrates or rebuilds.
     dropRetiredTables: () =>
       sql.begin(async (tx) => {

@@ -2,6 +2,7 @@
 // prompt_results; compression packs the text columns (src/db/text-codec.ts).
 import type { Database } from "bun:sqlite";
 import { PACKED_COLUMNS, packText } from "../db/text-codec";
+import { moveFormerRows } from "../rollups/triggers.sqlite";
 import type { StorageStore } from "./store";
 
 export function createSqliteStorageStore(sqlite: Database): StorageStore {
@@ -46,6 +47,9 @@ export function createSqliteStorageStore(sqlite: Database): StorageStore {
     async dropRetiredTables() {
       // One process per file: retired at start, or by `vacuum --full` when large.
       return [];
+    },
+    async moveFormerRows({ maxKeys }) {
+      return moveFormerRows(sqlite, maxKeys);
     },
   };
 }

@@ -32,4 +32,11 @@ export interface StorageStore {
    * start or with `vacuum --full`, and drops nothing here.
    */
   dropRetiredTables(): Promise<string[]>;
+  /**
+   * Moves up to `maxKeys` keys, with their rows, of the running totals a newer release keeps in
+   * another layout, from their former tables (issue #32: src/rollups/spec.ts RollupSpec.moveLater),
+   * in one short transaction; `done` once nothing is left to move. The server calls it after the
+   * start until done.
+   */
+  moveFormerRows(input: { maxKeys: number }): Promise<{ moved: number; done: boolean }>;
 }

@@ -4,6 +4,7 @@
 // organization_id columns and indexes Postgres adds (ORGANIZATION_ID_ADDED, ORGANIZATION_INDEX_ADDED),
 // kept by the triggers of drizzle-pg/0001. No database is needed.
 import { PG_ROLLUPS } from "../../src/rollups/triggers.pg";
+import { movedLater } from "../../src/rollups/spec";
 import { describe, expect, test } from "bun:test";
 import { Column, is, SQL, StringChunk } from "drizzle-orm";
 import { IndexedColumn, getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
@@ -191,7 +192,10 @@ describe("drizzle-pg/", () => {
     for (const t of viaBrand.filter((t) => !rollupTables.includes(t))) expect(lastTrigger(`${t}_organization_id`)).toBe(fromBrand(t));
     expect(lastTrigger("webhook_deliveries_organization_id")).toStartWith(`CREATE TRIGGER "webhook_deliveries_organization_id" BEFORE INSERT OR UPDATE OF "endpoint_id", "organization_id" ON "public"."webhook_deliveries"`);
     const moved = [...all.matchAll(/"aw_brand_organization_moved"\(([^)]*)\);/g)].at(-1)?.[1] ?? "";
-    expect(moved.split(",").map((s) => s.trim().replace(/'/g, "")).sort()).toEqual([...viaBrand].sort());
+    // And the former tables of the running totals moved after the start (issue #32), while they are there.
+    const formerTables = movedLater(PG_ROLLUPS).flatMap((m) => [m.formerTotals, m.formerKeys]);
+    expect(formerTables).toHaveLength(10);
+    expect(moved.split(",").map((s) => s.trim().replace(/'/g, "")).sort()).toEqual([...viaBrand, ...formerTables].sort());
     // Exactly these tables have a brand_id and an organization_id in Postgres.
     const withBoth = [...pgTables].filter(([n, t]) => n !== "brands" && t.columns.has("brand_id") && t.columns.has("organization_id")).map(([n]) => n);
     expect(withBoth.sort()).toEqual([...viaBrand].sort());
@@ -201,7 +205,7 @@ describe("drizzle-pg/", () => {
     // 0006 replaced the rollups' triggers of then (crawler_hourly's too, a table 0012 dropped); a rollup made later has this form from the start.
     for (const t of rollupTables) expect(lastTrigger(`${t}_organization_id`)).toBe(fromBrand(t, "WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) "));
     // Totals keyed by id have no organization_id to keep.
-    expect(throughKey.length).toBe(2);
+    expect(throughKey.length).toBe(7);
     for (const t of throughKey) expect(lastTrigger(`${t}_organization_id`)).toBeNull();
     expect(sqlOf("0012_drop_crawler_hourly")).toContain(`DROP TABLE "crawler_hourly"`);
   });

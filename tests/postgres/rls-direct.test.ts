@@ -71,10 +71,12 @@ beforeAll(async () => {
   brandB = await f.brand(orgB, "Beta");
   promptA = await f.prompt(brandA);
   await f.prompt(brandB);
-  await f.competitor(brandA, "Globex", "globex.com");
+  const competitorA = await f.competitor(brandA, "Globex", "globex.com");
   await f.topic(brandA, "CRM");
   await f.brandPlatform(brandA, "perplexity");
   await f.result({ brandId: brandA, promptId: promptA, platform: "perplexity", createdAt: new Date().toISOString(), mentioned: true, citations: [{ url: "https://a.example/x", normalizedUrl: "https://a.example/x", domain: "a.example" }] });
+  // A competitor named and a fan-out query searched: the competitor and query totals have rows too.
+  await sql()`UPDATE prompt_results SET competitor_mentions = jsonb_build_array(jsonb_build_object('competitor_id', ${competitorA}::text, 'mention_count', 1)), search_queries = '["best crm"]'::jsonb WHERE brand_id = ${brandA}`;
   await f.visit({ brandId: brandA, at: new Date().toISOString(), path: "/", platform: "chatgpt", visitor: "v1" });
   await f.crawlerHit({ brandId: brandA, at: new Date().toISOString(), bot: "GPTBot", class: "ai_training", hit: "page", path: "/docs", status: 200, verdict: "verified" });
   await sql()`INSERT INTO brand_domains (brand_id, domain) VALUES (${brandA}, 'alpha.example')`;

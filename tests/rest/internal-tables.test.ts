@@ -10,8 +10,8 @@ import { createBrand, signedUpOrg, type Org, type Server } from "./helpers";
 
 const INTERNAL = [
   "prompt_results_latest", "citation_urls", "rollup_state", "result_rollups_daily", "result_rollups_monthly", "result_brand_daily",
-  "domain_rollups_monthly", "competitor_running", "competitor_running_keys", "domain_running", "domain_running_keys",
-  "domain_prompt_running", "domain_prompt_running_keys", "url_running", "url_running_keys", "query_running", "query_running_keys", "personal_api_keys", "crawler_hits", "crawler_agents",
+  "domain_rollups_monthly", "competitor_totals", "competitor_totals_keys", "domain_totals", "domain_totals_keys",
+  "domain_prompt_totals", "domain_prompt_totals_keys", "url_totals", "url_totals_keys", "query_totals", "query_totals_keys", "personal_api_keys", "crawler_hits", "crawler_agents",
   "crawler_daily", "crawler_monthly", "crawler_path_totals", "crawler_path_totals_keys",
   "citation_domain_daily", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_page_totals", "traffic_page_totals_keys",
 ];

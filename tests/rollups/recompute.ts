@@ -41,11 +41,31 @@ export function sqliteSnapshot(sqlite: Database): RollupSnapshot {
  */
 export function logicalRowsSql(table: string, columnsOf: (table: string) => string[]): string {
   const def = TABLES[table]!;
+  // While a former layout's keys still move (issue #32), a key is listed in one of the two: both are read.
+  const former = FORMER_TABLES[table];
+  const formerKeys = former && (former.endsWith("_keys") ? former : `${former}_keys`);
+  const alsoFormer = former && columnsOf(formerKeys!).length
+    ? ` UNION ALL SELECT ${[...def.keys, ...def.measures].map((c) => `f.${c}`).join(", ")} FROM ${former} AS f${
+        former === formerKeys ? "" : ` WHERE EXISTS (SELECT 1 FROM ${formerKeys} AS l WHERE ${def.keys.filter((c) => c !== "day").map((c) => `l.${c} = f.${c}`).join(" AND ")})`
+      }`
+    : "";
   if (columnsOf(table).includes("key_id"))
-    return `SELECT ${def.keys.map((c) => (c === "day" ? "t.day" : `k.${c}`)).join(", ")}, ${def.measures.map((m) => `t.${m}`).join(", ")} FROM ${table} AS t LEFT JOIN ${table}_keys AS k ON k.id = t.key_id`;
-  if (columnsOf(table).includes("id")) return `SELECT ${[...def.keys, ...def.measures].join(", ")} FROM ${table}`;
+    return `SELECT ${def.keys.map((c) => (c === "day" ? "t.day" : `k.${c}`)).join(", ")}, ${def.measures.map((m) => `t.${m}`).join(", ")} FROM ${table} AS t LEFT JOIN ${table}_keys AS k ON k.id = t.key_id${alsoFormer}`;
+  if (columnsOf(table).includes("id")) return `SELECT ${[...def.keys, ...def.measures].join(", ")} FROM ${table}${alsoFormer}`;
   return `SELECT * FROM ${table}`;
 }
+
+/**
+ * The running totals fed by results moved after the start to a layout keyed by id (issue #32), by
+ * their former tables: until the move ends a key and its rows are in one layout or the other.
+ * A former totals row whose key is no longer listed there is none (a key gone before the upgrade).
+ */
+const FORMER_TABLES: Record<string, string> = Object.fromEntries(
+  ["competitor", "domain", "domain_prompt", "url", "query"].flatMap((base) => [
+    [`${base}_totals`, `${base}_running`],
+    [`${base}_totals_keys`, `${base}_running_keys`],
+  ]),
+);
 
 export interface TableDef {
   keys: string[];
@@ -75,17 +95,17 @@ export const TABLES: Record<string, TableDef> = {
   result_brand_daily: { keys: ["brand_id", "day", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   result_brand_weekly: { keys: ["brand_id", "week", "platform", "model", "region", "reported_model"], measures: RESULT_MEASURES, floats: RESULT_FLOATS },
   /** Per answer group and competitor: answers naming it, its mentions, positions, and answers naming the brand too. */
-  competitor_running: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id", "day"], measures: COMPETITOR_MEASURES, running: true },
-  competitor_running_keys: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id"], measures: ["rows"] },
+  competitor_totals: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id", "day"], measures: COMPETITOR_MEASURES, running: true },
+  competitor_totals_keys: { keys: ["brand_id", "prompt_id", "platform", "model", "region", "competitor_id"], measures: ["rows"], keepsEmpty: true },
   /** Per cited domain over all prompts and platforms; per domain and prompt; per normalized URL; per fan-out query and platform. */
-  domain_running: { keys: ["brand_id", "domain", "day"], measures: DOMAIN_MEASURES, running: true },
-  domain_running_keys: { keys: ["brand_id", "domain"], measures: ["rows"] },
-  domain_prompt_running: { keys: ["brand_id", "domain", "prompt_id", "day"], measures: ["answers"], running: true },
-  domain_prompt_running_keys: { keys: ["brand_id", "domain", "prompt_id"], measures: ["rows"] },
-  url_running: { keys: ["brand_id", "normalized_url", "domain", "day"], measures: ["citations", "answers"], running: true },
-  url_running_keys: { keys: ["brand_id", "normalized_url", "domain"], measures: ["rows"] },
-  query_running: { keys: ["brand_id", "platform", "query", "day"], measures: ["answers"], running: true },
-  query_running_keys: { keys: ["brand_id", "platform", "query"], measures: ["rows"] },
+  domain_totals: { keys: ["brand_id", "domain", "day"], measures: DOMAIN_MEASURES, running: true },
+  domain_totals_keys: { keys: ["brand_id", "domain"], measures: ["rows"], keepsEmpty: true },
+  domain_prompt_totals: { keys: ["brand_id", "domain", "prompt_id", "day"], measures: ["answers"], running: true },
+  domain_prompt_totals_keys: { keys: ["brand_id", "domain", "prompt_id"], measures: ["rows"], keepsEmpty: true },
+  url_totals: { keys: ["brand_id", "normalized_url", "domain", "day"], measures: ["citations", "answers"], running: true },
+  url_totals_keys: { keys: ["brand_id", "normalized_url", "domain"], measures: ["rows"], keepsEmpty: true },
+  query_totals: { keys: ["brand_id", "platform", "query", "day"], measures: ["answers"], running: true },
+  query_totals_keys: { keys: ["brand_id", "platform", "query"], measures: ["rows"], keepsEmpty: true },
   /** Per answer group and cited domain (from the answer's citations list): citations, answers citing it, of those naming the brand. */
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
   citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
@@ -201,18 +221,18 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
     const d = day(r.created_at);
     const brand = { brand_id: r.brand_id };
     for (const [competitor_id, m] of byCompetitor) {
-      b.competitor_running!.add({ ...group, competitor_id, day: d }, { results: 1, ...m, both: mentioned });
-      b.competitor_running_keys!.add({ ...group, competitor_id }, { rows: 1 });
+      b.competitor_totals!.add({ ...group, competitor_id, day: d }, { results: 1, ...m, both: mentioned });
+      b.competitor_totals_keys!.add({ ...group, competitor_id }, { rows: 1 });
     }
     for (const [domain, citations] of byDomain) {
-      b.domain_running!.add({ ...brand, domain, day: d }, { citations, answers: 1, brand_mentioned: mentioned });
-      b.domain_running_keys!.add({ ...brand, domain }, { rows: 1 });
-      b.domain_prompt_running!.add({ ...brand, domain, prompt_id: r.prompt_id, day: d }, { answers: 1 });
-      b.domain_prompt_running_keys!.add({ ...brand, domain, prompt_id: r.prompt_id }, { rows: 1 });
+      b.domain_totals!.add({ ...brand, domain, day: d }, { citations, answers: 1, brand_mentioned: mentioned });
+      b.domain_totals_keys!.add({ ...brand, domain }, { rows: 1 });
+      b.domain_prompt_totals!.add({ ...brand, domain, prompt_id: r.prompt_id, day: d }, { answers: 1 });
+      b.domain_prompt_totals_keys!.add({ ...brand, domain, prompt_id: r.prompt_id }, { rows: 1 });
     }
     for (const u of byUrl.values()) {
-      b.url_running!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain, day: d }, { citations: u.citations, answers: 1 });
-      b.url_running_keys!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain }, { rows: 1 });
+      b.url_totals!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain, day: d }, { citations: u.citations, answers: 1 });
+      b.url_totals_keys!.add({ ...brand, normalized_url: u.normalized_url, domain: u.domain }, { rows: 1 });
     }
     const queries = new Set<string>();
     try {
@@ -222,8 +242,8 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
       // not JSON: adds nothing
     }
     for (const query of queries) {
-      b.query_running!.add({ ...brand, platform: r.platform, query, day: d }, { answers: 1 });
-      b.query_running_keys!.add({ ...brand, platform: r.platform, query }, { rows: 1 });
+      b.query_totals!.add({ ...brand, platform: r.platform, query, day: d }, { answers: 1 });
+      b.query_totals_keys!.add({ ...brand, platform: r.platform, query }, { rows: 1 });
     }
   }
 

@@ -383,7 +383,7 @@ describe.skipIf(!server)("rollup tables equal the aggregates of their raw rows (
   });
 
   test("trigger functions written differently (an upgrade's, or the release before issue #32's) are replaced and their rows kept", async () => {
-    const spec = PG_ROLLUPS.find((s) => s.table === "domain_prompt_running")!;
+    const spec = PG_ROLLUPS.find((s) => s.table === "domain_prompt_totals")!;
     const [insert] = triggerNames(spec);
     const functionOf = async (name: string) => (await sql()`SELECT prosrc AS body, proconfig AS settings FROM pg_proc WHERE proname = ${name}`)[0] as { body: string; settings: string[] };
     const current = await functionOf(insert!);
@@ -397,13 +397,13 @@ describe.skipIf(!server)("rollup tables equal the aggregates of their raw rows (
     await sql()`UPDATE rollup_state SET hash = ${Bun.hash([...previous, ...rebuildSql(spec)].join("\n")).toString(16)} WHERE name = ${spec.table}`;
     expect((await functionOf(insert!)).settings).toEqual(["search_path=public, pg_temp"]);
     // A row off by 100: a rebuild would put it right, so it staying off shows the rows were kept.
-    expect((await sql()`SELECT count(*)::int AS n FROM domain_prompt_running`)[0].n).toBeGreaterThan(0);
-    const [row] = await sql()`UPDATE domain_prompt_running SET answers = answers + 100 WHERE ctid = (SELECT min(ctid) FROM domain_prompt_running) RETURNING brand_id, domain, prompt_id, day, answers`;
+    expect((await sql()`SELECT count(*)::int AS n FROM domain_prompt_totals`)[0].n).toBeGreaterThan(0);
+    const [row] = await sql()`UPDATE domain_prompt_totals SET answers = answers + 100 WHERE ctid = (SELECT min(ctid) FROM domain_prompt_totals) RETURNING key_id, day, answers`;
     expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
     expect(await functionOf(insert!)).toEqual(current);
-    const [after] = await sql()`SELECT answers FROM domain_prompt_running WHERE brand_id = ${row.brand_id} AND domain = ${row.domain} AND prompt_id = ${row.prompt_id} AND day = ${row.day}`;
+    const [after] = await sql()`SELECT answers FROM domain_prompt_totals WHERE key_id = ${row.key_id} AND day = ${row.day}`;
     expect(after.answers).toBe(row.answers);
-    await sql()`UPDATE domain_prompt_running SET answers = answers - 100 WHERE brand_id = ${row.brand_id} AND domain = ${row.domain} AND prompt_id = ${row.prompt_id} AND day = ${row.day}`;
+    await sql()`UPDATE domain_prompt_totals SET answers = answers - 100 WHERE key_id = ${row.key_id} AND day = ${row.day}`;
     expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
     await randomRound();
     await check("after the functions were replaced");

@@ -455,18 +455,18 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
 
   test("ensureRollups replaces triggers written differently (a hash of the release before, which covered their text) and keeps the rows", async () => {
     await randomRound(4);
-    const spec = ROLLUPS.find((r) => r.table === "url_running")!;
+    const spec = ROLLUPS.find((r) => r.table === "url_totals")!;
     // The release before stored a hash of its triggers' text and the rebuild; its triggers differ in writing only.
     const older = triggerSql(spec).map((sql) => sql.replace(" BEGIN\n", " BEGIN\n  -- kept by the release before\n"));
     for (const [i, name] of triggerNames(spec).entries()) db().run(`DROP TRIGGER ${name}`), db().run(older[i]!);
     db().run("UPDATE rollup_state SET hash = ? WHERE name = ?", [Bun.hash([...older, ...rebuildSql(spec)].join("\n")).toString(16), spec.table]);
     // A marker row a rebuild would remove: the rows must survive.
-    db().run("UPDATE url_running SET citations = citations + 1000 WHERE (brand_id, normalized_url, domain, day) = (SELECT brand_id, normalized_url, domain, day FROM url_running LIMIT 1)");
+    db().run("UPDATE url_totals SET citations = citations + 1000 WHERE (key_id, day) = (SELECT key_id, day FROM url_totals LIMIT 1)");
     expect(ensureRollups(db())).toEqual([]);
-    expect(db().query("SELECT count(*) AS n FROM url_running WHERE citations >= 1000").get()).toEqual({ n: 1 });
-    const now = db().query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup_url_running_%' AND name NOT LIKE '%keys%' ORDER BY name").all() as { name: string; sql: string }[];
+    expect(db().query("SELECT count(*) AS n FROM url_totals WHERE citations >= 1000").get()).toEqual({ n: 1 });
+    const now = db().query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup_url_totals_%' AND name NOT LIKE '%keys%' ORDER BY name").all() as { name: string; sql: string }[];
     expect(now.map((t) => t.sql).sort()).toEqual([...triggerSql(spec)].sort());
-    db().run("UPDATE url_running SET citations = citations - 1000 WHERE citations >= 1000");
+    db().run("UPDATE url_totals SET citations = citations - 1000 WHERE citations >= 1000");
     check("after triggers rewritten in place");
     expect(ensureRollups(db())).toEqual([]);
   });

@@ -590,19 +590,6 @@ export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () =>
   brandMentioned: count("brand_mentioned"),
 }), false, ["month"]);
 
-function runningRollup<K extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(name: string, keys: () => K, measures: () => M) {
-  const keyColumns = (t: Columns): [AnyPgColumn, ...AnyPgColumn[]] => [t.brandId!, ...Object.keys(keys()).map((k) => t[k]!)];
-  const totals = pgTable(name, { brandId: brandRef(), organizationId: organizationRef(), ...keys(), day: day(), ...measures() }, (t) => {
-    const columns = t as unknown as Columns;
-    return [primaryKey({ columns: [...keyColumns(columns), columns.day!] }), organizationIndex(name, columns.organizationId!)];
-  });
-  const keyList = pgTable(`${name}_keys`, { brandId: brandRef(), organizationId: organizationRef(), ...keys(), rows: count("rows") }, (t) => {
-    const columns = t as unknown as Columns;
-    return [primaryKey({ columns: keyColumns(columns) }), organizationIndex(`${name}_keys`, columns.organizationId!)];
-  });
-  return [totals, keyList] as const;
-}
-
 /**
  * As on SQLite (schema.ts keyedRunningRollup): `<name>_keys` gives each key an id (an identity:
  * never reused), and `<name>` holds per key id and day only the totals. The totals reach their
@@ -621,26 +608,26 @@ function keyedRunningRollup<K extends Record<string, PgColumnBuilderBase>, M ext
   return [totals, keyList] as const;
 }
 
-export const [competitorRunning, competitorRunningKeys] = runningRollup("competitor_running", () => ({ ...answerGroup(), competitorId: uuid("competitor_id").notNull() }), () => ({
+export const [competitorTotals, competitorTotalsKeys] = keyedRunningRollup("competitor_totals", () => ({ ...answerGroup(), competitorId: uuid("competitor_id").notNull() }), () => ({
   results: count("results"),
   mentions: count("mentions"),
   positionSum: count("position_sum"),
   positionN: count("position_n"),
   both: count("both"),
 }));
-export const [domainRunning, domainRunningKeys] = runningRollup("domain_running", () => ({ domain: text("domain").notNull() }), () => ({
+export const [domainTotals, domainTotalsKeys] = keyedRunningRollup("domain_totals", () => ({ domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
 }));
-export const [domainPromptRunning, domainPromptRunningKeys] = runningRollup("domain_prompt_running", () => ({ domain: text("domain").notNull(), promptId: uuid("prompt_id").notNull() }), () => ({
+export const [domainPromptTotals, domainPromptTotalsKeys] = keyedRunningRollup("domain_prompt_totals", () => ({ domain: text("domain").notNull(), promptId: uuid("prompt_id").notNull() }), () => ({
   answers: count("answers"),
 }));
-export const [urlRunning, urlRunningKeys] = runningRollup("url_running", () => ({ normalizedUrl: text("normalized_url").notNull(), domain: text("domain").notNull() }), () => ({
+export const [urlTotals, urlTotalsKeys] = keyedRunningRollup("url_totals", () => ({ normalizedUrl: text("normalized_url").notNull(), domain: text("domain").notNull() }), () => ({
   citations: count("citations"),
   answers: count("answers"),
 }));
-export const [queryRunning, queryRunningKeys] = runningRollup("query_running", () => ({ platform: text("platform").notNull(), query: text("query").notNull() }), () => ({
+export const [queryTotals, queryTotalsKeys] = keyedRunningRollup("query_totals", () => ({ platform: text("platform").notNull(), query: text("query").notNull() }), () => ({
   answers: count("answers"),
 }));
 
@@ -940,16 +927,11 @@ export const ORGANIZATION_ID_ADDED = [
   "result_brand_daily",
   "result_brand_weekly",
   "domain_rollups_monthly",
-  "competitor_running",
-  "competitor_running_keys",
-  "domain_running",
-  "domain_running_keys",
-  "domain_prompt_running",
-  "domain_prompt_running_keys",
-  "url_running",
-  "url_running_keys",
-  "query_running",
-  "query_running_keys",
+  "competitor_totals_keys",
+  "domain_totals_keys",
+  "domain_prompt_totals_keys",
+  "url_totals_keys",
+  "query_totals_keys",
   "citation_domain_daily",
   "traffic_platform_daily",
   "traffic_visitor_days",
@@ -969,7 +951,7 @@ export const ORGANIZATION_ID_ADDED = [
 ] as const;
 
 /** Tenant tables that reach their organization through their key list's row (`key_id`): running totals keyed by id. */
-export const ORGANIZATION_THROUGH_KEY = ["traffic_page_totals", "crawler_path_totals"] as const;
+export const ORGANIZATION_THROUGH_KEY = ["traffic_page_totals", "crawler_path_totals", "competitor_totals", "domain_totals", "domain_prompt_totals", "url_totals", "query_totals"] as const;
 
 /** Tables whose organization_id exists in SQLite too, but is indexed (and kept from the brand when brand_id is set) in Postgres only. */
 export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;

@@ -8,7 +8,7 @@
 import type { SQL } from "bun";
 import { pgCode } from "../../db/pg/values";
 import { INSIGHT_RPCS, insightsContext, mayReadBrand } from "../../insights/rpc";
-import { createPgInsightsStore } from "../../insights/store.pg";
+import { createPgInsightsStore, formerTablesOf } from "../../insights/store.pg";
 import type { InsightsStore } from "../../insights/store";
 import { AppError } from "../../http/errors";
 import { statementTimeout } from "./deadline";
@@ -93,6 +93,8 @@ const VERSION_POLL_MS = 250;
 
 export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}): RestExecutor {
   const { onStatement, sourceCategories } = options;
+  // Asked once, on the pool: the insights' stores are made per request.
+  const formerTables = formerTablesOf(sql);
   const texts = new Map<string, string>();
   let cache: SchemaCache | undefined;
   // The response cache's version: writes this executor committed (bumped at once) and the next
@@ -170,9 +172,9 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         const rpc = INSIGHT_RPCS[name]!;
         const run = (insights: InsightsStore) => rpc.run(insightsContext(insights, sourceCategories, check), args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
         try {
-          if (!caller.shareBrandId) return await run(createPgInsightsStore(tx, { asCaller: true }));
+          if (!caller.shareBrandId) return await run(createPgInsightsStore(tx, { asCaller: true, formerTables }));
           await tx`SELECT set_config('role', 'none', true)`;
-          const out = await run(createPgInsightsStore(tx));
+          const out = await run(createPgInsightsStore(tx, { formerTables }));
           // A failed read leaves the transaction aborted (rolled back whole): the role needs no restoring then.
           await tx`SELECT set_config('role', ${caller.role}, true)`;
           return out;

@@ -29,7 +29,7 @@ import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
-import { keysTable, PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
+import { keysTable, movedLater, PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
 
 /**
  * Tables /rest/v1 reads on a caller's behalf without exposing them: the rollups its exact counts
@@ -44,7 +44,11 @@ export const INTERNAL_READS = [
  * Retired rollup tables while they stay (spec.ts RETIRED_ROLLUPS: an older instance may still run
  * and read them under its callers' roles): readable under the same rule until they are dropped.
  */
-const RETIRED_READS = RETIRED_ROLLUPS.filter((table) => !INTERNAL_READS.includes(table));
+const RETIRED_READS = [
+  ...RETIRED_ROLLUPS,
+  // The former tables of running totals moved after the start: the insights read both layouts until they go.
+  ...movedLater(rollupSpecs(PG_ROLLUP_DIALECT)).flatMap((m) => [m.formerTotals, m.formerKeys]),
+].filter((table) => !INTERNAL_READS.includes(table));
 
 /** The schema of the helpers the policies call; not exposed by /rest/v1. */
 export const PRIVATE_SCHEMA = "aw_private";
@@ -230,7 +234,8 @@ function citationLinkSql(): string[] {
 }
 
 /** BRAND_CITED_URLS and BRAND_URL_PAGES (the insights' URL reads): definer functions that check the brand first. */
-function brandUrlsSql(): string[] {
+function brandUrlsSql(formerUrlKeys: boolean): string[] {
+  const citedBy = (keyList: string) => `EXISTS (SELECT 1 FROM ${keyList} AS k WHERE k.brand_id = brand AND k.normalized_url = u.normalized_url)`;
   const mayReadBrand = `(auth.role() = 'service_role' OR (SELECT b.organization_id FROM brands AS b WHERE b.id = brand) = ANY (${PRIVATE_SCHEMA}.organizations_where(${roleArray(ORG_ROLES)})))`;
   return [
     `CREATE OR REPLACE FUNCTION ${BRAND_CITED_URLS}(brand uuid, since timestamptz, until timestamptz) RETURNS TABLE (citation_id uuid, url text, normalized_url text, title text) LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
@@ -240,7 +245,7 @@ function brandUrlsSql(): string[] {
       SELECT u.* FROM citation_urls AS u
        WHERE ${mayReadBrand}
          AND u.normalized_url = ANY (urls)
-         AND EXISTS (SELECT 1 FROM url_running_keys AS k WHERE k.brand_id = brand AND k.normalized_url = u.normalized_url) $$`,
+         AND (${citedBy("url_totals_keys")}${formerUrlKeys ? ` OR ${citedBy("url_running_keys")}` : ""}) $$`,
     ...[`${BRAND_CITED_URLS}(uuid, timestamptz, timestamptz)`, `${BRAND_URL_PAGES}(uuid, text[])`].flatMap((fn) => [`REVOKE ALL ON FUNCTION ${fn} FROM PUBLIC`, `GRANT EXECUTE ON FUNCTION ${fn} TO ${REST_ROLES.join(", ")}`]),
   ];
 }
@@ -304,7 +309,8 @@ export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string
     ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
     ...[...INTERNAL_READS, ...RETIRED_READS].filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
     ...citationLinkSql(),
-    ...(columnsOf.has("url_running_keys") ? brandUrlsSql() : []),
+    // The URL keys of the layout before issue #32's move too, while they are there (made again at each start).
+    ...(columnsOf.has("url_totals_keys") ? brandUrlsSql(columnsOf.has("url_running_keys")) : []),
     ...INHERITED_COLUMNS.filter((r) => columnsOf.has(r.table)).flatMap(inheritedColumnSql),
   ];
 }
