@@ -120,15 +120,18 @@ function addRunning(spec: RollupSpec, rows: RawRows, moving = false): string {
   // A former table while its keys move takes no key that is not listed there already (spec.ts formerWhileMoving).
   const carried = `SELECT ${list(keys, "c.")}, c.day, ${organization.map((c) => `c.${c}, `).join("")}${measures.map((m) => `coalesce(p.${q(m)}, 0) + c.${upTo(m)}`).join(", ")} FROM aw_c AS c
       LEFT JOIN LATERAL (SELECT ${list(measures, "l.")} FROM ${spec.table} AS l WHERE ${sameTotals(spec, "l", "c")} AND l.day < c.day ORDER BY l.day DESC LIMIT 1) AS p ON true${spec.listedOnly ? ` WHERE ${listedIn(keysTable(spec), spec, "c", q)}` : ""}`;
-  // The keys first, in a statement of their own: the next one finds their ids (the key list's own
-  // trigger may fire after this one). While the former rows move, a key listed there stays there.
-  const listed = spec.keyIds
-    ? `INSERT INTO ${keysTable(spec)} (${list([...Object.keys(spec.keys), "organization_id", "rows"])}) SELECT DISTINCT ${list([...Object.keys(spec.keys), "organization_id"], "x.")}, 0 FROM (${contribution(spec, rows)}) AS x${moving ? ` WHERE NOT ${inFormerKeys(spec, "x", q)}` : ""} ON CONFLICT DO NOTHING;\n  `
-    : "";
+  // The keys first, counted, in a statement of their own: the next one finds their ids. The key
+  // list's own insert trigger (which fires after this one) leaves them to it: a new key written once,
+  // not inserted and then updated (a second row version). While the former rows move, a key listed
+  // there stays there.
+  const listed = spec.keyIds ? `${add(keyListOf(spec), rows, moving ? `NOT ${inFormerKeys(spec, "c", q)}` : "true")}\n  ` : "";
   return `${listed}WITH aw_c AS MATERIALIZED (${contributions}),
     aw_shifted AS (${shift(spec, "aw_c", "+")})
   INSERT INTO ${spec.table} (${list([...keys, "day", ...organization, ...measures])}) ${carried} ON CONFLICT (${list([...keys, "day"])}) DO NOTHING;`;
 }
+
+/** The key list (a rollup of its own, spec.ts withKeyList) of running totals keyed by id. */
+const keyListOf = (spec: RollupSpec): RollupSpec => PG_ROLLUPS.find((s) => s.table === keysTable(spec))!;
 
 /** The columns naming a running total's key in its rows: its key id, or its key's columns. */
 const totalsKey = (spec: RollupSpec) => (spec.keyIds ? ["key_id"] : Object.keys(spec.keys));
@@ -212,9 +215,11 @@ function triggerFunctions(spec: RollupSpec, moving = false): { name: string; bod
   const OLD: RawRows = { row: "OLD" };
   const NEW: RawRows = { row: "NEW" };
   const former = moving ? formerWhileMoving(spec) : null;
+  // The key list of totals keyed by id (keepEmpty) is added to by its totals' trigger (addRunning): its own adds nothing new.
+  const addsItself = !spec.keepEmpty;
   const [plus, minus] = spec.running
     ? [(r: RawRows) => [addRunning(spec, r, moving), former ? addRunning(former, r) : ""], (r: RawRows) => [shiftRunning(spec, r, "-"), former ? shiftRunning(former, r, "-") : ""]]
-    : [(r: RawRows) => [add(spec, r, former ? `NOT ${inFormerKeys(spec, "c", q)}` : "true"), former ? add(former, r) : ""], (r: RawRows) => [subtract(spec, r), former ? subtract(former, r) : ""]];
+    : [(r: RawRows) => [addsItself ? add(spec, r, former ? `NOT ${inFormerKeys(spec, "c", q)}` : "true") : "", former ? add(former, r) : ""], (r: RawRows) => [subtract(spec, r), former ? subtract(former, r) : ""]];
   const bodies = [[lock([INSERTED]), ...plus(INSERTED)], [lock([DELETED]), ...minus(DELETED)], [lock([OLD, NEW]), ...minus(OLD), ...plus(NEW)]];
   return names.map((name, i) => ({ name, body: functionBody(bodies[i]!) }));
 }
