@@ -120,7 +120,8 @@ CREATE TRIGGER "domain_prompt_totals_keys_organization_id" BEFORE INSERT OR UPDA
 CREATE TRIGGER "domain_totals_keys_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."domain_totals_keys" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();--> statement-breakpoint
 CREATE TRIGGER "query_totals_keys_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."query_totals_keys" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();--> statement-breakpoint
 CREATE TRIGGER "url_totals_keys_organization_id" BEFORE INSERT OR UPDATE OF "brand_id", "organization_id" ON "public"."url_totals_keys" FOR EACH ROW WHEN (NEW.organization_id IS NULL OR pg_trigger_depth() = 0) EXECUTE FUNCTION "aw_organization_from_brand"();--> statement-breakpoint
-CREATE OR REPLACE FUNCTION "aw_brand_organization_moved"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- As definer, as the row-level security's start makes it (src/platform/rest/policies.pg.ts): a brand moved by a REST role takes rows that role may not write.
+CREATE OR REPLACE FUNCTION "aw_brand_organization_moved"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
   t text;
 BEGIN

@@ -190,8 +190,8 @@ export async function startRuntime(input: {
   // The rows of running totals a newer release keeps in another layout move after the start, a few
   // keys per short transaction (issue #32: an upgrade's first start stays short), until nothing is
   // left or the server stops. A step that moves nothing (a former table ended, or on Postgres an
-  // instance of an older release still running) waits a little; after a minute of those the upkeep
-  // below tries again hourly.
+  // instance of an older release still running, or a failed step) waits a little; after a minute of
+  // those the hourly upkeep above tries again.
   let moving = false;
   let stopped = false;
   const moveFormerRows = async () => {
@@ -199,13 +199,18 @@ export async function startRuntime(input: {
     moving = true;
     try {
       for (let idle = 0; !stopped && idle < 20; ) {
-        const step = await storageStore.moveFormerRows({ maxKeys: 200 });
-        if (step.done) return;
-        idle = step.moved ? 0 : idle + 1;
-        await Bun.sleep(step.moved ? 5 : 3_000);
+        let moved = 0;
+        try {
+          const step = await storageStore.moveFormerRows({ maxKeys: 200 });
+          if (step.done) return;
+          moved = step.moved;
+        } catch (error) {
+          // A deadlock with a brand's delete, say: the step is rolled back whole and tried again.
+          logger.warn("moving rollup rows to their new layout failed", { error: String(error) });
+        }
+        idle = moved ? 0 : idle + 1;
+        await Bun.sleep(moved ? 5 : 3_000);
       }
-    } catch (error) {
-      logger.error("moving rollup rows to their new layout failed", { error: String(error) });
     } finally {
       moving = false;
     }

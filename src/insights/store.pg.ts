@@ -5,7 +5,7 @@
 // float8 (exact for counts below 2^53): Postgres' sum of integers is a bigint, which arrives as text.
 import type { SQL } from "bun";
 import type { Entity } from "../analysis/entities";
-import { isUuid, plainRows } from "../db/pg/values";
+import { isUuid, pgCode, plainRows } from "../db/pg/values";
 import type { InsightArgs, InsightFilters } from "./args";
 import {
   COMPETITOR_MEASURES, RESULT_MEASURES,
@@ -100,26 +100,39 @@ export interface PgInsightsOptions {
    */
   asCaller?: boolean;
   /** The former tables still read (formerTablesOf), shared by the stores an instance makes per request: asked once. */
-  formerTables?: () => Promise<Map<string, string>>;
+  formerTables?: FormerTables;
+  /** `sql` is a transaction: a read that may fail on its own (a former table dropped meanwhile) runs in a savepoint. */
+  inTransaction?: boolean;
+}
+
+/** Which former tables of running totals moved after the start are there, by their new table (formerTablesOf). */
+export interface FormerTables {
+  get(): Promise<Map<string, string>>;
+  /** Asked again at the next read: one of them was dropped. */
+  forget(): void;
 }
 
 /**
  * The former tables of running totals moved after the start that were there when first asked, by
- * their new table. They stay while an instance runs (triggers.pg.ts drops them only at a start with
- * no instance running), so the first answer holds for its life.
+ * their new table. Emptied, they stay while instances run (triggers.pg.ts drops them at a start
+ * with none running); one dropped all the same (a start while every instance's heartbeat was late)
+ * fails its read, which is made again without it (windowTotals) and forgets the answer.
  */
-export function formerTablesOf(sql: SQL): () => Promise<Map<string, string>> {
+export function formerTablesOf(sql: SQL): FormerTables {
   let formers: Promise<Map<string, string>> | null = null;
-  return () =>
-    (formers ??= (async () => {
-      const moved = [...MOVED_LATER.values()];
-      const rows = (await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql.array(moved.map((m) => m.formerKeys), "text")}::text[])`) as { name: string }[];
-      const present = new Set(rows.map((r) => r.name));
-      return new Map(moved.filter((m) => present.has(m.formerKeys)).map((m) => [m.totals, m.formerTotals]));
-    })().catch((error) => {
-      formers = null;
-      throw error;
-    }));
+  return {
+    get: () =>
+      (formers ??= (async () => {
+        const moved = [...MOVED_LATER.values()];
+        const rows = (await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql.array(moved.map((m) => m.formerKeys), "text")}::text[])`) as { name: string }[];
+        const present = new Set(rows.map((r) => r.name));
+        return new Map(moved.filter((m) => present.has(m.formerKeys)).map((m) => [m.totals, m.formerTotals]));
+      })().catch((error) => {
+        formers = null;
+        throw error;
+      })),
+    forget: () => void (formers = null),
+  };
 }
 
 export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {}): InsightsStore {
@@ -151,8 +164,19 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     };
     // While the former rows move (spec.ts RollupSpec.moveLater) a key is listed in one of the two
     // layouts: both are walked in one statement, so one snapshot.
-    const former = (await formerTables()).get(table);
-    const rows = await query<Row & Record<M, number> & { last_day: string; first_day?: string }>(former ? `${keys(table)} UNION ALL ${keys(former)}` : keys(table), p);
+    type Totals = Row & Record<M, number> & { last_day: string; first_day?: string };
+    const former = (await formerTables.get()).get(table);
+    if (!former) return (await query<Totals>(keys(table), p)).filter((r) => r[measures[0]!] > 0);
+    const both = `${keys(table)} UNION ALL ${keys(former)}`;
+    let rows: Totals[];
+    try {
+      // In a transaction a failed statement would abort it whole: a savepoint keeps the rest.
+      rows = options.inTransaction ? await (sql as unknown as { savepoint<T>(f: (sp: SQL) => Promise<T>): Promise<T> }).savepoint(async (sp) => plainRows<Totals>((await sp.unsafe(both, p.values as never[])) as Row[])) : await query<Totals>(both, p);
+    } catch (error) {
+      if (pgCode(error) !== "42P01") throw error;
+      formerTables.forget();
+      rows = await query<Totals>(keys(table), p);
+    }
     return rows.filter((r) => r[measures[0]!] > 0);
   }
 

@@ -20,7 +20,7 @@
 //   queue for each other's commit, other brands do not wait. A transaction writing several brands
 //   should write them in one order (as any upserting writer should): two that cross may deadlock.
 import type { SQL } from "bun";
-import type { PgSchemaPart } from "../db/pg/open";
+import { MIGRATION_LOCK, type PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
 import { GONE_AFTER_MS } from "../http/instances";
 import { formerKeysOf, formerLayout, formerWhileMoving, inFormerKeys, keysTable, listedIn, movedLater, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
@@ -334,16 +334,16 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
     const hash = stored.get(spec.table);
     return (hash === definitionHash(spec) || hash === hashWithTriggers(spec, deployed)) && triggerNames(spec).every((name) => triggers.has(name));
   };
-  // Rollups whose former rows move after the start (spec.moveLater) while their former key list is there.
-  const formerKeyLists = new Set(await existingTables(tx, PG_ROLLUPS.filter((spec) => spec.moveLater).map(formerKeysOf)));
-  // Former tables whose keys all moved (a new database's: they never had any) go when no instance
-  // runs: a live one reads them (its reads were planned with them) until it stops.
-  if (formerKeyLists.size && (await liveInstances(tx)) === 0)
-    for (const table of [...formerKeyLists]) if (!(await tx.unsafe(`SELECT 1 FROM ${table} LIMIT 1`)).length) {
-      await dropFormerTables(tx, PG_ROLLUPS.find((spec) => spec.moveLater && formerKeysOf(spec) === table)!, false);
-      formerKeyLists.delete(table);
-    }
-  const moving = new Set(PG_ROLLUPS.filter((spec) => spec.moveLater && formerKeyLists.has(formerKeysOf(spec))).map((spec) => spec.table));
+  // Rollups whose former rows move after the start (spec.moveLater) while their former key list still
+  // lists keys. Emptied (every key moved, or a new database's: it never had any), the former tables
+  // take no write and the triggers keep the new layout alone; they are dropped when no instance
+  // runs — a live one reads them (its reads were planned with them) until it stops.
+  const formerKeyLists = await existingTables(tx, PG_ROLLUPS.filter((spec) => spec.moveLater).map(formerKeysOf));
+  const listing = new Set<string>();
+  for (const table of formerKeyLists) if ((await tx.unsafe(`SELECT 1 FROM ${table} LIMIT 1`)).length) listing.add(table);
+  if (formerKeyLists.length > listing.size && (await liveInstances(tx)) === 0)
+    for (const table of formerKeyLists) if (!listing.has(table)) await dropFormerTables(tx, PG_ROLLUPS.find((spec) => spec.moveLater && formerKeysOf(spec) === table)!, false);
+  const moving = new Set(PG_ROLLUPS.filter((spec) => spec.moveLater && listing.has(formerKeysOf(spec))).map((spec) => spec.table));
   // A new rollup whose former table (spec.formerly, retired: its triggers kept) is current: its rows are
   // moved across, not rebuilt — at once, or after the start (moveLater: its triggers keep both layouts until then).
   const takesOver = (spec: RollupSpec) => {
@@ -351,14 +351,19 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
     return former !== null && !stored.has(spec.table) && keeps(former);
   };
   const moved = PG_ROLLUPS.filter((spec) => takesOver(spec) && !spec.moveLater);
-  const adopted = PG_ROLLUPS.filter((spec) => takesOver(spec) && spec.moveLater && moving.has(spec.table));
+  // (Its former key list empty, there is nothing to move: the new tables, empty, hold every key.)
+  const adopted = PG_ROLLUPS.filter((spec) => takesOver(spec) && spec.moveLater);
   const stale = PG_ROLLUPS.filter((spec) => !keeps(spec) && !moved.includes(spec) && !adopted.includes(spec));
   // Rebuilt with a stale rollup: those it feeds, and totals keyed by id with their key list (rebuilt, it gives new ids).
   // A rollup whose former rows still move goes with its pair: rebuilt, it holds every key.
   const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && formerKeysOf(s) === formerKeysOf(spec))));
   // Rebuilt from the raw rows while its former rows still move: the former tables are emptied (a live
   // instance may read them) and every key is in the new layout.
-  for (const spec of rebuild) if (moving.has(spec.table)) await tx.unsafe(`DELETE FROM ${spec.running ? spec.formerly : formerKeysOf(spec)}`);
+  // The raw table locked first, as the triggers' replacement below would: a writer holding it while
+  // its trigger waits on a row this DELETE locked would deadlock with that replacement.
+  const emptied = rebuild.filter((spec) => moving.has(spec.table));
+  for (const source of new Set(emptied.map((spec) => spec.source))) await tx.unsafe(`LOCK TABLE ${source} IN SHARE ROW EXCLUSIVE MODE`);
+  for (const spec of emptied) await tx.unsafe(`DELETE FROM ${spec.running ? spec.formerly : formerKeysOf(spec)}`);
   const settings = FUNCTION_SETTINGS.map(storedSetting).join("\n");
   const written = (spec: RollupSpec) => triggerFunctions(spec, moving.has(spec.table)).every((f) => deployed.get(f.name)?.body === f.body && deployed.get(f.name)?.settings.join("\n") === settings);
   // Functions written differently (same rows): replaced, the rows kept.
@@ -442,6 +447,10 @@ export async function moveFormerPgRows(sql: SQL, maxKeys = 500): Promise<{ moved
     const moved = await sql.begin(async (tx) => {
       const [next] = (await tx.unsafe(`SELECT brand_id FROM ${m.formerKeys} LIMIT 1`)) as { brand_id: string }[];
       if (!next) return null;
+      // The brand's row first, as its delete or its move to another organization takes it before
+      // their cascades take the running-totals lock or these rows: one order, no deadlock. Gone
+      // meanwhile, its keys went with it.
+      if (!(await tx`SELECT 1 FROM brands WHERE id = ${next.brand_id} FOR SHARE`).length) return 0;
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${RUNNING_LOCK}, ${brandLockKey("$1::uuid")})`, [next.brand_id]);
       const key = ["brand_id", ...m.keyColumns];
       const same = (a: string, b: string) => key.map((c) => `${a}.${q(c)} = ${b}.${q(c)}`).join(" AND ");
@@ -457,6 +466,15 @@ export async function moveFormerPgRows(sql: SQL, maxKeys = 500): Promise<{ moved
     });
     if (moved !== null) return { moved, done: false };
   }
+  // Every key moved: the triggers that still keep the former layout too are written for the new one
+  // alone, under the migration lock as at a start (rows kept, nothing rebuilt).
+  const patterns = PG_MOVED_LATER.map((m) => `%${m.formerKeys}%`);
+  const stillMoving = await sql`SELECT 1 FROM pg_proc WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'rollup\_%' AND prosrc LIKE ANY (${sql.array(patterns, "text")}::text[]) LIMIT 1`;
+  if (stillMoving.length)
+    await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await ensurePgRollups(tx);
+    });
   return { moved: 0, done: true };
 }
 

@@ -474,8 +474,8 @@ function moveSql(spec: RollupSpec): string {
  * after the start (spec.ts RollupSpec.moveLater) to its new ones, in one short write transaction: a
  * key is in one list or the other at every commit, so reads and triggers never see it twice or not
  * at all. When a former key list is found empty, its former tables go (dropFormerTables). Returns
- * the keys moved, and `done` once no former table is left. Called again and again by the server
- * (src/storage) until done; every call ends by its count.
+ * the keys moved, and `done` once no former table is left. Called again and again by the server's
+ * runtime (through src/storage) until done; every call ends by its count.
  */
 export function moveFormerRows(sqlite: Database, maxKeys = 500): { moved: number; done: boolean } {
   for (const m of MOVED_LATER.values()) {

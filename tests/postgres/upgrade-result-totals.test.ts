@@ -12,7 +12,7 @@ import type { SQL } from "bun";
 import { openPostgresDatabase } from "../../src/database";
 import { openPostgres, type PgHandle } from "../../src/db/pg/open";
 import { embeddedMigrations } from "../../src/db/pg/migrations.generated";
-import { createPgInsightsStore } from "../../src/insights/store.pg";
+import { createPgInsightsStore, formerTablesOf } from "../../src/insights/store.pg";
 import { formerLayout } from "../../src/rollups/spec";
 import { definitionHash, ensurePgRollups, moveFormerPgRows, PG_ROLLUPS, rebuildSql, triggerSql } from "../../src/rollups/triggers.pg";
 import { snapshotDifferences } from "../rollups/recompute";
@@ -31,6 +31,7 @@ const sql = (): SQL => pg!.sql;
 type Brand = { id: string; prompts: string[]; competitors: string[] };
 let brands: Brand[] = [];
 let olderInstance: string;
+const liveInstance = crypto.randomUUID();
 
 /** Results as the tracking writer stores them: citations of a few domains and URLs, competitors named, fan-out queries. */
 async function writeResults(s: SQL, n: number, seed: number) {
@@ -59,6 +60,9 @@ const answers = () => runningTotalsAnswers(createPgInsightsStore(sql()), brands.
 
 const present = async (tables: string[]) =>
   ((await sql()`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql().array(tables, "text")}::text[]) ORDER BY relname`) as { name: string }[]).map((r) => r.name);
+/** The rollup trigger functions whose body names `text` (a former table). */
+const triggersNaming = async (text: string) =>
+  ((await sql()`SELECT proname FROM pg_proc WHERE proname LIKE 'rollup\\_%' AND strpos(prosrc, ${text}) > 0 ORDER BY proname`) as { proname: string }[]).map((r) => r.proname);
 const count = async (table: string) => ((await sql().unsafe(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n;
 
 beforeAll(async () => {
@@ -95,7 +99,7 @@ beforeAll(async () => {
 });
 afterAll(() => pg?.close());
 
-test.skipIf(!server)("the result-fed running totals move after the start, only once no older instance runs: equal to the raw rows, the same answers at every step", async () => {
+test.skipIf(!server)("the result-fed running totals move after the start, only once no older instance runs: equal to the raw rows, the same answers at every step, then the triggers keep the new layout alone", async () => {
   pg = await openPostgresDatabase(url, { poolSize: 4 });
   // The start: nothing rebuilt, nothing moved; the former tables answer, with their keys.
   expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
@@ -103,6 +107,8 @@ test.skipIf(!server)("the result-fed running totals move after the start, only o
   for (const table of FORMER) expect(await count(table), table).toBeGreaterThan(0);
   expect(snapshotDifferences(await pgSnapshot(sql()))).toEqual([]);
   const atStart = await answers();
+  // An instance of this release runs too (the former tables are then never dropped under it).
+  await sql()`INSERT INTO answerwatch_instances (id, host, pid, version, schema) VALUES (${liveInstance}, 'this-host', 2, 'this', ${embeddedMigrations.length})`;
   // An older instance still runs (it reads only the former tables): nothing moves.
   expect(await moveFormerPgRows(sql(), 5)).toEqual({ moved: 0, done: false });
   await writeResults(sql(), 30, 2);
@@ -124,11 +130,14 @@ test.skipIf(!server)("the result-fed running totals move after the start, only o
   expect(snapshotDifferences(await pgSnapshot(sql()))).toEqual([]);
   expect(await answers()).toEqual(beforeMove);
   expect(atStart).not.toEqual(beforeMove);
+  // Done: the triggers keep the new layout alone; the emptied former tables stay while an instance runs.
+  expect(await triggersNaming("_running")).toEqual([]);
+  expect(await present(FORMER)).toEqual([...FORMER].sort());
 });
 
 test.skipIf(!server)("writers of the same brands while the rows move: nothing lost or counted twice; a start with no instance running drops the former tables", async () => {
   // Back to a database mid-move: the former layout made again from the raw rows (rebuilt in its
-  // former layout, the new tables emptied), with its triggers in the moving form.
+  // former layout, the new tables emptied); a start writes the triggers in the moving form again.
   await sql().begin(async (tx) => {
     for (const spec of PG_ROLLUPS.filter((s) => s.moveLater)) {
       const former = formerLayout(spec)!;
@@ -136,6 +145,8 @@ test.skipIf(!server)("writers of the same brands while the rows move: nothing lo
       for (const statement of rebuildSql(former)) await tx.unsafe(statement);
     }
   });
+  expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
+  expect((await triggersNaming("_running_keys")).length).toBeGreaterThan(0);
   expect(snapshotDifferences(await pgSnapshot(sql()))).toEqual([]);
   const before = await answers();
   const writer = await openPostgres(url, { migrations: embeddedMigrations, parts: [], poolSize: 2 });
@@ -150,12 +161,21 @@ test.skipIf(!server)("writers of the same brands while the rows move: nothing lo
   }
   expect(snapshotDifferences(await pgSnapshot(sql()))).toEqual([]);
   expect(await answers()).not.toEqual(before);
-  // Every former key moved; a start with no instance running drops the former tables and writes the triggers for the new layout alone.
+  // Every former key moved; a start with no instance running drops the former tables.
   for (const table of FORMER.filter((t) => t.endsWith("_keys"))) expect(await count(table), table).toBe(0);
+  expect(await triggersNaming("_running")).toEqual([]);
+  await sql()`UPDATE answerwatch_instances SET heartbeat_at = now() - interval '1 hour' WHERE id = ${liveInstance}`;
+  // Stores that looked before the drop (another instance's, whose heartbeat was late) read on without the former tables.
+  const [cachedPool, cachedTx] = [formerTablesOf(sql()), formerTablesOf(sql())];
+  expect((await cachedPool.get()).size).toBe(5);
+  expect((await cachedTx.get()).size).toBe(5);
+  const ids = brands.map((b) => b.id);
+  const moved = await answers();
   expect(await sql().begin((tx) => ensurePgRollups(tx))).toEqual([]);
   expect(await present(FORMER)).toEqual([]);
-  const functions = (await sql()`SELECT proname, prosrc FROM pg_proc WHERE proname LIKE 'rollup\\_%'`) as { proname: string; prosrc: string }[];
-  expect(functions.filter((f) => f.prosrc.includes("_running")).map((f) => f.proname)).toEqual([]);
+  expect(await runningTotalsAnswers(createPgInsightsStore(sql(), { formerTables: cachedPool }), ids)).toEqual(moved);
+  expect(await sql().begin((tx) => runningTotalsAnswers(createPgInsightsStore(tx, { formerTables: cachedTx, inTransaction: true }), ids))).toEqual(moved);
+  expect((await cachedPool.get()).size).toBe(0);
   const settled = await answers();
   await writeResults(sql(), 20, 4);
   expect(snapshotDifferences(await pgSnapshot(sql()))).toEqual([]);

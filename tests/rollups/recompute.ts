@@ -315,6 +315,8 @@ export function snapshotDifferences(snapshot: RollupSnapshot, limit = 20): strin
     const def = TABLES[table];
     const want = def.running ? runningTotals(def, expected[table]) : expected[table];
     const got = actualRollup(snapshot.tables[table] ?? [], table);
+    // A key read twice (both layouts of a running total while it moves, issue #32) would count twice in the insights.
+    if (got.size !== (snapshot.tables[table] ?? []).length) problems.push(`${table}: ${(snapshot.tables[table] ?? []).length - got.size} rows share their key with another`);
     const columns = new Set([...def.keys, ...def.measures]);
     for (const [k, row] of got) {
       const extra = Object.keys(row).filter((c) => !columns.has(c));

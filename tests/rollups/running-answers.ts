@@ -18,6 +18,9 @@ export async function runningTotalsAnswers(store: InsightsStore, brandIds: strin
     out[`${id} domains`] = sorted(await store.domainTotals(args(id)));
     out[`${id} urls`] = sorted(await store.urlTotals(args(id)));
     out[`${id} queries`] = sorted((await store.searchQueries(args(id))).map((q) => ({ ...q, platforms: [...q.platforms].sort() })));
+    // Filtered: the key filter's parameters bound once per layout while both are read.
+    out[`${id} competitors on chatgpt`] = sorted(await store.competitorTotals({ ...args(id), platforms: ["chatgpt"] }));
+    out[`${id} queries on perplexity`] = sorted(await store.searchQueries({ ...args(id), platforms: ["perplexity"] }));
   }
   return out;
 }

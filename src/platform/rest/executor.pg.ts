@@ -172,9 +172,9 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
         const rpc = INSIGHT_RPCS[name]!;
         const run = (insights: InsightsStore) => rpc.run(insightsContext(insights, sourceCategories, check), args, today, (brandId) => mayReadBrand(insights, { role: caller.role, orgIds: caller.orgRoles.keys() }, brandId));
         try {
-          if (!caller.shareBrandId) return await run(createPgInsightsStore(tx, { asCaller: true, formerTables }));
+          if (!caller.shareBrandId) return await run(createPgInsightsStore(tx, { asCaller: true, formerTables, inTransaction: true }));
           await tx`SELECT set_config('role', 'none', true)`;
-          const out = await run(createPgInsightsStore(tx, { formerTables }));
+          const out = await run(createPgInsightsStore(tx, { formerTables, inTransaction: true }));
           // A failed read leaves the transaction aborted (rolled back whole): the role needs no restoring then.
           await tx`SELECT set_config('role', ${caller.role}, true)`;
           return out;
