@@ -426,6 +426,9 @@ export function formerWhileMoving(spec: RollupSpec): RollupSpec {
 /** The former key list of a rollup moved after the start: its own former table for a key list, the former totals' key list for totals. */
 export const formerKeysOf = (spec: RollupSpec) => (spec.running ? keysTable({ table: spec.formerly! }) : spec.formerly!);
 
+/** Two rollups moved after the start that share their former key list: a running total and its key list, which move (and are rebuilt, or done) together. */
+export const samePair = (a: RollupSpec, b: RollupSpec) => !!a.moveLater && !!b.moveLater && formerKeysOf(a) === formerKeysOf(b);
+
 /** The key of `spec` in alias `a` (its key columns, brand_id included) is listed in `keyList`; `q` quotes a column. */
 export const listedIn = (keyList: string, spec: RollupSpec, a: string, q: (column: string) => string = (c) => c) =>
   `EXISTS (SELECT 1 FROM ${keyList} AS aw_f WHERE ${Object.keys(spec.keys).map((k) => `aw_f.${q(k)} = ${a}.${q(k)}`).join(" AND ")})`;

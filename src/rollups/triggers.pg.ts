@@ -23,7 +23,7 @@ import type { SQL } from "bun";
 import { MIGRATION_LOCK, type PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
 import { GONE_AFTER_MS } from "../http/instances";
-import { formerKeysOf, formerLayout, formerWhileMoving, inFormerKeys, keysTable, listedIn, movedLater, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
+import { formerKeysOf, formerLayout, formerWhileMoving, samePair, inFormerKeys, keysTable, listedIn, movedLater, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
 /** The rollups of spec.ts in Postgres' SQL, in dependency order. */
 export const PG_ROLLUPS: RollupSpec[] = rollupSpecs(PG_DIALECT);
@@ -356,7 +356,7 @@ export async function ensurePgRollups(tx: SQL): Promise<string[]> {
   const stale = PG_ROLLUPS.filter((spec) => !keeps(spec) && !moved.includes(spec) && !adopted.includes(spec));
   // Rebuilt with a stale rollup: those it feeds, and totals keyed by id with their key list (rebuilt, it gives new ids).
   // A rollup whose former rows still move goes with its pair: rebuilt, it holds every key.
-  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && formerKeysOf(s) === formerKeysOf(spec))));
+  const rebuild = PG_ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && samePair(s, spec))));
   // Rebuilt from the raw rows while its former rows still move: the former tables are emptied (a live
   // instance may read them) and every key is in the new layout.
   // The raw table locked first, as the triggers' replacement below would: a writer holding it while
@@ -415,7 +415,7 @@ async function liveInstances(sql: SQL, olderOnly = false, level = PG_SCHEMA_LEVE
  * the new layout alone. In the caller's transaction, under the migration lock.
  */
 async function dropFormerTables(tx: SQL, spec: RollupSpec, rewrite: boolean): Promise<void> {
-  const pair = PG_ROLLUPS.filter((s) => s.moveLater && formerKeysOf(s) === formerKeysOf(spec));
+  const pair = PG_ROLLUPS.filter((s) => samePair(s, spec));
   for (const s of pair) {
     for (const name of triggerNames({ table: s.formerly! })) {
       await tx.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${s.source}`);
@@ -491,9 +491,7 @@ const existingTables = async (sql: SQL, names: string[]): Promise<string[]> =>
 export async function retirePgRollups(sql: SQL, level = PG_SCHEMA_LEVEL, liveWithinMs = GONE_AFTER_MS): Promise<string[]> {
   const retired = await existingTables(sql, RETIRED_ROLLUPS);
   if (!retired.length) return [];
-  const [{ older }] = await sql`SELECT count(*)::int AS older FROM answerwatch_instances
-                                 WHERE heartbeat_at >= now() - make_interval(secs => ${liveWithinMs / 1000}) AND (schema IS NULL OR schema < ${level})`;
-  if (older > 0) return [];
+  if ((await liveInstances(sql, true, level, liveWithinMs)) > 0) return [];
   const triggers = (await sql`SELECT t.tgname AS name, c.relname AS "table" FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
                                WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relnamespace = current_schema()::regnamespace
                                  AND t.tgname = ANY(${sql.array(retired.flatMap((table) => triggerNames({ table })), "text")}::text[])`) as { name: string; table: string }[];

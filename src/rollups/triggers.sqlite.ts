@@ -4,7 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
-import { formerKeysOf, formerLayout, formerWhileMoving, inFormerKeys, keysTable, listedIn, MOVED_LATER, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
+import { formerKeysOf, formerLayout, formerWhileMoving, samePair, inFormerKeys, keysTable, listedIn, MOVED_LATER, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
 
@@ -359,9 +359,8 @@ export function ensureRollups(sqlite: Database, options: { convertUpTo?: number 
 
 /** Drops the retired rollup tables (spec.ts) of up to `maxRows` rows; returns those dropped. Their triggers are gone already: ensureTriggers drops those of rollups no longer defined. */
 export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string[] {
-  const exists = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
   return RETIRED_ROLLUPS.filter((table) => {
-    if (!exists.get(table) || rowsAbove(sqlite, table, maxRows)) return false;
+    if (!tableExists(sqlite, table) || rowsAbove(sqlite, table, maxRows)) return false;
     sqlite.transaction(() => {
       sqlite.run(`DROP TABLE "${table}"`);
       sqlite.run("DELETE FROM rollup_state WHERE name = ?", [table]);
@@ -387,7 +386,7 @@ function movingTables(sqlite: Database): Set<string> {
  * caller's write transaction.
  */
 function dropFormerTables(sqlite: Database, spec: RollupSpec): void {
-  const pair = ROLLUPS.filter((s) => s.moveLater && formerKeysOf(s) === formerKeysOf(spec));
+  const pair = ROLLUPS.filter((s) => samePair(s, spec));
   for (const s of pair) {
     for (const name of [...triggerNames(s), ...triggerNames({ ...s, table: s.formerly! })]) sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
     sqlite.run(`DROP TABLE IF EXISTS ${s.formerly}`);
@@ -422,7 +421,7 @@ function rollupPlan(sqlite: Database) {
   // A rollup fed by a stale one is rebuilt after it, even if its own definition did not change; and
   // totals keyed by id with their key list (rebuilt, it gives its keys new ids).
   // A rollup whose former rows still move goes with its pair: rebuilt, it holds every key.
-  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && formerKeysOf(s) === formerKeysOf(spec))));
+  const rebuild = ROLLUPS.filter((spec) => stale.includes(spec) || stale.some((s) => s.table === spec.source || (spec.keyIds && s.table === keysTable(spec)) || (moving.has(spec.table) && moving.has(s.table) && samePair(s, spec))));
   // Triggers written differently (same rows): replaced, the rows kept.
   const rewritten = ROLLUPS.filter((spec) => !rebuild.includes(spec) && (stored.get(spec.table) !== definitionHash(spec) || triggerSql(spec, moving.has(spec.table)).some((sql, i) => triggers.get(triggerNames(spec)[i]!) !== sql)));
   // Former tables of rollups moved after the start that go now: their key list is empty (a new
