@@ -61,8 +61,9 @@ function addRunning(spec: RollupSpec, row: string, moving = false): string {
     `LEFT JOIN ${spec.table} AS ${p} ON ${same(p)} AND ${p}.day = (SELECT max(q.day) FROM ${spec.table} AS q WHERE ${same("q")} AND q.day < ${c}.day)`;
   if (spec.keyIds) {
     const keyList = keysTable(spec);
-    // The keys first (the key list's own trigger may fire after this one): their ids are what the rows hold.
-    const listed = `INSERT INTO ${keyList} (${keys.join(", ")}, rows) SELECT DISTINCT ${keys.map((k) => `c.${k}`).join(", ")}, 0 FROM (${c}) AS c WHERE ${moving ? `NOT ${inFormerKeys(spec, "c")}` : "1"} ON CONFLICT DO NOTHING;`;
+    // The keys first, counted: their ids are what the rows hold. The key list's own insert trigger
+    // leaves them to this one (addsItself): the answer's list is read once for both.
+    const listed = add(ROLLUPS.find((s) => s.table === keyList)!, row, moving ? `NOT ${inFormerKeys(spec, "c")}` : "1");
     const added = `INSERT INTO ${spec.table} (key_id, day, ${measures.join(", ")}) SELECT k.id, c.day, ${measures.map((m) => `coalesce(p.${m}, 0)`).join(", ")}
       FROM (${c}) AS c JOIN ${keyList} AS k ON ${sameKey(spec, "k", "c")} ${carry("p", "c", (a) => `${a}.key_id = k.id`)} WHERE 1 ON CONFLICT (key_id, day) DO NOTHING;`;
     const kept = `${listed}
@@ -149,10 +150,14 @@ export function triggerNames(spec: RollupSpec): string[] {
 export function triggerSql(spec: RollupSpec, moving = false): string[] {
   const [insert, remove, update] = triggerNames(spec);
   const former = moving ? formerWhileMoving(spec) : null;
+  // The key list of totals keyed by id over a joined list is added to by its totals' trigger
+  // (addRunning); the log-fed ones' stay counted here, where the bulk writer's buckets count them too.
+  const addsItself = !(spec.keepEmpty && spec.from);
   const [plus, minus] = spec.running
     ? [addRunning(spec, "NEW", moving), [shiftRunning(spec, "OLD", "-"), former ? shiftRunning(former, "OLD", "-") : ""]]
-    : [[add(spec, "NEW", former ? `NOT ${inFormerKeys(spec, "c")}` : "1"), former ? add(former, "NEW") : ""], [subtract(spec, "OLD"), former ? subtract(former, "OLD") : ""]];
-  const body = (statements: string[]) => statements.flat().filter(Boolean).join("\n  ");
+    : [[addsItself ? add(spec, "NEW", former ? `NOT ${inFormerKeys(spec, "c")}` : "1") : "", former ? add(former, "NEW") : ""], [subtract(spec, "OLD"), former ? subtract(former, "OLD") : ""]];
+  // A trigger holds one statement at least: one that adds nothing has a SELECT of nothing.
+  const body = (statements: string[]) => statements.flat().filter(Boolean).join("\n  ") || "SELECT 0 WHERE 0;";
   return [
     `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${body([plus].flat())}\nEND`,
     `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${body([minus].flat())}\nEND`,
