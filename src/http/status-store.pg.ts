@@ -1,6 +1,7 @@
 // The status store on Postgres (status-store.ts): the queries /healthz and the /metrics gauges run,
 // against the database every instance shares.
 import type { SQL } from "bun";
+import { existingTables } from "../db/pg/tables";
 import { MOVED_LATER } from "../rollups/spec";
 import type { StatusStore } from "./status-store";
 
@@ -18,10 +19,9 @@ export function createPgStatusStore(sql: SQL): StatusStore {
       if (pending === true) return true;
       // Rollup rows still to move to their new layout (issue #32): the runtime moves them. Emptied
       // former tables may stay while instances run (src/rollups/triggers.pg.ts): only rows count.
-      const formers = [...MOVED_LATER.values()].map((m) => m.formerKeys);
-      const present = (await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql.array(formers, "text")}::text[])`) as { name: string }[];
+      const present = await existingTables(sql, [...MOVED_LATER.values()].map((m) => m.formerKeys));
       if (!present.length) return false;
-      const [{ rows }] = await sql.unsafe(`SELECT ${present.map((t) => `EXISTS (SELECT 1 FROM "${t.name}")`).join(" OR ")} AS rows`);
+      const [{ rows }] = await sql.unsafe(`SELECT ${present.map((t) => `EXISTS (SELECT 1 FROM "${t}")`).join(" OR ")} AS rows`);
       return rows === true;
     },
     async counts() {

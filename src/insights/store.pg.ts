@@ -5,6 +5,7 @@
 // float8 (exact for counts below 2^53): Postgres' sum of integers is a bigint, which arrives as text.
 import type { SQL } from "bun";
 import type { Entity } from "../analysis/entities";
+import { existingTables } from "../db/pg/tables";
 import { isUuid, pgCode, plainRows } from "../db/pg/values";
 import type { InsightArgs, InsightFilters } from "./args";
 import {
@@ -124,8 +125,7 @@ export function formerTablesOf(sql: SQL): FormerTables {
     get: () =>
       (formers ??= (async () => {
         const moved = [...MOVED_LATER.values()];
-        const rows = (await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY(${sql.array(moved.map((m) => m.formerKeys), "text")}::text[])`) as { name: string }[];
-        const present = new Set(rows.map((r) => r.name));
+        const present = new Set(await existingTables(sql, moved.map((m) => m.formerKeys)));
         return new Map(moved.filter((m) => present.has(m.formerKeys)).map((m) => [m.totals, m.formerTotals]));
       })().catch((error) => {
         formers = null;

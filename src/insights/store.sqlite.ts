@@ -11,6 +11,7 @@ import {
 } from "./store";
 import { resultTables, rollupRanges, rollupTable, type RollupReadOptions } from "./store";
 import { keyList, MOVED_LATER, sameKeyAs, SQLITE_DIALECT } from "../rollups/spec";
+import { tableExists } from "../rollups/triggers.sqlite";
 import { BUCKET_COLUMNS, bucketRanges, rangesFor, type DateWindow, type Interval } from "./window";
 
 type Params = (string | number | null)[];
@@ -102,7 +103,7 @@ function windowTotals<M extends string>(
       aw_lo: string | null;
       first_day?: string;
     })[];
-  const former = moving && sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(moving.formerKeys) ? moving.formerTotals : null;
+  const former = moving && tableExists(sqlite, moving.formerKeys) ? moving.formerTotals : null;
   let rows: ReturnType<typeof read>;
   try {
     rows = read(former);

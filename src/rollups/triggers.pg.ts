@@ -22,6 +22,7 @@
 import type { SQL } from "bun";
 import { MIGRATION_LOCK, type PgSchemaPart } from "../db/pg/open";
 import { PG_SCHEMA_LEVEL } from "../db/pg/schema-level";
+import { existingTables } from "../db/pg/tables";
 import { GONE_AFTER_MS } from "../http/instances";
 import { formerKeysOf, formerLayout, formerWhileMoving, samePair, inFormerKeys, keysTable, listedIn, movedLater, PG_DIALECT, RETIRED_ROLLUPS, rollupSpecs, type RollupSpec } from "./spec";
 
@@ -477,9 +478,6 @@ export async function moveFormerPgRows(sql: SQL, maxKeys = 500): Promise<{ moved
     });
   return { moved: 0, done: true };
 }
-
-const existingTables = async (sql: SQL, names: string[]): Promise<string[]> =>
-  ((await sql`SELECT relname AS name FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND relname = ANY(${sql.array(names, "text")}::text[])`) as { name: string }[]).map((r) => r.name);
 
 /**
  * Drops the retired rollup tables (spec.ts RETIRED_ROLLUPS) still there, with their triggers, once

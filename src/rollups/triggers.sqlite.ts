@@ -377,7 +377,7 @@ export function dropRetiredRollups(sqlite: Database, maxRows = Infinity): string
 const rowsAbove = (sqlite: Database, table: string, maxRows: number) =>
   maxRows !== Infinity && (sqlite.query(`SELECT count(*) AS n FROM (SELECT 1 FROM "${table}" LIMIT ${maxRows + 1})`).get() as { n: number }).n > maxRows;
 
-const tableExists = (sqlite: Database, table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
+export const tableExists = (sqlite: Database, table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
 
 /** The rollups whose former rows still move after the start (spec.ts RollupSpec.moveLater): their former key list is still there. */
 function movingTables(sqlite: Database): Set<string> {
