@@ -1,7 +1,8 @@
 import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../src/database";
 import { expect, test } from "bun:test";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { SERVER_ALLOCATOR_ENV } from "../../src/common/allocator";
 import { join } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import * as schema from "../../src/db/schema";
@@ -38,6 +39,27 @@ test("the binary, alone in an empty directory, creates its database, serves /hea
   const code = await Promise.race([bin.proc.exited, Bun.sleep(5000).then(() => "timeout")]);
   expect(code).toBe(0);
   expect(performance.now() - started).toBeLessThan(5000);
+});
+
+/** The environment of a running process (Linux: /proc/PID/environ). */
+const environOf = (pid: number) => Object.fromEntries(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.split(/=(.*)/s, 2) as [string, string]));
+
+test("the binary's server runs with the allocator's settings, in the process that was started; an operator's own setting is left alone", async () => {
+  const bin = await startBinary();
+  // execve keeps the process: the pid that was spawned is the server answering, now with the settings.
+  expect((await fetch(`${bin.url}/healthz`)).status).toBe(200);
+  const env = environOf(bin.proc.pid);
+  for (const [name, value] of Object.entries(SERVER_ALLOCATOR_ENV)) expect(env[name]).toBe(value);
+  bin.proc.kill("SIGTERM");
+  expect(await bin.proc.exited).toBe(0);
+
+  const own = await startBinary({ MIMALLOC_PURGE_DELAY: "250" });
+  expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
+  const ownEnv = environOf(own.proc.pid);
+  expect(ownEnv.MIMALLOC_PURGE_DELAY).toBe("250");
+  expect(ownEnv.MIMALLOC_PURGE_HOLES).toBeUndefined();
+  own.proc.kill("SIGTERM");
+  expect(await own.proc.exited).toBe(0);
 });
 
 test("a restart of the binary keeps the generated secrets; the secrets file is 0600", async () => {
