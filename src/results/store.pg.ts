@@ -60,12 +60,15 @@ export async function insertResults(tx: SQL, batch: { key: ResultKey; values: Re
      WHERE NOT EXISTS (SELECT 1 FROM citation_urls u WHERE u.url = x.url AND u.normalized_url = x.normalized_url AND u.title = x.title)
      ORDER BY 1, 2, 3
     ON CONFLICT DO NOTHING`;
+  // Each URL's id looked up by its unique key (a subquery per row): a join was planned from
+  // statistics of a citation_urls a fraction of its size, and scanned all of it per batch.
   await tx`
     INSERT INTO citations (id, result_id, brand_id, position, url_id, domain, is_brand, competitor_id, created_at)
-    SELECT x.id, x.result_id, x.brand_id, x.position, u.id, x.domain, x.is_brand, x.competitor_id, coalesce(x.created_at, now())
+    SELECT x.id, x.result_id, x.brand_id, x.position,
+           (SELECT u.id FROM citation_urls u WHERE u.url = x.url AND u.normalized_url = x.normalized_url AND u.title = x.title),
+           x.domain, x.is_brand, x.competitor_id, coalesce(x.created_at, now())
       FROM jsonb_to_recordset(${cited}::jsonb) AS x(id uuid, result_id uuid, brand_id uuid, position int, url text, normalized_url text, title text, domain text,
-           is_brand boolean, competitor_id uuid, created_at timestamptz)
-      JOIN citation_urls u ON u.url = x.url AND u.normalized_url = x.normalized_url AND u.title = x.title`;
+           is_brand boolean, competitor_id uuid, created_at timestamptz)`;
   return ids;
 }
 
