@@ -3,26 +3,19 @@
 // citations and its status go in one transaction; the unique key (job, prompt, platform, model,
 // region, sample) makes a unit repeated after a crash a no-op.
 import { pgCode } from "../db/pg/values";
-import type { ResultToRecord, TrackingStore, WriteOutcome } from "./store";
+import type { ResultToRecord, TrackingStore, WriteBatching, WriteOutcome } from "./store";
 import type { UnitTask } from "./unit";
 
 export type { WriteOutcome };
 
-export interface ResultWriterOptions {
-  /** A batch is committed once no result has arrived for this long… */
-  idleMs?: number;
-  /** …or its first result has waited this long… */
-  maxWaitMs?: number;
-  /** …or it is this large. */
-  maxBatch?: number;
-}
+export type ResultWriterOptions = WriteBatching;
 
 interface Pending extends ResultToRecord {
   resolve: (o: WriteOutcome) => void;
   reject: (e: unknown) => void;
 }
 
-export function createResultWriter(store: TrackingStore, options: ResultWriterOptions = {}) {
+export function createResultWriter(store: TrackingStore, options: ResultWriterOptions = store.writeBatching ?? {}) {
   // A commit costs about as much as the pages it touches, and results of one job share many of
   // theirs (index and table tails): 16 results a commit write 5.5 pages each, 64 write 3. While
   // results stream in, a batch grows for up to 10 ms or 64 results (a few ms of this thread); when

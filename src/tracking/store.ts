@@ -105,7 +105,19 @@ export interface FinishRunInput {
   visibilityAlertPoints: number;
 }
 
+/** How results are gathered into one recordResults call (src/tracking/result-writer.ts). */
+export interface WriteBatching {
+  /** A batch is committed once no result has arrived for this long… */
+  idleMs?: number;
+  /** …or its first result has waited this long… */
+  maxWaitMs?: number;
+  /** …or it is this large. */
+  maxBatch?: number;
+}
+
 export interface TrackingStore {
+  /** How this store's writes are best batched, when not the writer's defaults. */
+  readonly writeBatching?: WriteBatching;
   /** A brand as a run needs it; null when unknown. */
   brandForRun(brandId: string): Promise<RunBrand | null>;
   /** The brand's enabled platforms (by platform), with their model and samples settings. */

@@ -172,6 +172,19 @@ describe("result writer", () => {
     await streaming.flush();
   });
 
+  test("a writer batches as its store asks: on Postgres a commit gathers results for longer (its triggers cost per commit), on SQLite it commits within milliseconds", async () => {
+    const { task, tracking } = await setUp(4);
+    const batchSizes: number[] = [];
+    const counted: typeof tracking = { ...tracking, recordResults: (batch) => (batchSizes.push(batch.length), tracking.recordResults(batch)) };
+    const writer = createResultWriter(counted);
+    const first = writer.write(task(0), answered([]));
+    await Bun.sleep(10);
+    const second = writer.write(task(1), answered([]));
+    expect(await Promise.all([first, second])).toEqual(["written", "written"]);
+    if (TEST_BACKEND === "postgres") expect(batchSizes).toEqual([2]);
+    else expect(batchSizes).toEqual([1, 1]);
+  });
+
   test("one commit in flight at a time: results arriving meanwhile wait and go in the next one, together", async () => {
     const { task, tracking } = await setUp(6);
     let inFlight = 0;
