@@ -143,6 +143,9 @@ async function dropDatabase(url: string): Promise<void> {
 
 // ---- 1. tracking over three instances ------------------------------------------------------------
 
+/** Turns /metrics on in the tracking run's instances (its histogram of unit call times is context). */
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+
 async function trackingTarget(): Promise<void> {
   const fake = await startFakeUpstream(LATENCY_MS);
   const databaseUrl = await pg!.createDatabase("bench_tracking");
@@ -152,7 +155,7 @@ async function trackingTarget(): Promise<void> {
     await sql.unsafe(`ALTER DATABASE "${new URL(databaseUrl).pathname.slice(1)}" SET track_functions = 'pl'`);
     // TRACKING_MAX_ACTIVE_JOBS=1: an instance holds one job at a time (the default, 8, lets the first
     // instance woken by the enqueue's NOTIFY claim all three, to share its 32 calls among them).
-    const env = { ...fake.env, WORKERS, TRACKING_MAX_ACTIVE_JOBS: "1", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" };
+    const env = { ...fake.env, METRICS_TOKEN, WORKERS, TRACKING_MAX_ACTIVE_JOBS: "1", PERPLEXITY_CONCURRENCY: String(CONCURRENCY), PERPLEXITY_RPM: "0" };
     // The first migrates; the other two then start at once.
     const first = await serve(databaseUrl, env);
     const instances = [first, ...(await Promise.all(Array.from({ length: INSTANCES - 1 }, () => serve(databaseUrl, env))))];
@@ -235,6 +238,15 @@ async function trackingTarget(): Promise<void> {
     };
     sampling = false;
     await sampler;
+    // Each instance's mean time from a unit's call to its analysed answer (its /metrics histogram):
+    // what a round of calls takes beyond the upstream's latency.
+    const unitMeans: string[] = [];
+    for (const s of instances) {
+      const text = await (await fetch(`${s.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      const sum = Number(text.match(/answerwatch_upstream_call_duration_seconds_sum\{[^}]*\} ([\d.e+-]+)/)?.[1]);
+      const count = Number(text.match(/answerwatch_upstream_call_duration_seconds_count\{[^}]*\} ([\d.e+-]+)/)?.[1]);
+      unitMeans.push(`${((sum / count) * 1000).toFixed(1)} ms over ${count}`);
+    }
     for (const [i, { job }] of ended.entries())
       if (job.status !== "completed" || job.progress.completed !== brands[i]!.units) throw new Error(`job ${i} ended ${job.status} (${JSON.stringify(job.progress)}): ${job.failedReason}`);
     const counted = await sql`SELECT job_id, count(*)::int AS n, count(DISTINCT prompt_id)::int AS prompts FROM prompt_results GROUP BY job_id`;
@@ -266,6 +278,7 @@ async function trackingTarget(): Promise<void> {
       `   context: CPU during the run of ${secs(wall)} (ms, /proc): instances ${cpu.instances.join(" + ")}, PostgreSQL ${cpu.postgres}, fake upstream ${cpu.upstream}, this client ${cpu.self.toFixed(0)}; ${cpuTotal.toFixed(0)} ms = ${(cpuTotal / wall).toFixed(2)} of ${availableParallelism()} cores; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     );
     console.log(`   context: the three start requests answered after ${secs(startAnswered)}`);
+    console.log(`   context: from a unit's call to its analysed answer, mean per instance (upstream ${LATENCY_MS} ms): ${unitMeans.join(", ")}`);
     console.log(`   context: job polls (GET /api/tracking/job/:id every 100 ms) slowest ${secs(slowestPoll)}, ${pollErrors.length} failed${pollErrors.length ? ` (${pollErrors.slice(0, 3).join("; ")})` : ""}`);
     const top = [...activeQueries].sort((a, b) => b[1] - a[1]).slice(0, 6);
     console.log(`   context: the instances' active statements, ${samples} samples of pg_stat_activity (average sessions active: ${([...activeQueries.values()].reduce((a, b) => a + b, 0) / Math.max(1, samples)).toFixed(1)}):`);
