@@ -1,22 +1,16 @@
 #!/usr/bin/env bun
 // Entry: a server first gets its allocator's settings (src/common/allocator.ts), then the CLI runs
 // (src/cli.ts). Nothing else is loaded before that, so a restart costs only Bun's own start.
-import { allocatorRelaunch } from "./common/allocator";
+import { allocatorRelaunch, processStart } from "./common/allocator";
 
-const relaunch = allocatorRelaunch({
-  args: process.argv.slice(2),
-  env: process.env,
-  execPath: process.execPath,
-  execArgv: process.execArgv,
-  script: process.argv[1] ?? "",
-  // A compiled binary's modules live in Bun's embedded file system.
-  compiled: Bun.main.startsWith("/$bunfs/"),
-});
+const start = process.platform === "linux" ? processStart() : null;
+const relaunch = start && allocatorRelaunch({ args: process.argv.slice(2), start, execPath: process.execPath, execArgv: process.execArgv });
 if (relaunch && process.execve) {
   try {
     process.execve(relaunch.file, relaunch.args, relaunch.env);
-  } catch {
-    // execve refused (an unusual system): the server runs with the allocator's defaults.
+  } catch (error) {
+    // execve refused (a sandbox, a missing executable): the server runs with the allocator's defaults.
+    process.stderr.write(`answerwatch: could not restart with the allocator's settings (${String(error)}); running with its defaults\n`);
   }
 }
 await import("./cli");

@@ -1,12 +1,12 @@
 // The memory allocator's settings for a server. Bun allocates through mimalloc, which by default
 // gives freed memory back to the system within 100 ms, holes inside its pages included. A server
 // writing tracking results frees and reuses memory all the time: giving it back and faulting it in
-// again cost ~35 % of each instance's CPU in bench/postgres.ts's 10,000-unit run (a third of its
-// ~8.5 s), and 35 % of the SQLite run's in bench/tracking.ts. mimalloc reads these variables once,
-// as the process starts, so a server started without them starts itself again with them (the same
-// process: execve keeps its id, files and signals). What they cost: memory freed stays with the
-// process a second longer, and holes inside pages until the page is free — ~45 MiB more resident
-// when idle after a run, ~60 MiB more at the peak of bench/scale-tracking.ts's 10,000-unit run.
+// again cost about a third of each instance's CPU in bench/postgres.ts's 10,000-unit run. mimalloc
+// reads these variables once, as the process starts, so a server started without them starts itself
+// again with them (execve: the same process id and standard streams). What they cost: memory freed
+// stays with the process a second longer, and holes inside pages until the page is free — ~45 MiB
+// more resident when idle after a run, ~60 MiB more at the peak of bench/scale-tracking.ts's run.
+import { readFileSync } from "node:fs";
 
 /** mimalloc's options for a server (MIMALLOC_<option>); any of them set already leaves all to the operator. */
 export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0", MIMALLOC_PURGE_DELAY: "1000" };
@@ -18,20 +18,47 @@ export function startsServer(args: readonly string[]): boolean {
   return first.startsWith("-") && !["-h", "--help", "-v", "--version"].includes(first);
 }
 
+/** How the process was started: its argv and its environment as the system handed them over. */
+export interface ProcessStart {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * This process's start as Linux records it (/proc/self): argv exactly as given, whatever Bun made of
+ * it (a compiled binary's argv, BUN_OPTIONS, runtime flags), and the environment without what Bun
+ * loaded from ./.env since. Null where there is no /proc.
+ */
+export function processStart(read: (path: string) => string = (path) => readFileSync(path, "utf8")): ProcessStart | null {
+  try {
+    const argv = read("/proc/self/cmdline").split("\0").slice(0, -1);
+    const env: Record<string, string> = {};
+    for (const entry of read("/proc/self/environ").split("\0")) {
+      const at = entry.indexOf("=");
+      if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
+    }
+    return argv.length ? { argv, env } : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface Relaunch {
-  /** What execve runs: the program and its whole argument list (argv[0] included). */
+  /** What execve runs: the program, its whole argv (argv[0] included) and its environment. */
   file: string;
   args: string[];
-  env: Record<string, string | undefined>;
+  env: Record<string, string>;
 }
 
 /**
  * How to start this process again with the server's allocator settings, or null when it needs no
- * restart (not a server, or the environment already names an option). `compiled`: a
- * `bun build --compile` binary, whose argv holds no script path.
+ * restart: not a server, a debugger attached (it would have to attach twice), or the environment it
+ * was started with already names an option (a MIMALLOC_ line in ./.env does not count: the allocator
+ * never sees it). The same argv and environment, the settings added: nothing from ./.env is copied in.
  */
-export function allocatorRelaunch(p: { args: readonly string[]; env: Readonly<Record<string, string | undefined>>; execPath: string; execArgv: readonly string[]; script: string; compiled: boolean }): Relaunch | null {
+export function allocatorRelaunch(p: { args: readonly string[]; start: ProcessStart; execPath: string; execArgv: readonly string[] }): Relaunch | null {
   if (!startsServer(p.args)) return null;
-  if (Object.keys(SERVER_ALLOCATOR_ENV).some((name) => p.env[name] !== undefined)) return null;
-  return { file: p.execPath, args: [p.execPath, ...p.execArgv, ...(p.compiled ? [] : [p.script]), ...p.args], env: { ...p.env, ...SERVER_ALLOCATOR_ENV } };
+  if (p.execArgv.some((flag) => flag.startsWith("--inspect"))) return null;
+  if (Object.keys(SERVER_ALLOCATOR_ENV).some((name) => p.start.env[name] !== undefined)) return null;
+  return { file: p.execPath, args: p.start.argv, env: { ...p.start.env, ...SERVER_ALLOCATOR_ENV } };
 }

@@ -37,8 +37,9 @@ const SUMMARY_SQL = `
  * Results gathered for up to 150 ms a commit. A commit's rollup triggers cost PostgreSQL ~6 ms
  * whatever its size (some 45 statements) plus ~1.3 ms a result: at the writer's default 10 ms a
  * commit held 5–16 results, and in bench/postgres.ts's 10,000-unit run PostgreSQL's CPU went
- * 24.4–25.5 s → 20.1 s with this window (19.0 s at 300 ms). Nothing waits on it but the rows'
- * visibility: a unit's call slot is released when the engine answers, not when its row commits.
+ * 24.4–25.5 s → 20.1 s with this window (19.0 s at 300 ms). The calls do not wait on it (a unit's
+ * slot is released when the engine answers, not when its row commits); the rows' visibility and a
+ * job's end (its last commit, then its summary and webhooks) wait up to 150 ms more.
  */
 const PG_WRITE_BATCHING = { idleMs: 50, maxWaitMs: 150 };
 

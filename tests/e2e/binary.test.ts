@@ -53,6 +53,13 @@ test("the binary's server runs with the allocator's settings, in the process tha
   bin.proc.kill("SIGTERM");
   expect(await bin.proc.exited).toBe(0);
 
+  // Bun's own options (BUN_OPTIONS) reach the restarted binary as Bun's, not as the CLI's arguments.
+  const smol = await startBinary({ BUN_OPTIONS: "--smol" });
+  expect((await fetch(`${smol.url}/healthz`)).status).toBe(200);
+  expect(environOf(smol.proc.pid).MIMALLOC_PURGE_HOLES).toBe(SERVER_ALLOCATOR_ENV.MIMALLOC_PURGE_HOLES);
+  smol.proc.kill("SIGTERM");
+  expect(await smol.proc.exited).toBe(0);
+
   const own = await startBinary({ MIMALLOC_PURGE_DELAY: "250" });
   expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
   const ownEnv = environOf(own.proc.pid);

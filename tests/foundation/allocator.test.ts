@@ -1,8 +1,9 @@
 // The server's allocator settings (src/common/allocator.ts): which commands start again with them,
 // and with what arguments (from source and as a compiled binary); a server run from source gets them.
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { allocatorRelaunch, SERVER_ALLOCATOR_ENV, startsServer } from "../../src/common/allocator";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { allocatorRelaunch, processStart, SERVER_ALLOCATOR_ENV, startsServer } from "../../src/common/allocator";
 import { ROOT, tempDir } from "../helpers/app";
 
 test("serve, no command and serve's flags start a server; other commands and --help/--version do not", () => {
@@ -10,22 +11,40 @@ test("serve, no command and serve's flags start a server; other commands and --h
   for (const args of [["keys"], ["migrate"], ["logs", "import"], ["--help"], ["-h"], ["--version"], ["-v"], ["demo"]]) expect(startsServer(args)).toBe(false);
 });
 
-test("the relaunch runs the same program with the same arguments, the script only when run from source, and the settings added", () => {
-  const base = { env: { PATH: "/usr/bin", PORT: "1" }, execPath: "/opt/bun", execArgv: ["--smol"], script: "/repo/src/main.ts" };
-  expect(allocatorRelaunch({ ...base, args: ["serve", "--port", "9"], compiled: false })).toEqual({
-    file: "/opt/bun",
-    args: ["/opt/bun", "--smol", "/repo/src/main.ts", "serve", "--port", "9"],
-    env: { PATH: "/usr/bin", PORT: "1", ...SERVER_ALLOCATOR_ENV },
-  });
-  // A compiled binary's argv[1] is its embedded entry, not an argument to pass again.
-  expect(allocatorRelaunch({ ...base, execPath: "/usr/local/bin/answerwatch", execArgv: [], args: ["serve"], compiled: true })?.args).toEqual(["/usr/local/bin/answerwatch", "serve"]);
-  expect(allocatorRelaunch({ ...base, args: ["keys"], compiled: false })).toBeNull();
-  // Any of the settings already named: the operator's choice, nothing added.
-  for (const name of Object.keys(SERVER_ALLOCATOR_ENV)) expect(allocatorRelaunch({ ...base, env: { ...base.env, [name]: "1" }, args: ["serve"], compiled: false })).toBeNull();
+test("the relaunch runs the program as it was started — the same argv and environment, the settings added — or not at all", () => {
+  const start = { argv: ["./answerwatch", "serve", "--port", "9"], env: { PATH: "/usr/bin", BUN_OPTIONS: "--smol" } };
+  const base = { start, execPath: "/srv/answerwatch", execArgv: ["--smol"] };
+  // argv exactly as started: a compiled binary's (no script; BUN_OPTIONS' flags are Bun's to apply again), or a source run's.
+  expect(allocatorRelaunch({ ...base, args: ["serve", "--port", "9"] })).toEqual({ file: "/srv/answerwatch", args: ["./answerwatch", "serve", "--port", "9"], env: { PATH: "/usr/bin", BUN_OPTIONS: "--smol", ...SERVER_ALLOCATOR_ENV } });
+  const fromSource = { argv: ["bun", "--smol", "src/main.ts", "serve"], env: { PATH: "/usr/bin" } };
+  expect(allocatorRelaunch({ ...base, start: fromSource, args: ["serve"] })?.args).toEqual(["bun", "--smol", "src/main.ts", "serve"]);
+  expect(allocatorRelaunch({ ...base, args: ["keys"] })).toBeNull();
+  // A debugger would have to attach twice.
+  expect(allocatorRelaunch({ ...base, execArgv: ["--inspect-wait=0"], args: ["serve"] })).toBeNull();
+  // Any of the settings in the environment the process was started with: the operator's choice, nothing added.
+  for (const name of Object.keys(SERVER_ALLOCATOR_ENV)) expect(allocatorRelaunch({ ...base, start: { ...start, env: { ...start.env, [name]: "1" } }, args: ["serve"] })).toBeNull();
 });
 
-test("a server run from source (bun src/main.ts serve) runs with the settings, in the process that was started", async () => {
+test("the start is read from /proc/self: argv as given, and the environment as handed over (none of ./.env)", () => {
+  const files: Record<string, string> = { "/proc/self/cmdline": "./answerwatch\0serve\0", "/proc/self/environ": "PATH=/usr/bin\0EQ=a=b\0EMPTY=\0" };
+  expect(processStart((path) => files[path]!)).toEqual({ argv: ["./answerwatch", "serve"], env: { PATH: "/usr/bin", EQ: "a=b", EMPTY: "" } });
+  expect(
+    processStart(() => {
+      throw new Error("ENOENT");
+    }),
+  ).toBeNull();
+  // This process's own start: its argv is the test runner's, its environment lacks nothing it was given.
+  const own = processStart()!;
+  expect(own.argv[0] ?? "").toContain("bun");
+  expect(own.env.PATH).toBe(process.env.PATH!);
+});
+
+test("a server run from source (bun src/main.ts serve) runs with the settings, in the process that was started; ./.env neither sets them nor enters its environment", async () => {
+  const cwd = tempDir();
+  // The allocator never sees a line of ./.env (Bun reads it after the allocator started), and its secrets stay out of /proc/PID/environ.
+  writeFileSync(join(cwd, ".env"), "MIMALLOC_PURGE_DELAY=5\nSMTP_URL=smtp://user:secret@127.0.0.1:1\n");
   const proc = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "serve"], {
+    cwd,
     env: { PATH: Bun.env.PATH!, DATA_DIR: tempDir(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn" },
     stdout: "pipe",
     stderr: "inherit",
@@ -43,6 +62,7 @@ test("a server run from source (bun src/main.ts serve) runs with the settings, i
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const env = Object.fromEntries(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.split(/=(.*)/s, 2) as [string, string]));
     for (const [name, value] of Object.entries(SERVER_ALLOCATOR_ENV)) expect(env[name]).toBe(value);
+    expect(env.SMTP_URL).toBeUndefined();
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
