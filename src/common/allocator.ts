@@ -1,15 +1,17 @@
 // The memory allocator's settings for a server. Bun allocates through mimalloc, which by default
 // gives freed memory back to the system within 100 ms, holes inside its pages included. A server
-// writing tracking results frees and reuses memory all the time: giving it back and faulting it in
-// again cost about a third of each instance's CPU in bench/postgres.ts's 10,000-unit run. mimalloc
-// reads these variables once, as the process starts, so a server started without them starts itself
-// again with them (execve: the same process id and standard streams). What they cost: memory freed
-// stays with the process a second longer, and holes inside pages until the page is free — ~45 MiB
-// more resident when idle after a run, ~60 MiB more at the peak of bench/scale-tracking.ts's run.
+// writing tracking results frees and reuses memory all the time: giving those holes back and
+// faulting them in again cost about a third of each instance's CPU in bench/postgres.ts's
+// 10,000-unit run. mimalloc reads its options once, as the process starts, so a server started
+// without them starts itself again with them (execve: the same process id and standard streams).
+// What it costs: a hole stays with the process until its whole page is free — ~45 MiB more resident
+// when idle after bench/scale-tracking.ts's run, ~70 MiB more at its peak. (Keeping freed pages a
+// second longer, MIMALLOC_PURGE_DELAY=1000, saved a little more CPU but held the serving thread up
+// to ~90 ms at p95 while a heavy read looped, against ~10 ms: tests/e2e/security.test.ts.)
 import { readFileSync } from "node:fs";
 
-/** mimalloc's options for a server (MIMALLOC_<option>); any of them set already leaves all to the operator. */
-export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0", MIMALLOC_PURGE_DELAY: "1000" };
+/** mimalloc's options for a server (MIMALLOC_<option>); any MIMALLOC_ variable set already leaves the allocator to the operator. */
+export const SERVER_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0" };
 
 /** The CLI's arguments start a server: no command, `serve`, or serve's flags alone (see src/cli.ts). */
 export function startsServer(args: readonly string[]): boolean {
@@ -53,12 +55,12 @@ export interface Relaunch {
 /**
  * How to start this process again with the server's allocator settings, or null when it needs no
  * restart: not a server, a debugger attached (it would have to attach twice), or the environment it
- * was started with already names an option (a MIMALLOC_ line in ./.env does not count: the allocator
- * never sees it). The same argv and environment, the settings added: nothing from ./.env is copied in.
+ * was started with already sets one of mimalloc's options (a MIMALLOC_ line in ./.env does not
+ * count: the allocator never sees it). The same argv and environment, the settings added: nothing from ./.env is copied in.
  */
 export function allocatorRelaunch(p: { args: readonly string[]; start: ProcessStart; execPath: string; execArgv: readonly string[] }): Relaunch | null {
   if (!startsServer(p.args)) return null;
   if (p.execArgv.some((flag) => flag.startsWith("--inspect"))) return null;
-  if (Object.keys(SERVER_ALLOCATOR_ENV).some((name) => p.start.env[name] !== undefined)) return null;
+  if (Object.keys(p.start.env).some((name) => name.startsWith("MIMALLOC_"))) return null;
   return { file: p.execPath, args: p.start.argv, env: { ...p.start.env, ...SERVER_ALLOCATOR_ENV } };
 }

@@ -21,8 +21,8 @@ test("the relaunch runs the program as it was started — the same argv and envi
   expect(allocatorRelaunch({ ...base, args: ["keys"] })).toBeNull();
   // A debugger would have to attach twice.
   expect(allocatorRelaunch({ ...base, execArgv: ["--inspect-wait=0"], args: ["serve"] })).toBeNull();
-  // Any of the settings in the environment the process was started with: the operator's choice, nothing added.
-  for (const name of Object.keys(SERVER_ALLOCATOR_ENV)) expect(allocatorRelaunch({ ...base, start: { ...start, env: { ...start.env, [name]: "1" } }, args: ["serve"] })).toBeNull();
+  // Any of mimalloc's options in the environment the process was started with: the operator's choice, nothing added.
+  for (const name of [...Object.keys(SERVER_ALLOCATOR_ENV), "MIMALLOC_PURGE_DELAY"]) expect(allocatorRelaunch({ ...base, start: { ...start, env: { ...start.env, [name]: "1" } }, args: ["serve"] })).toBeNull();
 });
 
 test("the start is read from /proc/self: argv as given, and the environment as handed over (none of ./.env)", () => {
