@@ -3,12 +3,12 @@
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { allocatorRelaunch, processStart, SERVER_ALLOCATOR_ENV, startsServer } from "../../src/common/allocator";
+import { allocatorRelaunch, processStart, SERVER_ALLOCATOR_ENV, wantsServerAllocator } from "../../src/common/allocator";
 import { ROOT, tempDir } from "../helpers/app";
 
-test("serve, no command and serve's flags start a server; other commands and --help/--version do not", () => {
-  for (const args of [[], ["serve"], ["serve", "--port", "3000"], ["--port", "3000"], ["--data-dir=/tmp/x"]]) expect(startsServer(args)).toBe(true);
-  for (const args of [["keys"], ["migrate"], ["logs", "import"], ["--help"], ["-h"], ["--version"], ["-v"], ["demo"]]) expect(startsServer(args)).toBe(false);
+test("serve, no command, serve's flags and a log import get the settings; other commands and --help/--version do not", () => {
+  for (const args of [[], ["serve"], ["serve", "--port", "3000"], ["--port", "3000"], ["--data-dir=/tmp/x"], ["logs", "import", "--brand", "b", "a.log"]]) expect(wantsServerAllocator(args)).toBe(true);
+  for (const args of [["keys"], ["migrate"], ["logs"], ["logs", "--help"], ["--help"], ["-h"], ["--version"], ["-v"], ["demo"]]) expect(wantsServerAllocator(args)).toBe(false);
 });
 
 test("the relaunch runs the program as it was started — the same argv and environment, the settings added — or not at all", () => {
