@@ -37,13 +37,16 @@ export interface ProcessStart {
  * it (a compiled binary's argv, BUN_OPTIONS, runtime flags), and the environment without what Bun
  * loaded from ./.env since. Null where there is no /proc.
  */
-export function processStart(read: (path: string) => string = (path) => readFileSync(path, "utf8")): ProcessStart | null {
+export function processStart(read: (path: string) => Uint8Array = (path) => readFileSync(path)): ProcessStart | null {
   try {
-    const argv = read("/proc/self/cmdline").split("\0").slice(0, -1);
+    // Bytes that are not UTF-8 could not be handed back as they came: no restart then (fatal).
+    const text = (path: string) => new TextDecoder("utf-8", { fatal: true }).decode(read(path));
+    const argv = text("/proc/self/cmdline").split("\0").slice(0, -1);
     const env: Record<string, string> = {};
-    for (const entry of read("/proc/self/environ").split("\0")) {
+    for (const entry of text("/proc/self/environ").split("\0")) {
       const at = entry.indexOf("=");
-      if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
+      // A name given twice: the first counts, as getenv reads it.
+      if (at > 0 && !(entry.slice(0, at) in env)) env[entry.slice(0, at)] = entry.slice(at + 1);
     }
     return argv.length ? { argv, env } : null;
   } catch {
@@ -60,13 +63,16 @@ export interface Relaunch {
 
 /**
  * How to start this process again with the server's allocator settings, or null when it needs no
- * restart: not a server or an import, a debugger attached (it would have to attach twice), or the environment it
- * was started with already sets one of mimalloc's options (a MIMALLOC_ line in ./.env does not
- * count: the allocator never sees it). The same argv and environment, the settings added: nothing from ./.env is copied in.
+ * restart: not a server or an import; a debugger attached, by flag or by BUN_INSPECT (it would have
+ * to attach twice); a file named by an inherited descriptor (`<(zcat log.gz)` is /dev/fd/63: execve
+ * keeps only the standard streams); or the environment it was started with already sets one of
+ * mimalloc's options (a MIMALLOC_ line in ./.env does not count: the allocator never sees it). The
+ * same argv and environment, the settings added: nothing from ./.env is copied in.
  */
 export function allocatorRelaunch(p: { args: readonly string[]; start: ProcessStart; execPath: string; execArgv: readonly string[] }): Relaunch | null {
   if (!wantsServerAllocator(p.args)) return null;
-  if (p.execArgv.some((flag) => flag.startsWith("--inspect"))) return null;
+  if (p.execArgv.some((flag) => flag.startsWith("--inspect")) || Object.keys(p.start.env).some((name) => name.startsWith("BUN_INSPECT"))) return null;
+  if (p.args.some((arg) => /^\/(dev|proc\/self)\/fd\/([3-9]|\d{2,})$/.test(arg))) return null;
   if (Object.keys(p.start.env).some((name) => name.startsWith("MIMALLOC_"))) return null;
   return { file: p.execPath, args: p.start.argv, env: { ...p.start.env, ...SERVER_ALLOCATOR_ENV } };
 }

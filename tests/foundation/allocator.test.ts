@@ -19,15 +19,24 @@ test("the relaunch runs the program as it was started — the same argv and envi
   const fromSource = { argv: ["bun", "--smol", "src/main.ts", "serve"], env: { PATH: "/usr/bin" } };
   expect(allocatorRelaunch({ ...base, start: fromSource, args: ["serve"] })?.args).toEqual(["bun", "--smol", "src/main.ts", "serve"]);
   expect(allocatorRelaunch({ ...base, args: ["keys"] })).toBeNull();
-  // A debugger would have to attach twice.
+  // A debugger would have to attach twice, by flag or through the environment.
   expect(allocatorRelaunch({ ...base, execArgv: ["--inspect-wait=0"], args: ["serve"] })).toBeNull();
+  expect(allocatorRelaunch({ ...base, start: { ...start, env: { ...start.env, BUN_INSPECT: "ws://127.0.0.1:9229/x?wait=1" } }, args: ["serve"] })).toBeNull();
+  // A log read from an inherited descriptor (bash's <(…)) would be closed by the restart; the standard streams are kept.
+  expect(allocatorRelaunch({ ...base, args: ["logs", "import", "--brand", "b", "/dev/fd/63"] })).toBeNull();
+  expect(allocatorRelaunch({ ...base, args: ["logs", "import", "--brand", "b", "/proc/self/fd/3"] })).toBeNull();
+  expect(allocatorRelaunch({ ...base, args: ["logs", "import", "--brand", "b", "/dev/fd/0"] })).not.toBeNull();
   // Any of mimalloc's options in the environment the process was started with: the operator's choice, nothing added.
   for (const name of [...Object.keys(SERVER_ALLOCATOR_ENV), "MIMALLOC_PURGE_DELAY"]) expect(allocatorRelaunch({ ...base, start: { ...start, env: { ...start.env, [name]: "1" } }, args: ["serve"] })).toBeNull();
 });
 
 test("the start is read from /proc/self: argv as given, and the environment as handed over (none of ./.env)", () => {
-  const files: Record<string, string> = { "/proc/self/cmdline": "./answerwatch\0serve\0", "/proc/self/environ": "PATH=/usr/bin\0EQ=a=b\0EMPTY=\0" };
-  expect(processStart((path) => files[path]!)).toEqual({ argv: ["./answerwatch", "serve"], env: { PATH: "/usr/bin", EQ: "a=b", EMPTY: "" } });
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const files: Record<string, Uint8Array> = { "/proc/self/cmdline": bytes("./answerwatch\0serve\0\0"), "/proc/self/environ": bytes("PATH=/usr/bin\0EQ=a=b\0EMPTY=\0PATH=/second\0NOEQUALS\0") };
+  // A deliberately empty argument is kept; a name given twice counts once, first (as getenv reads it).
+  expect(processStart((path) => files[path]!)).toEqual({ argv: ["./answerwatch", "serve", ""], env: { PATH: "/usr/bin", EQ: "a=b", EMPTY: "" } });
+  // Bytes that are not UTF-8 could not be handed back unchanged: no start read, so no restart.
+  expect(processStart((path) => (path.endsWith("environ") ? new Uint8Array([0x41, 0x3d, 0xff, 0]) : files[path]!))).toBeNull();
   expect(
     processStart(() => {
       throw new Error("ENOENT");
