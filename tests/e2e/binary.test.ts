@@ -1,12 +1,12 @@
 import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../src/database";
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { SERVER_ALLOCATOR_ENV } from "../../src/common/allocator";
 import { join } from "node:path";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import * as schema from "../../src/db/schema";
-import { startBinary } from "../helpers/binary";
+import { environOf, startBinary } from "../helpers/binary";
 import { BROKEN_SIGNING_KEY, tempDir } from "../helpers/app";
 import { seedBrand } from "../helpers/tracking";
 
@@ -40,9 +40,6 @@ test("the binary, alone in an empty directory, creates its database, serves /hea
   expect(code).toBe(0);
   expect(performance.now() - started).toBeLessThan(5000);
 });
-
-/** The environment of a running process (Linux: /proc/PID/environ). */
-const environOf = (pid: number) => Object.fromEntries(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.split(/=(.*)/s, 2) as [string, string]));
 
 test("the binary's server runs with the allocator's settings, in the process that was started; an operator's own setting is left alone", async () => {
   const bin = await startBinary();

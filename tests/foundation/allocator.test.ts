@@ -1,10 +1,11 @@
 // The server's allocator settings (src/common/allocator.ts): which commands start again with them,
 // and with what arguments (from source and as a compiled binary); a server run from source gets them.
 import { expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { allocatorRelaunch, processStart, SERVER_ALLOCATOR_ENV, wantsServerAllocator } from "../../src/common/allocator";
 import { ROOT, tempDir } from "../helpers/app";
+import { environOf, untilListening } from "../helpers/binary";
 
 test("serve, no command, serve's flags and a log import get the settings; other commands and --help/--version do not", () => {
   for (const args of [[], ["serve"], ["serve", "--port", "3000"], ["--port", "3000"], ["--data-dir=/tmp/x"], ["logs", "import", "--brand", "b", "a.log"]]) expect(wantsServerAllocator(args)).toBe(true);
@@ -55,21 +56,14 @@ test("a server run from source (bun src/main.ts serve) runs with the settings, i
   const proc = Bun.spawn([process.execPath, `${ROOT}src/main.ts`, "serve"], {
     cwd,
     env: { PATH: Bun.env.PATH!, DATA_DIR: tempDir(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdin: "ignore",
     stdout: "pipe",
-    stderr: "inherit",
+    stderr: "pipe",
   });
   try {
-    let out = "";
-    const reader = proc.stdout.getReader();
-    for (let i = 0; i < 200 && !/listening on (\S+)/.test(out); i++) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += new TextDecoder().decode(value);
-    }
-    const url = out.match(/listening on (\S+)/)?.[1];
-    expect(url).toBeDefined();
+    const { url } = await untilListening(proc, 20_000);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const env = Object.fromEntries(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.split(/=(.*)/s, 2) as [string, string]));
+    const env = environOf(proc.pid);
     for (const [name, value] of Object.entries(SERVER_ALLOCATOR_ENV)) expect(env[name]).toBe(value);
     expect(env.SMTP_URL).toBeUndefined();
   } finally {

@@ -1,6 +1,7 @@
 // Builds dist-like binaries for e2e tests (once per test process) and starts them in empty directories.
 import { SQL } from "bun";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
+import { processStart } from "../../src/common/allocator";
 import { join } from "node:path";
 import { backendEnv, ROOT, tempDir } from "./app";
 
@@ -28,6 +29,9 @@ export interface StartedBinary {
   /** The Postgres database it runs on (the Postgres pass); undefined on SQLite. */
   databaseUrl?: string;
 }
+
+/** The environment a running process was started with (Linux /proc/PID/environ), parsed as the product parses its own. */
+export const environOf = (pid: number): Record<string, string> => processStart((path) => readFileSync(path.replace("/proc/self/", `/proc/${pid}/`)))!.env;
 
 /** Copies the binary alone into an empty directory and starts it there on a free port. */
 export async function startBinary(env: Record<string, string> = {}, dir = tempDir("aw-bin-")): Promise<StartedBinary> {
