@@ -1,10 +1,12 @@
 #!/usr/bin/env bun
 // Entry: a server first gets its allocator's settings (src/common/allocator.ts), then the CLI runs
 // (src/cli.ts). Nothing else is loaded before that, so a restart costs only Bun's own start.
-import { allocatorRelaunch, processStart } from "./common/allocator";
+import { allocatorRelaunch, processStart, wantsServerAllocator } from "./common/allocator";
 
-const start = process.platform === "linux" ? processStart() : null;
-const relaunch = start && allocatorRelaunch({ args: process.argv.slice(2), start, execPath: process.execPath, execArgv: process.execArgv });
+const args = process.argv.slice(2);
+// /proc is read only for a command that may restart (not for keys, migrate, …).
+const start = process.platform === "linux" && wantsServerAllocator(args) ? processStart() : null;
+const relaunch = start && allocatorRelaunch({ args, start, execPath: process.execPath, execArgv: process.execArgv });
 if (relaunch && process.execve) {
   try {
     process.execve(relaunch.file, relaunch.args, relaunch.env);
