@@ -8,14 +8,12 @@ import type { UnitTask } from "./unit";
 
 export type { WriteOutcome };
 
-export type ResultWriterOptions = WriteBatching;
-
 interface Pending extends ResultToRecord {
   resolve: (o: WriteOutcome) => void;
   reject: (e: unknown) => void;
 }
 
-export function createResultWriter(store: TrackingStore, options: ResultWriterOptions = store.writeBatching ?? {}) {
+export function createResultWriter(store: TrackingStore, options: WriteBatching = store.writeBatching ?? {}) {
   // A commit costs about as much as the pages it touches, and results of one job share many of
   // theirs (index and table tails): 16 results a commit write 5.5 pages each, 64 write 3. While
   // results stream in, a batch grows for up to 10 ms or 64 results (a few ms of this thread); when
