@@ -98,8 +98,22 @@ export async function startFakeUpstream(latencyMs: number) {
   const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.getReader();
   let text = "";
-  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
-  return { env: JSON.parse(text.split("\n")[0]!) as Record<string, string>, pid: proc.pid, proc, stop: () => proc.kill("SIGTERM") };
+  const line = async (): Promise<string> => {
+    while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
+    const at = text.indexOf("\n");
+    const first = text.slice(0, at);
+    text = text.slice(at + 1);
+    return first;
+  };
+  const env = JSON.parse(await line()) as Record<string, string>;
+  return {
+    env,
+    pid: proc.pid,
+    proc,
+    stop: () => proc.kill("SIGTERM"),
+    /** Its answers so far and their mean time from a request's arrival to its answer. */
+    answerTimes: async (): Promise<{ count: number; meanMs: number }> => (proc.kill("SIGUSR2"), JSON.parse(await line())),
+  };
 }
 
 /** CPU ms per thread name used between two threadCpu snapshots (threads that ended are not counted). */

@@ -278,7 +278,8 @@ async function trackingTarget(): Promise<void> {
       `   context: CPU during the run of ${secs(wall)} (ms, /proc): instances ${cpu.instances.join(" + ")}, PostgreSQL ${cpu.postgres}, fake upstream ${cpu.upstream}, this client ${cpu.self.toFixed(0)}; ${cpuTotal.toFixed(0)} ms = ${(cpuTotal / wall).toFixed(2)} of ${availableParallelism()} cores; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     );
     console.log(`   context: the three start requests answered after ${secs(startAnswered)}`);
-    console.log(`   context: from a unit's call to its analysed answer, mean per instance (upstream ${LATENCY_MS} ms): ${unitMeans.join(", ")}`);
+    const fakeTimes = await fake.answerTimes();
+    console.log(`   context: from a unit's call to its analysed answer, mean per instance (upstream ${LATENCY_MS} ms; the fake answered ${fakeTimes.count} calls ${fakeTimes.meanMs.toFixed(1)} ms after they arrived, on average): ${unitMeans.join(", ")}`);
     console.log(`   context: job polls (GET /api/tracking/job/:id every 100 ms) slowest ${secs(slowestPoll)}, ${pollErrors.length} failed${pollErrors.length ? ` (${pollErrors.slice(0, 3).join("; ")})` : ""}`);
     const top = [...activeQueries].sort((a, b) => b[1] - a[1]).slice(0, 6);
     console.log(`   context: the instances' active statements, ${samples} samples of pg_stat_activity (average sessions active: ${([...activeQueries.values()].reduce((a, b) => a + b, 0) / Math.max(1, samples)).toFixed(1)}):`);

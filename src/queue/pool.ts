@@ -19,6 +19,8 @@ export class TaskFailure extends Error {
 export interface WorkerPool {
   run(task: UnitTask, onAnswered?: () => void): { id: number; task: UnitTask; promise: Promise<unknown> };
   abort(id: number): void;
+  /** Starts the threads now (a job was claimed), so their start-up overlaps the job's own. */
+  warm(): void;
   size: number;
   stop(): Promise<void>;
 }
@@ -110,6 +112,7 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
       });
       return { id, task, promise };
     },
+    warm: ensureStarted,
     abort(id) {
       const slot = owner.get(id);
       if (!slot) return;

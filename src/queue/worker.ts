@@ -1,20 +1,25 @@
 // Worker-thread entry: one database connection (opened from the init message's path) and one
 // engine registry per thread; runs units as the main thread hands them over, many at once (they
 // wait on the network, not the CPU).
-import { openDatabase } from "../database";
 import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
 import { createUnitRunner } from "../tracking/unit-runner";
 import type { UnitStore } from "../tracking/store";
-import { createSqliteUnitStore } from "../tracking/units.sqlite";
 import type { TaskError, WorkerCommand, WorkerReply } from "./messages";
 
 declare const self: Worker;
 
-/** The thread's own connection: the SQLite file, or (Postgres mode) a pool of two to DATABASE_URL. */
+/**
+ * The thread's own connection: the SQLite file, or (Postgres mode) a pool of two to DATABASE_URL.
+ * Each backend's modules are loaded only in its mode: a thread starts with the job it runs.
+ */
 async function unitStoreFor(init: Extract<WorkerCommand, { type: "init" }>): Promise<UnitStore> {
-  if (!init.databaseUrl) return createSqliteUnitStore(openDatabase(init.dbPath, { migrate: false }).sqlite);
-  const [{ openPostgresDatabase }, { createPgUnitStore }] = await Promise.all([import("../database"), import("../tracking/units.pg")]);
-  return createPgUnitStore((await openPostgresDatabase(init.databaseUrl, { poolSize: 2, migrate: false })).sql);
+  if (!init.databaseUrl) {
+    const [{ openDatabase }, { createSqliteUnitStore }] = await Promise.all([import("../database"), import("../tracking/units.sqlite")]);
+    return createSqliteUnitStore(openDatabase(init.dbPath, { migrate: false }).sqlite);
+  }
+  // A pool that only reads: neither src/database.ts's SQLite parts nor the migrations are needed.
+  const [{ openPostgres }, { createPgUnitStore }] = await Promise.all([import("../db/pg/open"), import("../tracking/units.pg")]);
+  return createPgUnitStore((await openPostgres(init.databaseUrl, { poolSize: 2, migrate: false, migrations: [], parts: [] })).sql);
 }
 
 let runner: ReturnType<typeof createUnitRunner> | undefined;
@@ -34,6 +39,7 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   if (command.type === "init") {
     runner = createUnitRunner({ store: await unitStoreFor(command), registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
     reply({ type: "ready" });
+    runner.preload();
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();
   } else if (command.type === "run") {

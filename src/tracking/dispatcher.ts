@@ -155,9 +155,10 @@ export function createDispatcher(options: DispatcherOptions) {
     const width = options.engines.platforms[unit.platform as PlatformId]?.concurrency ?? 4;
     if (!queue) job.ready.set(unit.platform, (queue = { units: [], next: 0, lanes: 0, width, ahead: new Map() }));
     queue.units.push(unit);
-    // Read ahead here when the unit a round before it was taken before it arrived.
+    // Read ahead here when the unit a round before it was taken before it arrived, and for the
+    // first round: the main pool's connections are open, a thread's own are not yet.
     const index = queue.units.length - 1;
-    if (index - width >= 0 && index - width < queue.next) readAhead(job, queue, index);
+    if (index - width < queue.next) readAhead(job, queue, index);
     // Bounded by a count as well: a lane that ends at once (its job aborted) changes nothing here.
     for (let started = 0; started < width && queue.lanes < width && queue.lanes < queue.units.length - queue.next; started++) void lane(job, queue);
   }
@@ -249,6 +250,8 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   async function startJob(row: { id: string; brand_id: string | null; organization_id: string | null; attempts: number; max_attempts: number }) {
+    // The threads (and their analysis) start while the job's units are read, not after.
+    pool.warm();
     const counts = await store.counts(row.id);
     const job: ActiveJob = {
       id: row.id,

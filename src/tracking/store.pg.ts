@@ -103,16 +103,17 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
     },
 
     async runForSummary({ jobId, brandId }) {
-      const rows = isUuid(jobId) ? plainRows<SummaryResultRow>(await sql.unsafe(SUMMARY_SQL, [jobId])) : [];
-      const failedUnits = isUuid(jobId)
-        ? ([...(await sql`SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ${jobId} AND status = 'failed' ORDER BY seq`)] as FailedUnitRow[])
-        : [];
-      const noSurface = isUuid(jobId)
-        ? Number((await sql`SELECT count(*) AS n FROM job_units WHERE job_id = ${jobId} AND status = 'done' AND error LIKE 'no_surface%'`)[0].n)
-        : 0;
-      const brand = isUuid(brandId) ? (await sql`SELECT name FROM brands WHERE id = ${brandId}`)[0] : undefined;
-      const texts = isUuid(brandId) ? await sql`SELECT id, text FROM prompts WHERE brand_id = ${brandId}` : [];
-      return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts: new Map(texts.map((p: { id: string; text: string }) => [p.id, p.text])) };
+      const job = isUuid(jobId);
+      const brandOk = isUuid(brandId);
+      // Five independent reads side by side: the run's end waits on them (issue #29).
+      const [rows, failedUnits, noSurface, brand, texts] = await Promise.all([
+        job ? sql.unsafe(SUMMARY_SQL, [jobId]).then((r) => plainRows<SummaryResultRow>(r)) : [],
+        job ? sql`SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ${jobId} AND status = 'failed' ORDER BY seq`.then((r) => [...r] as FailedUnitRow[]) : [],
+        job ? sql`SELECT count(*) AS n FROM job_units WHERE job_id = ${jobId} AND status = 'done' AND error LIKE 'no_surface%'`.then((r) => Number(r[0].n)) : 0,
+        brandOk ? sql`SELECT name FROM brands WHERE id = ${brandId}`.then((r) => r[0] as { name: string } | undefined) : undefined,
+        brandOk ? sql`SELECT id, text FROM prompts WHERE brand_id = ${brandId}`.then((r) => [...r] as { id: string; text: string }[]) : [],
+      ]);
+      return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts: new Map(texts.map((p) => [p.id, p.text])) };
     },
 
     async finishRun(input) {

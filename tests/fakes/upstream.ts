@@ -72,7 +72,10 @@ export interface RecordedRequest {
 }
 
 export interface Behavior {
-  /** Wait this long before answering (aborted early if the client goes away). */
+  /**
+   * Answer this long after the request arrived (aborted early if the client goes away): the fake's
+   * own work (reading the body, the fixture) is inside it, as a real upstream's is in its latency.
+   */
   latencyMs?: number;
   /** Answer this status with the provider's own error body. */
   status?: number;
@@ -121,6 +124,8 @@ export interface FakeUpstream {
   inFlight(platform?: PlatformId): number;
   /** Most requests ever in flight at once (for one platform, or all). */
   highWater(platform?: PlatformId): number;
+  /** Requests answered and their mean time from arrival to answer (benchmarks report it beside their ideal). */
+  answerTimes(): { count: number; meanMs: number };
   /** Set the models a provider lists (its models endpoint, and `modelNotFound: 'unlisted'`). */
   setModels(provider: FakeProvider, ids: string[]): void;
   /**
@@ -468,8 +473,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (n > (highWater.get(key) ?? 0)) highWater.set(key, n);
   };
 
-  async function answer(req: RecordedRequest, b: Behavior, signal: AbortSignal): Promise<Response> {
-    if (b.latencyMs) await sleep(b.latencyMs, signal);
+  // Each fixture read once: a benchmark's thousands of answers would otherwise each read a file.
+  const fixtures = new Map<string, Promise<string>>();
+  const fixture = (name: string) => {
+    let text = fixtures.get(name);
+    if (!text) fixtures.set(name, (text = readFixture(name)));
+    return text;
+  };
+  const answered = { count: 0, totalMs: 0 };
+
+  async function answer(req: RecordedRequest, b: Behavior, signal: AbortSignal, arrivedAt: number): Promise<Response> {
+    if (b.latencyMs) await sleep(Math.max(0, b.latencyMs - (performance.now() - arrivedAt)), signal);
     if (b.hang) {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       return new Response(null, { status: 499 });
@@ -493,7 +507,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const body = perplexityAgentAnswer();
       return jsonResponse(b.truncated ? truncate(req.provider, body, true) : body, 200, headers);
     }
-    const text = await readFixture(b.fixture ?? defaultFixture(req));
+    const text = await fixture(b.fixture ?? defaultFixture(req));
     return jsonResponse(b.truncated ? truncate(req.provider, JSON.parse(text), isAgent(req)) : text, 200, headers);
   }
 
@@ -503,6 +517,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     // Hanging requests must stay open as long as the client waits.
     idleTimeout: 0,
     async fetch(request) {
+      const arrivedAt = performance.now();
       const url = new URL(request.url);
       const match = (Object.entries(PREFIXES) as Array<[FakeProvider, string]>).find(
         ([, prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`),
@@ -533,8 +548,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       bump(platform, 1);
       bump('*', 1);
       try {
-        return await answer(recorded, behaviors.get(platform) ?? behaviors.get('*') ?? {}, request.signal);
+        return await answer(recorded, behaviors.get(platform) ?? behaviors.get('*') ?? {}, request.signal, arrivedAt);
       } finally {
+        answered.count++;
+        answered.totalMs += performance.now() - arrivedAt;
         bump(platform, -1);
         bump('*', -1);
       }
@@ -559,9 +576,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       requests.length = 0;
       inFlight.clear();
       highWater.clear();
+      answered.count = answered.totalMs = 0;
     },
     inFlight: (platform) => inFlight.get(platform ?? '*') ?? 0,
     highWater: (platform) => highWater.get(platform ?? '*') ?? 0,
+    answerTimes: () => ({ count: answered.count, meanMs: answered.count ? answered.totalMs / answered.count : 0 }),
     env(opts = {}) {
       const env: Record<string, string> = {
         DATAFORSEO_LOGIN: FAKE_KEYS.dataforseoLogin,

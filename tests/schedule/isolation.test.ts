@@ -53,6 +53,7 @@ const instantPool: WorkerPool = {
     return { id: 1, task, promise: Promise.resolve({ kind: "no_surface", reason: "none" }) };
   },
   abort() {},
+  warm() {},
   async stop() {},
 };
 

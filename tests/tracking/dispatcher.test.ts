@@ -9,17 +9,21 @@ import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
 /** A pool that runs nothing: the test answers each task by hand. */
 function handPool() {
-  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void }[] = [];
+  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void; warmedBefore: boolean }[] = [];
   let nextId = 1;
+  let warmed = false;
   const pool: WorkerPool = {
     size: 1,
     run(task, onAnswered) {
       let finish!: (outcome: unknown) => void;
       const promise = new Promise<unknown>((resolve) => (finish = resolve));
-      calls.push({ task, answered: () => onAnswered?.(), finish });
+      calls.push({ task, answered: () => onAnswered?.(), finish, warmedBefore: warmed });
       return { id: nextId++, task, promise };
     },
     abort() {},
+    warm() {
+      warmed = true;
+    },
     async stop() {},
   };
   return { pool, calls };
@@ -61,18 +65,20 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
   return { stores, jobId, promptIds, calls, finish };
 }
 
-test("each unit's status and prompt are read a round ahead and handed to its thread with the task", async () => {
+test("each unit's status and prompt are read a round ahead and handed to its thread with the task; the threads start with the claim", async () => {
   const { stores, jobId, promptIds, calls, finish } = await dispatched(5, 2, { readAhead: true });
   await handedOut(calls, 2);
-  // The first round starts without (its lanes start at once); each unit taken starts the read of the one a round later.
-  expect(calls.map((c) => [c.task.seq, c.task.input])).toEqual([[0, undefined], [1, undefined]]);
+  // The first round's inputs are read as the job starts (a thread's own connections are not open
+  // yet); each unit taken starts the read of the one a round later.
+  expect(calls.map((c) => c.task.seq)).toEqual([0, 1]);
+  expect(calls.every((c) => c.warmedBefore)).toBe(true);
   for (let answered = 0; answered < 5; answered++) {
     calls[answered]!.answered();
     await handedOut(calls, Math.min(5, answered + 3));
   }
   expect(calls.length).toBe(5);
-  for (const c of calls.slice(2)) expect(c.task.input).toEqual(await stores.units.unitInput({ jobId, seq: c.task.seq, promptId: c.task.promptId }));
-  expect(calls.slice(2).map((c) => c.task.input?.promptText)).toEqual(calls.slice(2).map((c) => `What is the best project tool for a team of ${promptIds.indexOf(c.task.promptId) + 2}?`));
+  for (const c of calls) expect(c.task.input).toEqual(await stores.units.unitInput({ jobId, seq: c.task.seq, promptId: c.task.promptId }));
+  expect(calls.map((c) => c.task.input?.promptText)).toEqual(calls.map((c) => `What is the best project tool for a team of ${promptIds.indexOf(c.task.promptId) + 2}?`));
   expect((await finish()).counts).toMatchObject({ done: 5, pending: 0 });
 });
 
