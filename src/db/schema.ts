@@ -577,10 +577,11 @@ export const [queryTotals, queryTotalsKeys] = keyedRunningRollup("query_totals",
   answers: count("answers"),
 }));
 
-export const citationDomainDaily = sqliteTable(
-  "citation_domain_daily",
-  { brandId: brandRef(), day: day(), domain: text("domain").notNull(), citations: count("citations"), brandCitations: count("brand_citations"), competitorCitations: count("competitor_citations") },
-  (t) => [primaryKey({ columns: [t.brandId, t.day, t.domain] })],
+/** A brand's citations per cited domain, all time (the REST count of its citations; issue #32). */
+export const citationDomainCounts = sqliteTable(
+  "citation_domain_counts",
+  { brandId: brandRef(), domain: text("domain").notNull(), citations: count("citations") },
+  (t) => [primaryKey({ columns: [t.brandId, t.domain] })],
 );
 
 /** Page views per day and source platform ('' for views no AI assistant sent). */

@@ -309,12 +309,15 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
     ...urlRunning,
     ...queryRunning,
     {
-      table: "citation_domain_daily",
+      // A brand's citations per cited domain, all time: what `Prefer: count=exact` on /rest/v1/citations
+      // filtered by brand (and domain) sums. Kept by day before (citation_domain_daily), a row per
+      // domain and day that no read asked for: ~116 B a result, now ~5 (issue #32).
+      table: "citation_domain_counts",
       source: "citations",
-      keys: { brand_id: "{r}.brand_id", day, domain: "{r}.domain" },
-      measures: { citations: "1", brand_citations: flag("{r}.is_brand"), competitor_citations: flag("{r}.competitor_id IS NOT NULL") },
+      keys: { brand_id: "{r}.brand_id", domain: "{r}.domain" },
+      measures: { citations: "1" },
       countColumn: "citations",
-      watch: ["brand_id", "created_at", "domain", "is_brand", "competitor_id"],
+      watch: ["brand_id", "domain"],
     },
     // Page views per platform by day and by ISO week (a report by week reads whole weeks).
     ...bucketed("traffic_platform", "{r}.created_at", ["daily", "weekly"], (bucket) => ({
@@ -403,7 +406,7 @@ export function rollupSpecs(d: RollupDialect): RollupSpec[] {
  * SQLite at start when small, else with `answerwatch vacuum --full` (dropping reads every page); on
  * Postgres once no instance of an older release runs, which may still read them (triggers.pg.ts).
  */
-export const RETIRED_ROLLUPS = ["domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly", "crawler_paths_running", "crawler_paths_running_keys", "traffic_pages_running", "traffic_pages_running_keys"];
+export const RETIRED_ROLLUPS = ["citation_domain_daily", "domain_rollups_daily", "traffic_pages_daily", "traffic_pages_monthly", "crawler_paths_running", "crawler_paths_running_keys", "traffic_pages_running", "traffic_pages_running_keys"];
 
 /**
  * What a rollup with a former table (RollupSpec.formerly) was in the release before: the same sums

@@ -17,7 +17,7 @@ import { formerLayout, ROLLUPS } from "../../src/rollups/spec";
 import { definitionHash, ensureRollups, rebuildSql, triggerSql } from "../../src/rollups/triggers.sqlite";
 import { tempDir } from "../helpers/app";
 import { seededRandom } from "../helpers/random";
-import { rollupCounts, rollupDifferences } from "../rollups/recompute";
+import { rollupCounts, rollupDifferences, rollupsOfRelease } from "../rollups/recompute";
 
 const BEFORE = embeddedMigrations.slice(0, embeddedMigrations.findIndex((m) => m.tag === "0026_keyed_running_totals"));
 const KEYED = ["crawler_path_totals", "crawler_path_totals_keys", "traffic_page_totals", "traffic_page_totals_keys"];
@@ -30,7 +30,7 @@ function databaseOfTheReleaseBefore(dir: string) {
   expect(BEFORE.at(-1)!.tag).toBe("0025_traffic_pages_running");
   applyMigrations(db, BEFORE);
   // What that release's start did: each rollup's triggers, its rows and its definition's hash.
-  const textSpecs = ROLLUPS.map((spec) => formerLayout(spec) ?? spec);
+  const { specs: textSpecs, later } = rollupsOfRelease(db, ROLLUPS.map((spec) => formerLayout(spec) ?? spec));
   expect(textSpecs.filter((s) => FORMER.includes(s.table)).length).toBe(4);
   expect(textSpecs.some((s) => s.keyIds || KEYED.includes(s.table))).toBe(false);
   db.transaction(() => {
@@ -62,7 +62,7 @@ function databaseOfTheReleaseBefore(dir: string) {
   const keys = db.query("SELECT brand_id, bot, hit, path FROM crawler_paths_running_keys ORDER BY brand_id, bot, hit, path").all();
   const counts = Object.fromEntries(FORMER.map((t) => [t, (db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
   db.close();
-  return { keys, counts };
+  return { keys, counts, later };
 }
 
 test("the release before's running totals keyed by text are moved to totals keyed by id: nothing rebuilt, nothing lost, kept current after", () => {
@@ -81,8 +81,10 @@ test("the release before's running totals keyed by text are moved to totals keye
   const rebuilt = ensureRollups(db);
   for (const table of KEYED) expect(rebuilt, table).not.toContain(table);
   // Only the totals fed by results, made from none (this database has no results; their former
-  // tables, empty, went at the start: upgrade-result-totals.test.ts has them full).
-  expect(rebuilt.filter((t) => !ROLLUPS.some((spec) => spec.moveLater && spec.table === t))).toEqual([]);
+  // tables, empty, went at the start: upgrade-result-totals.test.ts has them full), and the rollups
+  // later releases added.
+  expect(rebuilt.filter((t) => !ROLLUPS.some((spec) => spec.moveLater && spec.table === t) && !before.later.includes(t))).toEqual([]);
+  expect(rebuilt).toEqual(expect.arrayContaining(before.later));
   for (const table of rebuilt) expect(db.query(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
   // The former tables are retired: small, they went at the start, and their triggers with them.
   expect(db.query(`SELECT name FROM sqlite_master WHERE name IN (${FORMER.map(() => "?").join(", ")}) OR (type = 'trigger' AND (name LIKE '%crawler_paths_running%' OR name LIKE '%traffic_pages_running%'))`).all(...FORMER)).toEqual([]);

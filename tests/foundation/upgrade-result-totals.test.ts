@@ -22,7 +22,7 @@ import { createLogger } from "../../src/http/log";
 import { startServer } from "../../src/server";
 import { tempDir, testEnv } from "../helpers/app";
 import { seededRandom } from "../helpers/random";
-import { rollupDifferences } from "../rollups/recompute";
+import { rollupDifferences, rollupsOfRelease } from "../rollups/recompute";
 import { runningTotalsAnswers } from "../rollups/running-answers";
 
 const BEFORE = embeddedMigrations.slice(0, embeddedMigrations.findIndex((m) => m.tag === "0027_keyed_result_totals"));
@@ -68,7 +68,7 @@ function databaseOfTheReleaseBefore(dir: string) {
   applyMigrations(db, BEFORE);
   // What that release's start did: each rollup's triggers, its rows and its definition's hash — the
   // totals fed by results in their former layout.
-  const specs = ROLLUPS.map((spec) => (spec.moveLater ? formerLayout(spec)! : spec));
+  const { specs, later } = rollupsOfRelease(db, ROLLUPS.map((spec) => (spec.moveLater ? formerLayout(spec)! : spec)));
   expect(specs.filter((s) => FORMER.includes(s.table)).length).toBe(FORMER.length);
   db.transaction(() => {
     db.run("DELETE FROM rollup_state");
@@ -92,7 +92,7 @@ function databaseOfTheReleaseBefore(dir: string) {
   // Keys whose results all went (their totals at nothing; the former key list no longer lists them).
   db.run("DELETE FROM prompt_results WHERE rowid IN (SELECT rowid FROM prompt_results ORDER BY rowid LIMIT 30)");
   db.close();
-  return brands;
+  return { brands, later };
 }
 
 /** What the insights read from the running totals, for every brand (tests/rollups/running-answers.ts). */
@@ -114,12 +114,13 @@ const tablesThere = (db: Database, tables: string[]) => (db.query(`SELECT name F
 
 test("the release before's result-fed running totals move to totals keyed by id after the start: a short start, every step equal to the raw rows and to a rebuild", async () => {
   const dir = tempDir();
-  const brands = databaseOfTheReleaseBefore(dir);
+  const { brands, later } = databaseOfTheReleaseBefore(dir);
   const db = open(dir);
   for (const table of FORMER) expect((db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n, table).toBeGreaterThan(0);
   expect(applyMigrations(db, embeddedMigrations)).toBe(embeddedMigrations.length - BEFORE.length);
-  // The start: nothing rebuilt and nothing moved yet, the former tables' triggers replaced by the new ones (which keep both layouts).
-  expect(ensureRollups(db)).toEqual([]);
+  // The start: nothing rebuilt (but the rollups later releases added) and nothing moved yet, the
+  // former tables' triggers replaced by the new ones (which keep both layouts).
+  expect(ensureRollups(db)).toEqual(later);
   for (const table of KEYED) expect(db.query(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
   expect(tablesThere(db, FORMER)).toEqual([...FORMER].sort());
   expect(db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup_%_running_%'").all()).toEqual([]);
@@ -177,7 +178,7 @@ test("a former layout that is not current: the new tables are rebuilt from the r
 
 test("the server moves the rows by itself after its start — started lazily as `serve` is, it loads its runtime for them — writes going on meanwhile, and the former tables go", async () => {
   const dir = tempDir();
-  const brands = databaseOfTheReleaseBefore(dir);
+  const { brands } = databaseOfTheReleaseBefore(dir);
   const server = await startServer(loadConfig(testEnv({ DATA_DIR: dir })), createLogger("silent"), { lazy: true, scheduler: false });
   const db = open(dir);
   try {

@@ -16,7 +16,7 @@ import { createPgInsightsStore, formerTablesOf } from "../../src/insights/store.
 import { formerLayout } from "../../src/rollups/spec";
 import { definitionHash, ensurePgRollups, moveFormerPgRows, PG_ROLLUPS, rebuildSql, triggerSql } from "../../src/rollups/triggers.pg";
 import { snapshotDifferences } from "../rollups/recompute";
-import { pgSnapshot } from "../rollups/recompute.pg";
+import { pgRollupsOfRelease, pgSnapshot } from "../rollups/recompute.pg";
 import { runningTotalsAnswers } from "../rollups/running-answers";
 import { testPostgres } from "../helpers/postgres";
 import { seededRandom } from "../helpers/random";
@@ -72,7 +72,7 @@ beforeAll(async () => {
   expect(before.at(-1)!.tag).toBe("0020_keyed_running_totals");
   const old = await openPostgres(url, { migrations: before, parts: [], poolSize: 2 });
   try {
-    const specs = PG_ROLLUPS.map((spec) => (spec.moveLater ? formerLayout(spec)! : spec));
+    const { specs } = await pgRollupsOfRelease(old.sql, PG_ROLLUPS.map((spec) => (spec.moveLater ? formerLayout(spec)! : spec)));
     expect(specs.filter((s) => FORMER.includes(s.table))).toHaveLength(FORMER.length);
     olderInstance = crypto.randomUUID();
     await old.sql.begin(async (tx) => {

@@ -72,6 +72,30 @@ test("exact counts equal the raw rows, from rollups (equalities on their keys) a
   expect(await raw("brand_id = ?", brandA.id)).toBeGreaterThan(200);
 });
 
+test("a brand's citations count as their raw rows, by cited domain or all (citation_domain_counts), after inserts, a moved domain and deletes", async () => {
+  const results = (await db.inspect<{ id: string; brand_id: string }>("SELECT id, brand_id FROM prompt_results WHERE brand_id IN (?, ?) ORDER BY id LIMIT 60", brandA.id, brandB.id)).slice();
+  const domains = ["a.com", "b.org", "c.net"];
+  for (const [n, r] of results.entries())
+    for (let position = 1; position <= 1 + (n % 3); position++) {
+      const domain = domains[(n + position) % 3]!;
+      await db.inspect("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, ?, ?, ?, ?)", r.id, r.brand_id, position, `https://${domain}/${n}`, `${domain}/${n}`, domain);
+    }
+  await db.inspect("UPDATE citations SET domain = 'moved.io' WHERE id IN (SELECT id FROM citations WHERE domain = 'b.org' ORDER BY id LIMIT 4)");
+  await db.inspect("DELETE FROM citations WHERE id IN (SELECT id FROM citations WHERE domain = 'c.net' ORDER BY id LIMIT 3)");
+  const rawCitations = (where: string, ...params: unknown[]) => countOf(db, `SELECT count(*) AS n FROM citations WHERE ${where}`, ...params);
+  const cases: [Org, string, number][] = [
+    [a, `citations?brand_id=eq.${brandA.id}`, await rawCitations("brand_id = ?", brandA.id)],
+    [b, `citations?brand_id=eq.${brandB.id}`, await rawCitations("brand_id = ?", brandB.id)],
+    ...(await Promise.all(["a.com", "b.org", "c.net", "moved.io", "none.dev"].map(async (d): Promise<[Org, string, number]> => [a, `citations?brand_id=eq.${brandA.id}&domain=eq.${d}`, await rawCitations("brand_id = ? AND domain = ?", brandA.id, d)]))),
+    // Not on the rollup's keys without a brand: count(*) under row-level security.
+    [a, `citations?domain=eq.a.com`, await rawCitations("brand_id = ? AND domain = 'a.com'", brandA.id)],
+    [b, `citations?brand_id=eq.${brandA.id}`, 0],
+  ];
+  expect(cases[0]![2]).toBeGreaterThan(40);
+  expect(cases.find(([, path]) => path.endsWith("moved.io"))![2]).toBeGreaterThan(0);
+  for (const [org, path, expected] of cases) expect({ path, n: await counted(org, path) }).toEqual({ path, n: expected });
+});
+
 test("another organization's brand counts 0, from the rollup as from the rows", async () => {
   expect(await counted(b, `prompt_results?brand_id=eq.${brandA.id}`)).toBe(0);
   expect(await counted(b, `prompt_results?brand_id=eq.${brandA.id}&platform=eq.chatgpt`)).toBe(0);

@@ -48,3 +48,10 @@ export async function pgRollupCounts(sql: SQL): Promise<Record<string, number>> 
   for (const t of ROLLUP_TABLES) out[t] = ((await sql.unsafe(`SELECT count(*)::int AS n FROM ${t}`)) as { n: number }[])[0]!.n;
   return out;
 }
+
+/** rollupsOfRelease (recompute.ts) on Postgres: the rollups whose tables an older release's migrations made, and the tables added later. */
+export async function pgRollupsOfRelease<T extends { table: string }>(sql: SQL, specs: T[]): Promise<{ specs: T[]; later: string[] }> {
+  const made = new Set(((await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`) as { table_name: string }[]).map((r) => r.table_name));
+  return { specs: specs.filter((s) => made.has(s.table)), later: specs.filter((s) => !made.has(s.table)).map((s) => s.table) };
+}
+

@@ -108,7 +108,7 @@ export const TABLES: Record<string, TableDef> = {
   query_totals_keys: { keys: ["brand_id", "platform", "query"], measures: ["rows"], keepsEmpty: true },
   /** Per answer group and cited domain (from the answer's citations list): citations, answers citing it, of those naming the brand. */
   domain_rollups_monthly: { keys: ["brand_id", "month", "prompt_id", "platform", "model", "region", "domain"], measures: DOMAIN_MEASURES },
-  citation_domain_daily: { keys: ["brand_id", "day", "domain"], measures: ["citations", "brand_citations", "competitor_citations"] },
+  citation_domain_counts: { keys: ["brand_id", "domain"], measures: ["citations"] },
   /** Crawler requests per brand × hour × bot × class × verdict × hit kind × path × status ('' for no bot or verdict). */
   /** Per day and month, per bot × class × verdict: requests, page hits, 4xx/5xx answers, bytes. */
   crawler_daily: { keys: ["brand_id", "day", "bot", "class", "verdict"], measures: ["requests", "pages", "refused", "not_found", "server_errors", "bytes"] },
@@ -248,10 +248,7 @@ export function expectedRollups(raw: RawRows): Record<string, Map<string, Row>> 
   }
 
   for (const c of raw.citations)
-    b.citation_domain_daily.add(
-      { brand_id: c.brand_id, day: day(c.created_at), domain: c.domain },
-      { citations: 1, brand_citations: truthy(c.is_brand) ? 1 : 0, competitor_citations: c.competitor_id === null ? 0 : 1 },
-    );
+    b.citation_domain_counts.add({ brand_id: c.brand_id, domain: c.domain }, { citations: 1 });
 
   for (const h of raw.crawlerHits) {
     const who = { bot: h.bot ?? "", class: h.class, verdict: h.verdict ?? "" };
@@ -370,4 +367,14 @@ function totalAsOf(def: TableDef, want: Map<string, Row>, row: Row): Row {
 /** Row counts of every rollup table (to see a check was not vacuous). */
 export function rollupCounts(sqlite: Database): Record<string, number> {
   return Object.fromEntries(ROLLUP_TABLES.map((t) => [t, (sqlite.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+}
+
+/**
+ * An older release's rollups as spec.ts describes them now (an upgrade test builds that release's
+ * database with them): the ones whose tables its migrations made, and the tables a later migration
+ * adds — which the first start after the upgrade fills from the raw rows.
+ */
+export function rollupsOfRelease<T extends { table: string }>(sqlite: Database, specs: T[]): { specs: T[]; later: string[] } {
+  const exists = (table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
+  return { specs: specs.filter((s) => exists(s.table)), later: specs.filter((s) => !exists(s.table)).map((s) => s.table) };
 }

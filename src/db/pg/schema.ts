@@ -631,10 +631,10 @@ export const [queryTotals, queryTotalsKeys] = keyedRunningRollup("query_totals",
   answers: count("answers"),
 }));
 
-export const citationDomainDaily = pgTable(
-  "citation_domain_daily",
-  { brandId: brandRef(), organizationId: organizationRef(), day: day(), domain: text("domain").notNull(), citations: count("citations"), brandCitations: count("brand_citations"), competitorCitations: count("competitor_citations") },
-  (t) => [primaryKey({ columns: [t.brandId, t.day, t.domain] }), organizationIndex("citation_domain_daily", t.organizationId)],
+export const citationDomainCounts = pgTable(
+  "citation_domain_counts",
+  { brandId: brandRef(), organizationId: organizationRef(), domain: text("domain").notNull(), citations: count("citations") },
+  (t) => [primaryKey({ columns: [t.brandId, t.domain] }), organizationIndex("citation_domain_counts", t.organizationId)],
 );
 
 export const trafficPlatformDaily = pgTable(
@@ -932,7 +932,7 @@ export const ORGANIZATION_ID_ADDED = [
   "domain_prompt_totals_keys",
   "url_totals_keys",
   "query_totals_keys",
-  "citation_domain_daily",
+  "citation_domain_counts",
   "traffic_platform_daily",
   "traffic_visitor_days",
   "traffic_visitors_daily",

@@ -15,7 +15,7 @@ export const ROLLUP_COUNTS: Record<string, { rollup: string; measure: string; ke
     { rollup: "result_brand_daily", measure: "results", keys: { brand_id: "brand_id", platform: "platform", model: "model", region: "region" } },
     { rollup: "result_rollups_daily", measure: "results", keys: { brand_id: "brand_id", prompt_id: "prompt_id", platform: "platform", model: "model", region: "region" } },
   ],
-  citations: [{ rollup: "citation_domain_daily", measure: "citations", keys: { brand_id: "brand_id", domain: "domain" } }],
+  citations: [{ rollup: "citation_domain_counts", measure: "citations", keys: { brand_id: "brand_id", domain: "domain" } }],
   ai_traffic_logs: [{ rollup: "traffic_platform_daily", measure: "visits", keys: { brand_id: "brand_id", source_platform: "platform" } }],
 };
 
