@@ -97,9 +97,14 @@ export function percentile(values: number[], p: number): number {
 export async function startFakeUpstream(latencyMs: number) {
   const proc = Bun.spawn([process.execPath, `${ROOT}bench/fixtures/fake-upstream.ts`], { env: { ...Bun.env, FAKE_LATENCY_MS: String(latencyMs) }, stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
   let text = "";
   const line = async (): Promise<string> => {
-    while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the fake upstream (pid ${proc.pid}) ended its output`);
+      text += decoder.decode(value, { stream: true });
+    }
     const at = text.indexOf("\n");
     const first = text.slice(0, at);
     text = text.slice(at + 1);

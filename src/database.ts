@@ -44,9 +44,7 @@ export async function migratePostgresDatabase(pg: PgHandle): Promise<number> {
 }
 
 export async function openPostgresDatabase(url: string, options: { poolSize?: number; migrate?: boolean } = {}): Promise<PgHandle> {
-  // A pool that never migrates (a tracking thread's, the CLI's) loads neither the migrations nor
-  // the schema parts: parsing them was most of a tracking thread's start (~0.1 s, issue #29).
-  if (options.migrate === false) return (await import("./db/pg/open")).openPostgres(url, { ...options, migrations: [], parts: [] });
+  if (options.migrate === false) return (await import("./db/pg/open")).openPostgresPool(url, options.poolSize ?? 10);
   // Loaded only in Postgres mode: a SQLite server never parses the Postgres migrations.
   const [{ openPostgres }, { embeddedMigrations }] = await Promise.all([import("./db/pg/open"), import("./db/pg/migrations.generated")]);
   return openPostgres(url, { ...options, migrations: embeddedMigrations, parts: await pgSchemaParts() });

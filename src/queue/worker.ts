@@ -18,8 +18,8 @@ async function unitStoreFor(init: Extract<WorkerCommand, { type: "init" }>): Pro
     return createSqliteUnitStore(openDatabase(init.dbPath, { migrate: false }).sqlite);
   }
   // A pool that only reads: neither src/database.ts's SQLite parts nor the migrations are needed.
-  const [{ openPostgres }, { createPgUnitStore }] = await Promise.all([import("../db/pg/open"), import("../tracking/units.pg")]);
-  return createPgUnitStore((await openPostgres(init.databaseUrl, { poolSize: 2, migrate: false, migrations: [], parts: [] })).sql);
+  const [{ openPostgresPool }, { createPgUnitStore }] = await Promise.all([import("../db/pg/open"), import("../tracking/units.pg")]);
+  return createPgUnitStore((await openPostgresPool(init.databaseUrl, 2)).sql);
 }
 
 let runner: ReturnType<typeof createUnitRunner> | undefined;
@@ -39,7 +39,6 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   if (command.type === "init") {
     runner = createUnitRunner({ store: await unitStoreFor(command), registry: createEngineRegistry(loadEngineConfig(command.env)), judge: command.judge });
     reply({ type: "ready" });
-    runner.preload();
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();
   } else if (command.type === "run") {

@@ -66,8 +66,6 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
   }
 
   return {
-    /** Loads the analysis ahead of the first answer (a thread starts when a job is claimed). */
-    preload: () => void loadAnalysis(),
     async run(task: UnitTask, signal: AbortSignal, onAnswered: () => void = () => {}): Promise<UnitOutcome> {
       const unit = task.input ?? (await store.unitInput({ jobId: task.jobId, seq: task.seq, promptId: task.promptId }));
       if (unit.status !== "pending") return { kind: "skipped", reason: `unit is ${unit.status ?? "gone"}` };

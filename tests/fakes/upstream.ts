@@ -73,8 +73,8 @@ export interface RecordedRequest {
 
 export interface Behavior {
   /**
-   * Answer this long after the request arrived (aborted early if the client goes away): the fake's
-   * own work (reading the body, the fixture) is inside it, as a real upstream's is in its latency.
+   * Answer this long after the request arrived (aborted early if the client goes away): reading the
+   * body is inside it, as a real upstream's work is in its latency (the fixture, read once, after).
    */
   latencyMs?: number;
   /** Answer this status with the provider's own error body. */

@@ -50,7 +50,8 @@ beforeAll(async () => {
   const old = await openPostgres(url, { migrations: before, parts: [], poolSize: 2 });
   try {
     // What that release's start made: each rollup in its former layout, its functions, triggers, rows and state.
-    const specs = (({ specs, later }) => ((laterRollups = later), specs))(await pgRollupsOfRelease(old.sql, PG_ROLLUPS.map((spec) => formerLayout(spec) ?? spec)));
+    const { specs, later } = await pgRollupsOfRelease(old.sql, PG_ROLLUPS.map((spec) => formerLayout(spec) ?? spec));
+    laterRollups = later;
     expect(specs.filter((s) => FORMER.includes(s.table))).toHaveLength(4);
     await old.sql.begin(async (tx) => {
       for (const spec of specs) {

@@ -80,7 +80,7 @@ test("a brand's citations count as their raw rows, by cited domain or all (citat
       const domain = domains[(n + position) % 3]!;
       await db.inspect("INSERT INTO citations (result_id, brand_id, position, url, normalized_url, domain) VALUES (?, ?, ?, ?, ?, ?)", r.id, r.brand_id, position, `https://${domain}/${n}`, `${domain}/${n}`, domain);
     }
-  await db.inspect("UPDATE citations SET domain = 'moved.io' WHERE id IN (SELECT id FROM citations WHERE domain = 'b.org' ORDER BY id LIMIT 4)");
+  await db.inspect("UPDATE citations SET domain = 'moved.io' WHERE id IN (SELECT id FROM citations WHERE domain = 'b.org' AND brand_id = ? ORDER BY id LIMIT 4)", brandA.id);
   await db.inspect("DELETE FROM citations WHERE id IN (SELECT id FROM citations WHERE domain = 'c.net' ORDER BY id LIMIT 3)");
   const rawCitations = (where: string, ...params: unknown[]) => countOf(db, `SELECT count(*) AS n FROM citations WHERE ${where}`, ...params);
   const cases: [Org, string, number][] = [

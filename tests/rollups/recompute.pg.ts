@@ -2,7 +2,7 @@
 // (SQLite's): ISO strings for timestamps, JSON lists as text, numbers for bigint sums, and without
 // the organization_id Postgres adds to every tenant table (kept by its own trigger, not a measure).
 import type { SQL } from "bun";
-import { logicalRowsSql, ROLLUP_TABLES, type Row, type RollupSnapshot } from "./recompute";
+import { logicalRowsSql, ROLLUP_TABLES, splitByTables, type Row, type RollupSnapshot } from "./recompute";
 
 const JSON_COLUMNS = new Set(["competitor_mentions", "citations", "search_queries", "sources", "details", "shopping_cards", "inline_products"]);
 /** int8 columns (Bun's client returns them as strings). */
@@ -51,7 +51,6 @@ export async function pgRollupCounts(sql: SQL): Promise<Record<string, number>> 
 
 /** rollupsOfRelease (recompute.ts) on Postgres: the rollups whose tables an older release's migrations made, and the tables added later. */
 export async function pgRollupsOfRelease<T extends { table: string }>(sql: SQL, specs: T[]): Promise<{ specs: T[]; later: string[] }> {
-  const made = new Set(((await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`) as { table_name: string }[]).map((r) => r.table_name));
-  return { specs: specs.filter((s) => made.has(s.table)), later: specs.filter((s) => !made.has(s.table)).map((s) => s.table) };
+  return splitByTables(specs, new Set(((await sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`) as { table_name: string }[]).map((r) => r.table_name)));
 }
 

@@ -375,6 +375,10 @@ export function rollupCounts(sqlite: Database): Record<string, number> {
  * adds — which the first start after the upgrade fills from the raw rows.
  */
 export function rollupsOfRelease<T extends { table: string }>(sqlite: Database, specs: T[]): { specs: T[]; later: string[] } {
-  const exists = (table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
-  return { specs: specs.filter((s) => exists(s.table)), later: specs.filter((s) => !exists(s.table)).map((s) => s.table) };
+  return splitByTables(specs, new Set((sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)));
+}
+
+/** The specs whose tables are among `made`, and the tables of the others. */
+export function splitByTables<T extends { table: string }>(specs: T[], made: Set<string>): { specs: T[]; later: string[] } {
+  return { specs: specs.filter((s) => made.has(s.table)), later: specs.filter((s) => !made.has(s.table)).map((s) => s.table) };
 }

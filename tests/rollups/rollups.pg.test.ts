@@ -290,7 +290,7 @@ describe.skipIf(!server)("rollup tables equal the aggregates of their raw rows (
     await check("after concurrent sessions");
   });
 
-  test("a deleted competitor's citations (ON DELETE SET NULL) leave its competitor_citations", async () => {
+  test("a deleted competitor's citations (ON DELETE SET NULL) stay counted", async () => {
     const brandId = (await brands())[0]!;
     const competitors = await competitorsOf(brandId);
     const cited = (await sql()`SELECT competitor_id FROM citations WHERE competitor_id = ANY(${sql().array(competitors, "uuid")}) LIMIT 1`)[0]?.competitor_id ?? competitors[0];

@@ -372,7 +372,7 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     check("after per-row writes following the bulk batches");
   });
 
-  test("a deleted competitor's citations (ON DELETE SET NULL) leave its competitor_citations", async () => {
+  test("a deleted competitor's citations (ON DELETE SET NULL) stay counted", async () => {
     const brandId = brands()[0];
     const competitor = competitorsOf(brandId).find((c) => db().query("SELECT 1 FROM citations WHERE competitor_id = ?").get(c)) ?? competitorsOf(brandId)[0];
     await service("DELETE", `/competitors?id=eq.${competitor}`);

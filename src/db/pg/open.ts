@@ -26,6 +26,12 @@ export interface PgOpenOptions {
 /** Any 64-bit number; the same in every instance, so all of them queue on one lock. */
 export const MIGRATION_LOCK = 4_242_028_001;
 
+/**
+ * A pool that never migrates (a tracking thread's, the CLI's): neither the migrations nor the schema
+ * parts are loaded — parsing them was most of a tracking thread's start (~0.1 s, issue #29).
+ */
+export const openPostgresPool = (url: string, poolSize: number): Promise<PgHandle> => openPostgres(url, { poolSize, migrate: false, migrations: [], parts: [] });
+
 export async function openPostgres(url: string, options: PgOpenOptions): Promise<PgHandle> {
   const sql = new SQL(url, { max: options.poolSize ?? 10, idleTimeout: 60, connection: { jit: "off" } });
   try {
