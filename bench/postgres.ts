@@ -238,6 +238,22 @@ async function trackingTarget(): Promise<void> {
     };
     sampling = false;
     await sampler;
+    // A dashboard opened as the run ends: each insight filtered by platform (the reads planned by the
+    // tables' statistics), at once and 3 s later — after a run the instance refreshes statistics its
+    // writes made stale (TrackingStore.refreshStatistics); autovacuum would within a minute.
+    const insightTimes = async () => {
+      const out: string[] = [];
+      for (const rpc of ["insights_overview", "insights_citation_domains", "insights_citation_urls", "insights_prompts"]) {
+        const t = performance.now();
+        const res = await fetch(`${first.base}/rest/v1/rpc/${rpc}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ p_brand_id: brands[0]!.id, p_platforms: ["perplexity"] }) });
+        await res.arrayBuffer();
+        out.push(`${rpc.replace("insights_", "")} ${(performance.now() - t).toFixed(0)} ms${res.status === 200 ? "" : ` (${res.status})`}`);
+      }
+      return out.join(", ");
+    };
+    const insightsAtOnce = await insightTimes();
+    await Bun.sleep(3000);
+    const insightsLater = await insightTimes();
     // Each instance's mean time from a unit's call to its analysed answer (its /metrics histogram):
     // what a round of calls takes beyond the upstream's latency.
     const unitMeans: string[] = [];
@@ -280,6 +296,7 @@ async function trackingTarget(): Promise<void> {
     console.log(`   context: the three start requests answered after ${secs(startAnswered)}`);
     const fakeTimes = await fake.answerTimes();
     console.log(`   context: from a unit's call to its analysed answer, mean per instance (upstream ${LATENCY_MS} ms; the fake answered ${fakeTimes.count} calls ${fakeTimes.meanMs.toFixed(1)} ms after they arrived, on average): ${unitMeans.join(", ")}`);
+    console.log(`   context: insights filtered by platform as the run ends: ${insightsAtOnce}; 3 s later: ${insightsLater}`);
     console.log(`   context: job polls (GET /api/tracking/job/:id every 100 ms) slowest ${secs(slowestPoll)}, ${pollErrors.length} failed${pollErrors.length ? ` (${pollErrors.slice(0, 3).join("; ")})` : ""}`);
     const top = [...activeQueries].sort((a, b) => b[1] - a[1]).slice(0, 6);
     console.log(`   context: the instances' active statements, ${samples} samples of pg_stat_activity (average sessions active: ${([...activeQueries.values()].reduce((a, b) => a + b, 0) / Math.max(1, samples)).toFixed(1)}):`);

@@ -122,11 +122,30 @@ export function createDispatcher(options: DispatcherOptions) {
       const outcome = await finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
       options.onEvents?.();
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
+      refreshStatistics();
     } catch (error) {
       logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });
       await failJob(job.id, `could not finalize the run: ${String(error)}`);
     }
     wake();
+  }
+
+  /**
+   * After a run, its tables' planner statistics where its writes made them stale (TrackingStore),
+   * off the run's path: the job is done when its summary commits. One refresh at a time; stop()
+   * waits for the last.
+   */
+  let refreshing: Promise<void> = Promise.resolve();
+  function refreshStatistics() {
+    refreshing = refreshing.then(async () => {
+      if (stopped) return;
+      try {
+        const tables = await options.tracking.refreshStatistics();
+        if (tables.length) logger.info("planner statistics refreshed after a run", { tables: tables.join(",") });
+      } catch (error) {
+        logger.error("planner statistics could not be refreshed", { error: String(error) });
+      }
+    });
   }
 
   /**
@@ -376,6 +395,7 @@ export function createDispatcher(options: DispatcherOptions) {
       // handed back for the next start to resume at once. A clean stop is not a failed attempt:
       // only crashes count toward max_attempts.
       await writer.flush();
+      await refreshing;
       for (const job of active.values()) abortJob(job);
       await store.releaseOwned(owner);
     },

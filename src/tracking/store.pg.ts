@@ -43,6 +43,15 @@ const SUMMARY_SQL = `
  */
 const PG_WRITE_BATCHING = { idleMs: 50, maxWaitMs: 150 };
 
+/**
+ * A table is analyzed after a run when the rows changed since its last analysis are at least this
+ * many and this share of its rows (autovacuum's own defaults are 50 rows and 10 %, seen within a
+ * minute); at most STALE_TABLES_MAX a call, the most changed first.
+ */
+const STALE_ROWS_MIN = 1000;
+const STALE_SHARE_MIN = 0.2;
+const STALE_TABLES_MAX = 16;
+
 export function createPgTrackingStore(sql: SQL): TrackingStore {
   return {
     writeBatching: PG_WRITE_BATCHING,
@@ -114,6 +123,16 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
         brandOk ? sql`SELECT id, text FROM prompts WHERE brand_id = ${brandId}`.then((r) => [...r] as { id: string; text: string }[]) : [],
       ]);
       return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts: new Map(texts.map((p) => [p.id, p.text])) };
+    },
+
+    async refreshStatistics() {
+      const stale = (await sql`
+        SELECT s.relname AS name FROM pg_stat_user_tables AS s JOIN pg_class AS c ON c.oid = s.relid
+         WHERE s.schemaname = 'public' AND s.n_mod_since_analyze >= ${STALE_ROWS_MIN} AND s.n_mod_since_analyze >= ${STALE_SHARE_MIN} * greatest(c.reltuples, 0)
+         ORDER BY s.n_mod_since_analyze DESC LIMIT ${STALE_TABLES_MAX}`) as { name: string }[];
+      // SKIP_LOCKED: another instance analyzing the same table after its own run is enough.
+      for (const { name } of stale) await sql.unsafe(`ANALYZE (SKIP_LOCKED) "public"."${name.replaceAll('"', '""')}"`);
+      return stale.map((t) => t.name);
     },
 
     async finishRun(input) {

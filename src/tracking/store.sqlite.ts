@@ -94,6 +94,10 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
       return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts };
     },
 
+    // SQLite's planner reads no statistics an insert makes stale: its indexes are chosen by shape.
+    async refreshStatistics() {
+      return [];
+    },
     async finishRun(input) {
       const at = input.now.toISOString();
       return sqlite

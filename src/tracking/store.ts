@@ -141,6 +141,12 @@ export interface TrackingStore {
    * the job has an organization, and finishes the job if `owner` still holds it (the return).
    */
   finishRun(input: FinishRunInput): Promise<boolean>;
+  /**
+   * After a run: the planner statistics of tables its writes changed by a large part brought up to
+   * date (Postgres plans by them, and autovacuum refreshes them only within a minute: a filtered
+   * insight read right after a first run was planned for empty tables). The tables analyzed.
+   */
+  refreshStatistics(): Promise<string[]>;
 }
 
 /** What a worker thread reads to run a unit (and the dispatcher reads ahead: UnitTask.input). */

@@ -234,6 +234,24 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(deliveries.every((d) => d.endpoint_id === all!.id && d.status === "pending")).toBe(true);
     });
 
+    test("refreshStatistics after a run: the tables its writes changed by a large part analyzed (Postgres), then nothing left to do", async () => {
+      const n = 1200;
+      const r = await run(n);
+      const page = (i: number) => ({ url: `https://site${i % 40}.example/p${i}`, normalized_url: `site${i % 40}.example/p${i}`, domain: `site${i % 40}.example`, position: 1, is_brand: false, competitor_id: null });
+      for (let from = 0; from < n; from += 400)
+        await h.store.recordResults(Array.from({ length: 400 }, (_, i) => ({ task: r.task(from + i), outcome: answered({ citations: JSON.stringify([page(from + i)]), citation_count: 1 }) })));
+      if (h.backend === "sqlite") return void expect(await h.store.refreshStatistics()).toEqual([]);
+      // The writers' connections report their changes to the statistics within seconds.
+      const changed = async () => Number((await h.inspect<{ n: string }>("SELECT coalesce(max(n_mod_since_analyze), 0) AS n FROM pg_stat_user_tables WHERE relname = 'prompt_results'"))[0]!.n);
+      for (let i = 0; i < 150 && (await changed()) < n; i++) await Bun.sleep(100);
+      expect(await changed()).toBeGreaterThanOrEqual(n);
+      const analyzed = await h.store.refreshStatistics();
+      expect(analyzed).toEqual(expect.arrayContaining(["prompt_results", "citations", "job_units"]));
+      const after = await h.inspect<{ relname: string; n_mod_since_analyze: string; last_analyze: string | null }>("SELECT relname, n_mod_since_analyze, last_analyze FROM pg_stat_user_tables WHERE relname IN ('prompt_results', 'citations', 'job_units')");
+      for (const t of after) expect({ table: t.relname, analyzed: t.last_analyze !== null, changedSince: Number(t.n_mod_since_analyze) }).toEqual({ table: t.relname, analyzed: true, changedSince: 0 });
+      expect(await h.store.refreshStatistics()).not.toEqual(expect.arrayContaining(["prompt_results"]));
+    });
+
     test("UnitStore.unitInput: a pending unit with its prompt's text; a done or unknown unit without", async () => {
       const r = await run(2);
       expect(await h.units.unitInput({ jobId: r.jobId, seq: 0, promptId: r.promptIds[0]! })).toEqual({ status: "pending", promptText: expect.stringMatching(/^question 0 /) });

@@ -51,13 +51,17 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
   const { pool, calls } = handPool();
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: "0" });
-  dispatcher = createDispatcher({ store, tracking: stores.tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent") });
+  // The store's statistics refresh, counted (on Postgres it analyzes; its contract test has that).
+  let refreshes = 0;
+  const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []) };
+  dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent") });
   /** Finishes every call, waits for the job to end and closes everything; the job's unit counts. */
   const finish = async () => {
     for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
     for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
     const job = { status: (await store.get(jobId))!.status, counts: await store.counts(jobId) };
     await dispatcher!.stop();
+    expect(refreshes).toBe(1);
     dispatcher = undefined;
     await db.close();
     return job;
