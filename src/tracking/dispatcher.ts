@@ -269,7 +269,7 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   async function startJob(row: { id: string; brand_id: string | null; organization_id: string | null; attempts: number; max_attempts: number }) {
-    // The threads (and their analysis) start while the job's units are read, not after.
+    // The threads start while the job's units are read, not after.
     pool.warm();
     const counts = await store.counts(row.id);
     const job: ActiveJob = {
