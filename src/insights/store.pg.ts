@@ -246,7 +246,9 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
       const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, p, resultTables(by, perPrompt));
       const keys = groupBy.join(", ");
       const rows = await query<ResultSumsRow>(
-        `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${exactSum(m)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys}` : ""}`,
+        // In the keys' order: the service adds the groups' fractional sums up in the order they come,
+        // and a plan chosen under another role (or after an ANALYZE) returned them in another.
+        `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `${exactSum(m)} AS ${m}`).join(", ")} FROM (${source}) AS s${keys ? ` GROUP BY ${keys} ORDER BY ${keys}` : ""}`,
         p,
       );
       return rows.filter((r) => (r.results ?? 0) > 0);

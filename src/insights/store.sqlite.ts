@@ -214,7 +214,7 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       const dims = ["platform", "model", "region", "reported_model", ...(perPrompt ? ["prompt_id"] : [])];
       const source = rollupRows("result_rollups", [...dims, ...RESULT_MEASURES], args, window, resultTables(by, perPrompt));
       const keys = groupBy.length ? groupBy.join(", ") : "";
-      const sql = `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql})${keys ? ` GROUP BY ${keys}` : ""}`;
+      const sql = `SELECT ${keys ? `${keys}, ` : ""}${RESULT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")} FROM (${source.sql})${keys ? ` GROUP BY ${keys} ORDER BY ${keys}` : ""}`;
       return (sqlite.query(sql).all(...source.params) as ResultSumsRow[]).filter((r) => (r.results ?? 0) > 0);
     },
     competitorTotals(args) {
