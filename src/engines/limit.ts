@@ -6,6 +6,14 @@ export interface Limiter {
   acquire(platform: PlatformId, signal?: AbortSignal): Promise<() => void>;
   readonly active: number;
   readonly waiting: number;
+  /**
+   * Lets a held slot go straight to the holder's next call, which starts elsewhere (in a worker
+   * thread) when the current call is over: only while nobody waits for a slot (the waiters come
+   * first) and the rate bound allows one more start. Returns undefined when not, else the function
+   * to call once the next call has started (or would have). Until then that start counts as made
+   * now, so the rate bound holds whenever it really happens.
+   */
+  handOver(): (() => void) | undefined;
 }
 
 const MINUTE = 60_000;
@@ -18,6 +26,8 @@ const MINUTE = 60_000;
 export function createLimiter(opts: { concurrency: number; rpm: number; now?: () => number }): Limiter {
   const now = opts.now ?? Date.now;
   const starts: number[] = [];
+  /** Starts handed over and not yet made: counted in every window until they are. */
+  let handedStarts = 0;
   const queue: Array<{ grant: () => void }> = [];
   let active = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -26,8 +36,9 @@ export function createLimiter(opts: { concurrency: number; rpm: number; now?: ()
     while (queue.length > 0 && active < opts.concurrency) {
       const t = now();
       while (starts.length > 0 && starts[0]! <= t - MINUTE) starts.shift();
-      if (opts.rpm > 0 && starts.length >= opts.rpm) {
-        if (!timer) {
+      if (opts.rpm > 0 && starts.length + handedStarts >= opts.rpm) {
+        // Only the oldest start's expiry frees the window; a handed-over start, once made, pumps.
+        if (!timer && starts.length > 0) {
           timer = setTimeout(() => {
             timer = undefined;
             pump();
@@ -47,6 +58,22 @@ export function createLimiter(opts: { concurrency: number; rpm: number; now?: ()
     },
     get waiting() {
       return queue.length;
+    },
+    handOver() {
+      if (queue.length > 0) return undefined;
+      if (opts.rpm <= 0) return () => {};
+      const t = now();
+      while (starts.length > 0 && starts[0]! <= t - MINUTE) starts.shift();
+      if (starts.length + handedStarts >= opts.rpm) return undefined;
+      handedStarts++;
+      let made = false;
+      return () => {
+        if (made) return;
+        made = true;
+        handedStarts--;
+        starts.push(now());
+        pump();
+      };
     },
     acquire(platform, signal) {
       return new Promise((resolve, reject) => {

@@ -10,7 +10,14 @@ export interface WorkerInit {
   judge?: { platform: string; model: string };
 }
 
-export type WorkerCommand = WorkerInit | { type: "run"; id: number; task: UnitTask } | { type: "abort"; id: number };
+export type WorkerCommand =
+  | WorkerInit
+  /** `after`: start when that task's upstream call is over (a lane's next unit, handed over ahead). */
+  | { type: "run"; id: number; task: UnitTask; after?: number }
+  | { type: "abort"; id: number };
+
+/** The error of a unit given back unstarted (its thread would have called a platform just refused). */
+export const HANDED_BACK_KIND = "handed-back";
 
 /** An error as it crosses the thread boundary (class identity is lost in structured clone). */
 export interface TaskError {

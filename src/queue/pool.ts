@@ -17,7 +17,11 @@ export class TaskFailure extends Error {
 }
 
 export interface WorkerPool {
-  run(task: UnitTask, onAnswered?: () => void): { id: number; task: UnitTask; promise: Promise<unknown> };
+  /**
+   * Runs `task` on a thread. With `after` (a task of this pool), it goes to that task's thread and
+   * starts there as soon as that task's upstream call is over.
+   */
+  run(task: UnitTask, onAnswered?: () => void, after?: number): { id: number; task: UnitTask; promise: Promise<unknown> };
   abort(id: number): void;
   /** Starts the threads now (a job was claimed), so their start-up overlaps the job's own. */
   warm(): void;
@@ -90,10 +94,12 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
 
   return {
     size: options.size,
-    run(task, onAnswered) {
+    run(task, onAnswered, after) {
       ensureStarted();
       const id = nextId++;
-      const slot = slots.reduce((best, s) => (s.inFlight.size < best.inFlight.size ? s : best));
+      // A task `after` that is over (or was never ours) has nothing to wait for.
+      const afterSlot = after === undefined ? undefined : owner.get(after);
+      const slot = afterSlot ?? slots.reduce((best, s) => (s.inFlight.size < best.inFlight.size ? s : best));
       const promise = new Promise<unknown>((resolve, reject) => {
         slot.inFlight.set(id, { resolve, reject: (e) => reject(new TaskFailure(e)), onAnswered });
       });
@@ -107,7 +113,7 @@ export function createWorkerPool(options: { size: number; workerUrl: URL | strin
           owner.delete(id);
           return;
         }
-        slot.worker!.postMessage({ type: "run", id, task } satisfies WorkerCommand);
+        slot.worker!.postMessage({ type: "run", id, task, after: afterSlot && after } satisfies WorkerCommand);
         posted.add(id);
       });
       return { id, task, promise };

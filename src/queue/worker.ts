@@ -4,7 +4,9 @@
 import { createEngineRegistry, isEngineError, loadEngineConfig } from "../engines";
 import { createUnitRunner } from "../tracking/unit-runner";
 import type { UnitStore } from "../tracking/store";
-import type { TaskError, WorkerCommand, WorkerReply } from "./messages";
+import type { UnitTask } from "../tracking/unit";
+import { HANDED_BACK_KIND, type TaskError, type WorkerCommand, type WorkerReply } from "./messages";
+import { createSuccessors } from "./successors";
 
 declare const self: Worker;
 
@@ -34,6 +36,37 @@ function toTaskError(error: unknown): TaskError {
   return { message: error instanceof Error ? error.message : String(error), kind: "internal", permanent: false };
 }
 
+const aborted: TaskError = { message: "aborted", kind: "internal", permanent: true };
+const HANDED_BACK: TaskError = { message: "not started: the call before it was refused", kind: HANDED_BACK_KIND, permanent: false };
+
+async function run(id: number, task: UnitTask) {
+  const controller = controllers.get(id)!;
+  try {
+    if (controller.signal.aborted) return reply({ type: "done", id, ok: false, error: aborted });
+    const value = await runner!.run(task, controller.signal, () => {
+      successors.callOver(id);
+      reply({ type: "answered", id });
+    });
+    reply({ type: "done", id, ok: true, value });
+  } catch (error) {
+    const failure = toTaskError(error);
+    reply({ type: "done", id, ok: false, error: failure });
+    // A refused key refuses the next call too: the unit waiting behind this one goes back to the
+    // dispatcher, which fails the platform's remaining units without calling.
+    const next = failure.kind === "auth" ? successors.takeBack(id) : undefined;
+    if (next) {
+      controllers.delete(next.id);
+      reply({ type: "done", id: next.id, ok: false, error: HANDED_BACK });
+    }
+  } finally {
+    // A unit that ended without an answer (skipped, failed, aborted) frees its lane's call too.
+    successors.callOver(id);
+    controllers.delete(id);
+  }
+}
+
+const successors = createSuccessors<UnitTask>((id, task) => void run(id, task));
+
 self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
   const command = event.data;
   if (command.type === "init") {
@@ -41,16 +74,13 @@ self.onmessage = async (event: MessageEvent<WorkerCommand>) => {
     reply({ type: "ready" });
   } else if (command.type === "abort") {
     controllers.get(command.id)?.abort();
-  } else if (command.type === "run") {
-    const controller = new AbortController();
-    controllers.set(command.id, controller);
-    try {
-      const value = await runner!.run(command.task, controller.signal, () => reply({ type: "answered", id: command.id }));
-      reply({ type: "done", id: command.id, ok: true, value });
-    } catch (error) {
-      reply({ type: "done", id: command.id, ok: false, error: toTaskError(error) });
-    } finally {
+    // One waiting behind another call ends now rather than when that call is over.
+    if (successors.drop(command.id)) {
       controllers.delete(command.id);
+      reply({ type: "done", id: command.id, ok: false, error: aborted });
     }
+  } else if (command.type === "run") {
+    controllers.set(command.id, new AbortController());
+    successors.submit(command.id, command.task, command.after);
   }
 };

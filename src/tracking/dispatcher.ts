@@ -4,11 +4,12 @@
 import { hostname } from "node:os";
 import { createLimiter, type EngineConfig, type Limiter, type PlatformId } from "../engines";
 import type { Logger } from "../http/log";
+import { HANDED_BACK_KIND } from "../queue/messages";
 import { TaskFailure, type WorkerPool } from "../queue/pool";
 import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
 import { createResultWriter } from "./result-writer";
-import type { TrackingStore, UnitStore } from "./store";
+import type { BrandEntities, TrackingStore, UnitStore } from "./store";
 import type { UnitInput, UnitOutcome } from "./unit";
 
 export interface DispatcherOptions {
@@ -48,6 +49,8 @@ interface ActiveJob {
   timers: Set<ReturnType<typeof setTimeout>>;
   /** Units due to run, per platform, taken in order by that platform's lanes. */
   ready: Map<string, ReadyUnits>;
+  /** The brand's entities as read when the job started, sent with each platform's first round. */
+  entities?: Promise<BrandEntities | null>;
 }
 
 interface ReadyUnits {
@@ -58,6 +61,39 @@ interface ReadyUnits {
   width: number;
   /** Inputs read ahead, by index in `units`: at most `width`, those a round ahead of `next`. */
   ahead: Map<number, Promise<UnitInput | null>>;
+}
+
+/** A limiter slot; handed on, the next unit of the lane releases it. */
+interface Slot {
+  release: () => void;
+  handedOn: boolean;
+}
+
+/** A lane's unit from its hand-over to its thread until its upstream call is over. */
+interface LaneCall {
+  /** Handed to its thread (or ended without a call), and any call before it in the lane over. */
+  started: Promise<void>;
+  /** Its upstream call is over: answered, or the unit ended without an answer. */
+  over: Promise<void>;
+  isOver: boolean;
+  slot?: Slot;
+  taskId?: number;
+}
+
+/** A unit handed to its thread behind the lane's call in flight, with that call's slot. */
+interface Chained {
+  after: LaneCall;
+  slot: Slot;
+  /** Tells the limiter the unit's call started (Limiter.handOver). */
+  made: () => void;
+}
+
+/** How a lane's unit starts: its input read ahead, and whether it goes behind the lane's call in flight. */
+interface UnitStart {
+  /** One of its platform's first `width` units: it brings the brand's entities to its thread. */
+  firstRound: boolean;
+  ahead?: Promise<UnitInput | null>;
+  chained?: Chained;
 }
 
 const OWNER_PREFIX = `${hostname()}:${process.pid}:`;
@@ -195,45 +231,91 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function lane(job: ActiveJob, queue: ReadyUnits) {
     queue.lanes++;
+    let current: LaneCall | undefined;
     try {
       // The next unit starts when this one's upstream call is over, while it is analysed and written.
-      while (queue.next < queue.units.length && !job.abort.signal.aborted) {
+      // Each turn takes a unit, or waits for the lane's call to be over and looks once more for
+      // units enqueued meanwhile (retries) before the lane ends.
+      while (!job.abort.signal.aborted) {
+        // At most one unit waits in a thread behind this lane's call.
+        if (current) await current.started;
+        if (job.abort.signal.aborted) break;
+        if (queue.next >= queue.units.length) {
+          if (!current || current.isOver) break;
+          await current.over;
+          continue;
+        }
         const index = queue.next++;
+        const unit = queue.units[index]!;
         const input = queue.ahead.get(index);
         queue.ahead.delete(index);
         readAhead(job, queue, index + queue.width);
-        await new Promise<void>((callDone) => void runUnit(job, queue.units[index]!, callDone, input));
+        // While the lane's call is upstream, its slot goes to the next unit, which its thread starts
+        // when that call is over (issue #29: no round trip through this thread between two calls).
+        const made = current && !current.isOver && current.slot && current.taskId !== undefined && !job.deadPlatforms.has(unit.platform) ? limiterFor(unit.platform).handOver() : undefined;
+        if (made) {
+          current!.slot!.handedOn = true;
+          current = call(job, unit, { firstRound: index < queue.width, ahead: input, chained: { after: current!, slot: { release: current!.slot!.release, handedOn: false }, made } });
+        } else {
+          if (current) await current.over;
+          current = call(job, unit, { firstRound: index < queue.width, ahead: input });
+        }
       }
+      if (current) await current.over;
     } finally {
       queue.lanes--;
     }
   }
 
-  async function runUnit(job: ActiveJob, unit: UnitRow, callDone: () => void, ahead?: Promise<UnitInput | null>): Promise<void> {
-    const dead = job.deadPlatforms.get(unit.platform);
-    if (dead) {
-      await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
-      callDone();
-      return settle(job);
-    }
-    let releaseSlot: (() => void) | undefined;
-    // Released when the upstream answers (not when analysis and the write are done): the limits
-    // are about calls in flight upstream.
+  function call(job: ActiveJob, unit: UnitRow, how: UnitStart): LaneCall {
+    let posted!: () => void;
+    let over!: () => void;
+    const handed = new Promise<void>((resolve) => (posted = resolve));
+    const lane: LaneCall = {
+      started: how.chained ? Promise.all([handed, how.chained.after.over]).then(() => {}) : handed,
+      over: new Promise<void>((resolve) => (over = resolve)),
+      isOver: false,
+      slot: how.chained?.slot,
+    };
+    void runUnit(job, unit, lane, { posted, over }, how);
+    return lane;
+  }
+
+  async function runUnit(job: ActiveJob, unit: UnitRow, lane: LaneCall, marks: { posted: () => void; over: () => void }, { firstRound, ahead, chained }: UnitStart): Promise<void> {
+    // Called when the upstream answers (not when analysis and the write are done): the limits are
+    // about calls in flight upstream. A slot handed on to the lane's next unit is that unit's.
     const release = () => {
-      releaseSlot?.();
-      releaseSlot = undefined;
-      callDone();
+      if (lane.isOver) return;
+      lane.isOver = true;
+      if (lane.slot && !lane.slot.handedOn) lane.slot.release();
+      marks.over();
     };
     let taskId: number | undefined;
     let calledAt: number | undefined;
     const onAbort = () => taskId !== undefined && pool.abort(taskId);
+    // A unit handed on starts when the call before it is over (or ends then without a call, which
+    // the limiter counts as a start all the same); its call's time is counted from then.
+    if (chained)
+      void chained.after.over.then(() => {
+        chained.made();
+        if (calledAt !== undefined) calledAt = performance.now();
+      });
     try {
+      const dead = job.deadPlatforms.get(unit.platform);
+      if (dead) {
+        await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
+        release();
+        return settle(job);
+      }
       const input = (await ahead) ?? undefined;
-      releaseSlot = await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal);
+      // The first round's tasks bring the brand's entities: a thread just started has read nothing.
+      const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
+      lane.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
       if (job.abort.signal.aborted) return;
       calledAt = performance.now();
-      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input }, release);
-      taskId = run.id;
+      const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input, entities }, release, chained?.after.taskId);
+      taskId = lane.taskId = run.id;
+      marks.posted();
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;
       // An answer arriving after stop() is not written: the job was handed back, and the database
@@ -245,6 +327,8 @@ export function createDispatcher(options: DispatcherOptions) {
     } catch (error) {
       if (job.abort.signal.aborted || stopped) return;
       const failure = error instanceof TaskFailure ? error.error : { message: String(error), kind: "internal", permanent: false };
+      // Given back unstarted (the call before it was refused): taken again, as if never handed out.
+      if (failure.kind === HANDED_BACK_KIND) return void enqueue(job, unit);
       if (calledAt !== undefined) options.onUpstream?.(unit.platform, failure.kind ?? "error", performance.now() - calledAt);
       const attempt = unit.attempts + 1;
       const reason = failure.variable && failure.kind === "auth" ? failure.message : `${unit.platform}: ${failure.message}`;
@@ -264,6 +348,7 @@ export function createDispatcher(options: DispatcherOptions) {
       }
     } finally {
       release();
+      marks.posted();
       job.abort.signal.removeEventListener("abort", onAbort);
     }
   }
@@ -282,6 +367,8 @@ export function createDispatcher(options: DispatcherOptions) {
       deadPlatforms: new Map(),
       timers: new Set(),
       ready: new Map(),
+      // Read on this thread's pool beside the units (its connections are open; a new thread's are not).
+      entities: options.units?.entities(row.brand_id!).catch(() => null),
     };
     active.set(job.id, job);
     await store.setProgress({ jobId: job.id, progress: { phase: "querying", completed: counts.done + counts.failed, total: counts.total } });

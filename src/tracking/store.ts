@@ -4,15 +4,10 @@
 // finalize), UnitStore on the worker threads (what a unit needs to ask). Backend implementations:
 // store.sqlite.ts and units.sqlite.ts (and, with #29, their .pg.ts); the contract they keep is
 // tests/contracts/tracking.contract.ts.
-import type { Entity } from "../analysis/entities";
 import type { Suggestion } from "../analysis/suggestions";
-import type { UnitInput, UnitOutcome, UnitTask } from "./unit";
+import type { BrandEntities, UnitInput, UnitOutcome, UnitTask } from "./unit";
 
-export interface BrandEntities {
-  brand: Entity;
-  competitors: Entity[];
-  language: string | null;
-}
+export type { BrandEntities };
 
 export interface RunBrand {
   id: string;

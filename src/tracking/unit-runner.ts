@@ -55,6 +55,10 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
 
   function entitiesFor(task: UnitTask) {
     let entry = entitiesByJob.get(task.jobId);
+    if (!entry && task.entities) {
+      if (entitiesByJob.size > 64) entitiesByJob.clear();
+      entitiesByJob.set(task.jobId, (entry = Promise.resolve({ loaded: task.entities })));
+    }
     if (!entry) {
       if (entitiesByJob.size > 64) entitiesByJob.clear();
       const loading = store.entities(task.brandId).then((loaded) => (loaded ? { loaded } : null));
@@ -65,6 +69,7 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
     return entry;
   }
 
+  let analysisTurn = Promise.resolve();
   return {
     async run(task: UnitTask, signal: AbortSignal, onAnswered: () => void = () => {}): Promise<UnitOutcome> {
       const unit = task.input ?? (await store.unitInput({ jobId: task.jobId, seq: task.seq, promptId: task.promptId }));
@@ -78,6 +83,12 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
       const analysisLoaded = loadAnalysis();
       const answer = await asked;
       onAnswered();
+      // Answers are analysed one per turn of the thread's event loop (~0.5 ms each), and the thread
+      // reads what came in between two: a lane's next call starts as its answer arrives, not after
+      // the analyses of all the answers that arrived with it (issue #29: 32 answers a round).
+      const turn = analysisTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+      analysisTurn = turn;
+      await turn;
 
       if (isNoSurface(answer)) return { kind: "no_surface", reason: answer.reason };
       const lib = await analysisLoaded;

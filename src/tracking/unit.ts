@@ -1,5 +1,13 @@
 // One unit of a tracking run as it crosses between threads and stores: the task handed to a
 // worker thread, the outcome it sends back, and the stored values of an answer.
+import type { Entity } from "../analysis/entities";
+
+/** The brand and its competitors as a run matches them. */
+export interface BrandEntities {
+  brand: Entity;
+  competitors: Entity[];
+  language: string | null;
+}
 
 export interface UnitTask {
   jobId: string;
@@ -16,6 +24,8 @@ export interface UnitTask {
    * call was upstream; without them the thread reads them first.
    */
   input?: UnitInput;
+  /** The brand's entities, read by the dispatcher as the job starts: sent with its first round, so a new thread's first calls wait for no read of its own. */
+  entities?: BrandEntities;
 }
 
 /** A unit's status (null: gone) and, when it is pending, its prompt's text (null: deleted, or the unit is not pending). */

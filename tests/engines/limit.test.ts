@@ -64,4 +64,41 @@ describe('limits per upstream account', () => {
     (await second)();
     expect([limiter.active, limiter.waiting]).toEqual([0, 0]);
   });
+
+  test('a slot is handed over only while nobody waits, and keeps its call counted', async () => {
+    const limiter = createLimiter({ concurrency: 1, rpm: 0 });
+    await limiter.acquire('chatgpt');
+    expect(limiter.handOver()).toBeFunction();
+    expect(limiter.active).toBe(1); // the slot stays taken: the next call is its holder's
+    const controller = new AbortController();
+    const waiting = limiter.acquire('chatgpt', controller.signal).catch(() => 'aborted');
+    expect(limiter.handOver()).toBeUndefined(); // a waiter comes first
+    controller.abort();
+    expect(await waiting).toBe('aborted');
+    expect(limiter.handOver()).toBeFunction();
+  });
+
+  test('under a rate bound a handed-over start counts from the hand-over until it is made, then from when it was made', async () => {
+    let now = 0;
+    const limiter = createLimiter({ concurrency: 10, rpm: 1, now: () => now });
+    await limiter.acquire('grok'); // a start at 0 s
+    expect(limiter.handOver()).toBeUndefined(); // the window is full
+    now = 60_001;
+    const made = limiter.handOver()!; // the start at 0 s has left the window
+    expect(made).toBeFunction();
+    expect(limiter.handOver()).toBeUndefined(); // the handed-over start counts before it is made
+    const controller = new AbortController();
+    const third = limiter.acquire('grok', controller.signal).catch(() => 'aborted');
+    await Bun.sleep(5);
+    expect(limiter.waiting).toBe(1);
+    controller.abort();
+    expect(await third).toBe('aborted');
+    now = 100_000;
+    made(); // made at 100 s
+    made(); // counted once
+    now = 120_002; // counted from the hand-over (60 s) it would have left the window
+    expect(limiter.handOver()).toBeUndefined();
+    now = 160_001;
+    expect(limiter.handOver()).toBeFunction();
+  });
 });

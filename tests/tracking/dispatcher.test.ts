@@ -7,18 +7,34 @@ import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher
 import type { UnitTask } from "../../src/tracking/unit-runner";
 import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
-/** A pool that runs nothing: the test answers each task by hand. */
+/**
+ * A pool that runs nothing: the test answers each task by hand. Like a thread, it starts a task
+ * handed over `after` another only once that one's call is over; `calls` are the calls started.
+ */
 function handPool() {
-  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void; warmedBefore: boolean }[] = [];
+  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void; warmedBefore: boolean; after?: number }[] = [];
+  const handed: { seq: number; after?: number }[] = [];
+  const waiting = new Map<number, () => void>();
+  const over = new Set<number>();
   let nextId = 1;
   let warmed = false;
   const pool: WorkerPool = {
     size: 1,
-    run(task, onAnswered) {
+    run(task, onAnswered, after) {
+      const id = nextId++;
+      handed.push({ seq: task.seq, after });
       let finish!: (outcome: unknown) => void;
       const promise = new Promise<unknown>((resolve) => (finish = resolve));
-      calls.push({ task, answered: () => onAnswered?.(), finish, warmedBefore: warmed });
-      return { id: nextId++, task, promise };
+      const answered = () => {
+        over.add(id);
+        onAnswered?.();
+        waiting.get(id)?.();
+        waiting.delete(id);
+      };
+      const start = () => calls.push({ task, answered, finish, warmedBefore: warmed, after });
+      if (after !== undefined && !over.has(after)) waiting.set(after, start);
+      else start();
+      return { id, task, promise };
     },
     abort() {},
     warm() {
@@ -26,7 +42,7 @@ function handPool() {
     },
     async stop() {},
   };
-  return { pool, calls };
+  return { pool, calls, handed };
 }
 
 let dispatcher: Dispatcher | undefined;
@@ -43,14 +59,14 @@ async function handedOut(calls: unknown[], n: number) {
 }
 
 /** A job of `prompts` perplexity units and a dispatcher over the hand pool at `concurrency`. */
-async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean }) {
+async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number }) {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
   const { brandId, promptIds } = await seedBrandIn(db, org, { prompts });
   const store = stores.queue();
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
-  const { pool, calls } = handPool();
-  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: "0" });
+  const { pool, calls, handed } = handPool();
+  const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: String(options.rpm ?? 0) });
   // The store's statistics refresh, counted (on Postgres it analyzes; its contract test has that).
   let refreshes = 0;
   const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []) };
@@ -66,11 +82,11 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
     await db.close();
     return job;
   };
-  return { stores, jobId, promptIds, calls, finish };
+  return { stores, jobId, brandId, promptIds, calls, handed, finish };
 }
 
-test("each unit's status and prompt are read a round ahead and handed to its thread with the task; the threads start with the claim", async () => {
-  const { stores, jobId, promptIds, calls, finish } = await dispatched(5, 2, { readAhead: true });
+test("each unit's status and prompt are read a round ahead and handed to its thread with the task; the threads start with the claim; the first round brings the brand's entities", async () => {
+  const { stores, jobId, brandId, promptIds, calls, finish } = await dispatched(5, 2, { readAhead: true });
   await handedOut(calls, 2);
   // The first round's inputs are read as the job starts (a thread's own connections are not open
   // yet); each unit taken starts the read of the one a round later.
@@ -83,6 +99,10 @@ test("each unit's status and prompt are read a round ahead and handed to its thr
   expect(calls.length).toBe(5);
   for (const c of calls) expect(c.task.input).toEqual(await stores.units.unitInput({ jobId, seq: c.task.seq, promptId: c.task.promptId }));
   expect(calls.map((c) => c.task.input?.promptText)).toEqual(calls.map((c) => `What is the best project tool for a team of ${promptIds.indexOf(c.task.promptId) + 2}?`));
+  // A new thread's first calls read nothing themselves: the brand's entities come with them.
+  const entities = await stores.units.entities(brandId);
+  expect(entities?.brand.name).toBeString();
+  expect(calls.map((c) => c.task.entities ?? null)).toEqual(calls.map((_, i) => (i < 2 ? entities : null)));
   expect((await finish()).counts).toMatchObject({ done: 5, pending: 0 });
 });
 
@@ -96,6 +116,25 @@ test("a platform's next unit is handed out when the previous call is answered, n
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1]);
   calls[1]!.answered();
   await handedOut(calls, 3);
+  expect(calls.map((c) => c.task.seq)).toEqual([0, 1, 2]);
+  calls[2]!.answered();
+  expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
+});
+
+test("with the slot free of waiters, a lane's next unit is handed to its thread behind the call in flight — one at a time — and starts as that call answers", async () => {
+  const { calls, handed, finish } = await dispatched(3, 1, { readAhead: false });
+  await handedOut(calls, 1);
+  for (let i = 0; i < 400 && handed.length < 2; i++) await tick();
+  await tick();
+  // Unit 1 waits behind unit 0's call (task 1); unit 2 is not handed over until unit 1 has started.
+  expect(handed).toEqual([{ seq: 0, after: undefined }, { seq: 1, after: 1 }]);
+  expect(calls.map((c) => c.task.seq)).toEqual([0]);
+  calls[0]!.answered();
+  // The pool, like a thread, started unit 1 the moment unit 0 answered: no turn of the dispatcher between.
+  expect(calls.map((c) => c.task.seq)).toEqual([0, 1]);
+  await handedOut(handed, 3);
+  expect(handed[2]).toEqual({ seq: 2, after: 2 });
+  calls[1]!.answered();
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1, 2]);
   calls[2]!.answered();
   expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
