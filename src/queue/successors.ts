@@ -4,13 +4,13 @@
 // thread (issue #29: two thread hops a round, ~4–5 ms, more when the main thread is busy).
 
 export interface Successors<T> {
-  /** Starts `item` now, or when the call of task `after` is over if that call is still going. */
+  /** Starts `item` now, or when the call of task `after` is over if that call is still going or waiting. */
   submit(id: number, item: T, after?: number): void;
   /** Task `id`'s call is over (answered, failed or never made): its waiting successor starts. */
   callOver(id: number): void;
-  /** Task `id`'s call is over and its waiting successor must not start: it is returned instead. */
-  takeBack(id: number): { id: number; item: T } | undefined;
-  /** Removes a task that has not started yet; true when it was waiting. */
+  /** Task `id`'s call is over and what waits behind it must not start: returned instead, in order. */
+  takeBack(id: number): { id: number; item: T }[];
+  /** Removes a task that has not started yet (what waited behind it waits for what it waited for); true when it was waiting. */
   drop(id: number): boolean;
   readonly waiting: number;
 }
@@ -20,37 +20,53 @@ export function createSuccessors<T>(start: (id: number, item: T) => void): Succe
   const calling = new Set<number>();
   /** By the task each waits for: one successor per task, as one lane has one call at a time. */
   const parked = new Map<number, { id: number; item: T }>();
+  /** The task each waiting task waits for. */
+  const waitingOn = new Map<number, number>();
 
   const begin = (id: number, item: T) => {
     calling.add(id);
     start(id, item);
   };
+  const unpark = (after: number) => {
+    const next = parked.get(after);
+    if (next) {
+      parked.delete(after);
+      waitingOn.delete(next.id);
+    }
+    return next;
+  };
 
   return {
     submit(id, item, after) {
-      if (after !== undefined && calling.has(after) && !parked.has(after)) parked.set(after, { id, item });
-      else begin(id, item);
+      // A second task behind the same call goes behind the first: one slot, one call at a time.
+      for (let hops = 0; after !== undefined && parked.has(after) && hops <= parked.size; hops++) after = parked.get(after)!.id;
+      if (after !== undefined && (calling.has(after) || waitingOn.has(after)) && !parked.has(after)) {
+        parked.set(after, { id, item });
+        waitingOn.set(id, after);
+      } else begin(id, item);
     },
     callOver(id) {
       if (!calling.delete(id)) return;
-      const next = parked.get(id);
-      if (!next) return;
-      parked.delete(id);
-      begin(next.id, next.item);
+      const next = unpark(id);
+      if (next) begin(next.id, next.item);
     },
     takeBack(id) {
       calling.delete(id);
-      const next = parked.get(id);
-      parked.delete(id);
-      return next;
+      const out: { id: number; item: T }[] = [];
+      const most = parked.size;
+      for (let next = unpark(id); next && out.length < most; next = unpark(next.id)) out.push(next);
+      return out;
     },
     drop(id) {
-      for (const [after, next] of parked)
-        if (next.id === id) {
-          parked.delete(after);
-          return true;
-        }
-      return false;
+      const after = waitingOn.get(id);
+      if (after === undefined) return false;
+      unpark(after);
+      const behind = unpark(id);
+      if (behind) {
+        parked.set(after, behind);
+        waitingOn.set(behind.id, after);
+      }
+      return true;
     },
     get waiting() {
       return parked.size;

@@ -41,6 +41,7 @@ const HANDED_BACK: TaskError = { message: "not started: the call before it was r
 
 async function run(id: number, task: UnitTask) {
   const controller = controllers.get(id)!;
+  let refused = false;
   try {
     if (controller.signal.aborted) return reply({ type: "done", id, ok: false, error: aborted });
     const value = await runner!.run(task, controller.signal, () => {
@@ -50,16 +51,16 @@ async function run(id: number, task: UnitTask) {
     reply({ type: "done", id, ok: true, value });
   } catch (error) {
     const failure = toTaskError(error);
+    refused = failure.kind === "auth";
     reply({ type: "done", id, ok: false, error: failure });
-    // A refused key refuses the next call too: the unit waiting behind this one goes back to the
-    // dispatcher, which fails the platform's remaining units without calling.
-    const next = failure.kind === "auth" ? successors.takeBack(id) : undefined;
-    if (next) {
-      controllers.delete(next.id);
-      reply({ type: "done", id: next.id, ok: false, error: HANDED_BACK });
-    }
   } finally {
-    // A unit that ended without an answer (skipped, failed, aborted) frees its lane's call too.
+    // What waits behind a call that was aborted (its job is being stopped) or refused for its key
+    // (the platform's later units fail without a call) goes back unstarted; otherwise it starts.
+    if (controller.signal.aborted || refused)
+      for (const next of successors.takeBack(id)) {
+        controllers.delete(next.id);
+        reply({ type: "done", id: next.id, ok: false, error: refused ? HANDED_BACK : aborted });
+      }
     successors.callOver(id);
     controllers.delete(id);
   }

@@ -287,7 +287,13 @@ export function createDispatcher(options: DispatcherOptions) {
     const release = () => {
       if (lane.isOver) return;
       lane.isOver = true;
-      if (lane.slot && !lane.slot.handedOn) lane.slot.release();
+      const slot = lane.slot;
+      // A slot this unit was handed is free only once the call it came from is over too (this unit
+      // may end first: aborted, or given back unstarted).
+      if (slot && !slot.handedOn) {
+        if (chained && !chained.after.isOver) void chained.after.over.then(slot.release);
+        else slot.release();
+      }
       marks.over();
     };
     let taskId: number | undefined;
@@ -300,18 +306,24 @@ export function createDispatcher(options: DispatcherOptions) {
         chained.made();
         if (calledAt !== undefined) calledAt = performance.now();
       });
-    try {
+    // A platform refused for good fails its units without a call: checked before waiting for a
+    // slot, and again before the call (the lane's call before this one, or another lane's, may have
+    // been refused meanwhile).
+    const failedDead = async () => {
       const dead = job.deadPlatforms.get(unit.platform);
-      if (dead) {
-        await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
-        release();
-        return settle(job);
-      }
+      if (!dead) return false;
+      await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
+      settle(job);
+      return true;
+    };
+    try {
+      if (await failedDead()) return;
       const input = (await ahead) ?? undefined;
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
       lane.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
       if (job.abort.signal.aborted) return;
+      if (await failedDead()) return;
       calledAt = performance.now();
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input, entities }, release, chained?.after.taskId);
       taskId = lane.taskId = run.id;

@@ -18,16 +18,31 @@ test("a task handed over after another starts when that one's call is over, not 
   expect(successors.waiting).toBe(0);
 });
 
-test("a waiting task that is dropped never starts, and a second successor of one call does not wait behind the first", () => {
+test("a second task behind one call waits behind the first; a dropped one leaves its place to the one behind it", () => {
   const started: number[] = [];
   const successors = createSuccessors<number>((id) => started.push(id));
   successors.submit(1, 1);
   successors.submit(2, 2, 1);
-  successors.submit(3, 3, 1);
-  expect(started).toEqual([1, 3]);
+  successors.submit(3, 3, 1); // never two calls on one slot: it goes behind 2
+  expect(started).toEqual([1]);
+  expect(successors.waiting).toBe(2);
   expect(successors.drop(2)).toBe(true);
   expect(successors.drop(2)).toBe(false);
   successors.callOver(1);
-  expect(started).toEqual([1, 3]);
+  expect(started).toEqual([1, 3]); // 3 took 2's place behind 1
   expect(successors.drop(3)).toBe(false); // started: not waiting
+  expect(successors.waiting).toBe(0);
+});
+
+test("what waits behind a call is taken back in order, and none of it starts", () => {
+  const started: number[] = [];
+  const successors = createSuccessors<number>((id) => started.push(id));
+  successors.submit(1, 1);
+  successors.submit(2, 2, 1);
+  successors.submit(3, 3, 2);
+  expect(successors.takeBack(1).map((t) => t.id)).toEqual([2, 3]);
+  successors.callOver(1);
+  expect(started).toEqual([1]);
+  expect(successors.waiting).toBe(0);
+  expect(successors.takeBack(1)).toEqual([]);
 });

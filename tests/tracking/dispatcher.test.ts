@@ -2,7 +2,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { loadEngineConfig } from "../../src/engines";
 import { createLogger } from "../../src/http/log";
-import type { WorkerPool } from "../../src/queue/pool";
+import { HANDED_BACK_KIND, type TaskError } from "../../src/queue/messages";
+import { TaskFailure, type WorkerPool } from "../../src/queue/pool";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { UnitTask } from "../../src/tracking/unit-runner";
 import { seedBrandIn, unitDb } from "../helpers/tracking-db";
@@ -12,9 +13,9 @@ import { seedBrandIn, unitDb } from "../helpers/tracking-db";
  * handed over `after` another only once that one's call is over; `calls` are the calls started.
  */
 function handPool() {
-  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void; warmedBefore: boolean; after?: number }[] = [];
+  const calls: { task: UnitTask; answered: () => void; finish: (outcome: unknown) => void; fail: (error: TaskError) => void; warmedBefore: boolean; after?: number }[] = [];
   const handed: { seq: number; after?: number }[] = [];
-  const waiting = new Map<number, () => void>();
+  const waiting = new Map<number, { start: () => void; reject: (error: TaskError) => void }>();
   const over = new Set<number>();
   let nextId = 1;
   let warmed = false;
@@ -24,15 +25,25 @@ function handPool() {
       const id = nextId++;
       handed.push({ seq: task.seq, after });
       let finish!: (outcome: unknown) => void;
-      const promise = new Promise<unknown>((resolve) => (finish = resolve));
+      let reject!: (error: TaskError) => void;
+      const promise = new Promise<unknown>((resolve, fail) => ((finish = resolve), (reject = (e) => fail(new TaskFailure(e)))));
       const answered = () => {
         over.add(id);
         onAnswered?.();
-        waiting.get(id)?.();
+        waiting.get(id)?.start();
         waiting.delete(id);
       };
-      const start = () => calls.push({ task, answered, finish, warmedBefore: warmed, after });
-      if (after !== undefined && !over.has(after)) waiting.set(after, start);
+      // A refused call gives what waits behind it back unstarted, as a thread does.
+      const fail = (error: TaskError) => {
+        over.add(id);
+        reject(error);
+        const next = waiting.get(id);
+        waiting.delete(id);
+        if (error.kind === "auth") next?.reject({ message: "not started", kind: HANDED_BACK_KIND, permanent: false });
+        else next?.start();
+      };
+      const start = () => calls.push({ task, answered, finish, fail, warmedBefore: warmed, after });
+      if (after !== undefined && !over.has(after)) waiting.set(after, { start, reject });
       else start();
       return { id, task, promise };
     },
@@ -75,7 +86,8 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
   const finish = async () => {
     for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
     for (let i = 0; i < 400 && (await store.get(jobId))!.status === "active"; i++) await tick();
-    const job = { status: (await store.get(jobId))!.status, counts: await store.counts(jobId) };
+    const row = (await store.get(jobId))!;
+    const job = { status: row.status, counts: await store.counts(jobId), retries: row.result ? (JSON.parse(row.result) as { retries: number }).retries : null };
     await dispatcher!.stop();
     expect(refreshes).toBe(1);
     dispatcher = undefined;
@@ -138,4 +150,17 @@ test("with the slot free of waiters, a lane's next unit is handed to its thread 
   expect(calls.map((c) => c.task.seq)).toEqual([0, 1, 2]);
   calls[2]!.answered();
   expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
+});
+
+test("a refused key gives the unit waiting behind the refused call back unstarted: it and the rest fail without a call", async () => {
+  const { calls, handed, finish } = await dispatched(3, 1, { readAhead: false });
+  await handedOut(calls, 1);
+  for (let i = 0; i < 400 && handed.length < 2; i++) await tick();
+  expect(handed).toEqual([{ seq: 0, after: undefined }, { seq: 1, after: 1 }]);
+  calls[0]!.fail({ message: "authentication failed", kind: "auth", permanent: true, variable: "PERPLEXITY_API_KEY" });
+  const job = await finish();
+  expect(calls.map((c) => c.task.seq)).toEqual([0]); // no call after the refusal
+  expect(handed.map((h) => h.seq)).toEqual([0, 1]); // unit 1 was not handed out again, unit 2 never
+  // Given back is not a failed attempt: nothing was retried.
+  expect(job).toMatchObject({ status: "failed", counts: { failed: 3, done: 0, pending: 0 }, retries: 0 });
 });
