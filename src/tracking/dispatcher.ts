@@ -43,6 +43,8 @@ interface ActiveJob {
   organizationId: string | null;
   abort: AbortController;
   unsettled: number;
+  /** Outcomes handed to the writer and not yet committed. */
+  writing: number;
   retries: number;
   /** Platforms refused for good (bad key): their remaining units fail without a call. */
   deadPlatforms: Map<string, string>;
@@ -334,7 +336,17 @@ export function createDispatcher(options: DispatcherOptions) {
       // may already be closed; the next start runs the unit again.
       if (stopped) return;
       options.onUpstream?.(unit.platform, outcome.kind, performance.now() - calledAt);
-      if (outcome.kind !== "skipped") await writer.write(run.task, outcome);
+      if (outcome.kind !== "skipped") {
+        job.writing++;
+        const written = writer.write(run.task, outcome);
+        // The job's last outcomes: nothing more of it is coming to fill the batch, so it commits now.
+        if (job.writing === job.unsettled) void writer.flush();
+        try {
+          await written;
+        } finally {
+          job.writing--;
+        }
+      }
       settle(job);
     } catch (error) {
       if (job.abort.signal.aborted || stopped) return;
@@ -375,6 +387,7 @@ export function createDispatcher(options: DispatcherOptions) {
       organizationId: row.organization_id,
       abort: new AbortController(),
       unsettled: counts.pending,
+      writing: 0,
       retries: 0,
       deadPlatforms: new Map(),
       timers: new Set(),

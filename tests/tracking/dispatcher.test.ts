@@ -70,7 +70,7 @@ async function handedOut(calls: unknown[], n: number) {
 }
 
 /** A job of `prompts` perplexity units and a dispatcher over the hand pool at `concurrency`. */
-async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number }) {
+async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number; writeWindowMs?: number }) {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
   const { brandId, promptIds } = await seedBrandIn(db, org, { prompts });
@@ -80,7 +80,7 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: String(options.rpm ?? 0) });
   // The store's statistics refresh, counted (on Postgres it analyzes; its contract test has that).
   let refreshes = 0;
-  const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []) };
+  const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []), ...(options.writeWindowMs ? { writeBatching: { idleMs: options.writeWindowMs, maxWaitMs: options.writeWindowMs } } : {}) };
   dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent") });
   /** Finishes every call, waits for the job to end and closes everything; the job's unit counts. */
   const finish = async () => {
@@ -163,4 +163,15 @@ test("a refused key gives the unit waiting behind the refused call back unstarte
   expect(handed.map((h) => h.seq)).toEqual([0, 1]); // unit 1 was not handed out again, unit 2 never
   // Given back is not a failed attempt: nothing was retried.
   expect(job).toMatchObject({ status: "failed", counts: { failed: 3, done: 0, pending: 0 }, retries: 0 });
+});
+
+test("a job's last outcomes are committed at once, not after the writer's window", async () => {
+  const { calls, finish } = await dispatched(3, 2, { readAhead: false, writeWindowMs: 60_000 });
+  await handedOut(calls, 2);
+  calls[0]!.answered();
+  calls[0]!.finish({ kind: "no_surface", reason: "none" });
+  await handedOut(calls, 3);
+  // finish() answers the rest and waits up to 2 s for the job to end: with a 60 s window it would
+  // still be active, its last results waiting to fill a batch no other result will join.
+  expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
 });
