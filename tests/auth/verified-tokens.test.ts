@@ -19,7 +19,9 @@ const claims = {
 };
 
 test("a token verified before is refused as expired once its exp has passed", async () => {
-  const tokens = await createTokenService({ jwtSecret: SECRET, expirySeconds: 1, issuer: "http://localhost/auth/v1" });
+  // Two seconds, not one: `exp` counts whole seconds from a whole-second `iat`, so a token signed at
+  // x.999 with one second would expire a millisecond later, before its first verification (a flaky run).
+  const tokens = await createTokenService({ jwtSecret: SECRET, expirySeconds: 2, issuer: "http://localhost/auth/v1" });
   const { token, expiresAt } = await tokens.sign(claims);
   expect((await tokens.verify(token)).sub).toBe(claims.sub);
   expect((await tokens.verify(token)).sub).toBe(claims.sub);
