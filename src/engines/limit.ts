@@ -32,10 +32,15 @@ export function createLimiter(opts: { concurrency: number; rpm: number; now?: ()
   let active = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** Forgets the starts that have left the 60 s window ending at `t`. */
+  const prune = (t: number) => {
+    while (starts.length > 0 && starts[0]! <= t - MINUTE) starts.shift();
+  };
+
   const pump = (): void => {
     while (queue.length > 0 && active < opts.concurrency) {
       const t = now();
-      while (starts.length > 0 && starts[0]! <= t - MINUTE) starts.shift();
+      prune(t);
       if (opts.rpm > 0 && starts.length + handedStarts >= opts.rpm) {
         // Only the oldest start's expiry frees the window; a handed-over start, once made, pumps.
         if (!timer && starts.length > 0) {
@@ -62,8 +67,7 @@ export function createLimiter(opts: { concurrency: number; rpm: number; now?: ()
     handOver() {
       if (queue.length > 0) return undefined;
       if (opts.rpm <= 0) return () => {};
-      const t = now();
-      while (starts.length > 0 && starts[0]! <= t - MINUTE) starts.shift();
+      prune(now());
       if (starts.length + handedStarts >= opts.rpm) return undefined;
       handedStarts++;
       let made = false;

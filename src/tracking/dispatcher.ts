@@ -311,21 +311,18 @@ export function createDispatcher(options: DispatcherOptions) {
     // A platform refused for good fails its units without a call: checked before waiting for a
     // slot, and again before the call (the lane's call before this one, or another lane's, may have
     // been refused meanwhile).
-    const failedDead = async () => {
-      const dead = job.deadPlatforms.get(unit.platform);
-      if (!dead) return false;
-      await store.failUnit({ jobId: job.id, seq: unit.seq, error: dead });
+    const failDead = async () => {
+      await store.failUnit({ jobId: job.id, seq: unit.seq, error: job.deadPlatforms.get(unit.platform)! });
       settle(job);
-      return true;
     };
     try {
-      if (await failedDead()) return;
+      if (job.deadPlatforms.has(unit.platform)) return await failDead();
       const input = (await ahead) ?? undefined;
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
       lane.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
       if (job.abort.signal.aborted) return;
-      if (await failedDead()) return;
+      if (job.deadPlatforms.has(unit.platform)) return await failDead();
       calledAt = performance.now();
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input, entities }, release, chained?.after.taskId);
       taskId = lane.taskId = run.id;

@@ -55,12 +55,10 @@ export function createUnitRunner(deps: { store: UnitStore; registry: EngineRegis
 
   function entitiesFor(task: UnitTask) {
     let entry = entitiesByJob.get(task.jobId);
-    if (!entry && task.entities) {
-      if (entitiesByJob.size > 64) entitiesByJob.clear();
-      entitiesByJob.set(task.jobId, (entry = Promise.resolve({ loaded: task.entities })));
-    }
+    if (!entry && entitiesByJob.size > 64) entitiesByJob.clear();
+    // Brought with the job's first round (read by the dispatcher): no read of this thread's own.
+    if (!entry && task.entities) entitiesByJob.set(task.jobId, (entry = Promise.resolve({ loaded: task.entities })));
     if (!entry) {
-      if (entitiesByJob.size > 64) entitiesByJob.clear();
       const loading = store.entities(task.brandId).then((loaded) => (loaded ? { loaded } : null));
       entitiesByJob.set(task.jobId, (entry = loading));
       const forget = () => void (entitiesByJob.get(task.jobId) === loading && entitiesByJob.delete(task.jobId));
