@@ -9,8 +9,8 @@ import { TaskFailure, type WorkerPool } from "../queue/pool";
 import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
 import { createResultWriter } from "./result-writer";
-import type { BrandEntities, TrackingStore, UnitStore } from "./store";
-import type { UnitInput, UnitOutcome } from "./unit";
+import type { TrackingStore, UnitStore } from "./store";
+import type { BrandEntities, UnitInput, UnitOutcome } from "./unit";
 
 export interface DispatcherOptions {
   store: QueueStore;
@@ -273,23 +273,23 @@ export function createDispatcher(options: DispatcherOptions) {
     let posted!: () => void;
     let over!: () => void;
     const handed = new Promise<void>((resolve) => (posted = resolve));
-    const lane: LaneCall = {
+    const laneCall: LaneCall = {
       started: how.chained ? Promise.all([handed, how.chained.after.over]).then(() => {}) : handed,
       over: new Promise<void>((resolve) => (over = resolve)),
       isOver: false,
       slot: how.chained?.slot,
     };
-    void runUnit(job, unit, lane, { posted, over }, how);
-    return lane;
+    void runUnit(job, unit, laneCall, { posted, over }, how);
+    return laneCall;
   }
 
-  async function runUnit(job: ActiveJob, unit: UnitRow, lane: LaneCall, marks: { posted: () => void; over: () => void }, { firstRound, ahead, chained }: UnitStart): Promise<void> {
+  async function runUnit(job: ActiveJob, unit: UnitRow, laneCall: LaneCall, marks: { posted: () => void; over: () => void }, { firstRound, ahead, chained }: UnitStart): Promise<void> {
     // Called when the upstream answers (not when analysis and the write are done): the limits are
     // about calls in flight upstream. A slot handed on to the lane's next unit is that unit's.
     const release = () => {
-      if (lane.isOver) return;
-      lane.isOver = true;
-      const slot = lane.slot;
+      if (laneCall.isOver) return;
+      laneCall.isOver = true;
+      const slot = laneCall.slot;
       // A slot this unit was handed is free only once the call it came from is over too (this unit
       // may end first: aborted, or given back unstarted).
       if (slot && !slot.handedOn) {
@@ -298,9 +298,8 @@ export function createDispatcher(options: DispatcherOptions) {
       }
       marks.over();
     };
-    let taskId: number | undefined;
     let calledAt: number | undefined;
-    const onAbort = () => taskId !== undefined && pool.abort(taskId);
+    const onAbort = () => laneCall.taskId !== undefined && pool.abort(laneCall.taskId);
     // A unit handed on starts when the call before it is over (or ends then without a call, which
     // the limiter counts as a start all the same); its call's time is counted from then.
     if (chained)
@@ -320,12 +319,12 @@ export function createDispatcher(options: DispatcherOptions) {
       const input = (await ahead) ?? undefined;
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
-      lane.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
+      laneCall.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
       if (job.abort.signal.aborted) return;
       if (job.deadPlatforms.has(unit.platform)) return await failDead();
       calledAt = performance.now();
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input, entities }, release, chained?.after.taskId);
-      taskId = lane.taskId = run.id;
+      laneCall.taskId = run.id;
       marks.posted();
       job.abort.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = (await run.promise) as UnitOutcome;

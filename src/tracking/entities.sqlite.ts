@@ -3,7 +3,7 @@
 // lexicon; the unit store (units.sqlite.ts) and the insights read them through here.
 import type { Database } from "bun:sqlite";
 import type { Entity } from "../analysis/entities";
-import type { BrandEntities } from "./store";
+import type { BrandEntities } from "./unit";
 
 interface BrandRow {
   id: string;

@@ -7,8 +7,6 @@
 import type { Suggestion } from "../analysis/suggestions";
 import type { BrandEntities, UnitInput, UnitOutcome, UnitTask } from "./unit";
 
-export type { BrandEntities };
-
 export interface RunBrand {
   id: string;
   organization_id: string;

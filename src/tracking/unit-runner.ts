@@ -2,8 +2,8 @@
 // row it produces is written by the main thread (result-writer.ts), the database's one writer.
 import type { AnswerAnalysis, CompiledEntities } from "../analysis";
 import { isNoSurface, type EngineRegistry, type PlatformId } from "../engines";
-import type { BrandEntities, UnitStore } from "./store";
-import type { ResultValues, UnitOutcome, UnitTask } from "./unit";
+import type { UnitStore } from "./store";
+import type { BrandEntities, ResultValues, UnitOutcome, UnitTask } from "./unit";
 
 type Analysis = typeof import("../analysis");
 

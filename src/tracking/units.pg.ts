@@ -3,7 +3,8 @@
 import type { SQL } from "bun";
 import type { Entity } from "../analysis/entities";
 import { isUuid } from "../db/pg/values";
-import type { BrandEntities, UnitStore } from "./store";
+import type { UnitStore } from "./store";
+import type { BrandEntities } from "./unit";
 
 /** A jsonb alias list as analysis reads it: names, or objects with their options; anything else dropped. */
 function aliasList(value: unknown): Entity["aliases"] {
