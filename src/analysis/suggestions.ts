@@ -10,7 +10,10 @@ export type SuggestionType = "content_gap" | "citation_outreach" | "owned_conten
 export type SuggestionPriority = "high" | "medium" | "low";
 
 export interface SuggestionEvidence {
+  /** The first MAX_PROMPT_IDS of the prompts, by id: a domain cited across a whole run would list them all. */
   prompt_ids: string[];
+  /** How many prompts the answers came from. */
+  prompts: number;
   platforms: string[];
   /** Answers the suggestion rests on, and the answers of the same prompts (or citing the domain). */
   answers: number;
@@ -45,6 +48,7 @@ export interface BuildSuggestionsInput {
 
 const PRIORITY_ORDER: Record<SuggestionPriority, number> = { high: 0, medium: 1, low: 2 };
 const MAX_EXAMPLES = 5;
+const MAX_PROMPT_IDS = 20;
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 const sortedUnique = (values: Iterable<string>): string[] => unique(values).sort();
@@ -70,7 +74,8 @@ function promptLabel(answers: readonly SuggestionAnswer[]): string {
 }
 
 function baseEvidence(answers: readonly SuggestionAnswer[]): SuggestionEvidence {
-  return { prompt_ids: sortedUnique(answers.map((a) => a.prompt_id)), platforms: sortedUnique(answers.map((a) => a.platform)), answers: answers.length };
+  const promptIds = sortedUnique(answers.map((a) => a.prompt_id));
+  return { prompt_ids: promptIds.slice(0, MAX_PROMPT_IDS), prompts: promptIds.length, platforms: sortedUnique(answers.map((a) => a.platform)), answers: answers.length };
 }
 
 /** Competitors named in answers where the brand is not, per prompt. */
@@ -101,17 +106,19 @@ function contentGaps(brand: string, byPrompt: Map<string, SuggestionAnswer[]>): 
 
 /** Third-party domains the engines cite while never naming the brand in those answers. */
 function citationOutreach(brand: string, answers: readonly SuggestionAnswer[]): Suggestion[] {
-  const citing = new Map<string, { answers: SuggestionAnswer[]; urls: string[] }>();
+  // A Set per domain: a domain cited in every answer of a large run would make a list's lookups quadratic.
+  const citing = new Map<string, { answers: Set<SuggestionAnswer>; urls: string[] }>();
   for (const a of answers)
     for (const c of a.analysis.citations) {
       if (!c.domain || c.is_brand || c.competitor_id) continue;
-      const entry = citing.get(c.domain) ?? { answers: [], urls: [] };
-      if (!entry.answers.includes(a)) entry.answers.push(a);
+      const entry = citing.get(c.domain) ?? { answers: new Set(), urls: [] };
+      entry.answers.add(a);
       entry.urls.push(c.normalized_url);
       citing.set(c.domain, entry);
     }
   const out: Suggestion[] = [];
-  for (const [domain, { answers: citedIn, urls }] of citing) {
+  for (const [domain, { answers: citedSet, urls }] of citing) {
+    const citedIn = [...citedSet];
     if (citedIn.some((a) => a.analysis.mentioned)) continue;
     const evidence = { ...baseEvidence(citedIn), domain, urls: unique(urls).slice(0, MAX_EXAMPLES) };
     const withCompetitors = citedIn.filter((a) => a.analysis.competitor_mentions.length > 0).length;
@@ -119,7 +126,7 @@ function citationOutreach(brand: string, answers: readonly SuggestionAnswer[]): 
       type: "citation_outreach",
       key: `domain:${domain}`,
       title: `Get ${brand} covered on ${domain}`,
-      detail: `${domain} was cited in ${citedIn.length} answer(s) across ${evidence.prompt_ids.length} prompt(s), none of which named ${brand}${withCompetitors ? `; ${withCompetitors} of them named competitors` : ""}.`,
+      detail: `${domain} was cited in ${citedIn.length} answer(s) across ${evidence.prompts} prompt(s), none of which named ${brand}${withCompetitors ? `; ${withCompetitors} of them named competitors` : ""}.`,
       evidence,
       // Every answer citing it left the brand out: the evidence is how many there are.
       priority: priorityOf(citedIn.length, citedIn.length),

@@ -156,8 +156,12 @@ export function createDispatcher(options: DispatcherOptions) {
     if (job.abort.signal.aborted) return void wake();
     try {
       const counts = await store.counts(job.id);
-      await store.setProgress({ jobId: job.id, progress: { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total } });
-      const outcome = await finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
+      // The phase is set while the summary reads; a job no longer running keeps its own (the queue
+      // store's setProgress changes running jobs only, and on SQLite it runs first).
+      const [, outcome] = await Promise.all([
+        store.setProgress({ jobId: job.id, progress: { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total } }),
+        finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 }),
+      ]);
       options.onEvents?.();
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
       refreshStatistics();

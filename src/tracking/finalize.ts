@@ -75,10 +75,12 @@ export async function finalizeJob(input: {
   const noSurface = run.noSurface;
 
   const platforms = [...new Set([...results.map((r) => r.platform), ...failedUnits.map((f) => f.platform)])].sort();
+  const overall = summarizeResults(results, input.brandId);
   const perPlatform = Object.fromEntries(
     platforms.map((p) => {
       const mine = results.filter((r) => r.platform === p);
-      return [p, { answered: mine.length, failed: failedUnits.filter((f) => f.platform === p).length, ...summarizeResults(mine, input.brandId) }];
+      // A run of one platform: its summary is the run's, not computed twice.
+      return [p, { answered: mine.length, failed: failedUnits.filter((f) => f.platform === p).length, ...(mine.length === results.length ? overall : summarizeResults(mine, input.brandId)) }];
     }),
   );
 
@@ -112,7 +114,7 @@ export async function finalizeJob(input: {
   const result = {
     units: { total: input.counts.total, answered: results.length, no_surface: noSurface, failed: failedUnits.length },
     retries: input.retries,
-    ...summarizeResults(results, input.brandId),
+    ...overall,
     per_platform: perPlatform,
     failed_units: failedUnits,
     suggestions: suggestions.length,

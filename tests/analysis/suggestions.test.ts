@@ -44,6 +44,7 @@ test("content gap: evidence lists prompts, platforms and competitors", () => {
   const gap = byKey["content_gap/prompt:p1"]!;
   expect(gap.evidence).toEqual({
     prompt_ids: ["p1"],
+    prompts: 1,
     platforms: ["chatgpt", "perplexity"],
     answers: 2,
     competitors: [
@@ -60,6 +61,17 @@ test("citation outreach: third-party domains only (not competitors), canonical U
   expect(byKey["citation_outreach/domain:globex.io"]).toBeUndefined();
   // capterra and techradar were cited next to the brand: no outreach.
   expect(byKey["citation_outreach/domain:capterra.com"]).toBeUndefined();
+});
+
+test("a domain cited across many prompts lists the first 20 of them and counts them all, each answer once", () => {
+  // 45 prompts, each answered twice on one platform, every answer citing g2.com twice.
+  const many = Array.from({ length: 90 }, (_, i) => answer(`q${String(i % 45).padStart(2, "0")}`, "chatgpt", "Globex leads.", ["https://g2.com/a", "https://g2.com/b"]));
+  const outreach = buildSuggestions({ brand, answers: many }).find((s) => s.key === "domain:g2.com")!;
+  const ids = [...new Set(many.map((a) => a.prompt_id))].sort();
+  expect(outreach.evidence.prompts).toBe(ids.length);
+  expect(outreach.evidence.prompt_ids).toEqual(ids.slice(0, 20));
+  expect(outreach.evidence.answers).toBe(many.length);
+  expect(outreach.detail).toContain(`cited in ${many.length} answer(s) across ${ids.length} prompt(s)`);
 });
 
 test("owned content and sentiment carry their evidence", () => {
@@ -94,7 +106,7 @@ test("cited gap: the brand's own pages were retrieved but not cited; a cited own
   ];
   const gaps = buildSuggestions({ brand, answers: gapAnswers }).filter((s) => s.type === "cited_gap");
   expect(gaps.map((s) => [s.key, s.priority])).toEqual([["prompt:q1", "low"]]);
-  expect(gaps[0]!.evidence).toEqual({ prompt_ids: ["q1"], platforms: ["chatgpt", "claude"], answers: 2, urls: ["https://acme.com/pricing", "https://acme.com/features"] });
+  expect(gaps[0]!.evidence).toEqual({ prompt_ids: ["q1"], prompts: 1, platforms: ["chatgpt", "claude"], answers: 2, urls: ["https://acme.com/pricing", "https://acme.com/features"] });
   // The analysis marks each source: the cited ones are exactly the citations.
   const analysis = gapAnswers[0]!.analysis;
   expect(analysis.sources!.map((s) => [s.normalized_url, s.cited, s.is_brand])).toEqual([

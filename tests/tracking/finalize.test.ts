@@ -69,4 +69,12 @@ test("suggestions from the finalizer's projection equal buildSuggestions over th
   expect(stored.map((s) => ({ ...s, evidence: typeof s.evidence === "string" ? JSON.parse(s.evidence) : s.evidence }))).toEqual(
     expected.map((s) => ({ type: s.type, key: s.key, title: s.title, detail: s.detail, evidence: JSON.parse(JSON.stringify(s.evidence)), priority: s.priority })).sort((a, b) => (a.type + a.key < b.type + b.key ? -1 : 1)),
   );
+  // The run's summary, in all and per platform: answers and answers naming the brand, counted here.
+  const raw = (await store.get(jobId))!.result;
+  const result = (typeof raw === "string" ? JSON.parse(raw) : raw) as { visibility_rate: { n: number; mentioned: number }; per_platform: Record<string, { answered: number; visibility_rate: { n: number; mentioned: number } }> };
+  expect(result.visibility_rate).toMatchObject({ n: answers.length, mentioned: answers.filter((a) => a.analysis.mentioned).length });
+  for (const platform of platforms) {
+    const mine = answers.filter((a) => a.platform === platform);
+    expect([platform, result.per_platform[platform]!.answered, result.per_platform[platform]!.visibility_rate]).toMatchObject([platform, mine.length, { n: mine.length, mentioned: mine.filter((a) => a.analysis.mentioned).length }]);
+  }
 });

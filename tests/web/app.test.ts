@@ -298,6 +298,22 @@ test("competitors, sources, suggestions, traffic and runs render the RPCs' numbe
   await page.goto(`${bin.url}/b/${brandId}/traffic`);
   const tracking = ((await sb.from("brands").select("tracking_code").eq("id", brandId).single()).data as { tracking_code: string }).tracking_code;
   expect(await page.locator("pre.snippet").innerText()).toBe(`<script async src="${bin.url}/t.js" data-brand="${tracking}"></script>`);
+  // A suggestion resting on more prompts than its evidence names (a domain cited across a run): the
+  // page names those it has and counts the rest. Written with the service key, as the analysis would.
+  const serviceRoleKey = (await secretsOf(bin)).service_role_key!;
+  const promptIds = ((await sb.from("prompts").select("id").eq("brand_id", brandId)).data as { id: string }[]).map((p) => p.id);
+  const wide = await fetch(`${bin.url}/rest/v1/suggestions`, {
+    method: "POST",
+    headers: { apikey: serviceRoleKey, authorization: `Bearer ${serviceRoleKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ brand_id: brandId, type: "citation_outreach", key: "domain:wide.example", title: "Get Lumenly covered on wide.example", detail: "cited across 28 prompts", priority: "low", evidence: { prompt_ids: promptIds, prompts: promptIds.length + 25, platforms: ["openai"], answers: 40 } }),
+  });
+  expect(wide.status).toBe(201);
+  await page.goto(`${bin.url}/b/${brandId}/suggestions`);
+  const card = page.locator(".suggestion", { hasText: "wide.example" });
+  await card.locator("summary").click();
+  expect(await card.locator("li", { hasText: "Prompt:" }).count()).toBe(promptIds.length);
+  expect(await card.getByText("and 25 more prompt(s)").count()).toBe(1);
+  await card.screenshot({ path: join(ARTIFACTS, "suggestion-evidence.png") });
   for (const name of ["suggestions", "traffic", "runs", "settings"]) {
     await page.goto(`${bin.url}/b/${brandId}/${name}`);
     await page.locator("main section, main .settings").first().waitFor();

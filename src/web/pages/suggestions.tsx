@@ -75,6 +75,10 @@ export function Suggestions({ ctx }: { ctx: BrandContext }) {
                 {(s.evidence?.prompt_ids ?? []).map((id: string) => (
                   <li key={id}>Prompt: {promptLink(id)}</li>
                 ))}
+                {/* The evidence names the first prompts only (src/analysis/suggestions.ts). */}
+                {(s.evidence?.prompts ?? 0) > (s.evidence?.prompt_ids?.length ?? 0) && (
+                  <li class="muted">and {s.evidence.prompts - s.evidence.prompt_ids.length} more prompt(s)</li>
+                )}
                 {(s.evidence?.competitors ?? []).map((c: { name: string; answers: number }) => (
                   <li key={c.name}>
                     Competitor {c.name}: named in {c.answers} answer(s)
