@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import type { Stores } from "./stores";
 import { applyCors, corsPreflight } from "./http/cors";
 import { applySecurityHeaders } from "./http/security-headers";
+import { bodyTooLarge, cappedStream } from "./http/body";
 import { AppError, errorResponse, surfaceOf, toAppError, type Surface } from "./http/errors";
 import type { Logger } from "./http/log";
 import { requestIdFor } from "./http/request-id";
@@ -229,19 +230,26 @@ export async function createApp(deps: AppDeps): Promise<App> {
   async function handle(request: Request, ip = "unknown", knownPathname?: string): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(request);
-    metaOf.set(request, { requestId, ip });
     const pathname = knownPathname ?? new URL(request.url).pathname;
     let response: Response;
-    const length = Number(request.headers.get("content-length") ?? 0);
+    const declared = request.headers.get("content-length");
+    // Bun's own ceiling is far above the cap, and its 413 has no body (server.ts): a declared length
+    // is checked here, before the body is read; one of no declared length (chunked) is cut off past
+    // the cap as the route reads it, and whatever the route made of that is answered 413.
+    let overflowed = false;
+    if (declared === null && request.body && request.method !== "GET" && request.method !== "HEAD")
+      request = new Request(request, { body: cappedStream(request.body, deps.config.maxBodyBytes, () => (overflowed = true)), duplex: "half" } as RequestInit);
+    metaOf.set(request, { requestId, ip });
     const route = direct[pathname]?.[request.method];
-    if (length > deps.config.maxBodyBytes) {
-      response = errorResponse(new AppError(413, "payload_too_large", `The request body is larger than ${deps.config.maxBodyBytes} bytes`), surfaceOf(pathname), request);
+    if (Number(declared ?? 0) > deps.config.maxBodyBytes) {
+      response = errorResponse(bodyTooLarge(deps.config.maxBodyBytes), surfaceOf(pathname), request);
     } else if (route) {
       response = await serveDirect(route, request, requestId);
     } else {
       const preflight = pathname.startsWith("/t/") ? null : corsPreflight(deps.config, request);
       response = preflight ?? (await gate(request, pathname)) ?? (await elysia.handle(request));
     }
+    if (overflowed) response = errorResponse(bodyTooLarge(deps.config.maxBodyBytes), surfaceOf(pathname), request);
     // Responses from fetch-like sources can have immutable headers; copy when needed.
     try {
       response.headers.set("x-request-id", requestId);

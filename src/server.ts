@@ -63,6 +63,8 @@ export interface StartOptions {
 
 // setTimeout holds at most ~24.8 days; longer waits are taken in steps.
 const MAX_TIMER_MS = 24 * 3600 * 1000;
+/** Bun's own limit on a request body: far above MAX_BODY_BYTES (at most 1 GiB), which the app enforces. */
+const BODY_CEILING_BYTES = 2 ** 40;
 // The runtime is loaded this long before a scheduled run, so the scheduler is in place for it.
 const SCHEDULE_LEAD_MS = 5_000;
 // The next run is computed this long after start: croner's first date computation initializes
@@ -149,7 +151,9 @@ function listen(
   error: (error: Error) => Response,
 ): Server<undefined> {
   try {
-    return Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: config.maxBodyBytes, fetch, error });
+    // The app answers a body over MAX_BODY_BYTES with its own 413 in the surface's error shape before
+    // reading it (app.ts); Bun's ceiling, whose 413 has no body, only stops what the app never sees.
+    return Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: BODY_CEILING_BYTES, fetch, error });
   } catch (error) {
     throw new StartupError(listenProblem(config, errorCode(error)));
   }

@@ -18,6 +18,8 @@ const INFLATE_SLICE = 1024;
 const YIELD_EVERY_LINES = 250;
 
 const tooLarge = (limit: number) => new AppError(413, "payload_too_large", `The request body inflates to more than ${limit} bytes`, { details: `The limit is ${limit} bytes.` });
+/** A body larger than the server's MAX_BODY_BYTES. */
+export const bodyTooLarge = (limit: number) => new AppError(413, "payload_too_large", `The request body is larger than ${limit} bytes`);
 const tooMany = (limit: number) => new AppError(413, "too_many_records", `At most ${limit} records a request`, { details: `The limit is ${limit} records.` });
 
 /** The body's bytes, inflated when they start with gzip's magic bytes, counted against `maxBytes` as they pass. */
@@ -89,4 +91,26 @@ export async function forEachLineCapped(request: Request, caps: LineCaps, onLine
     throw new AppError(400, "bad_body", gzip ? "The request body is not valid gzip" : "The request body could not be read");
   }
   return { overlong };
+}
+
+/**
+ * A body sent without a declared length (chunked), passed on as it is read and cut off past
+ * `maxBytes`: the reader then fails, and `onOverflow` is told (a declared length is checked against
+ * the cap before any byte is read). Nothing is read ahead of the route, so a route that leaves a
+ * body unread while busy (crawler logs) still holds it back.
+ */
+export function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, onOverflow: () => void): ReadableStream<Uint8Array> {
+  let total = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) {
+          onOverflow();
+          throw bodyTooLarge(maxBytes);
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
 }
