@@ -26,6 +26,9 @@ export interface IngestResult {
 export const MAX_BATCH = 1000;
 
 /** A record as sent, checked field by field; a string naming the first problem otherwise. */
+/** The largest response one request may report (1 TiB). */
+export const MAX_RECORD_BYTES = 2 ** 40;
+
 export function normalizeRecord(raw: unknown): CrawlerRecord | string {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
   const r = raw as Record<string, unknown>;
@@ -39,7 +42,9 @@ export function normalizeRecord(raw: unknown): CrawlerRecord | string {
   if (typeof r.status !== "number" || !Number.isInteger(r.status) || r.status < 100 || r.status > 599) return "status must be an HTTP status (100–599)";
   if (typeof r.ip !== "string" || !r.ip.trim()) return "ip is required (it is used to verify bots, then dropped)";
   if (typeof r.user_agent !== "string") return "user_agent must be text";
-  if (r.bytes !== undefined && r.bytes !== null && (typeof r.bytes !== "number" || r.bytes < 0)) return "bytes must be a non-negative number";
+  // Bounded: the day, week and month totals sum bytes in a bigint, which one absurd record (1e20,
+  // Infinity) would overflow for every later batch of its bucket.
+  if (r.bytes !== undefined && r.bytes !== null && (typeof r.bytes !== "number" || !Number.isFinite(r.bytes) || r.bytes < 0 || r.bytes > MAX_RECORD_BYTES)) return `bytes must be a number from 0 to ${MAX_RECORD_BYTES}`;
   return {
     timestamp: at.toISOString(),
     method: r.method,

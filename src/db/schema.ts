@@ -81,7 +81,7 @@ export const oneTimeTokens = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation"] }).notNull(),
+    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation", "email_change"] }).notNull(),
     tokenHash: text("token_hash").notNull(),
     otpHash: text("otp_hash").notNull(),
     expiresAt: text("expires_at").notNull(),

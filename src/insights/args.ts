@@ -52,6 +52,13 @@ function date(value: unknown): string | null {
   return day;
 }
 
+/**
+ * A filter list names at most this many values, each at most MAX_FILTER_VALUE_CHARS long (as
+ * /rest/v1's in-lists are capped): every read binds each list once per range it reads.
+ */
+export const MAX_FILTER_VALUES = 1000;
+const MAX_FILTER_VALUE_CHARS = 500;
+
 /** A text[] argument: a JSON array, or Postgres' array literal {a,"b c"} from a query string. */
 function textArray(value: unknown, element: (v: unknown) => string = (v) => String(v)): string[] | null {
   if (value === null || value === undefined) return null;
@@ -60,8 +67,10 @@ function textArray(value: unknown, element: (v: unknown) => string = (v) => Stri
   else if (typeof value === "string" && /^\{.*\}$/s.test(value.trim())) {
     const inner = value.trim().slice(1, -1);
     list = inner === "" ? [] : inner.split(",").map((s) => s.trim().replace(/^"(.*)"$/s, "$1"));
-  } else throw new AppError(400, "22P02", `malformed array literal: "${typeof value === "string" ? value : JSON.stringify(value)}"`, { details: 'Array value must start with "{" or be a JSON array.' });
-  if (list.some((v) => typeof v !== "string")) throw new AppError(400, "22P02", `malformed array literal: ${JSON.stringify(value)}`, { details: "Every element must be text." });
+  } else throw new AppError(400, "22P02", `malformed array literal: "${(typeof value === "string" ? value : JSON.stringify(value)).slice(0, 200)}"`, { details: 'Array value must start with "{" or be a JSON array.' });
+  if (list.some((v) => typeof v !== "string")) throw new AppError(400, "22P02", `malformed array literal: ${JSON.stringify(value).slice(0, 200)}`, { details: "Every element must be text." });
+  if (list.length > MAX_FILTER_VALUES || list.some((v) => (v as string).length > MAX_FILTER_VALUE_CHARS))
+    throw new AppError(400, "54000", `A filter may name at most ${MAX_FILTER_VALUES} values of at most ${MAX_FILTER_VALUE_CHARS} characters`);
   return [...new Set(list.map(element))];
 }
 

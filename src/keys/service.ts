@@ -1,6 +1,7 @@
 // Personal API keys (issue #20): `aw_` + 32 random bytes, shown once, stored as a SHA-256 hash with a
 // visible prefix; scoped to one organization and a role no higher than the creator's (and never
 // above the creator's role at the time of use); optional expiry; last use recorded; revocable.
+import { futureExpiry } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -54,13 +55,7 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       const role = (body.role ?? mine) as OrgRole;
       if (!ORG_ROLES.includes(role)) throw new AppError(400, "validation_failed", `role must be one of ${ORG_ROLES.join(", ")}`);
       if (RANK[role] > RANK[mine]) throw new AppError(403, "forbidden", `A ${mine} cannot create a key with the role ${role}`);
-      let expiresAt: string | null = null;
-      if (body.expires_at !== undefined && body.expires_at !== null) {
-        const t = typeof body.expires_at === "string" ? Date.parse(body.expires_at) : NaN;
-        if (Number.isNaN(t)) throw new AppError(400, "validation_failed", "expires_at must be an ISO 8601 date-time");
-        if (t <= now().getTime()) throw new AppError(400, "validation_failed", "expires_at must be in the future");
-        expiresAt = new Date(t).toISOString();
-      }
+      const expiresAt = futureExpiry(body.expires_at, now());
       const secret = `${KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
       const row = await store.create({ organizationId, userId: user.user.id, name, role, prefix: secret.slice(0, 10), hash: sha256(secret), expiresAt });
       return { success: true, key: keyJson(row), secret };

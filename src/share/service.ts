@@ -2,6 +2,7 @@
 // sources without an account. The link's token is a bearer that reads that brand's insights RPCs
 // and nothing else (src/platform/rest/service.ts); a revoked or expired link answers 404, and so does
 // one whose creator is no longer an owner or admin of the brand's organization (as API keys do).
+import { futureExpiry } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -52,12 +53,7 @@ export function createShareService(deps: { store: ShareStore; now?: () => Date; 
     async create(user: ApiUser & { viaKey?: string }, body: Record<string, unknown>) {
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
       const brand = await managedBrand(user, requireUuid(body.brand_id, "brand_id"));
-      let expiresAt: string | null = null;
-      if (body.expires_at !== undefined && body.expires_at !== null) {
-        const t = typeof body.expires_at === "string" ? Date.parse(body.expires_at) : NaN;
-        if (Number.isNaN(t) || t <= now().getTime()) throw new AppError(400, "validation_failed", "expires_at must be an ISO 8601 date-time in the future");
-        expiresAt = new Date(t).toISOString();
-      }
+      const expiresAt = futureExpiry(body.expires_at, now());
       const token = `${SHARE_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
       const row: ShareLinkRow = await store.create({ brandId: brand.id, organizationId: brand.organization_id, createdBy: user.user.id, hash: sha256(token), prefix: token.slice(0, 10), expiresAt });
       return { success: true, link: row, url: `${deps.publicUrl().replace(/\/$/, "")}/share/${token}` };

@@ -6,6 +6,7 @@
 // /api or /auth route is JSON saying what was wrong.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
+import { serverDb, usersTable } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -25,12 +26,15 @@ beforeAll(async () => {
   brandId = (await createBrand(org.owner, org.id, `fuzz-${crypto.randomUUID().slice(0, 8)}`)).id;
   doc = await (await fetch(`${server.url}/openapi.json`)).json();
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await (await serverDb(server)).close();
+  await server.stop();
+});
 
 /** Values of the wrong type for a field documented as `schema`. */
 function wrongValues(schema: Schema | undefined): unknown[] {
   const type = Array.isArray(schema?.type) ? schema!.type[0] : schema?.type;
-  const all: unknown[] = [null, 12345678901234567890, -1, true, "x".repeat(10_000), [], [[["deep"]]], { nested: { too: "deep" } }, "\u0000", "2026-13-45", "../../etc/passwd"];
+  const all: unknown[] = [null, 12345678901234567890, -1, true, "x".repeat(10_000), [], [[["deep"]]], { nested: { too: "deep" } }, { nul: "a\u0000b" }, "a\u0000b", "2026-13-45", "+010000-01-01T00:00:00Z", "../../etc/passwd"];
   return all.filter((v) => !(type === "string" && typeof v === "string") && !(type === "boolean" && typeof v === "boolean") && !(type === "array" && Array.isArray(v)));
 }
 
@@ -134,4 +138,57 @@ test("a chunked body over the cap is cut off as it is read and answered 413 in t
   const stream = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new TextEncoder().encode(small)), c.close()) });
   const served = await send("/api/tracking/start", stream);
   expect([served.status, ((await served.json()) as { error: { code: string } }).error.code]).toEqual([404, "not_found"]);
+});
+
+test("values a column cannot hold (NUL, numbers and dates past their range, a key twice, too many filter values) are 4xx, and nothing is half-written", async () => {
+  const anon = { apikey: server.secrets.anonKey, "content-type": "application/json" };
+  const owner = { ...anon, authorization: `Bearer ${org.ownerToken}` };
+  const post = async (path: string, headers: Record<string, string>, body: unknown, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  };
+  const refusedOrStored: string[] = [];
+  // Sign-up, anonymous: a NUL in the user's data or the organization's name.
+  for (const data of [{ k: "a\u0000b" }, { organization_name: "a\u0000b" }]) {
+    const email = `nul-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const res = await post("/auth/v1/signup", anon, { email, password: "correct-horse-battery", data });
+    if (res.status >= 500) refusedOrStored.push(`signup ${JSON.stringify(data)}: ${res.status}`);
+    // Refused, then no account of that address half-made.
+    if (res.status >= 400) {
+      const db = await serverDb(server);
+      expect(await db.inspect(`SELECT id FROM ${usersTable(db)} WHERE email = ?`, email)).toEqual([]);
+    }
+  }
+  // Expiries past year 9999 (an ISO string of `+010000-…`).
+  for (const path of ["/api/share-links", "/api/keys"]) {
+    const res = await post(path, owner, { brand_id: brandId, organization_id: org.id, name: "far", expires_at: "+010000-01-01T00:00:00Z" });
+    expect([path, res.status, res.body?.error?.code]).toEqual([path, 400, "validation_failed"]);
+  }
+  // NUL in free text of /api writes.
+  for (const [path, body] of [
+    ["/api/keys", { organization_id: org.id, name: "k\u0000" }],
+    ["/api/webhooks", { organization_id: org.id, url: "https://hooks.localhost.test/x", description: "a\u0000" }],
+    [`/api/organizations/${org.id}/invitations`, { email: "a\u0000b@example.com", role: "viewer" }],
+  ] as const) {
+    const res = await post(path, owner, body);
+    if (res.status >= 500) refusedOrStored.push(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  // A crawler record reporting more bytes than the totals can sum is refused alone.
+  const crawl = await fetch(`${server.url}/api/brands/${brandId}/crawler-logs`, {
+    method: "POST",
+    headers: owner,
+    body: `[{"timestamp":"2026-11-20T10:00:00Z","method":"GET","path":"/a","status":200,"ip":"203.0.113.9","user_agent":"curl/8","bytes":1e20},{"timestamp":"2026-11-20T10:00:01Z","method":"GET","path":"/b","status":200,"ip":"203.0.113.9","user_agent":"curl/8","bytes":1e400}]`,
+  });
+  expect([crawl.status, ((await crawl.json()) as { errors?: unknown[] }).errors?.length]).toEqual([200, 2]);
+  // An upsert naming one key twice.
+  const twice = await fetch(`${server.url}/rest/v1/brand_platforms?on_conflict=brand_id,platform`, {
+    method: "POST",
+    headers: { ...owner, prefer: "resolution=merge-duplicates" },
+    body: JSON.stringify([{ brand_id: brandId, platform: "chatgpt" }, { brand_id: brandId, platform: "chatgpt" }]),
+  });
+  if (twice.status >= 500) refusedOrStored.push(`upsert twice: ${twice.status} ${await twice.text()}`);
+  expect(refusedOrStored).toEqual([]);
+  // An insights filter of more values than any brand has.
+  const many = await post("/rest/v1/rpc/insights_trend", owner, { p_brand_id: brandId, p_platforms: Array.from({ length: 1001 }, (_, i) => `p${i}`) });
+  expect([many.status, many.body?.code]).toEqual([400, "54000"]);
 });

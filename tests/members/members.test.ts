@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
 import { serverDb, usersTable } from "../helpers/server-db";
 import type { Harness } from "../contracts/harness";
-import { memberOf, signedUpOrg, type Org, type Server } from "../rest/helpers";
+import { createBrand, memberOf, serviceClient, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
 let org: Org;
@@ -151,4 +151,37 @@ test("every member may leave; the last owner may not; nobody is added by a write
   const forced = await org.owner.from("organization_members").insert({ organization_id: org.id, user_id: leaverId, role: "viewer" });
   expect([forced.status, forced.error?.code]).toEqual([403, "42501"]);
   expect(await one("SELECT 1 FROM organization_members WHERE user_id = ? AND organization_id = ?", leaverId, org.id)).toBeNull();
+  // Nor by moving a membership: a manager changes a member's role, never whose or where it is.
+  const kept = await memberOf(server, org.id, "viewer");
+  const keptId = (await kept.sb.auth.getUser()).data.user!.id;
+  const [row] = (await org.owner.from("organization_members").select("id").eq("organization_id", org.id).eq("user_id", keptId)).data as { id: string }[];
+  for (const patch of [{ user_id: leaverId }, { organization_id: stranger.id }, { user_id: leaverId, role: "viewer" }]) {
+    const moved = await org.owner.from("organization_members").update(patch).eq("id", row!.id).select("id");
+    expect([JSON.stringify(patch), moved.status, moved.error?.code]).toEqual([JSON.stringify(patch), 403, "42501"]);
+  }
+  expect(await one("SELECT user_id, organization_id FROM organization_members WHERE id = ?", row!.id)).toEqual({ user_id: keptId, organization_id: org.id });
+  expect(await one("SELECT 1 FROM organization_members WHERE user_id = ?", leaverId)).toBeNull();
+  const promoted = await org.owner.from("organization_members").update({ role: "member" }).eq("id", row!.id).select("role");
+  expect([promoted.error, promoted.data]).toEqual([null, [{ role: "member" }]]);
+});
+
+test("a brand moves to another organization only by someone who manages both: a member of one who owns the other is refused", async () => {
+  const own = await signedUpOrg(server, "Elsewhere");
+  const ownId = (await own.owner.auth.getUser()).data.user!.id;
+  const brand = await createBrand(org.owner, org.id, `movable-${crypto.randomUUID().slice(0, 8)}`, { domains: 0, competitors: 0 });
+  // The owner of "Elsewhere" is a plain member here.
+  const service = serviceClient(server);
+  expect((await service.from("organization_members").insert({ organization_id: org.id, user_id: ownId, role: "member" })).error).toBeNull();
+  await own.owner.auth.refreshSession();
+  const moved = await own.owner.from("brands").update({ organization_id: own.id }).eq("id", brand.id).select("id");
+  expect([moved.status, moved.error?.code]).toEqual([403, "42501"]);
+  expect(await one("SELECT organization_id FROM brands WHERE id = ?", brand.id)).toEqual({ organization_id: org.id });
+  // Any other edit of a plain member goes through as before.
+  const renamed = await own.owner.from("brands").update({ name: "Renamed" }).eq("id", brand.id).select("name");
+  expect([renamed.error, renamed.data]).toEqual([null, [{ name: "Renamed" }]]);
+  // Made an admin here, the same person manages both, and the brand moves.
+  expect((await service.from("organization_members").update({ role: "admin" }).eq("organization_id", org.id).eq("user_id", ownId)).error).toBeNull();
+  await own.owner.auth.refreshSession();
+  const allowed = await own.owner.from("brands").update({ organization_id: own.id }).eq("id", brand.id).select("organization_id");
+  expect([allowed.error, allowed.data]).toEqual([null, [{ organization_id: own.id }]]);
 });

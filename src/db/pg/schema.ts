@@ -136,7 +136,7 @@ export const oneTimeTokens = authSchema.table(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation"] }).notNull(),
+    tokenType: text("token_type", { enum: ["recovery", "invite", "confirmation", "email_change"] }).notNull(),
     tokenHash: text("token_hash").notNull(),
     otpHash: text("otp_hash").notNull(),
     expiresAt: at("expires_at").notNull(),

@@ -83,10 +83,10 @@ export function authRoutes(deps: {
       const user = await callers.authUser(request);
       return auth.getUser(user.id);
     })
-    .put("/user", async ({ request, body }) => {
+    .put("/user", async ({ request, body, query }) => {
       const user = await callers.authUser(request);
       const b = objectBody(body);
-      return auth.updateUser(user.id, { password: b.password, data: b.data, email: b.email });
+      return auth.updateUser(user.id, { password: b.password, data: b.data, email: b.email }, query.redirect_to);
     })
     .post("/logout", async ({ request, query }) => {
       const user = await callers.authUser(request);

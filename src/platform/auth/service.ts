@@ -33,7 +33,7 @@ export interface AuthServiceDeps {
 /** How long a mailed link or code works (GoTrue's default OTP expiry). */
 const ONE_TIME_TOKEN_MS = 3_600_000;
 /** GoTrue's verification types and the one-time token each consumes ("email" is the newer name of "signup"). */
-const VERIFY_TYPES = { recovery: "recovery", signup: "confirmation", email: "confirmation", invite: "invite" } as const satisfies Record<string, OneTimeTokenType>;
+const VERIFY_TYPES = { recovery: "recovery", signup: "confirmation", email: "confirmation", invite: "invite", email_change: "email_change" } as const satisfies Record<string, OneTimeTokenType>;
 type VerifyType = keyof typeof VERIFY_TYPES;
 const TOKEN_TYPES: Record<VerifyType, OneTimeTokenType> = VERIFY_TYPES;
 const verifyType = (raw: unknown): VerifyType | null => (typeof raw === "string" && Object.hasOwn(VERIFY_TYPES, raw) ? (raw as VerifyType) : null);
@@ -107,8 +107,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   /** A link and a code of `verifyType` for the user (the previous unused one of its kind stops working). */
-  async function issueToken(userId: string, verifyType: VerifyType, redirectTo: unknown): Promise<{ link: string; code: string }> {
-    const token = opaqueToken();
+  async function issueToken(userId: string, verifyType: VerifyType, redirectTo: unknown, tokenPrefix = ""): Promise<{ link: string; code: string }> {
+    const token = tokenPrefix + opaqueToken();
     const code = sixDigits();
     const at = now();
     await store.createOneTimeToken({ userId, type: TOKEN_TYPES[verifyType], tokenHash: sha256(token), otpHash: sha256(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
@@ -125,11 +125,42 @@ export function createAuthService(deps: AuthServiceDeps) {
     await deps.mail!.queue({ kind: "confirmation", to: user.email, subject: "Confirm your answerwatch account", text, html });
   }
 
+  /**
+   * A change of address waits for the new address to prove itself (AUTH_CONFIRM_EMAIL): the link
+   * mailed there carries the address (its token is the address in base64url, a dot, then random
+   * bytes: only its hash is stored), and the change is made when the link is used.
+   */
+  async function mailEmailChange(user: { id: string; email: string }, newEmail: string, redirectTo: unknown) {
+    const { link } = await issueToken(user.id, "email_change", redirectTo, `${Buffer.from(newEmail).toString("base64url")}.`);
+    const site = siteUrl();
+    const text = [`Confirm that ${newEmail} is the new address of your answerwatch account at ${site} (now ${user.email}).`, "", "Open this link (it works once, for one hour):", link, "", "If you did not ask for this, ignore this message: the address does not change without it."].join("\n");
+    const html = `<p>Confirm that <b>${escapeHtml(newEmail)}</b> is the new address of your answerwatch account at ${escapeHtml(site)}.</p><p><a href="${escapeHtml(link)}">Confirm the new address</a> — the link works once, for one hour.</p><p>If you did not ask for this, ignore this message.</p>`;
+    await deps.mail!.queue({ kind: "confirmation", to: newEmail, subject: "Confirm your new answerwatch address", text, html });
+  }
+
+  /** The new address an e-mail change link carries, or null. */
+  function changedEmailOf(token: string): string | null {
+    const dot = token.indexOf(".");
+    if (dot <= 0 || dot > 700) return null;
+    try {
+      return normalizeEmail(Buffer.from(token.slice(0, dot), "base64url").toString("utf8"));
+    } catch {
+      return null;
+    }
+  }
+
   /** Uses a mailed token (by its link's hash, or by the address's code); an invitation or confirmation also confirms the address. Its user, or null. */
-  async function consumeToken(type: VerifyType, by: { tokenHash: string } | { userId: string; otpHash: string }): Promise<string | null> {
+  async function consumeToken(type: VerifyType, by: { tokenHash: string } | { userId: string; otpHash: string }, token?: string): Promise<string | null> {
     const at = now().toISOString();
+    // An e-mail change is made by its link only (the link names the new address; no code is mailed).
+    const newEmail = type === "email_change" ? (token !== undefined && "tokenHash" in by ? changedEmailOf(token) : null) : undefined;
+    if (newEmail === null) return null;
     const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
-    if (userId && type !== "recovery") {
+    if (userId && newEmail) {
+      const other = await store.findUserByEmail(newEmail);
+      if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
+      await store.updateUser({ id: userId, patch: { email: newEmail, emailConfirmedAt: at, updatedAt: at } });
+    } else if (userId && type !== "recovery") {
       const user = await store.userById(userId);
       if (user && !user.emailConfirmedAt) await store.updateUser({ id: userId, patch: { emailConfirmedAt: at, updatedAt: at } });
     }
@@ -328,7 +359,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!type) throw new AppError(400, "validation_failed", `type must be one of ${Object.keys(VERIFY_TYPES).join(", ")}`);
       if (!(await verificationsByAddress.hit(addressKey(address)))) throw rateLimited();
       let userId: string | null;
-      if (typeof body.token_hash === "string" && body.token_hash) userId = await consumeToken(type, { tokenHash: sha256(body.token_hash) });
+      if (typeof body.token_hash === "string" && body.token_hash) userId = await consumeToken(type, { tokenHash: sha256(body.token_hash) }, body.token_hash);
       else if (typeof body.email === "string" && typeof body.token === "string" && body.token) {
         const email = normalizeEmail(body.email);
         if (!(await codesByAddressAndEmail.hit(`${addressKey(address)} ${email}`))) throw rateLimited();
@@ -346,7 +377,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       const type = verifyType(query.type);
       if (!type || typeof query.token !== "string" || !query.token) return failed("validation_failed", "The link is not a verification link");
       if (!(await verificationsByAddress.hit(addressKey(address)))) return failed("over_request_rate_limit", "Too many attempts: try again in a few minutes");
-      const userId = await consumeToken(type, { tokenHash: sha256(query.token) });
+      let userId: string | null;
+      try {
+        userId = await consumeToken(type, { tokenHash: sha256(query.token) }, query.token);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return failed(error.code, error.message);
+        throw error;
+      }
       if (!userId) return failed("otp_expired", "Email link is invalid or has expired");
       const s = await startSession(userId);
       const fragment = new URLSearchParams({ access_token: s.access_token, expires_at: String(s.expires_at), expires_in: String(s.expires_in), refresh_token: s.refresh_token, token_type: "bearer", type: String(query.type) });
@@ -397,7 +434,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       return userJson(row);
     },
 
-    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }): Promise<UserJson> {
+    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }, redirectTo?: unknown): Promise<UserJson & { new_email?: string; email_change_sent_at?: string }> {
       const row = await store.userById(userId);
       if (!row) throw new AppError(404, "user_not_found", "User not found");
       const patch: Parameters<AuthStore["updateUser"]>[0]["patch"] = { updatedAt: now().toISOString() };
@@ -409,13 +446,22 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (!body.data || typeof body.data !== "object" || Array.isArray(body.data)) throw new AppError(400, "validation_failed", "data must be an object");
         patch.userMetadata = { ...(row.userMetadata as object), ...(body.data as object) };
       }
+      let newEmail: string | undefined;
       if (body.email !== undefined) {
         const email = normalizeEmail(body.email);
         const other = await store.findUserByEmail(email);
         if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
-        patch.email = email;
+        // Where addresses are proven (AUTH_CONFIRM_EMAIL), a new one is too before it counts: an
+        // address is what an organization's invitation is accepted by (GoTrue's secure change).
+        if (email !== row.email && deps.config.auth.confirmEmail) {
+          if (!(await recoveriesByEmail.hit(email))) throw tooSoon();
+          newEmail = email;
+        } else patch.email = email;
       }
-      return userJson((await store.updateUser({ id: userId, patch }))!);
+      const user = userJson((await store.updateUser({ id: userId, patch }))!);
+      if (!newEmail) return user;
+      await mailEmailChange(row, newEmail, redirectTo);
+      return { ...user, new_email: newEmail, email_change_sent_at: now().toISOString() };
     },
 
     async logout(user: AuthenticatedUser, scope: string): Promise<void> {

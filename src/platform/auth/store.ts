@@ -55,7 +55,7 @@ export type RotateOutcome =
   /** The new token is stored (a successor, or a sibling when the old one was replaced within the interval). */
   | { kind: "rotated"; userId: string; sessionId: string };
 
-export type OneTimeTokenType = "recovery" | "invite" | "confirmation";
+export type OneTimeTokenType = "recovery" | "invite" | "confirmation" | "email_change";
 
 export type RemoveUserOutcome = { kind: "unknown" } | { kind: "last_owner"; organizations: string[] } | { kind: "removed"; id: string };
 

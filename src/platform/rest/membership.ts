@@ -64,3 +64,44 @@ export const membershipGuard: WriteGuard = {
     };
   },
 };
+
+const MOVE_REFUSED = "Only owners and admins of both organizations can move a brand between them";
+
+/**
+ * A brand moved to another organization takes its history, share links and webhook endpoints with
+ * it (a trigger on Postgres moves them): only a caller who manages both organizations may move one.
+ * (policies.pg.ts: the same rule as a trigger.)
+ */
+export const brandMoveGuard: WriteGuard = {
+  async begin(run: Runner, d: RestDialect, caller: Caller, action: WriteAction, targets: number[]) {
+    if (caller.role === "service_role" || action !== "update" || !targets.length) return { async after() {} };
+    const orgsOf = async (rowids: number[]) => new Map((await run.values(sql`SELECT ${raw(d.rowId)}, organization_id FROM brands WHERE ${rowsOf(d, rowids)}`)).map((r) => [Number(r[0]), r[1] as string]));
+    const before = await orgsOf(targets);
+    const manages = (org: string | undefined) => !!org && PRIVILEGED.includes(caller.orgRoles.get(org) ?? "");
+    return {
+      async after(written: number[]) {
+        for (const [rowid, org] of await orgsOf(written)) {
+          const was = before.get(rowid);
+          if (was !== undefined && was !== org && !(manages(was) && manages(org))) throw new AppError(caller.role === "authenticated" ? 403 : 401, "42501", MOVE_REFUSED);
+        }
+      },
+    };
+  },
+};
+
+/** brandMoveGuard as a Postgres trigger, for writes under the REST roles. */
+export function brandMoveGuardSql(privateSchema: string): string[] {
+  const manages = (org: string) => `${org} = ANY (${privateSchema}.organizations_where(ARRAY['owner', 'admin']::text[]))`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${privateSchema}.brand_moved_by_managers() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_user <> 'authenticated' THEN RETURN NEW; END IF;
+      IF NOT (${manages("OLD.organization_id")} AND ${manages("NEW.organization_id")}) THEN
+        RAISE EXCEPTION '${MOVE_REFUSED}' USING ERRCODE = 'insufficient_privilege';
+      END IF;
+      RETURN NEW;
+    END $$`,
+    `DROP TRIGGER IF EXISTS aw_brand_moved_by_managers ON brands`,
+    `CREATE TRIGGER aw_brand_moved_by_managers BEFORE UPDATE OF organization_id ON brands FOR EACH ROW WHEN (OLD.organization_id IS DISTINCT FROM NEW.organization_id) EXECUTE FUNCTION ${privateSchema}.brand_moved_by_managers()`,
+  ];
+}

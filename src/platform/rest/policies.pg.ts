@@ -27,6 +27,7 @@ import { REST_ROLES } from "../../db/pg/roles";
 import * as pgSchema from "../../db/pg/schema";
 import { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
+import { brandMoveGuardSql } from "./membership";
 import { ROLLUP_COUNTS } from "./counts";
 import { REST_POLICIES, rolesFor, type Policies, type TablePolicy, type WriteAction } from "./policies";
 import { keysTable, movedLater, PG_DIALECT as PG_ROLLUP_DIALECT, RETIRED_ROLLUPS, rollupSpecs } from "../../rollups/spec";
@@ -114,6 +115,7 @@ export function foundationSql(): string[] {
     `ALTER FUNCTION aw_organization_from_endpoint() SECURITY DEFINER SET search_path = public, pg_temp`,
     `ALTER FUNCTION aw_endpoint_organization_moved() SECURITY DEFINER SET search_path = public, pg_temp`,
     ...membershipGuardSql(),
+    ...brandMoveGuardSql(PRIVATE_SCHEMA),
   ];
 }
 

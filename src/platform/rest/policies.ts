@@ -6,7 +6,7 @@ import type { Caller } from "../auth/caller";
 import type { OrgRole } from "../auth/service";
 import type { RestDialect } from "./dialect";
 import type { SchemaCache } from "./schema-cache";
-import { membershipGuard } from "./membership";
+import { brandMoveGuard, membershipGuard } from "./membership";
 import type { Action, WriteAction, WriteGuard } from "./policy-types";
 import { ident, sql, type Sql } from "./sql-fragment";
 
@@ -55,10 +55,14 @@ export const REST_POLICIES: Record<string, TablePolicy> = {
   organization_members: {
     scope: "organization_id",
     write: { update: MANAGERS, delete: MANAGERS },
+    // A membership's person and organization are fixed: a manager changes its role only (moving a
+    // row to another user or organization would add someone without their consent).
+    updatableColumns: ["role"],
     guard: membershipGuard,
     ownRows: { column: "user_id", actions: ["delete"] },
   },
-  brands: { scope: "organization_id", write: allWrites(WRITERS) },
+  // Moving a brand to another organization takes its history and endpoints along: managers of both only.
+  brands: { scope: "organization_id", write: allWrites(WRITERS), guard: brandMoveGuard },
   brand_domains: { scope: "brand_id", write: allWrites(WRITERS) },
   competitors: { scope: "brand_id", write: allWrites(WRITERS) },
   topics: { scope: "brand_id", write: allWrites(WRITERS) },
