@@ -63,8 +63,12 @@ export interface StartOptions {
 
 // setTimeout holds at most ~24.8 days; longer waits are taken in steps.
 const MAX_TIMER_MS = 24 * 3600 * 1000;
-/** Bun's own limit on a request body: far above MAX_BODY_BYTES (at most 1 GiB), which the app enforces. */
-const BODY_CEILING_BYTES = 2 ** 40;
+/**
+ * Bun's own limit on a request body, above MAX_BODY_BYTES (which the app enforces with its 413):
+ * a body declared larger still than this is refused by Bun at its headers, before the runtime (or
+ * while it loads), with a 413 of no body.
+ */
+const bodyCeilingBytes = (maxBodyBytes: number) => Math.max(4 * maxBodyBytes, 64 * 1024 * 1024);
 // The runtime is loaded this long before a scheduled run, so the scheduler is in place for it.
 const SCHEDULE_LEAD_MS = 5_000;
 // The next run is computed this long after start: croner's first date computation initializes
@@ -153,7 +157,7 @@ function listen(
   try {
     // The app answers a body over MAX_BODY_BYTES with its own 413 in the surface's error shape before
     // reading it (app.ts); Bun's ceiling, whose 413 has no body, only stops what the app never sees.
-    return Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: BODY_CEILING_BYTES, fetch, error });
+    return Bun.serve({ port: config.port, hostname: config.host, maxRequestBodySize: bodyCeilingBytes(config.maxBodyBytes), fetch, error });
   } catch (error) {
     throw new StartupError(listenProblem(config, errorCode(error)));
   }

@@ -25,10 +25,13 @@ export interface IngestResult {
 
 export const MAX_BATCH = 1000;
 
-/** A record as sent, checked field by field; a string naming the first problem otherwise. */
-/** The largest response one request may report (1 TiB). */
-export const MAX_RECORD_BYTES = 2 ** 40;
+/**
+ * The largest response one request may report (4 GiB): the day, week and month totals sum bytes in a
+ * bigint, which 2^31 such records in one bucket would still not fill.
+ */
+export const MAX_RECORD_BYTES = 2 ** 32;
 
+/** A record as sent, checked field by field; a string naming the first problem otherwise. */
 export function normalizeRecord(raw: unknown): CrawlerRecord | string {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
   const r = raw as Record<string, unknown>;

@@ -105,18 +105,19 @@ function fromSqlite(error: unknown): AppError | null {
 /**
  * PostgreSQL failures that are the request's or the server's condition, for the surfaces whose
  * stores do not word them themselves (/api, /auth; /rest/v1 relays its own, as PostgREST does): a
- * value the column cannot hold (class 22: a NUL in text, a number or a date out of range), a
- * program limit (54) and a statement touching one row twice (21000: a key repeated in one write)
- * are the request's 400; the timeout, a lost race (a deadlock, a serialization failure) and
- * insufficient resources are 503s to retry.
+ * value from the request the column cannot hold (a NUL or bad encoding in text, a malformed or
+ * out-of-range date, text too long, text that is no number) and a program limit (54) are the
+ * request's 400; the timeout, a lost race (a deadlock, a serialization failure) and insufficient
+ * resources are 503s to retry. What the server's own SQL can cause (a division by zero, a sum
+ * overflowing, a subquery of two rows) stays a 500, logged.
  */
+const INPUT_VALUE_CODES = new Set(["22P05", "22021", "22001", "22007", "22008", "22009", "22P02"]);
 function fromPostgres(error: unknown): AppError | null {
   const code = pgCode(error);
   if (!code) return null;
   const message = String((error as { message?: unknown }).message ?? "").slice(0, 300);
   const invalid = { auth: "validation_failed", api: "invalid_value" };
-  if (code.startsWith("22")) return new AppError(400, code, `A value in the request cannot be stored: ${message}`, { surfaceCodes: invalid });
-  if (code === "21000") return new AppError(400, code, "The request names one row more than once", { details: message, surfaceCodes: invalid });
+  if (INPUT_VALUE_CODES.has(code)) return new AppError(400, code, `A value in the request cannot be stored: ${message}`, { surfaceCodes: invalid });
   if (code.startsWith("54")) return new AppError(400, code, "The request is too complex", { details: message, surfaceCodes: { auth: "validation_failed", api: "request_too_complex" } });
   if (code === "57014") return new AppError(503, code, "The request took too long; try a narrower one", { headers: { "retry-after": "1" }, surfaceCodes: { auth: "request_timeout", api: "statement_timeout" } });
   if (code === "40001" || code === "40P01" || code.startsWith("53") || code === "55P03")

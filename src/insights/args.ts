@@ -70,7 +70,7 @@ function textArray(value: unknown, element: (v: unknown) => string = (v) => Stri
   } else throw new AppError(400, "22P02", `malformed array literal: "${(typeof value === "string" ? value : JSON.stringify(value)).slice(0, 200)}"`, { details: 'Array value must start with "{" or be a JSON array.' });
   if (list.some((v) => typeof v !== "string")) throw new AppError(400, "22P02", `malformed array literal: ${JSON.stringify(value).slice(0, 200)}`, { details: "Every element must be text." });
   if (list.length > MAX_FILTER_VALUES || list.some((v) => (v as string).length > MAX_FILTER_VALUE_CHARS))
-    throw new AppError(400, "54000", `A filter may name at most ${MAX_FILTER_VALUES} values of at most ${MAX_FILTER_VALUE_CHARS} characters`);
+    throw new AppError(400, "54000", `A filter may name at most ${MAX_FILTER_VALUES} values of at most ${MAX_FILTER_VALUE_CHARS} characters`, { surfaceCodes: { api: "request_too_complex" } });
   return [...new Set(list.map(element))];
 }
 

@@ -157,11 +157,13 @@ export function createDispatcher(options: DispatcherOptions) {
     try {
       const counts = await store.counts(job.id);
       // The phase is set while the summary reads; a job no longer running keeps its own (the queue
-      // store's setProgress changes running jobs only, and on SQLite it runs first).
-      const [, outcome] = await Promise.all([
-        store.setProgress({ jobId: job.id, progress: { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total } }),
-        finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 }),
-      ]);
+      // store's setProgress changes running jobs only, and on SQLite it runs first). Its failure
+      // is only logged: the summary goes on, and decides the job's end alone.
+      const summarizing = store
+        .setProgress({ jobId: job.id, progress: { phase: "summarizing", completed: counts.done + counts.failed, total: counts.total } })
+        .catch((error) => logger.warn("tracking job's summarizing phase could not be recorded", { job_id: job.id, error: String(error) }));
+      const outcome = await finalizeJob({ store: options.tracking, jobId: job.id, owner, brandId: job.brandId, organizationId: job.organizationId, counts, retries: job.retries, now, visibilityAlertPoints: options.visibilityAlertPoints ?? 10 });
+      await summarizing;
       options.onEvents?.();
       logger.info("tracking job finished", { job_id: job.id, status: outcome.status, failed_reason: outcome.failedReason });
       refreshStatistics();

@@ -156,6 +156,23 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   expect(followed.headers.get("location")).toContain("access_token=");
   expect(await confirmedAt(invited)).not.toBeNull();
   expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: invited, password: "pass-word-6" })).error).toBeNull();
-  // Once.
-  expect((await fetch(link, { redirect: "manual" })).headers.get("location")).toContain("error_code=otp_expired");
+  // Once (the address is now taken, by the change itself).
+  const again = (await fetch(link, { redirect: "manual" })).headers.get("location")!;
+  expect([again.includes("error_code=email_exists"), again.includes("access_token")]).toEqual([true, false]);
+});
+
+test("a link to an address someone signed up with since is refused with email_exists, and the account keeps its own", async () => {
+  const email = uniqueEmail("mover");
+  const sb = client(server.url, server.secrets.anonKey);
+  await sb.auth.signUp({ email, password: "pass-word-7" });
+  expect((await sb.auth.verifyOtp({ email, token: (await mailTo(email)).code, type: "signup" })).error).toBeNull();
+  const wanted = uniqueEmail("wanted");
+  expect((await sb.auth.updateUser({ email: wanted })).error).toBeNull();
+  const link = (await mailTo(wanted)).link;
+  // Someone else signs up with that address before the link is used.
+  expect((await client(server.url, server.secrets.anonKey).auth.signUp({ email: wanted, password: "pass-word-8" })).error).toBeNull();
+  expect((await fetch(link, { redirect: "manual" })).headers.get("location")).toContain("error_code=email_exists");
+  expect((await sb.auth.refreshSession()).data.session?.user.email).toBe(email);
+  // A second change asked within the minute is refused.
+  expect((await sb.auth.updateUser({ email: uniqueEmail("again") })).error?.code).toBe("over_email_send_rate_limit");
 });

@@ -155,11 +155,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     // An e-mail change is made by its link only (the link names the new address; no code is mailed).
     const newEmail = type === "email_change" ? (token !== undefined && "tokenHash" in by ? changedEmailOf(token) : null) : undefined;
     if (newEmail === null) return null;
+    // An address taken since the link was mailed: refused before the link is used up.
+    const emailTaken = () => new AppError(422, "email_exists", "A user with this email address has already been registered");
+    if (newEmail && (await store.findUserByEmail(newEmail))) throw emailTaken();
     const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
     if (userId && newEmail) {
-      const other = await store.findUserByEmail(newEmail);
-      if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
-      await store.updateUser({ id: userId, patch: { email: newEmail, emailConfirmedAt: at, updatedAt: at } });
+      try {
+        await store.updateUser({ id: userId, patch: { email: newEmail, emailConfirmedAt: at, updatedAt: at } });
+      } catch (error) {
+        // Taken in the moment between (the unique index said so).
+        if (await store.findUserByEmail(newEmail)) throw emailTaken();
+        throw error;
+      }
     } else if (userId && type !== "recovery") {
       const user = await store.userById(userId);
       if (user && !user.emailConfirmedAt) await store.updateUser({ id: userId, patch: { emailConfirmedAt: at, updatedAt: at } });
@@ -434,7 +441,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       return userJson(row);
     },
 
-    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }, redirectTo?: unknown): Promise<UserJson & { new_email?: string; email_change_sent_at?: string }> {
+    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }, redirectTo?: unknown, address = "unknown"): Promise<UserJson & { new_email?: string; email_change_sent_at?: string }> {
       const row = await store.userById(userId);
       if (!row) throw new AppError(404, "user_not_found", "User not found");
       const patch: Parameters<AuthStore["updateUser"]>[0]["patch"] = { updatedAt: now().toISOString() };
@@ -454,7 +461,9 @@ export function createAuthService(deps: AuthServiceDeps) {
         // Where addresses are proven (AUTH_CONFIRM_EMAIL), a new one is too before it counts: an
         // address is what an organization's invitation is accepted by (GoTrue's secure change).
         if (email !== row.email && deps.config.auth.confirmEmail) {
-          if (!(await recoveriesByEmail.hit(email))) throw tooSoon();
+          // As the recovery mail: a few an hour per client address, one a minute per account and per address mailed.
+          if (!(await recoveriesByAddress.hit(addressKey(address)))) throw rateLimited();
+          if (!(await recoveriesByEmail.hit(`user ${userId}`)) || !(await recoveriesByEmail.hit(email))) throw tooSoon();
           newEmail = email;
         } else patch.email = email;
       }

@@ -77,7 +77,7 @@ export function Suggestions({ ctx }: { ctx: BrandContext }) {
                 ))}
                 {/* The evidence names the first prompts only (src/analysis/suggestions.ts). */}
                 {(s.evidence?.prompts ?? 0) > (s.evidence?.prompt_ids?.length ?? 0) && (
-                  <li class="muted">and {s.evidence.prompts - s.evidence.prompt_ids.length} more prompt(s)</li>
+                  <li class="muted">and {s.evidence.prompts - (s.evidence.prompt_ids?.length ?? 0)} more prompt(s)</li>
                 )}
                 {(s.evidence?.competitors ?? []).map((c: { name: string; answers: number }) => (
                   <li key={c.name}>
