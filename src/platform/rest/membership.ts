@@ -73,6 +73,7 @@ const MOVE_REFUSED = "Only owners and admins of both organizations can move a br
  * (policies.pg.ts: the same rule as a trigger.)
  */
 export const brandMoveGuard: WriteGuard = {
+  columns: ["organization_id"],
   async begin(run: Runner, d: RestDialect, caller: Caller, action: WriteAction, targets: number[]) {
     if (caller.role === "service_role" || action !== "update" || !targets.length) return { async after() {} };
     const orgsOf = async (rowids: number[]) => new Map((await run.values(sql`SELECT ${raw(d.rowId)}, organization_id FROM brands WHERE ${rowsOf(d, rowids)}`)).map((r) => [Number(r[0]), r[1] as string]));

@@ -12,5 +12,7 @@ export type Action = "read" | WriteAction;
  * insert) before the statement, `after` the rows as written, both inside the transaction.
  */
 export interface WriteGuard {
+  /** When set, the guard runs only for writes that set one of these columns. */
+  columns?: readonly string[];
   begin(run: { values(query: Sql): Promise<unknown[][]> }, dialect: RestDialect, caller: Caller, action: WriteAction, targets: number[]): Promise<{ after(written: number[]): Promise<void> }>;
 }

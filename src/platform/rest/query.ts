@@ -6,7 +6,7 @@ import { AppError } from "../../http/errors";
 import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
 import { PLANNED_COUNT_CAP, rollupCountQuery, type CountMode } from "./counts";
 import type { InsertPlan, ReadPlan } from "./plan";
-import { assertGranted, rlsViolation, type Action, type TablePolicy, type WriteAction } from "./policies";
+import { assertGranted, rlsViolation, type Action, type TablePolicy, type WriteAction, type WriteGuard } from "./policies";
 import {
   childQuery,
   cappedCountQuery,
@@ -177,11 +177,14 @@ async function existingRowids(run: Runner, ctx: SqlContext, table: TableInfo, co
   return [...found];
 }
 
-/** The table's trigger-like guard, started on the rows a write targets. */
-function startGuard(run: Runner, ctx: SqlContext, policy: TablePolicy, action: WriteAction, targets: number[]) {
-  // Where the database enforces the rules itself, its triggers are the guards (policies.pg.ts).
-  if (ctx.dialect.enforcesRowSecurity) return undefined;
-  return policy.guard?.begin(run, ctx.dialect, ctx.caller, action, targets);
+/**
+ * The table's trigger-like guard for a write setting `columns`, if it has one that such a write
+ * concerns (where the database enforces the rules itself, its triggers are the guards: policies.pg.ts).
+ */
+function guardOf(ctx: SqlContext, policy: TablePolicy, columns: string[]): WriteGuard | undefined {
+  const guard = policy.guard;
+  if (!guard || ctx.dialect.enforcesRowSecurity) return undefined;
+  return !guard.columns || guard.columns.some((c) => columns.includes(c)) ? guard : undefined;
 }
 
 /**
@@ -285,8 +288,9 @@ export async function executeInsert(run: Runner, ctx: SqlContext, plan: InsertPl
     const flagged = ctx.dialect.insertedFlag !== null;
     const before = plan.onConflict && !flagged ? Number((await run.values(maxRowidQuery(ctx.dialect, table)))[0][0]) : 0;
     // The rows an upsert would overwrite are the guard's targets, as an update's are.
-    const overwritten = merge && policy.guard ? await existingRowids(run, ctx, table, plan.onConflict!.columns, rows) : [];
-    const guard = await startGuard(run, ctx, policy, merge ? "update" : "insert", overwritten);
+    const guarded = guardOf(ctx, policy, columns.map((c) => c.name));
+    const overwritten = merge && guarded ? await existingRowids(run, ctx, table, plan.onConflict!.columns, rows) : [];
+    const guard = await guarded?.begin(run, ctx.dialect, ctx.caller, merge ? "update" : "insert", overwritten);
     const onConflict = plan.onConflict && { ...plan.onConflict, updateGuard: merge ? upsertGuard(ctx, table, policy.scope) : null };
     const written = await runWrite(run, ctx, table, insertQuery({ table, columns, rows, missingDefault: plan.missingDefault, onConflict, dialect: ctx.dialect }), rows);
     const rowids = written.map((r) => r[0] as number);
@@ -326,8 +330,9 @@ export async function executeUpdate(run: Runner, ctx: SqlContext, read: ReadPlan
     const row = Object.fromEntries(assignments.map(([c, v]) => [c.name, v]));
     // Where targets are locked first (Postgres), the update goes by their row ids.
     const locked = ctx.dialect.lockTargets !== null;
-    const targets = policy.guard || locked ? (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number) : [];
-    const guard = policy.guard && (await startGuard(run, ctx, policy, "update", targets));
+    const guarded = guardOf(ctx, policy, set.map(([c]) => c.name));
+    const targets = guarded || locked ? (await run.values(targetQuery(ctx, read, "update"))).map((r) => r[0] as number) : [];
+    const guard = await guarded?.begin(run, ctx.dialect, ctx.caller, "update", targets);
     const statement = locked ? (targets.length ? updateRowsQuery(ctx, table, assignments, targets) : null) : updateQuery(ctx, read, assignments);
     const rowids = statement ? (await runWrite(run, ctx, table, statement, [row])).map((r) => r[0] as number) : [];
     await checkInherited(run, ctx, table, rowids, (c) => value(c) !== undefined);
@@ -342,7 +347,7 @@ export async function executeDelete(run: Runner, ctx: SqlContext, read: ReadPlan
   assertGranted(ctx.caller, read.policy, read.table.name, "delete");
   return run.transaction(async (run) => {
     const rowids = (await run.values(targetQuery(ctx, read, "delete"))).map((r) => r[0] as number);
-    const guard = await startGuard(run, ctx, read.policy, "delete", rowids);
+    const guard = await guardOf(ctx, read.policy, [])?.begin(run, ctx.dialect, ctx.caller, "delete", rowids);
     // The representation is read before the rows are gone.
     const outcome = await finish(run, ctx, read, rowids, 0, options);
     if (rowids.length) await run.values(deleteQuery(ctx.dialect, read.table, rowids));
