@@ -17,10 +17,10 @@ export const dateOutOfRange = (value: unknown) =>
  * An expiry a caller gives (share links, API keys): an ISO 8601 date-time in the future and within
  * the range (year 10000 would be `+010000-…`, which the databases refuse); as ISO, or null if none.
  */
-export function futureExpiry(value: unknown, now: Date, field = "expires_at"): string | null {
+export function futureExpiry(value: unknown, now: Date): string | null {
   if (value === undefined || value === null) return null;
   const t = typeof value === "string" ? Date.parse(value) : NaN;
   const iso = Number.isNaN(t) ? "" : new Date(t).toISOString();
-  if (!iso || t <= now.getTime() || !dayInRange(iso)) throw new AppError(400, "validation_failed", `${field} must be an ISO 8601 date-time in the future, before ${LAST_DAY.slice(0, 4)}-12-31T23:59:59Z`);
+  if (!iso || t <= now.getTime() || !dayInRange(iso)) throw new AppError(400, "validation_failed", `expires_at must be an ISO 8601 date-time in the future, before ${LAST_DAY.slice(0, 4)}-12-31T23:59:59Z`);
   return iso;
 }

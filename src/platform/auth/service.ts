@@ -38,6 +38,7 @@ type VerifyType = keyof typeof VERIFY_TYPES;
 const TOKEN_TYPES: Record<VerifyType, OneTimeTokenType> = VERIFY_TYPES;
 const verifyType = (raw: unknown): VerifyType | null => (typeof raw === "string" && Object.hasOwn(VERIFY_TYPES, raw) ? (raw as VerifyType) : null);
 const tokenFailed = () => new AppError(403, "otp_expired", "Token has expired or is invalid");
+const emailTaken = () => new AppError(422, "email_exists", "A user with this email address has already been registered");
 const tooSoon = () => new AppError(429, "over_email_send_rate_limit", "For security purposes, you can only request this once every 60 seconds");
 
 /** A six-digit code (a modulo bias of 1 in 4,294: nothing a code that works once, for an hour, minds). */
@@ -156,7 +157,6 @@ export function createAuthService(deps: AuthServiceDeps) {
     const newEmail = type === "email_change" ? (token !== undefined && "tokenHash" in by ? changedEmailOf(token) : null) : undefined;
     if (newEmail === null) return null;
     // An address taken since the link was mailed: refused before the link is used up.
-    const emailTaken = () => new AppError(422, "email_exists", "A user with this email address has already been registered");
     if (newEmail && (await store.findUserByEmail(newEmail))) throw emailTaken();
     const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
     if (userId && newEmail) {
@@ -457,7 +457,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (body.email !== undefined) {
         const email = normalizeEmail(body.email);
         const other = await store.findUserByEmail(email);
-        if (other && other.id !== userId) throw new AppError(422, "email_exists", "A user with this email address has already been registered");
+        if (other && other.id !== userId) throw emailTaken();
         // Where addresses are proven (AUTH_CONFIRM_EMAIL), a new one is too before it counts: an
         // address is what an organization's invitation is accepted by (GoTrue's secure change).
         if (email !== row.email && deps.config.auth.confirmEmail) {

@@ -71,9 +71,9 @@ function requestError(error: unknown, ms: number, caller?: Caller): unknown {
   if (code.startsWith("54")) return new AppError(400, code, message);
   // An upsert whose body repeats a key ("cannot affect row a second time"): the request's error.
   if (code === "21000") return new AppError(400, code, message);
-  if (code.startsWith("53")) return new AppError(503, code, message, { headers: { "retry-after": "1" } });
-  // A deadlock or serialization failure lost to a concurrent request: nothing was written; again.
-  if (code === "40001" || code === "40P01") return new AppError(503, code, message, { headers: { "retry-after": "1" } });
+  // Insufficient resources, or a deadlock or serialization failure lost to a concurrent request
+  // (nothing was written): again.
+  if (code.startsWith("53") || code === "40001" || code === "40P01") return new AppError(503, code, message, { headers: { "retry-after": "1" } });
   return error;
 }
 

@@ -48,8 +48,8 @@ async function assertEachKeepsAnOwner(run: Runner, d: RestDialect, orgIds: strin
 }
 
 // 42501 as policies.ts words it (not imported from there: policies.ts imports this module).
-const ownersOnly = (caller: Caller) =>
-  new AppError(caller.role === "authenticated" ? 403 : 401, "42501", "Only owners can grant, change or remove the owner and admin roles");
+const refused = (caller: Caller, message: string) => new AppError(caller.role === "authenticated" ? 403 : 401, "42501", message);
+const ownersOnly = (caller: Caller) => refused(caller, "Only owners can grant, change or remove the owner and admin roles");
 
 export const membershipGuard: WriteGuard = {
   async begin(run: Runner, d: RestDialect, caller: Caller, action: WriteAction, targets: number[]) {
@@ -83,7 +83,7 @@ export const brandMoveGuard: WriteGuard = {
       async after(written: number[]) {
         for (const [rowid, org] of await orgsOf(written)) {
           const was = before.get(rowid);
-          if (was !== undefined && was !== org && !(manages(was) && manages(org))) throw new AppError(caller.role === "authenticated" ? 403 : 401, "42501", MOVE_REFUSED);
+          if (was !== undefined && was !== org && !(manages(was) && manages(org))) throw refused(caller, MOVE_REFUSED);
         }
       },
     };
