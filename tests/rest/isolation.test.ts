@@ -130,6 +130,36 @@ describe("a member of A", () => {
     expect(cross.error?.code).toBe("23514");
     expect(await bState()).toEqual(before);
   });
+
+  test("cannot point a row of A at B's topic, by insert or update", async () => {
+    // On Postgres the check must see past the caller's policies, under which B's topic is no row at all.
+    const topicB = await b.owner.from("topics").insert({ brand_id: brandB.id, name: "B topic" }).select().single();
+    const setA = await a.owner.from("prompt_sets").insert({ brand_id: brandA.id, name: "A set" }).select().single();
+    const before = await bState();
+    const viaTopic = await a.owner.from("prompts").insert({ prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "via topic", topic_id: topicB.data!.id });
+    expect([viaTopic.status, viaTopic.error?.code, viaTopic.error?.details]).toEqual([400, "23514", "prompts.topic_id must refer to a topics row of the same brand"]);
+    const promptA = await a.owner.from("prompts").insert({ prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "mine" }).select().single();
+    const moved = await a.owner.from("prompts").update({ topic_id: topicB.data!.id }).eq("id", promptA.data!.id);
+    expect([moved.status, moved.error?.code]).toEqual([400, "23514"]);
+    const upserted = await a.owner.from("prompts").upsert({ id: promptA.data!.id, prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "mine", topic_id: topicB.data!.id });
+    expect([upserted.status, upserted.error?.code]).toEqual([400, "23514"]);
+    const pointing = await db.inspect<{ n: number }>("SELECT count(*) AS n FROM prompts WHERE topic_id = ?", topicB.data!.id);
+    expect(Number(pointing[0]!.n)).toBe(0);
+    expect(await bState()).toEqual(before);
+  });
+
+  test("moving a prompt set to another brand is refused while its prompts keep a topic of the first", async () => {
+    const other = await createBrand(a.owner, a.id, "alpha-two");
+    const topic = await a.owner.from("topics").insert({ brand_id: brandA.id, name: "A topic" }).select().single();
+    const set = await a.owner.from("prompt_sets").insert({ brand_id: brandA.id, name: "Moving set" }).select().single();
+    const prompt = await a.owner.from("prompts").insert({ prompt_set_id: set.data!.id, brand_id: brandA.id, text: "topical", topic_id: topic.data!.id }).select().single();
+    const move = await a.owner.from("prompt_sets").update({ brand_id: other.id }).eq("id", set.data!.id);
+    expect([move.status, move.error?.code, move.error?.details]).toEqual([400, "23514", "prompts.topic_id must refer to a topics row of the same brand"]);
+    // Nothing half-moved: the set and its prompt stay in the first brand.
+    expect((await a.owner.from("prompt_sets").select("brand_id").eq("id", set.data!.id).single()).data).toEqual({ brand_id: brandA.id });
+    expect((await a.owner.from("prompts").select("brand_id, topic_id").eq("id", prompt.data!.id).single()).data).toEqual({ brand_id: brandA.id, topic_id: topic.data!.id });
+    expect((await a.owner.from("brands").delete().eq("id", other.id)).status).toBe(204);
+  });
 });
 
 describe("organization management", () => {

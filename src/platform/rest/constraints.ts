@@ -208,5 +208,5 @@ export async function constraintError(
   if (violation.kind === "not_null") return notNullViolation(table.name, violation.column, null);
   // Postgres names the constraint too.
   const name = violation.constraint ?? `${table.name}_check`;
-  return new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${name}"`, { details: CHECK_DETAILS[name] ?? null });
+  return new AppError(400, "23514", `new row for relation "${table.name}" violates check constraint "${name}"`, { details: CHECK_DETAILS[name] ?? violation.detail ?? null });
 }

@@ -24,7 +24,7 @@ function constraintViolation(error: unknown): ConstraintViolation | null {
   }
   if (code === "23503") return { kind: "foreign_key" };
   if (code === "23502") return { kind: "not_null", column: e.column ?? "?" };
-  if (code === "23514") return { kind: "check", constraint: e.constraint ?? null };
+  if (code === "23514") return { kind: "check", constraint: e.constraint ?? null, detail: e.detail };
   return null;
 }
 

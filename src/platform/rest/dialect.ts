@@ -17,7 +17,7 @@ export type ConstraintViolation =
     }
   | { kind: "foreign_key" }
   | { kind: "not_null"; column: string }
-  | { kind: "check"; constraint: string | null };
+  | { kind: "check"; constraint: string | null; /** The backend's own detail (a trigger's, on Postgres). */ detail?: string };
 
 export type JsonTestOp = "contains" | "containedBy" | "overlaps";
 

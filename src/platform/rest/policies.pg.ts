@@ -282,6 +282,54 @@ export function inheritedColumnSql(rule: InheritedColumn): string[] {
 }
 
 /**
+ * query.ts' check that a row's references stay in its brand (or organization), for writes under
+ * `authenticated`: the planner's own check runs under the caller's policies, where a row of another
+ * organization is no row at all — so a prompt could name another organization's topic, and whether
+ * the foreign key accepted it told whether that id exists. As definer, the trigger finds the parent
+ * whoever writes. After the row's BEFORE triggers, so its organization is the one they derived.
+ */
+function sameOwnerReferenceSql(table: string, column: string, parent: string, parentColumn: string, columnsOf: Map<string, string[]>): string[] {
+  const sameBrand = columnsOf.get(table)!.includes("brand_id") && columnsOf.get(parent)!.includes("brand_id");
+  const owner = sameBrand ? "brand_id" : "organization_id";
+  const parentOwner = sameBrand ? "brand_id" : parent === "organizations" ? "id" : "organization_id";
+  const name = `${table}_${column}_same_owner`;
+  return [
+    `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    DECLARE found_owner uuid;
+    BEGIN
+      SELECT p.${q(parentOwner)} INTO found_owner FROM ${q(parent)} AS p WHERE p.${q(parentColumn)} = NEW.${q(column)};
+      IF FOUND AND found_owner IS DISTINCT FROM NEW.${q(owner)} THEN
+        RAISE EXCEPTION 'new row for relation "${table}" violates check constraint "${name}"' USING ERRCODE = 'check_violation', CONSTRAINT = '${name}',
+          DETAIL = '${table}.${column} must refer to a ${parent} row of the same ${sameBrand ? "brand" : "organization"}';
+      END IF;
+      RETURN NULL;
+    END $$`,
+    `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(table)}`,
+    `CREATE TRIGGER ${q(name)} AFTER INSERT OR UPDATE OF ${q(column)}, ${q(owner)} ON ${q(table)} FOR EACH ROW
+      WHEN (NEW.${q(column)} IS NOT NULL AND current_user = 'authenticated') EXECUTE FUNCTION ${PRIVATE_SCHEMA}.${name}()`,
+  ];
+}
+
+/** The foreign keys of the policies' tables to other such tables, other than their scope: what sameOwnerReferenceSql guards. */
+function ownedReferences(policies: Policies, columnsOf: Map<string, string[]>): string[] {
+  const made: string[] = [];
+  for (const model of Object.values(pgSchema)) {
+    if (!is(model, PgTable)) continue;
+    const config = getTableConfig(model);
+    const policy = policies[config.name];
+    if (!policy || !columnsOf.has(config.name)) continue;
+    for (const fk of config.foreignKeys) {
+      const reference = fk.reference();
+      const parent = getTableConfig(reference.foreignTable).name;
+      const column = reference.columns[0]!.name;
+      if (column === policy.scope || !policies[parent] || !columnsOf.has(parent)) continue;
+      made.push(...sameOwnerReferenceSql(config.name, column, parent, reference.foreignColumns[0]!.name, columnsOf));
+    }
+  }
+  return made;
+}
+
+/**
  * Whether a table of the public schema is answerwatch's: its model's (`modelTables`), a month (or
  * the default) of a partitioned log table, or its own bookkeeping (answerwatch_*) — as opposed to an
  * operator's own tables in a shared database, which it leaves alone.
@@ -314,6 +362,7 @@ export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string
     // The URL keys of the layout before issue #32's move too, while they are there (made again at each start).
     ...(columnsOf.has("url_totals_keys") ? brandUrlsSql(columnsOf.has("url_running_keys")) : []),
     ...INHERITED_COLUMNS.filter((r) => columnsOf.has(r.table)).flatMap(inheritedColumnSql),
+    ...ownedReferences(policies, columnsOf),
   ];
 }
 

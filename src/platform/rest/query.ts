@@ -196,7 +196,8 @@ async function propagateInherited(run: Runner, ctx: SqlContext, table: TableInfo
     const child = ctx.cache.tables.get(rule.table)!;
     const fk = child.foreignKeys.find((f) => f.column === rule.via)!;
     if (fk.refTable !== table.name || !touched(rule.column) || !rowids.length) continue;
-    const moved = (await run.values(inheritedPropagateQuery(ctx.dialect, child, rule.column, rule.via, table, rowids))).map((r) => r[0] as number);
+    // A write too: on Postgres the children's own rule triggers may refuse the move (policies.pg.ts).
+    const moved = (await runWrite(run, ctx, child, inheritedPropagateQuery(ctx.dialect, child, rule.column, rule.via, table, rowids), [])).map((r) => r[0] as number);
     // The children moved with their parent: their other references must still be theirs (a prompt's topic).
     if (moved.length) await checkReferences(run, ctx, child, ctx.policies[child.name]!.scope, moved);
   }
