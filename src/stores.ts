@@ -102,7 +102,15 @@ export interface Stores {
   instances?: InstanceStore;
   /** Rate limits as of the clock `now`: in the process on SQLite, shared by every instance on Postgres. */
   rateLimits(now?: () => number): RateLimitStore;
+  /**
+   * The stores of the reads a request starts outside /rest/v1, each statement stopped after
+   * `timeoutMs` on Postgres (statement_timeout on a pool of their own); on SQLite the same stores
+   * as above (their services check the deadline between statements).
+   */
+  requestReads(timeoutMs: number): RequestReads;
 }
+
+export type RequestReads = Pick<Stores, "insights" | "portfolio" | "clientReport" | "reports">;
 
 /** Where this process keeps its data: the SQLite file in DATA_DIR (the default) or DATABASE_URL's PostgreSQL. */
 export type Backend = { kind: "sqlite"; dbh: DbHandle; dbPath: string } | { kind: "postgres"; pg: PgHandle; url: string };
@@ -128,6 +136,9 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
       return once("status", () => createSqliteStatusStore(sqlite));
     },
     rateLimits: (now) => memoryRateLimits(now),
+    requestReads() {
+      return this;
+    },
     get keys() {
       return once("keys", () => createSqliteKeyStore(sqlite));
     },
@@ -212,6 +223,10 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     setup: createPgSetupStore(sql),
     instances: createPgInstanceStore(sql),
     rateLimits: (now) => createPgRateLimits(sql, now),
+    requestReads(timeoutMs) {
+      const bounded = pg.bounded(timeoutMs);
+      return { insights: createPgInsightsStore(bounded), portfolio: createPgPortfolioStore(bounded), clientReport: createPgClientReportStore(bounded), reports: createPgReportsStore(bounded) };
+    },
   };
 }
 

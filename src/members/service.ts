@@ -70,9 +70,19 @@ export function createMembersService(deps: MembersDeps) {
   const INVITATION_GONE = () => new AppError(404, "not_found", "Invitation not found (it may have expired or been withdrawn)");
 
   /** The caller's own live invitation `id`, or 404 (someone else's reads as missing). */
+  /**
+   * The caller's address as the account holds it now: a token names the address it was issued to,
+   * which a confirmed change has since left (the old address's invitations are not theirs any more).
+   */
+  async function addressOf(user: ApiUser): Promise<string> {
+    const address = await store.accountAddress(user.user.id);
+    if (!address) throw INVITATION_GONE();
+    return address;
+  }
+
   async function ownInvitation(user: ApiUser, id: unknown): Promise<InvitationRow> {
     const row = await store.invitationById(requireUuid(id, "invitation id"));
-    if (!row || row.email !== user.user.email.toLowerCase() || row.expires_at <= now().toISOString()) throw INVITATION_GONE();
+    if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString()) throw INVITATION_GONE();
     return row;
   }
 
@@ -108,14 +118,14 @@ export function createMembersService(deps: MembersDeps) {
     /** The caller's pending invitations, with the organization's name. */
     async mine(user: ApiUser & { viaKey?: string }) {
       person(user);
-      return { success: true, invitations: await store.invitationsFor({ email: user.user.email.toLowerCase(), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
+      return { success: true, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
     },
 
     async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown) {
       person(user);
       const result = await store.accept({
         id: requireUuid(invitationId, "invitation id"),
-        email: user.user.email.toLowerCase(),
+        email: await addressOf(user),
         userId: user.user.id,
         now: now().toISOString(),
         // The inviter must still be able to grant the role: an invitation dies with their rights.

@@ -59,6 +59,11 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       return plainRows<ReceivedInvitation>(rows);
     },
     invitationById: (id) => invitationById(sql, id),
+    async accountAddress(userId) {
+      if (!isUuid(userId)) return null;
+      const [row] = await sql`SELECT lower(email) AS email FROM auth.users WHERE id = ${userId}`;
+      return row?.email ? String(row.email) : null;
+    },
     async organizationName(id) {
       if (!isUuid(id)) return null;
       const [row] = await sql`SELECT name FROM organizations WHERE id = ${id}`;

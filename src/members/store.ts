@@ -62,6 +62,11 @@ export interface MembersStore {
   /** Live invitations addressed to `email` (lower case), newest first, at most `limit`. */
   invitationsFor(input: { email: string; now: string; limit: number }): Promise<ReceivedInvitation[]>;
   invitationById(id: string): Promise<InvitationRow | null>;
+  /**
+   * The account's address as it is now (lower case), or null when there is no such account: what an
+   * invitation is matched by — not a token's `email` claim, which names the address it was issued to.
+   */
+  accountAddress(userId: string): Promise<string | null>;
   /** The organization's name (what an invitation by mail says), or null when unknown. */
   organizationName(id: string): Promise<string | null>;
   deleteInvitation(id: string): Promise<void>;

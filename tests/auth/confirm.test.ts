@@ -155,6 +155,18 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   expect(followed.status).toBe(303);
   expect(followed.headers.get("location")).toContain("access_token=");
   expect(await confirmedAt(invited)).not.toBeNull();
+  // Invitations follow the account's address as it is now, not the one a token was issued to: the
+  // token from before the change (still naming the old address) finds the new address's invitation,
+  // and one to the old address is no longer the account's to see or accept.
+  expect(JSON.parse(Buffer.from(refreshed.access_token.split(".")[1]!, "base64url").toString()).email).toBe(changerEmail);
+  expect((await api(ownerSession.access_token, `/api/organizations/${orgId}/invitations`, "POST", { email: changerEmail, role: "viewer" })).status).toBe(201);
+  const [toOld] = await serverDb(server).then((db) => db.inspect<{ id: string }>("SELECT id FROM organization_invitations WHERE email = ?", changerEmail));
+  const nowListed = (await (await api(refreshed.access_token, "/api/invitations")).json()) as { invitations: { id: string }[] };
+  expect(nowListed.invitations.map((i) => i.id)).toEqual([invitation!.id]);
+  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/accept`, "POST")).status).toBe(404);
+  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/decline`, "POST")).status).toBe(404);
+  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST")).status).toBe(200);
+  expect(await serverDb(server).then((db) => db.inspect<{ role: string }>("SELECT role FROM organization_members WHERE organization_id = ? AND role <> 'owner'", orgId))).toEqual([{ role: "admin" }]);
   expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: invited, password: "pass-word-6" })).error).toBeNull();
   // Once (the address is now taken, by the change itself).
   const again = (await fetch(link, { redirect: "manual" })).headers.get("location")!;

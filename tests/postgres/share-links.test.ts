@@ -1,7 +1,9 @@
 // A share link's insights on Postgres (review finding): they run as the server — a link's claims open
 // no table — but in the request's own transaction, so the request's statement_timeout stops them as
 // it stops an owner's, and a burst of link calls never holds every pooled connection while each
-// waits for another (with as many readers as connections, that stalled the whole instance).
+// waits for another (with as many readers as connections, that stalled the whole instance). And the
+// reads a request starts outside /rest/v1 (the client report, the portfolio, the traffic report)
+// stop at the same timeout: a statement of theirs waiting on a lock held elsewhere does not wait on.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { loadConfig } from "../../src/config";
@@ -71,4 +73,30 @@ test.skipIf(!pg)("a burst of link calls (more than the pool's connections) all a
   const owner = within(rpc(ownerToken), 10_000);
   expect(await Promise.all(burst)).toEqual(Array.from({ length: 8 }, () => 200));
   expect(await owner).toBe(200);
+});
+
+test.skipIf(!pg)("the client report, the portfolio and the traffic report stop a statement at the timeout too", async () => {
+  const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${ownerToken}` } });
+  const paths = [`/api/brands/${brandId}/report?from=2026-01-01&to=2026-01-31`, `/api/brands/${brandId}/traffic?from=2026-01-01&to=2026-01-31`, "/api/portfolio"];
+  for (const path of paths) expect([path, await within(get(path), 5_000)]).toEqual([path, 200]);
+  const locker = new SQL(databaseUrl, { max: 1 });
+  const held = await locker.reserve();
+  try {
+    await held`BEGIN`;
+    // The tables each of them reads: every such statement waits on the lock until its timeout (400 ms).
+    await held`LOCK TABLE prompts, traffic_platform_daily IN ACCESS EXCLUSIVE MODE`;
+    const started = performance.now();
+    const [report, traffic, portfolio] = await Promise.all(paths.map((path) => Promise.race([get(path), Bun.sleep(3_000).then(() => null)])));
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect([report?.status, ((await report?.json()) as { error: { code: string } }).error.code]).toEqual([503, "statement_timeout"]);
+    expect(traffic?.status).toBe(503);
+    // The portfolio answers with what it had time for: the brand listed, its numbers not computed.
+    expect(portfolio?.status).toBe(200);
+    const listed = (await portfolio!.json()) as { brands: { brand: { id: string }; computed: boolean }[] };
+    expect(listed.brands.map((b) => [b.brand.id, b.computed])).toEqual([[brandId, false]]);
+  } finally {
+    await held`ROLLBACK`;
+    held.release();
+    await locker.close();
+  }
 });

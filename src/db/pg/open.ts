@@ -13,6 +13,12 @@ export interface PgSchemaPart {
 
 export interface PgHandle {
   sql: SQL;
+  /**
+   * A second, smaller pool whose sessions stop any statement after `timeoutMs` (statement_timeout):
+   * for the reads a request starts outside /rest/v1 (the portfolio, client and traffic reports),
+   * which /rest/v1's per-transaction timeout does not cover. Made on first use, closed with the handle.
+   */
+  bounded(timeoutMs: number): SQL;
   close(): Promise<void>;
 }
 
@@ -33,14 +39,28 @@ export const MIGRATION_LOCK = 4_242_028_001;
 export const openPostgresPool = (url: string, poolSize: number): Promise<PgHandle> => openPostgres(url, { poolSize, migrate: false, migrations: [], parts: [] });
 
 export async function openPostgres(url: string, options: PgOpenOptions): Promise<PgHandle> {
-  const sql = new SQL(url, { max: options.poolSize ?? 10, idleTimeout: 60, connection: { jit: "off" } });
+  const poolSize = options.poolSize ?? 10;
+  const sql = new SQL(url, { max: poolSize, idleTimeout: 60, connection: { jit: "off" } });
   try {
     if (options.migrate !== false) await migratePostgres(sql, options);
   } catch (error) {
     await sql.close();
     throw error;
   }
-  return { sql, close: () => sql.close() };
+  const bounded = new Map<number, SQL>();
+  return {
+    sql,
+    bounded(timeoutMs) {
+      const ms = Math.max(1, Math.ceil(timeoutMs));
+      let pool = bounded.get(ms);
+      if (!pool) bounded.set(ms, (pool = new SQL(url, { max: Math.max(2, Math.ceil(poolSize / 2)), idleTimeout: 60, connection: { jit: "off", statement_timeout: String(ms) } })));
+      return pool;
+    },
+    async close() {
+      await Promise.all([...bounded.values()].map((pool) => pool.close()));
+      await sql.close();
+    },
+  };
 }
 
 /** Applies what is pending and the schema parts, holding the migration lock; returns the migrations applied. */
