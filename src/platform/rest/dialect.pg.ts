@@ -24,7 +24,8 @@ function constraintViolation(error: unknown): ConstraintViolation | null {
   }
   if (code === "23503") return { kind: "foreign_key" };
   if (code === "23502") return { kind: "not_null", column: e.column ?? "?" };
-  if (code === "23514") return { kind: "check", constraint: e.constraint ?? null, detail: e.detail };
+  // A rule trigger's own detail (policies.pg.ts); PostgreSQL's for a CHECK lists the failing row, which SQLite's has no counterpart of.
+  if (code === "23514") return { kind: "check", constraint: e.constraint ?? null, ...(e.detail && !e.detail.startsWith("Failing row contains") ? { detail: e.detail } : {}) };
   return null;
 }
 

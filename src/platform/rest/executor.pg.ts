@@ -79,6 +79,14 @@ function requestError(error: unknown, ms: number, caller?: Caller): unknown {
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 
+/** How many times a request runs when it loses a race to a concurrent one (a deadlock, a serialization failure). */
+const LOST_RACE_TRIES = 3;
+const LOST_RACE_PAUSE_MS = 50;
+const lostRace = (error: unknown) => {
+  const code = error instanceof AppError ? error.code : pgCode(error);
+  return code === "40P01" || code === "40001";
+};
+
 const savepoint = <T>(tx: SQL, fn: (sp: SQL) => Promise<T>): Promise<T> => (tx as SQL & { savepoint<U>(fn: (sp: SQL) => Promise<U>): Promise<U> }).savepoint(fn);
 
 /**
@@ -198,14 +206,29 @@ export function createPgRestExecutor(sql: SQL, options: RestExecutorOptions = {}
       startPolling();
       const at = performance.now() + timeoutMs;
       const state = { wrote: false };
-      const result = await sql.begin(async (tx) => {
-        // One statement sets the request's timeout, role and claims, for this transaction only
-        // (PostgREST's set_config(…, true)); the role's policies (policies.pg.ts) then apply.
-        const timeout = String(Math.max(1, Math.ceil(timeoutMs)));
-        if (caller) await tx`SELECT set_config('statement_timeout', ${timeout}, true), set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(requestClaims(caller))}, true)`;
-        else await tx`SELECT set_config('statement_timeout', ${timeout}, true)`;
-        return work(session(tx, at, timeoutMs, state, false, caller));
-      });
+      const attempt = () =>
+        sql.begin(async (tx) => {
+          // One statement sets the request's timeout (what is left of it), role and claims, for this
+          // transaction only (PostgREST's set_config(…, true)); the role's policies (policies.pg.ts) then apply.
+          const timeout = String(Math.max(1, Math.ceil(at - performance.now())));
+          if (caller) await tx`SELECT set_config('statement_timeout', ${timeout}, true), set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(requestClaims(caller))}, true)`;
+          else await tx`SELECT set_config('statement_timeout', ${timeout}, true)`;
+          return work(session(tx, at, timeoutMs, state, false, caller));
+        });
+      let result: unknown;
+      for (let tries = 1; ; tries++) {
+        try {
+          state.wrote = false;
+          result = await attempt();
+          break;
+        } catch (error) {
+          // A deadlock or serialization failure rolled the whole request back (nothing of it was
+          // written): it runs again, at most LOST_RACE_TRIES times and within its own time, after a
+          // short random pause so the two sides do not meet again in step.
+          if (!lostRace(error) || tries >= LOST_RACE_TRIES || performance.now() + LOST_RACE_PAUSE_MS >= at) throw error;
+          await Bun.sleep(Math.random() * LOST_RACE_PAUSE_MS);
+        }
+      }
       if (state.wrote) {
         localWrites++;
         // The cluster's counter moved with this commit: read it now, so the next poll does not
