@@ -131,8 +131,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
   const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger });
   const reportDeps = { store: deps.stores.clientReport, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, now: deps.now };
-  // What a request reads outside /rest/v1, every statement bounded (the digests above are the server's own work).
-  const requestReads = deps.stores.requestReads(deps.config.rest.statementTimeoutMs);
+  // The reports a request starts (traffic, portfolio, client report): on SQLite's reader threads,
+  // else here — on Postgres over stores whose every statement is bounded (statement_timeout). The
+  // digests above are the server's own work.
+  const statementTimeoutMs = deps.config.rest.statementTimeoutMs;
+  const reports = deps.rest?.readers.report ?? inProcessReports({ ...deps.stores.requestReads(statementTimeoutMs), sourceCategories: deps.config.rest.sourceCategories, timeoutMs: statementTimeoutMs });
   const digests = createDigestService({ store: deps.stores.digests, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, mail: deps.mail, publicUrl, secret: deps.secrets.jwtSecret, now: deps.now, logger: deps.logger, report: (input) => buildClientReport(reportDeps, input) });
 
   const storage = deps.storage ?? createStorageHealth();
@@ -157,7 +160,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports: deps.rest?.readers.report ?? inProcessReports(requestReads.reports), onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, onReadWait: deps.metrics?.readerWait, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
   const elysia = new Elysia()
@@ -181,9 +184,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(memberRoutes({ members, callers }))
     .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, rest: { answer: rest.answer, anonKey: deps.secrets.anonKey }, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
-    .use(portfolioRoutes({ portfolio: createPortfolioService({ store: requestReads.portfolio, insights: requestReads.insights, now: deps.now, timeoutMs: deps.config.rest.statementTimeoutMs }), callers }))
+    .use(portfolioRoutes({ portfolio: createPortfolioService({ make: (query) => reports("portfolio", query), now: deps.now }), callers }))
     .use(digestRoutes({ digests, callers, cronSecret: deps.secrets.cronSecret }))
-    .use(clientReportRoutes({ reports: createClientReportService({ ...reportDeps, store: requestReads.clientReport, insights: requestReads.insights, timeoutMs: deps.config.rest.statementTimeoutMs }), callers, share: shares }))
+    .use(clientReportRoutes({ reports: createClientReportService({ store: deps.stores.clientReport, make: (input) => reports("client", input), now: deps.now }), callers, share: shares }))
     .use(scheduleRoutes({ schedule, cronSecret: deps.secrets.cronSecret, cronTargetUrl: () => deps.config.cronTargetUrl ?? deps.selfUrl?.() ?? deps.config.publicUrl }))
     .use(pixel.elysia)
     // Generated from the app's own definitions on first request (src/openapi).

@@ -10,14 +10,10 @@ import { addDays, daysBetween, isoDay, type DateWindow } from "../insights/windo
 import { statementTimeout } from "../platform/rest/deadline";
 import { reportData, type ReportDataDeps } from "./data";
 import { renderReport } from "./render";
+import type { ClientReportStore } from "./store";
 
 export interface ClientReportDeps extends ReportDataDeps {
   now?: () => Date;
-}
-
-/** The service's deps: a request's report stops (503, 57014) once it has run `timeoutMs` (STATEMENT_TIMEOUT_MS, as the RPCs do). */
-export interface ClientReportServiceDeps extends ClientReportDeps {
-  timeoutMs?: number;
 }
 
 export interface ClientReport {
@@ -59,24 +55,30 @@ export function reportWindow(query: { from?: unknown; to?: unknown }, today: Dat
   return { from, to };
 }
 
-export function createClientReportService(deps: ClientReportServiceDeps) {
-  const now = deps.now ?? (() => new Date());
-  /** The deps of one request's report: every insights read checks its deadline first (a report is a dozen and more of them). */
-  const timed = (): ClientReportDeps => {
-    if (deps.timeoutMs === undefined) return deps;
-    const ms = deps.timeoutMs;
-    const at = performance.now() + ms;
-    const checkDeadline = () => {
-      if (performance.now() > at) throw statementTimeout(ms);
-    };
-    const insights = new Proxy(deps.insights, {
-      get: (store, name) => {
-        const read = Reflect.get(store, name) as unknown;
-        return typeof read === "function" ? (...args: unknown[]) => (checkDeadline(), read.apply(store, args)) : read;
-      },
-    });
-    return { ...deps, insights, checkDeadline };
+/**
+ * `deps` whose every insights read checks the deadline `timeoutMs` from now first (a report is a
+ * dozen and more of them): past it, 503 57014, as the RPCs answer.
+ */
+export function withDeadline(deps: ClientReportDeps, timeoutMs: number): ClientReportDeps {
+  const at = performance.now() + timeoutMs;
+  const checkDeadline = () => {
+    if (performance.now() > at) throw statementTimeout(timeoutMs);
   };
+  const insights = new Proxy(deps.insights, {
+    get: (store, name) => {
+      const read = Reflect.get(store, name) as unknown;
+      return typeof read === "function" ? (...args: unknown[]) => (checkDeadline(), read.apply(store, args)) : read;
+    },
+  });
+  return { ...deps, insights, checkDeadline };
+}
+
+/** Makes a brand's report for a request: on a reader thread where there are some (reports/registry.ts' `client`). */
+export type ClientReportMaker = (input: { brandId: string; window: DateWindow; at: string }) => Promise<ClientReport>;
+
+export function createClientReportService(deps: { store: Pick<ClientReportStore, "header">; make: ClientReportMaker; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  const make = (brandId: string, window: DateWindow) => deps.make({ brandId, window, at: now().toISOString() });
   return {
     /** A brand's report for a member of its organization (any role); another organization's brand reads as missing. */
     async forUser(user: ApiUser, brandId: unknown, query: { from?: unknown; to?: unknown }): Promise<ClientReport> {
@@ -84,12 +86,12 @@ export function createClientReportService(deps: ClientReportServiceDeps) {
       const window = reportWindow(query, now());
       const header = await deps.store.header(id);
       if (!header || !user.orgRoles.has(header.brand.organization_id)) throw new AppError(404, "brand_not_found", "No such brand");
-      return buildClientReport(timed(), { brandId: id, window });
+      return make(id, window);
     },
 
     /** The report of the brand a live share link opens. */
     async forShare(shared: { brandId: string }, query: { from?: unknown; to?: unknown }): Promise<ClientReport> {
-      return buildClientReport(timed(), { brandId: shared.brandId, window: reportWindow(query, now()) });
+      return make(shared.brandId, reportWindow(query, now()));
     },
   };
 }

@@ -23,7 +23,6 @@ const WEEKLY_SPARKLINE_DAYS = 731;
 export interface PortfolioDeps {
   store: PortfolioStore;
   insights: InsightsStore;
-  now?: () => Date;
   /** How long one portfolio may compute (STATEMENT_TIMEOUT_MS); brands not reached by then come without numbers. */
   timeoutMs: number;
   /** Milliseconds on a monotonic clock (tests move it). */
@@ -187,7 +186,10 @@ export async function portfolio(deps: PortfolioDeps, query: PortfolioQuery) {
   };
 }
 
-export function createPortfolioService(deps: PortfolioDeps) {
+/** Computes a portfolio for a request: on a reader thread where there are some (reports/registry.ts' `portfolio`). */
+export type PortfolioMaker = (query: PortfolioQuery) => Promise<Awaited<ReturnType<typeof portfolio>>>;
+
+export function createPortfolioService(deps: { make: PortfolioMaker; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   return {
     /** GET /api/portfolio: the caller's organizations (an API key's one) or ?organization_id's, over ?from&to (and ?limit). */
@@ -195,7 +197,7 @@ export function createPortfolioService(deps: PortfolioDeps) {
       const parsed = parsePortfolioQuery(query, now());
       // Someone else's organization reads as one that does not exist.
       if (parsed.organizationId && !user.orgRoles.has(parsed.organizationId)) throw new AppError(404, "not_found", "Organization not found");
-      return portfolio(deps, { ...parsed, organizationIds: [...user.orgRoles.keys()] });
+      return deps.make({ ...parsed, organizationIds: [...user.orgRoles.keys()] });
     },
   };
 }

@@ -2,7 +2,7 @@
 // member, asking for a long window again and again must not hold the serving thread past
 // STATEMENT_TIMEOUT_MS — the report's steps check the deadline, as the RPCs' do, and answer 503 57014.
 import { afterAll, expect, test } from "bun:test";
-import { createClientReportService } from "../../src/client-report/service";
+import { buildClientReport, withDeadline } from "../../src/client-report/service";
 import { createSqliteClientReportStore } from "../../src/client-report/store.sqlite";
 import { createSqliteInsightsStore } from "../../src/insights/store.sqlite";
 import type { InsightsStore } from "../../src/insights/store";
@@ -27,10 +27,11 @@ test("a share link's report past the deadline answers 503 57014 within about the
   const brandId = await h.fixtures.brand(org);
   const deps = { store: createSqliteClientReportStore(h.dbh.sqlite), insights: slowInsights() };
   const started = performance.now();
-  const late = await createClientReportService({ ...deps, timeoutMs: 100 }).forShare({ brandId }, { from: "2026-01-01", to: "2026-10-31" }).catch((error) => error);
+  const window = { from: "2026-01-01", to: "2026-10-31" };
+  const late = await buildClientReport(withDeadline(deps, 100), { brandId, window }).catch((error) => error);
   expect({ status: late.status, code: late.code }).toEqual({ status: 503, code: "57014" });
   // Stopped at the first step past 100 ms, not after every read (each 40 ms slower, a dozen and more).
   expect(performance.now() - started).toBeLessThan(400);
-  const made = await createClientReportService({ ...deps, timeoutMs: 60_000 }).forShare({ brandId }, { from: "2026-01-01", to: "2026-10-31" });
+  const made = await buildClientReport(withDeadline(deps, 60_000), { brandId, window });
   expect(made.html).toContain("<html");
 });

@@ -126,7 +126,7 @@ test("the pixel service's close() writes the beacons still waiting (shutdown flu
   const db = config.database.url ? await pgHarnessOn(config.database.url) : sqliteHarnessOn(dbh);
   const brand = await seedBrandIn(db, { domains: ["acme.com"] });
   const { inProcessReports } = await import("../../src/reports/registry");
-  const service = createPixelService({ store: stores.pixel(), reports: inProcessReports(stores.reports) });
+  const service = createPixelService({ store: stores.pixel(), reports: inProcessReports({ ...stores.requestReads(10_000), timeoutMs: 10_000 }) });
   const beacons = Array.from({ length: 100 }, (_, i) =>
     service.collect({
       body: beaconJson({ brand: brand.trackingCode, url: `https://acme.com/flush/${i}` }),

@@ -2,8 +2,10 @@
 // read-only for a reader, read-write for the writer, and the reports it can compute over it.
 import { Database } from "bun:sqlite";
 import { registerSqlFunctions } from "../../database";
-import { REPORTS } from "../../reports/registry";
-import type { ReportsStore } from "../../reports/store";
+import { createSqliteClientReportStore } from "../../client-report/store.sqlite";
+import { createSqliteInsightsStore } from "../../insights/store.sqlite";
+import { createSqlitePortfolioStore } from "../../portfolio/store.sqlite";
+import { REPORTS, type ReportReads } from "../../reports/registry";
 import { createSqliteReportsStore } from "../../reports/store.sqlite";
 import { createSqliteRestExecutor } from "./executor.sqlite";
 import type { RestExecutor, RestExecutorOptions } from "./executor";
@@ -14,14 +16,21 @@ export interface RestThreadConnection {
   report(name: string, args: unknown): Promise<unknown>;
 }
 
-export function openRestThreadConnection(init: { dbPath: string; writable: boolean }, options: RestExecutorOptions = {}): RestThreadConnection {
+export function openRestThreadConnection(init: { dbPath: string; writable: boolean; statementTimeoutMs: number }, options: RestExecutorOptions = {}): RestThreadConnection {
   const sqlite = new Database(init.dbPath, { readonly: !init.writable, strict: true });
   sqlite.run("PRAGMA busy_timeout = 5000");
   registerSqlFunctions(sqlite);
   if (init.writable) sqlite.run("PRAGMA foreign_keys = ON");
-  const reports = createSqliteReportsStore(sqlite);
+  const reads: ReportReads = {
+    reports: createSqliteReportsStore(sqlite),
+    insights: createSqliteInsightsStore(sqlite),
+    portfolio: createSqlitePortfolioStore(sqlite),
+    clientReport: createSqliteClientReportStore(sqlite),
+    sourceCategories: options.sourceCategories,
+    timeoutMs: init.statementTimeoutMs,
+  };
   return {
     executor: createSqliteRestExecutor(sqlite, options),
-    report: (name, args) => (REPORTS[name as keyof typeof REPORTS] as (store: ReportsStore, args: unknown) => Promise<unknown>)(reports, args),
+    report: (name, args) => (REPORTS[name as keyof typeof REPORTS] as (reads: ReportReads, args: unknown) => Promise<unknown>)(reads, args),
   };
 }

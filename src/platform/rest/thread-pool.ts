@@ -28,7 +28,7 @@ export type ThreadCommand =
 export type ThreadReply =
   | { type: "ready" }
   | { type: "done"; id: number; status: number; headers: [string, string][]; body: ArrayBuffer; internalError?: string; sqliteError?: unknown }
-  | { type: "report-done"; id: number; value?: unknown; error?: { status: number; code: string; message: string; stack?: string } };
+  | { type: "report-done"; id: number; value?: unknown; error?: { status: number; code: string; message: string; extra?: AppError["extra"]; stack?: string } };
 
 export interface RestThreadPoolOptions {
   size: number;
@@ -86,7 +86,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
       thread.busy = undefined;
       if (message.type === "report-done") {
         if (message.error?.status === 500) options.onInternalError?.(message.error.stack ?? message.error.message);
-        if (message.error) busy.reject(new AppError(message.error.status, message.error.code, message.error.message));
+        if (message.error) busy.reject(new AppError(message.error.status, message.error.code, message.error.message, message.error.extra));
         else busy.resolve(message.value);
         return dispatch();
       }
