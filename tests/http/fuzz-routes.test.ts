@@ -191,4 +191,16 @@ test("values a column cannot hold (NUL, numbers and dates past their range, a ke
   // An insights filter of more values than any brand has.
   const many = await post("/rest/v1/rpc/insights_trend", owner, { p_brand_id: brandId, p_platforms: Array.from({ length: 1001 }, (_, i) => `p${i}`) });
   expect([many.status, many.body?.code]).toEqual([400, "54000"]);
+  // Most of a megabyte where a date or a number goes, anonymously: 400 at once (a pattern over the
+  // spaces or digits once took minutes of a thread), in the body, in an RPC's arguments and in the URL.
+  const spaces = `2020-01-01T00:00${" ".repeat(800_000)}x`;
+  const digits = `${"1".repeat(6_000)}x`;
+  const started = performance.now();
+  const rpc = await post("/rest/v1/rpc/get_latest_prompt_results", anon, { p_brand_id: brandId, p_date_from: spaces });
+  expect([rpc.status, rpc.body?.code]).toEqual([400, "22007"]);
+  const patch = await fetch(`${server.url}/rest/v1/brands?id=eq.${brandId}`, { method: "PATCH", headers: owner, body: JSON.stringify({ created_at: spaces }) });
+  expect([patch.status, ((await patch.json()) as { code: string }).code]).toEqual([400, "22007"]);
+  const filter = await fetch(`${server.url}/rest/v1/brand_platforms?samples=eq.${digits}`, { headers: owner });
+  expect([filter.status, ((await filter.json()) as { code: string }).code]).toEqual([400, "22P02"]);
+  expect(performance.now() - started).toBeLessThan(10_000);
 });

@@ -7,12 +7,19 @@ import { PG_TYPE_NAMES, type ColumnInfo, type ColumnType } from "./schema-cache"
 export type SqlValue = string | number | null;
 
 const badInput = (type: ColumnType, value: string, code = "22P02") =>
-  new AppError(400, code, `invalid input syntax for type ${PG_TYPE_NAMES[type]}: ${JSON.stringify(value)}`);
+  new AppError(400, code, `invalid input syntax for type ${PG_TYPE_NAMES[type]}: ${JSON.stringify(value.length > MAX_SCALAR_CHARS ? `${value.slice(0, 100)}…` : value)}`);
+
+/**
+ * Longest text read as a uuid, number, boolean or timestamp: none of them is longer, and a pattern
+ * run over a megabyte of digits or spaces cost minutes of a thread (review finding).
+ */
+const MAX_SCALAR_CHARS = 1000;
 
 const UUID = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
 const INTEGER = /^\s*[+-]?[0-9]+\s*$/;
-const REAL = /^\s*([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?|[+-]?infinity|nan)\s*$/i;
-const TIMESTAMP = /^\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?\s*$/i;
+// Matched against trimmed text: no two runs of one class side by side, so no backtracking.
+const REAL = /^([+-]?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(e[+-]?[0-9]+)?|[+-]?infinity|nan)$/i;
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(?:\s*(Z|[+-]\d{2}(?::?\d{2})?))?)?$/i;
 const BOOLEAN_WORDS: [string, number][] = [["true", 1], ["false", 0], ["yes", 1], ["no", 0], ["on", 1], ["off", 0], ["1", 1], ["0", 0]];
 
 /** Postgres' boolin: true/false/yes/no/on/off/1/0 and their unambiguous prefixes, any case. */
@@ -25,7 +32,7 @@ function parseBoolean(text: string): number | undefined {
 }
 
 function parseTimestamp(text: string): string | undefined {
-  const m = TIMESTAMP.exec(text);
+  const m = TIMESTAMP.exec(text.trim());
   if (!m) return undefined;
   const zone = m[3] ? (m[3].toUpperCase() === "Z" ? "Z" : m[3].length === 3 ? `${m[3]}:00` : m[3].replace(/^([+-]\d{2})(\d{2})$/, "$1:$2")) : "Z";
   const time = m[2] ? (m[2].length === 5 ? `${m[2]}:00` : m[2].replace(/(\.\d{3})\d+$/, "$1")) : "00:00:00";
@@ -35,6 +42,7 @@ function parseTimestamp(text: string): string | undefined {
 
 /** A textual value (query string, CSV, form) as a value of `type`. */
 export function fromText(type: ColumnType, text: string): SqlValue {
+  if (text.length > MAX_SCALAR_CHARS && type !== "text" && type !== "json") throw badInput(type, text, type === "timestamp" ? "22007" : "22P02");
   switch (type) {
     case "uuid": {
       const m = UUID.exec(text);
@@ -48,7 +56,7 @@ export function fromText(type: ColumnType, text: string): SqlValue {
       return n;
     }
     case "real": {
-      if (!REAL.test(text)) throw badInput(type, text);
+      if (!REAL.test(text.trim())) throw badInput(type, text);
       return Number(text.trim().replace(/^([+-]?)infinity$/i, "$1Infinity"));
     }
     case "boolean": {
