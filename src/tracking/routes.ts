@@ -1,13 +1,13 @@
 // /api/tracking — thin: authenticate, call the service, return its answer.
 import { Elysia, t } from "elysia";
 import { jsonBody, Uuid } from "../http/body-docs";
-import { MAX_SAMPLES } from "./service";
+import { MAX_SAMPLES, START_LIST_LIMITS } from "./service";
 
 const StartBody = t.Object({
   brandId: Uuid,
-  platforms: t.Optional(t.Array(t.String(), { description: "default: every enabled platform" })),
-  models: t.Optional(t.Array(t.String())),
-  promptIds: t.Optional(t.Array(Uuid, { description: "default: every active prompt" })),
+  platforms: t.Optional(t.Array(t.String(), { maxItems: START_LIST_LIMITS.platforms, description: "default: every enabled platform" })),
+  models: t.Optional(t.Array(t.String(), { maxItems: START_LIST_LIMITS.models })),
+  promptIds: t.Optional(t.Array(Uuid, { maxItems: START_LIST_LIMITS.promptIds, description: "default: every active prompt" })),
   force: t.Optional(t.Boolean({ description: "run even if a job for the brand is open" })),
   samples: t.Optional(t.Number({ multipleOf: 1, minimum: 1, maximum: MAX_SAMPLES, description: "answers per prompt and platform (a whole number)" })),
 });

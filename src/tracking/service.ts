@@ -25,11 +25,19 @@ export interface StartInput {
 }
 
 export const MAX_SAMPLES = 10;
+/** Longest lists a start may name: platforms and models (a handful exist), prompts (a brand's). */
+export const START_LIST_LIMITS = { platforms: 50, models: 50, promptIds: 10_000 } as const;
+/**
+ * Most units one run may hold (prompts × platforms × models × regions × samples): each is a row
+ * written at once and a paid call to an engine. Counted before any is made.
+ */
+export const MAX_UNITS_PER_RUN = 50_000;
 
-function stringList(value: unknown, field: string): string[] | undefined {
+function stringList(value: unknown, field: keyof typeof START_LIST_LIMITS): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || !v.trim()))
     throw new AppError(400, "validation_failed", `${field} must be an array of non-empty strings`);
+  if (value.length > START_LIST_LIMITS[field]) throw new AppError(400, "validation_failed", `${field} lists at most ${START_LIST_LIMITS[field]} values`);
   return [...new Set(value.map((v: string) => v.trim()))];
 }
 
@@ -106,7 +114,9 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
         throw new AppError(400, "invalid_model", `Model "${model}" belongs to ${platform}, which was not asked for (platforms: ${platformsIn.join(", ")})`, {
           details: { allowed: Object.fromEntries(platformsIn.map((p) => [p, allowedModels[p]])) },
         });
-      modelsByPlatform.set(platform, [...(modelsByPlatform.get(platform) ?? []), model]);
+      const listed = modelsByPlatform.get(platform);
+      if (listed) listed.push(model);
+      else modelsByPlatform.set(platform, [model]);
     }
     const enabled = await tracking.enabledPlatforms(brandId);
     let platforms: PlatformId[];
@@ -133,14 +143,21 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     const { brandId, promptIds } = input;
     const targets = await selectTargets(brandId, input.platforms, input.models);
     const platforms = [...targets.keys()].sort();
-    const prompts = (await tracking.activePrompts(brandId)).filter(
-      (p) => !promptIds || promptIds.includes(p.id),
-    );
+    const wanted = promptIds && new Set(promptIds);
+    const prompts = (await tracking.activePrompts(brandId)).filter((p) => !wanted || wanted.has(p.id));
     if (!prompts.length) throw new AppError(409, "no_active_prompts", "The brand has no active prompts to track");
 
     // Asks per prompt × model × region: the request's `samples`, else the platform's setting (brand_platforms.samples).
     const platformSamples = new Map((await tracking.platformSamples(brandId)).map((r) => [r.platform, r.samples]));
     const samplesFor = (platform: string) => input.samples ?? platformSamples.get(platform) ?? 1;
+    let count = 0;
+    for (const prompt of prompts) {
+      const onlyPlatforms = storedStringList(prompt.platforms);
+      const regions = Math.max(1, storedStringList(prompt.regions).length);
+      for (const [platform, models] of targets) if (!onlyPlatforms.length || onlyPlatforms.includes(platform)) count += models.length * regions * samplesFor(platform);
+    }
+    if (count > MAX_UNITS_PER_RUN)
+      throw new AppError(400, "run_too_large", `This run would ask ${count} questions; one run asks at most ${MAX_UNITS_PER_RUN}: name fewer prompts, platforms, models or samples`, { details: { units: count, max: MAX_UNITS_PER_RUN } });
     const units: NewUnit[] = [];
     for (const prompt of prompts) {
       const onlyPlatforms = storedStringList(prompt.platforms);

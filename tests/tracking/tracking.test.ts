@@ -154,6 +154,27 @@ describe("start validation", () => {
     expect(jobsAfter).toBe(jobsBefore);
   });
 
+  test("a start's lists and its run are bounded: 51 models or 10,001 prompt ids are 400, a run of over 50,000 units is 400 run_too_large, nothing enqueued", async () => {
+    const { api, orgId, sb } = await owner();
+    const brand = await sb.from("brands").insert({ organization_id: orgId, name: "Big", slug: "big" }).select().single();
+    const brandId = brand.data!.id as string;
+    const set = await sb.from("prompt_sets").insert({ brand_id: brandId, name: "Many" }).select().single();
+    // 51 prompts of 100 regions each, at 10 samples on one platform: 51,000 units.
+    const regions = Array.from({ length: 100 }, (_, i) => `r${i}`);
+    const made = await sb.from("prompts").insert(Array.from({ length: 51 }, (_, i) => ({ prompt_set_id: set.data!.id, brand_id: brandId, text: `Prompt ${i}?`, regions })));
+    expect(made.error).toBeNull();
+    const jobsBefore = await countOf(db, "SELECT count(*) AS n FROM jobs");
+    // Distinct spellings that each name a model family: before, each was checked and copied, the list once per model.
+    const models = await api.start({ brandId, platforms: ["chatgpt"], models: Array.from({ length: 51 }, (_, i) => `gpt-6.1-x${i}`) });
+    expect([models.status, models.body.error?.code]).toEqual([400, "validation_failed"]);
+    const ids = await api.start({ brandId, promptIds: Array.from({ length: 10_001 }, () => crypto.randomUUID()) });
+    expect(ids.status).toBe(400);
+    const huge = await api.start({ brandId, platforms: ["chatgpt"], samples: 10 });
+    expect([huge.status, huge.body.error?.code, huge.body.error?.details]).toEqual([400, "run_too_large", { units: 51_000, max: 50_000 }]);
+    expect(await countOf(db, "SELECT count(*) AS n FROM jobs")).toBe(jobsBefore);
+    expect(await countOf(db, "SELECT count(*) AS n FROM job_units WHERE job_id IN (SELECT id FROM jobs WHERE brand_id = ?)", brandId)).toBe(0);
+  });
+
   test("a platform without a key → 400 naming the variable; a viewer cannot start (403)", async () => {
     const { testApp } = await import("../helpers/app");
     const bare = await testApp();
