@@ -2,6 +2,7 @@
 // the brand's organization), the same as a POST whose form carries the access token (how the web
 // app opens it in a new tab: a link cannot send a header, and a token in a URL stays in the
 // history), and GET /share/:token/report for a share link's brand. `download=1` saves it instead.
+import { AppError } from "../http/errors";
 import { Elysia } from "elysia";
 import type { CallerResolver, ShareResolver } from "../platform/auth/caller";
 import type { ClientReport, ClientReportService } from "./service";
@@ -46,6 +47,8 @@ export function clientReportRoutes(deps: ClientReportRouteDeps) {
         const form: Query = body && typeof body === "object" && !Array.isArray(body) ? (body as Query) : {};
         // The form's token stands for the Authorization header a link cannot send.
         const token = typeof form.access_token === "string" ? form.access_token : "";
+        // A token is base64url and dots; anything a header cannot hold (a line break, NUL, non-ASCII) is no token.
+        if (token && !/^[A-Za-z0-9._~+/=-]{1,8192}$/.test(token)) throw new AppError(401, "invalid_token", "The access token is not valid");
         const asked = request.headers.has("authorization") || !token ? request : new Request(request.url, { headers: { authorization: `Bearer ${token}` } });
         const report = await reports.forUser(await callers.apiUser(asked), params.brandId, form);
         return reportResponse(report, wantsDownload(form.download), "none");

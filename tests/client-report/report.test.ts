@@ -227,6 +227,8 @@ test("the web app's door: a form POST carrying the access token opens it in a ta
   expect(ok.headers.get("content-security-policy")).toStartWith("default-src 'none'");
   expect((await elementsWith(await ok.text(), "kpi")).find((k) => k.kpi === "visibility_rate")).toEqual((await elementsWith(html, "kpi")).find((k) => k.kpi === "visibility_rate")!);
   expect((await post({ access_token: "nope", from, to })).status).toBe(401);
+  // What no header can hold (a line break, NUL, non-ASCII) is no token either: 401, not a 500.
+  for (const bad of ["a\nb", "a\u0000b", "tök€n", "x".repeat(9000)]) expect((await post({ access_token: bad, from, to })).status).toBe(401);
   expect((await post({ from, to })).status).toBe(401);
   expect((await post({ access_token: stranger.ownerToken })).status).toBe(404);
   expect((await post({ access_token: org.ownerToken, from: "2026-13-01" })).status).toBe(400);
