@@ -114,10 +114,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
     issuer: `${deps.config.publicUrl}/auth/v1`,
   });
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
-  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, publicUrl, tokens, now: deps.now, mail: deps.mail, limits: deps.stores.rateLimits(deps.now && (() => deps.now!().getTime())) });
+  // One set of limiters (shared by instances on Postgres) for every service that limits.
+  const limits = deps.stores.rateLimits(deps.now && (() => deps.now!().getTime()));
+  const auth = createAuthService({ store: deps.stores.auth, config: deps.config, publicUrl, tokens, now: deps.now, mail: deps.mail, limits });
   const status = deps.stores.status;
   const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
-  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl });
+  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl, limits });
   const shares = createShareService({ store: deps.stores.share, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;
@@ -128,7 +130,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     engines: deps.config.engines,
     notifier: deps.tracking?.notifier,
   });
-  const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost });
+  const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost, limits });
   const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger });
   const reportDeps = { store: deps.stores.clientReport, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, now: deps.now };
   // The reports a request starts (traffic, portfolio, client report): on SQLite's reader threads,

@@ -6,6 +6,7 @@
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
 // rights, as API keys and share links do.
 import { AppError } from "../http/errors";
+import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
 import type { InvitationRow, MembersStore } from "./store";
@@ -29,10 +30,16 @@ export interface MembersDeps {
   mail?: MailService;
   /** Where the app is (the invitation's link). */
   publicUrl?: () => string;
+  /** Shared by instances on Postgres: how many invitations an organization sends an hour (each may be a mail). */
+  limits?: RateLimitStore;
 }
+
+/** Invitations (new or renewed) one organization may send an hour: the pending cap alone is freed by withdrawing. */
+export const INVITATIONS_PER_HOUR = 50;
 
 export function createMembersService(deps: MembersDeps) {
   const { store } = deps;
+  const invitationsByOrganization = deps.limits?.limiter("members.invitations", { limit: INVITATIONS_PER_HOUR, windowMs: 3_600_000 });
   const now = deps.now ?? (() => new Date());
 
   /** Tells the invited person by mail: who, where, which role, until when, and that nothing happens without their answer. */
@@ -101,6 +108,8 @@ export function createMembersService(deps: MembersDeps) {
       const role = body?.role ?? "member";
       if (!ROLES.includes(role as Role)) throw new AppError(400, "validation_failed", `role must be one of ${ROLES.join(", ")}`);
       if (!mayGrant(myRole, role as string)) throw new AppError(403, "forbidden", "Only owners invite owners and admins");
+      if (invitationsByOrganization && !(await invitationsByOrganization.hit(organizationId)))
+        throw new AppError(429, "too_many_invitations", `An organization sends at most ${INVITATIONS_PER_HOUR} invitations an hour: try again later`, { headers: { "retry-after": "3600" } });
       const at = now();
       const expiresAt = new Date(at.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
       const invitation = await store.invite({ organizationId, email, role: role as OrgRole, invitedBy: user.user.id, expiresAt, at: at.toISOString(), maxPending: MAX_PENDING_INVITATIONS });

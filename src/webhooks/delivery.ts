@@ -92,7 +92,9 @@ export function createDeliverer(options: DelivererOptions) {
         }),
       );
       status = response.status;
-      await response.arrayBuffer().catch(() => undefined);
+      // The status is the answer; the body is never read — a receiver's endless or compressed-bomb
+      // body would otherwise hold the delivery (and its memory) until the timeout.
+      await response.body?.cancel().catch(() => undefined);
       if (status >= 200 && status < 300) outcome = "delivered";
       else if (status === 410) outcome = "gone";
       else error = `answered ${status}`;

@@ -1,6 +1,7 @@
 // Webhook endpoints of an organization, managed by its owners and admins: the signing secret is
 // made here, shown once (on creation and on rotation), and never readable afterwards.
 import { AppError } from "../http/errors";
+import type { RateLimitStore } from "../http/rate-limit";
 import type { ApiUser } from "../common/identity";
 import { requireUuid } from "../http/validate";
 import { checkDestination, DestinationError, type Resolver } from "./destination";
@@ -25,6 +26,9 @@ function endpointJson(row: WebhookEndpoint) {
   };
 }
 
+/** Test deliveries one endpoint may be sent a minute. */
+export const TESTS_PER_MINUTE = 10;
+
 export function createWebhookService(deps: {
   store: WebhookStore;
   allowPrivate: boolean;
@@ -32,8 +36,11 @@ export function createWebhookService(deps: {
   now?: () => Date;
   /** When given, a host name is resolved at creation too and refused if it points somewhere private (delivery checks again anyway). */
   resolve?: Resolver;
+  /** Shared by instances on Postgres: test deliveries an endpoint may be sent a minute. */
+  limits?: RateLimitStore;
 }) {
   const { store } = deps;
+  const testsByEndpoint = deps.limits?.limiter("webhooks.test", { limit: TESTS_PER_MINUTE, windowMs: 60_000 });
   const now = deps.now ?? (() => new Date());
 
   async function validUrl(raw: unknown): Promise<string> {
@@ -147,6 +154,9 @@ export function createWebhookService(deps: {
     async test(user: ApiUser, id: unknown) {
       const row = await managed(user, id);
       if (!row.is_active) throw new AppError(409, "endpoint_disabled", "The endpoint is disabled; set is_active to true first");
+      // A test is a POST to an address the caller chose: not a way to send requests at will.
+      if (testsByEndpoint && !(await testsByEndpoint.hit(row.id)))
+        throw new AppError(429, "rate_limited", `At most ${TESTS_PER_MINUTE} test deliveries a minute per endpoint`, { headers: { "retry-after": "60" } });
       const { eventId, deliveryIds } = await store.recordEvent({
         event: { organizationId: row.organization_id, brandId: row.brand_id, type: "webhook.test", data: { endpoint_id: row.id, message: "This is a test event from answerwatch." } },
         at: now().toISOString(),

@@ -185,3 +185,18 @@ test("a brand moves to another organization only by someone who manages both: a 
   const allowed = await own.owner.from("brands").update({ organization_id: own.id }).eq("id", brand.id).select("organization_id");
   expect([allowed.error, allowed.data]).toEqual([null, [{ organization_id: own.id }]]);
 });
+
+test("an organization sends at most 50 invitations an hour, renewals and withdrawn ones counted: the 51st is 429", async () => {
+  const busy = await signedUpOrg(server, "Busy");
+  const statuses: number[] = [];
+  for (let i = 0; i < 51; i++) {
+    const made = await call(busy.ownerToken, "POST", busy.id, { email: `invitee-${i % 3}@example.com`, role: "viewer" });
+    statuses.push(made.status);
+    // Withdrawn at once: the pending cap alone would never stop this loop.
+    if (made.status === 201) expect((await api(busy.ownerToken, "DELETE", `/api/organizations/${busy.id}/invitations/${made.body.invitation.id}`)).status).toBe(200);
+  }
+  expect(statuses).toEqual([...Array.from({ length: 50 }, () => 201), 429]);
+  expect(await invitationsIn(busy.id)).toEqual([]);
+  // Another organization is counted apart.
+  expect((await call(org.ownerToken, "POST", org.id, { email: "elsewhere@example.com", role: "viewer" })).status).toBe(201);
+});

@@ -272,3 +272,49 @@ test("redirects are not followed: a 302 is a failed attempt and the redirect tar
   redirecting.stop(true);
   target.stop();
 });
+
+test("the receiver's answer is its status: an endless body is not read, the delivery is recorded at once", async () => {
+  let chunks = 0;
+  const endless = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () =>
+      new Response(
+        new ReadableStream({
+          async pull(controller) {
+            // A megabyte every 50 ms, for as long as anyone reads.
+            await Bun.sleep(50);
+            chunks++;
+            controller.enqueue(new Uint8Array(1024 * 1024));
+          },
+        }),
+        { status: 200 },
+      ),
+  });
+  const { api, endpoint } = await ownerWithEndpoint(`http://127.0.0.1:${endless.port}/hook`);
+  await api.call("POST", `/api/webhooks/${endpoint.id}/test`);
+  let log: any;
+  // Well within the server's 10 s timeout, which reading the body would have waited for.
+  await waitUntil(async () => {
+    [log] = await db.inspect("SELECT status, attempts, last_status FROM webhook_deliveries WHERE endpoint_id = ?", endpoint.id);
+    return log?.status === "delivered";
+  }, 3_000);
+  expect(log).toMatchObject({ status: "delivered", attempts: 1, last_status: 200 });
+  expect(chunks).toBeLessThan(20);
+  endless.stop(true);
+});
+
+test("test deliveries are limited to 10 a minute per endpoint: the 11th is 429 and sends nothing", async () => {
+  const hook = receiver();
+  const { api, endpoint } = await ownerWithEndpoint(hook.url);
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) statuses.push((await api.call("POST", `/api/webhooks/${endpoint.id}/test`)).status);
+  expect(statuses).toEqual([...Array.from({ length: 10 }, () => 200), 429]);
+  await waitUntil(() => hook.received.length >= 10);
+  await Bun.sleep(300);
+  expect(hook.received).toHaveLength(10);
+  // Another endpoint's tests are counted apart.
+  const other = await ownerWithEndpoint(hook.url);
+  expect((await other.api.call("POST", `/api/webhooks/${other.endpoint.id}/test`)).status).toBe(200);
+  hook.stop();
+});
