@@ -93,6 +93,18 @@ describe("session lifecycle through supabase-js", () => {
     const again = await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email, password: "another-pass" });
     expect(again.error).toBeNull();
   });
+
+  test("metadata holds at most 16 KB of JSON: updates that would merge past it are 400 and change nothing; so is a sign-up carrying more", async () => {
+    const { sb } = await signedUpClient(server.url, server.secrets.anonKey);
+    expect((await sb.auth.updateUser({ data: { a: "x".repeat(10_000) } })).error).toBeNull();
+    // Each update alone is under the cap; merged with what is there, over it.
+    const grown = await sb.auth.updateUser({ data: { b: "y".repeat(10_000) } });
+    expect([grown.error?.status, grown.error?.code]).toEqual([400, "validation_failed"]);
+    const user = (await sb.auth.getUser()).data.user!;
+    expect([user.user_metadata.a?.length, "b" in user.user_metadata]).toEqual([10_000, false]);
+    const big = await client(server.url, server.secrets.anonKey).auth.signUp({ email: uniqueEmail("big"), password: "s3cret-pass", options: { data: { blob: "z".repeat(20_000) } } });
+    expect([big.error?.status, big.error?.code]).toEqual([400, "validation_failed"]);
+  });
 });
 
 describe("sign-in and sign-up errors", () => {

@@ -72,6 +72,18 @@ export function slugify(text: string): string {
   );
 }
 
+/**
+ * Most a user's metadata may hold, as JSON: it rides in every access token and is read at every
+ * sign-in and refresh, and an update merges into it — without a cap, each call could grow it by a
+ * request body (review finding).
+ */
+export const MAX_METADATA_CHARS = 16_384;
+
+function boundedMetadata<T extends Record<string, unknown>>(metadata: T, field: string): T {
+  if (JSON.stringify(metadata).length > MAX_METADATA_CHARS) throw new AppError(400, "validation_failed", `${field} holds at most ${MAX_METADATA_CHARS} characters of JSON`);
+  return metadata;
+}
+
 export function createAuthService(deps: AuthServiceDeps) {
   const { store, tokens } = deps;
   const now = deps.now ?? (() => new Date());
@@ -229,7 +241,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     const passwordHash = await hashPassword(input.password as string);
     const at = now().toISOString();
     const userId = crypto.randomUUID();
-    const userMetadata = input.userMetadata ?? {};
+    const userMetadata = boundedMetadata(input.userMetadata ?? {}, "user_metadata");
+    boundedMetadata(input.appMetadata ?? {}, "app_metadata");
     const orgName =
       input.organization && "name" in input.organization
         ? input.organization.name
@@ -451,7 +464,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       }
       if (body.data !== undefined) {
         if (!body.data || typeof body.data !== "object" || Array.isArray(body.data)) throw new AppError(400, "validation_failed", "data must be an object");
-        patch.userMetadata = { ...(row.userMetadata as object), ...(body.data as object) };
+        patch.userMetadata = boundedMetadata({ ...(row.userMetadata as object), ...(body.data as object) }, "user_metadata");
       }
       let newEmail: string | undefined;
       if (body.email !== undefined) {
