@@ -30,6 +30,12 @@ export interface AuthenticatedUser {
   claims: AccessClaims;
 }
 
+/** How an API key's session id starts (`key:<key id>`): a key acts within its organization and role only. */
+export const KEY_SESSION_PREFIX = "key:";
+
+/** Whether the user is acting through a personal API key rather than a session of their own. */
+export const viaApiKey = (user: AuthenticatedUser | undefined): boolean => !!user && user.sessionId.startsWith(KEY_SESSION_PREFIX);
+
 export interface Caller {
   role: ApiKeyRole | "authenticated";
   user?: AuthenticatedUser;

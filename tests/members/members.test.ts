@@ -200,3 +200,25 @@ test("an organization sends at most 50 invitations an hour, renewals and withdra
   // Another organization is counted apart.
   expect((await call(org.ownerToken, "POST", org.id, { email: "elsewhere@example.com", role: "viewer" })).status).toBe(201);
 });
+
+test("an API key cannot take its user out of an organization, its own or another; the user's session can leave", async () => {
+  // Someone in two organizations: a member of `org` and the owner of their own.
+  const own = await signedUpOrg(server, "Two Hats");
+  const userId = (await own.owner.auth.getUser()).data.user!.id;
+  await db.inspect("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, 'member')", org.id, userId);
+  const memberships = () => db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ? ORDER BY organization_id", userId);
+  const before = await memberships();
+  expect(before).toHaveLength(2);
+  const key = await api(own.ownerToken, "POST", "/api/keys", { name: "read-only", organization_id: org.id, role: "viewer" });
+  expect(key.status).toBe(200);
+  const leave = (bearer: string) =>
+    fetch(`${server.url}/rest/v1/organization_members?user_id=eq.${userId}`, { method: "DELETE", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${bearer}`, prefer: "return=representation" } });
+  // Before: on SQLite this removed the user from every organization, on Postgres from the key's.
+  const byKey = await leave(key.body.secret);
+  expect([byKey.status, await byKey.json()]).toEqual([200, []]);
+  expect(await memberships()).toEqual(before);
+  // The person, signed in, may leave the organization they are a member of.
+  const bySession = await fetch(`${server.url}/rest/v1/organization_members?user_id=eq.${userId}&organization_id=eq.${org.id}`, { method: "DELETE", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${own.ownerToken}` } });
+  expect(bySession.status).toBe(204);
+  expect(await memberships()).toEqual([{ organization_id: own.id }]);
+});

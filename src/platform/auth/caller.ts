@@ -5,7 +5,7 @@ import type { Secrets } from "../../secrets";
 import { apiKeyRole, type ApiKeyRole } from "./api-keys";
 import { SessionGoneError, type AuthService, type AuthenticatedUser, type OrgRole } from "./service";
 import { TokenError, bearerToken } from "./tokens";
-import type { ApiUser, Caller } from "../../common/identity";
+import { KEY_SESSION_PREFIX, type ApiUser, type Caller } from "../../common/identity";
 export type { ApiUser, Caller };
 
 /** Share links (src/share): the brand a live `aws_` token opens, or null. */
@@ -33,8 +33,8 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
     if (!token.startsWith("aw_") || !deps.keys) return null;
     const key = await deps.keys.resolve(token);
     if (!key) throw new AppError(401, "invalid_api_key", "The API key is unknown, revoked or expired");
-    const claims = { sub: key.userId, aud: "authenticated", role: "authenticated", email: key.email, phone: "", app_metadata: {}, user_metadata: {}, aal: "aal1", amr: [], session_id: `key:${key.keyId}`, is_anonymous: false };
-    return { user: { id: key.userId, email: key.email, sessionId: `key:${key.keyId}`, claims }, orgRoles: new Map([[key.organizationId, key.role]]), viaKey: key.keyId };
+    const claims = { sub: key.userId, aud: "authenticated", role: "authenticated", email: key.email, phone: "", app_metadata: {}, user_metadata: {}, aal: "aal1", amr: [], session_id: `${KEY_SESSION_PREFIX}${key.keyId}`, is_anonymous: false };
+    return { user: { id: key.userId, email: key.email, sessionId: `${KEY_SESSION_PREFIX}${key.keyId}`, claims }, orgRoles: new Map([[key.organizationId, key.role]]), viaKey: key.keyId };
   }
 
   function requireApiKey(request: Request): ApiKeyRole {

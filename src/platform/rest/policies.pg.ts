@@ -25,7 +25,7 @@ import type { PgSchemaPart } from "../../db/pg/open";
 import { isLogPartition } from "../../db/pg/partitions";
 import { REST_ROLES } from "../../db/pg/roles";
 import * as pgSchema from "../../db/pg/schema";
-import { ORG_ROLES, type OrgRole } from "../../common/identity";
+import { KEY_SESSION_PREFIX, ORG_ROLES, type OrgRole } from "../../common/identity";
 import { INHERITED_COLUMNS, type InheritedColumn } from "./constraints";
 import { brandMoveGuardSql } from "./membership";
 import { ROLLUP_COUNTS } from "./counts";
@@ -66,6 +66,8 @@ export const BRAND_URL_PAGES = `${PRIVATE_SCHEMA}.brand_url_pages`;
 /** A uuid, as text: claims are JSON, and a value that is not one must not fail the policy's cast. */
 const UUID_PATTERN = "'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'";
 const q = (name: string) => `"${name}"`;
+/** The request comes from a session of the user's own, not an API key (identity.ts viaApiKey): what own rows need. */
+const IN_OWN_SESSION = `coalesce((SELECT auth.jwt() ->> 'session_id'), '') NOT LIKE '${KEY_SESSION_PREFIX}%'`;
 const roleArray = (roles: readonly OrgRole[]) => `ARRAY[${roles.map((r) => `'${r}'`).join(", ")}]::text[]`;
 /** The row's organization is one where the caller holds one of `roles`; evaluated once per statement. */
 /** Whether an organization id (an SQL expression) is one of the caller's with one of `roles`. */
@@ -133,7 +135,7 @@ function membershipGuardSql(): string[] {
     BEGIN
       IF current_user <> 'authenticated' THEN RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END IF;
       IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.role IN ('owner', 'admin') AND NOT ${isOwnerOf("OLD.organization_id")}
-         AND NOT (TG_OP = 'DELETE' AND OLD.user_id IS NOT DISTINCT FROM auth.uid()) THEN
+         AND NOT (TG_OP = 'DELETE' AND OLD.user_id IS NOT DISTINCT FROM auth.uid() AND ${IN_OWN_SESSION}) THEN
         RAISE EXCEPTION 'Only owners can grant, change or remove the owner and admin roles' USING ERRCODE = 'insufficient_privilege';
       END IF;
       IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.role IN ('owner', 'admin') AND NOT ${isOwnerOf("NEW.organization_id")} THEN
@@ -185,7 +187,7 @@ export function tableSql(table: string, policy: TablePolicy, columns: string[]):
     const cols = action === "update" && updatable ? ` (${updatable.map(q).join(", ")})` : "";
     grants.push(`GRANT ${action.toUpperCase()}${cols} ON ${q(table)} TO ${users}`);
   }
-  const own = (action: WriteAction) => (policy.ownRows?.actions.includes(action) ? ` OR ${q(policy.ownRows.column)} = (SELECT auth.uid())` : "");
+  const own = (action: WriteAction) => (policy.ownRows?.actions.includes(action) ? ` OR (${q(policy.ownRows.column)} = (SELECT auth.uid()) AND ${IN_OWN_SESSION})` : "");
   const policies = [
     `ALTER TABLE ${q(table)} ENABLE ROW LEVEL SECURITY`,
     `CREATE POLICY aw_service ON ${q(table)} AS PERMISSIVE FOR ALL TO service_role USING (true) WITH CHECK (true)`,

@@ -4,6 +4,7 @@
 // Identifiers come only from the schema cache (via ident/col); every value, JSON key and JSON path
 // is a bound parameter. A read costs one statement per embed level: children are fetched for all
 // parents at once (`fk IN <one bound list>`) and their JSON is built by the database itself.
+import { viaApiKey } from "../../common/identity";
 import type { Caller } from "../auth/caller";
 import type { RestDialect } from "./dialect";
 import type { Condition, OrderBy, ReadPlan, Test } from "./plan";
@@ -109,7 +110,8 @@ function source(node: ReadPlan): Sql {
 function rls(ctx: SqlContext, node: ReadPlan, action: Action): Sql | null {
   const scoped = scopePredicate(ctx.dialect, ctx.cache, ctx.policies, ctx.caller, node.table.name, action, col(node.alias, node.policy.scope));
   const own = node.policy.ownRows;
-  if (!scoped || !own?.actions.includes(action) || !ctx.caller.user) return scoped;
+  // Own rows are a person's, in a session of their own: a key acts within its organization and role only.
+  if (!scoped || !own?.actions.includes(action) || !ctx.caller.user || viaApiKey(ctx.caller.user)) return scoped;
   return sql`(${scoped} OR ${col(node.alias, own.column)} = ${ctx.caller.user.id})`;
 }
 
