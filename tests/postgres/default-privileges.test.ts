@@ -51,6 +51,11 @@ test.skipIf(!pg)("the REST roles read none of answerwatch's unexposed tables, a 
   expect(months.length).toBeGreaterThan(0);
   for (const role of ["anon", "authenticated", "service_role"])
     for (const table of [...unexposed, months[0]!.name]) expect({ role, table, code: await codeAs(role, `SELECT * FROM "${table}" LIMIT 1`) }).toEqual({ role, table, code: "42501" });
+  // The accounts: made in public (default privileges and all) and moved to auth by a migration.
+  const accounts = ((await admin`SELECT tablename FROM pg_tables WHERE schemaname = 'auth' ORDER BY 1`) as { tablename: string }[]).map((r) => `auth.${r.tablename}`);
+  expect(accounts).toContain("auth.users");
+  for (const role of ["anon", "authenticated", "service_role"])
+    for (const table of accounts) expect({ role, table, code: await codeAs(role, `SELECT * FROM ${table} LIMIT 1`) }).toEqual({ role, table, code: "42501" });
   // A month made by a later upkeep run.
   const later = await ensureLogPartitions(opened!.sql, { now: new Date(Date.UTC(2031, 0, 15)) });
   expect(later).toContain("crawler_hits_y2031m01");

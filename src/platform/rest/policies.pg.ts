@@ -128,11 +128,18 @@ export function foundationSql(): string[] {
  * when the statement began; an organization that still exists keeps an owner, checked after the
  * statement, whoever writes under those roles (service_role too).
  */
+/** First key of the per-organization owners lock (pg_advisory_xact_lock(int, int)); unused elsewhere. */
+const OWNERS_LOCK = 424_205;
+
 function membershipGuardSql(): string[] {
   const isOwnerOf = (org: string) => `${org} = ANY (${PRIVATE_SCHEMA}.organizations_where(ARRAY['owner']::text[]))`;
   return [
     `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.membership_owners_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      -- Changes to an organization's owners queue, whoever makes them: two owners demoting each
+      -- other at once would each see the other still owner (keeps_an_owner runs after, under READ
+      -- COMMITTED) and both commit, leaving none. The second now waits and is judged on the first's result.
+      IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.role = 'owner' THEN PERFORM pg_advisory_xact_lock(${OWNERS_LOCK}, hashtext(CAST(OLD.organization_id AS text))); END IF;
       IF current_user <> 'authenticated' THEN RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END IF;
       IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.role IN ('owner', 'admin') AND NOT ${isOwnerOf("OLD.organization_id")}
          AND NOT (TG_OP = 'DELETE' AND OLD.user_id IS NOT DISTINCT FROM auth.uid() AND ${IN_OWN_SESSION}) THEN
@@ -358,6 +365,9 @@ export function rowSecuritySql(policies: Policies, columnsOf: Map<string, string
   return [
     ...foundationSql(),
     ...lockedDownSql(ownTables.filter((t) => columnsOf.has(t) && !opened.has(t))),
+    // The accounts (GoTrue's tables, made in public and moved to auth with whatever default
+    // privileges gave them there): no REST role reads them; the server reads them as their owner.
+    `REVOKE ALL ON ALL TABLES IN SCHEMA auth FROM ${REST_ROLES.join(", ")}`,
     ...tables.flatMap(([table, policy]) => tableSql(table, policy, columnsOf.get(table)!)),
     ...[...INTERNAL_READS, ...RETIRED_READS].filter((t) => columnsOf.has(t)).flatMap(internalReadSql),
     ...citationLinkSql(),
