@@ -1,7 +1,12 @@
-// A brand moved to another organization while a row of it is being written (review finding): the
-// row's organization is read under a shared per-brand lock the move takes exclusively
-// (drizzle-pg/0023), so a row written beside a move ends in the brand's new organization — never in
-// the old one, where the old organization's members would keep reading and writing it.
+// Two sessions writing at once on Postgres (review findings), each race made for real with two
+// connections and a transaction held open:
+// - a brand moved to another organization while a row of it is being written: the row's
+//   organization is read under a shared per-brand lock the move takes exclusively
+//   (drizzle-pg/0023), so the row ends in the brand's new organization — never in the old one,
+//   where the old organization's members would keep reading and writing it;
+// - two owners demoting each other: each check that an owner is left ran under READ COMMITTED
+//   beside the other's uncommitted change, so both passed; changes to an organization's owners now
+//   queue (policies.pg.ts, membership_owners_only) and the second is judged on the first's result.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { pgHarness, type PgHarness } from "../contracts/harness.pg";
@@ -56,4 +61,33 @@ test.skipIf(!h)("a prompt inserted while its brand moves ends in the new organiz
     { text: "written after the move began", organization_id: a },
     { text: "written during the move", organization_id: a },
   ]);
+});
+
+test.skipIf(!h)("of two owners demoting each other at once, the second waits and is refused: the organization keeps an owner", async () => {
+  const org = await h!.fixtures.organization();
+  const [x, y] = [await h!.fixtures.user(), await h!.fixtures.user()];
+  await h!.fixtures.member(org, x, "owner");
+  await h!.fixtures.member(org, y, "owner");
+  const a = await writer.reserve();
+  const b = await mover.reserve();
+  try {
+    // As /rest/v1 runs a request (the keeps-an-owner rule holds for every REST role).
+    for (const s of [a, b]) {
+      await s`BEGIN`;
+      await s`SELECT set_config('role', 'service_role', true)`;
+    }
+    await a`UPDATE organization_members SET role = 'member' WHERE organization_id = ${org} AND user_id = ${x}`;
+    const other = b`UPDATE organization_members SET role = 'member' WHERE organization_id = ${org} AND user_id = ${y}`.then(
+      () => "demoted",
+      (error: { errno?: string; code?: string }) => error.errno ?? error.code,
+    );
+    expect(await Promise.race([other, Bun.sleep(300).then(() => "waiting")])).toBe("waiting");
+    await a`COMMIT`;
+    expect(await other).toBe("P0001");
+    await b`ROLLBACK`;
+  } finally {
+    a.release();
+    b.release();
+  }
+  expect(await h!.inspect("SELECT user_id FROM organization_members WHERE organization_id = ? AND role = 'owner'", org)).toEqual([{ user_id: y }]);
 });
