@@ -3,7 +3,7 @@
 import { dayInRange, FIRST_DAY, LAST_DAY } from "../http/date-range";
 import { hitKind, identify } from "./classify";
 import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
-import type { Verifier } from "./verify";
+import type { DnsBudget, Verifier } from "./verify";
 
 export interface CrawlerRecord {
   timestamp: string;
@@ -77,11 +77,18 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
   const identities = boundedCache<ReturnType<typeof identify>>(10_000);
   const verdicts = boundedCache<Awaited<ReturnType<Verifier["verify"]>>>(100_000);
 
+  /** A verdict, remembered only when the request's DNS budget still held (else a later request checks again). */
+  async function judged(who: ReturnType<typeof identify>, ip: string | null | undefined, seen: string, budget: DnsBudget) {
+    const verdict = await deps.verifier.verify(who, ip, budget);
+    return budget.lookups > 0 && performance.now() <= budget.until ? verdicts.set(seen, verdict) : verdict;
+  }
+
   return {
     /** Stores the good records of a batch in one transaction; bad ones are reported by index. `turn`: see WriteTurn. */
     async ingest(brandId: string, raw: unknown[], turn?: WriteTurn): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
       const hits: CrawlerHit[] = [];
+      const dns = deps.verifier.newBudget();
       for (const [index, item] of raw.entries()) {
         const r = normalizeRecord(item);
         if (typeof r === "string") {
@@ -90,7 +97,7 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
         }
         const who = identities.get(r.user_agent) ?? identities.set(r.user_agent, identify(r.user_agent));
         const seen = who.bot ? `${who.bot}\u0000${r.ip}` : "";
-        const verdict = seen ? (verdicts.get(seen) ?? verdicts.set(seen, await deps.verifier.verify(who, r.ip))) : null;
+        const verdict = seen ? (verdicts.get(seen) ?? (await judged(who, r.ip, seen, dns))) : null;
         hits.push({
           at: r.timestamp,
           host: r.host ?? "",

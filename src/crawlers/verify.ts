@@ -27,7 +27,26 @@ export interface Resolver {
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-export function createVerifier(options: { rdns?: Resolver | null } = {}) {
+/**
+ * What one request's reverse-DNS checks may cost (VERIFY_RDNS): every address of a request is
+ * another bot claiming a name, and a sender controls how slowly its own PTR records answer. Past
+ * the count or the time, the request's other addresses are judged as without DNS, and those
+ * verdicts are not remembered (a later request checks them).
+ */
+export interface DnsBudget {
+  lookups: number;
+  until: number;
+}
+export const DNS_BUDGET = { lookups: 500, ms: 5_000, lookupMs: 1_500 };
+
+/** `promise`, or `fallback` once `ms` have passed. */
+const within = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([promise, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]).finally(() => clearTimeout(timer));
+};
+
+export function createVerifier(options: { rdns?: Resolver | null; dnsBudget?: typeof DNS_BUDGET } = {}) {
+  const limits = options.dnsBudget ?? DNS_BUDGET;
   const data = ranges as { bots: { bot: string; prefixes: string[]; updated: string }[] };
   const byBot = new Map<string, Range[]>(data.bots.map((b) => [b.bot.toLowerCase(), b.prefixes.map((p) => ipaddr.parseCIDR(p) as Range)]));
   /** The list's version stored with each verdict: its newest `updated` date. */
@@ -42,14 +61,23 @@ export function createVerifier(options: { rdns?: Resolver | null } = {}) {
     }
   }
 
-  async function confirmedByDns(bot: string, ip: string): Promise<boolean | null> {
+  async function confirmedByDns(bot: string, ip: string, budget?: DnsBudget): Promise<boolean | null> {
     const suffixes = RDNS_SUFFIXES[bot];
     if (!options.rdns || !suffixes) return null;
-    const names = await options.rdns.reverse(ip).catch(() => [] as string[]);
-    for (const name of names) {
+    const rdns = options.rdns;
+    // Spent: as without DNS. Each lookup counts and waits at most limits.lookupMs.
+    const lookup = (ask: () => Promise<string[]>): Promise<string[] | null> => {
+      if (budget && (budget.lookups <= 0 || performance.now() > budget.until)) return Promise.resolve(null);
+      if (budget) budget.lookups--;
+      return within(ask().catch(() => [] as string[]), limits.lookupMs, [] as string[]);
+    };
+    const names = await lookup(() => rdns.reverse(ip));
+    if (!names) return null;
+    for (const name of names.slice(0, 10)) {
       const host = name.toLowerCase().replace(/\.$/, "");
       if (!suffixes.some((s) => host === s || host.endsWith(`.${s}`))) continue;
-      const addresses = await options.rdns.forward(host).catch(() => [] as string[]);
+      const addresses = await lookup(() => rdns.forward(host));
+      if (!addresses) return null;
       const want = parse(ip)?.toNormalizedString();
       if (addresses.some((a) => parse(a)?.toNormalizedString() === want)) return true;
     }
@@ -58,8 +86,10 @@ export function createVerifier(options: { rdns?: Resolver | null } = {}) {
 
   return {
     listVersion,
+    /** A request's DNS budget, from now. */
+    newBudget: (): DnsBudget => ({ lookups: limits.lookups, until: performance.now() + limits.ms }),
     /** The verdict for a request naming `who` from `ip` (null for a human or an unnamed bot). */
-    async verify(who: BotIdentity, ip: string | null | undefined): Promise<Verdict | null> {
+    async verify(who: BotIdentity, ip: string | null | undefined, budget?: DnsBudget): Promise<Verdict | null> {
       if (!who.bot) return null;
       if (who.robotsOnly) return "spoofed";
       const published = byBot.get(who.bot.toLowerCase());
@@ -67,10 +97,10 @@ export function createVerifier(options: { rdns?: Resolver | null } = {}) {
       if (published) {
         if (address && published.some(([net, bits]) => address.kind() === net.kind() && address.match([net, bits] as never))) return "verified";
         // Outside the published ranges: only the operator's own DNS can still vouch for it.
-        return ip && (await confirmedByDns(who.bot, ip)) ? "verified" : "spoofed";
+        return ip && (await confirmedByDns(who.bot, ip, budget)) ? "verified" : "spoofed";
       }
       if (!ip || !address) return "unverifiable";
-      const dns = await confirmedByDns(who.bot, ip);
+      const dns = await confirmedByDns(who.bot, ip, budget);
       return dns === null ? "unverifiable" : dns ? "verified" : "spoofed";
     },
   };

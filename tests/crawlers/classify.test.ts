@@ -3,6 +3,8 @@
 // forward-confirmed reverse DNS (a local stub here: the tests never use the network).
 import { describe, expect, test } from "bun:test";
 import { hitKind, identify } from "../../src/crawlers/classify";
+import { createCrawlerIngest } from "../../src/crawlers/ingest";
+import type { CrawlerStore } from "../../src/crawlers/store";
 import { createVerifier, type Resolver } from "../../src/crawlers/verify";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
@@ -75,5 +77,29 @@ describe("verify", () => {
     const lookalike = createVerifier({ rdns: dns({ "203.0.113.7": ["crawl.googlebot.com.evil.example"] }, { "crawl.googlebot.com.evil.example": ["203.0.113.7"] }) });
     expect(await lookalike.verify(googlebot, "203.0.113.7")).toBe("spoofed");
     expect(await verifier.verify(googlebot, "203.0.113.7")).toBe("spoofed");
+  });
+
+  test("one request's reverse-DNS checks are bounded by a count and a time, slow PTR answers included; what they could not check is checked again later", async () => {
+    let asked = 0;
+    const slow: Resolver = { reverse: () => (asked++, new Promise<string[]>(() => {})), forward: async () => [] };
+    const fast: Resolver = { reverse: async () => (asked++, []), forward: async () => [] };
+    // A store that takes what it is given: only the verdicts matter here.
+    const store = { appendHits: async ({ hits }: { hits: { verdict: string | null }[] }) => ({ accepted: hits.length, events: 0, verdicts: hits.map((h) => h.verdict) }) } as unknown as CrawlerStore;
+    const records = (n: number) => Array.from({ length: n }, (_, i) => ({ timestamp: "2026-11-20T10:00:00Z", method: "GET", path: "/", status: 200, ip: `203.0.${i >> 8}.${i & 255}`, user_agent: "Mozilla/5.0 (compatible; Googlebot/2.1)" }));
+    // 1,000 Googlebots from 1,000 addresses outside Google's ranges: at most 10 lookups.
+    const counted = createCrawlerIngest({ store, recordSecret: "s", verifier: createVerifier({ rdns: fast, dnsBudget: { lookups: 10, ms: 60_000, lookupMs: 1_000 } }) });
+    expect((await counted.ingest("brand", records(1000))).accepted).toBe(1000);
+    expect(asked).toBe(10);
+    // PTR answers that never come: each lookup given 50 ms, the request 200 ms in all.
+    asked = 0;
+    const timed = createCrawlerIngest({ store, recordSecret: "s", verifier: createVerifier({ rdns: slow, dnsBudget: { lookups: 500, ms: 200, lookupMs: 50 } }) });
+    const started = performance.now();
+    expect((await timed.ingest("brand", records(1000))).accepted).toBe(1000);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(asked).toBeLessThanOrEqual(6);
+    // Those verdicts were not remembered: the next request asks again.
+    const before = asked;
+    await timed.ingest("brand", records(1000).slice(-3));
+    expect(asked).toBeGreaterThan(before);
   });
 });
