@@ -6,6 +6,7 @@
 -- brand's rows: a writer already holding it commits first (and its rows are then moved), a later
 -- one waits and reads the new organization. Shared, so writers of one brand never wait for each
 -- other. (424204: the first key of this lock, pg_advisory_xact_lock(int, int), unused elsewhere.)
+-- And a missing brand, under a user's role, answers as another organization's brand does (42501).
 CREATE OR REPLACE FUNCTION "aw_organization_from_brand"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
   IF NEW.brand_id IS NULL THEN
@@ -17,6 +18,11 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(424204, hashtext(CAST(NEW.brand_id AS text)));
   SELECT b.organization_id INTO NEW.organization_id FROM "public"."brands" AS b WHERE b.id = NEW.brand_id;
   IF NOT FOUND THEN
+    -- Under a user's role (/rest/v1 sets it), a brand that does not exist answers as another
+    -- organization's does — the row's policy refuses it — so the answer never tells them apart.
+    IF current_setting('role', true) IN ('authenticated', 'anon') THEN
+      RAISE EXCEPTION 'new row violates row-level security policy for table "%"', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+    END IF;
     RAISE EXCEPTION 'insert or update on table "%" violates foreign key constraint: brand % does not exist', TG_TABLE_NAME, NEW.brand_id
       USING ERRCODE = 'foreign_key_violation';
   END IF;

@@ -115,6 +115,11 @@ describe("a member of A", () => {
       // Memberships are made by accepting an invitation only: no insert is granted at all.
       expect(res.error!.message).toContain(table === "organization_members" ? "permission denied for table organization_members" : "row-level security");
     }
+    // A brand id that exists in B and one that exists nowhere get the same answer.
+    for (const brandId of [brandB.id, crypto.randomUUID()]) {
+      const res = await memberA.from("topics").insert({ brand_id: brandId, name: "probe" });
+      expect([res.status, res.error?.code, res.error?.message]).toEqual([403, "42501", 'new row violates row-level security policy for table "topics"']);
+    }
     // A duplicate slug in B is still a 42501, not a 23505 that would reveal B's slug.
     const dup = await memberA.from("brands").insert({ organization_id: b.id, name: "x", slug: "bravo" });
     expect([dup.status, dup.error?.code]).toEqual([403, "42501"]);
@@ -131,18 +136,29 @@ describe("a member of A", () => {
     expect(await bState()).toEqual(before);
   });
 
-  test("cannot point a row of A at B's topic, by insert or update", async () => {
+  test("cannot point a row of A at B's topic, by insert or update; B's topic reads as no topic at all", async () => {
     // On Postgres the check must see past the caller's policies, under which B's topic is no row at all.
     const topicB = await b.owner.from("topics").insert({ brand_id: brandB.id, name: "B topic" }).select().single();
     const setA = await a.owner.from("prompt_sets").insert({ brand_id: brandA.id, name: "A set" }).select().single();
     const before = await bState();
-    const viaTopic = await a.owner.from("prompts").insert({ prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "via topic", topic_id: topicB.data!.id });
-    expect([viaTopic.status, viaTopic.error?.code, viaTopic.error?.details]).toEqual([400, "23514", "prompts.topic_id must refer to a topics row of the same brand"]);
+    // The same answer as for an id nobody has (whether B's id exists is not A's to learn), but the id.
+    const pointAt = (topicId: string) => a.owner.from("prompts").insert({ prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "via topic", topic_id: topicId });
+    const nobody = crypto.randomUUID();
+    const [viaTopic, viaNobody] = [await pointAt(topicB.data!.id), await pointAt(nobody)];
+    expect([viaTopic.status, viaTopic.error?.code, viaTopic.error?.message]).toEqual([viaNobody.status, viaNobody.error?.code, viaNobody.error?.message]);
+    expect([viaTopic.status, viaTopic.error?.code, viaTopic.error?.details]).toEqual([409, "23503", `Key (topic_id)=(${topicB.data!.id}) is not present in table "topics".`]);
+    expect(viaNobody.error?.details).toBe(`Key (topic_id)=(${nobody}) is not present in table "topics".`);
     const promptA = await a.owner.from("prompts").insert({ prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "mine" }).select().single();
     const moved = await a.owner.from("prompts").update({ topic_id: topicB.data!.id }).eq("id", promptA.data!.id);
-    expect([moved.status, moved.error?.code]).toEqual([400, "23514"]);
+    expect([moved.status, moved.error?.code]).toEqual([409, "23503"]);
     const upserted = await a.owner.from("prompts").upsert({ id: promptA.data!.id, prompt_set_id: setA.data!.id, brand_id: brandA.id, text: "mine", topic_id: topicB.data!.id });
-    expect([upserted.status, upserted.error?.code]).toEqual([400, "23514"]);
+    expect([upserted.status, upserted.error?.code]).toEqual([409, "23503"]);
+    // A topic of another brand of A's own is A's to read: that one says why.
+    const otherBrand = await createBrand(a.owner, a.id, "alpha-topics");
+    const topicA2 = await a.owner.from("topics").insert({ brand_id: otherBrand.id, name: "other brand's topic" }).select().single();
+    const sideways = await pointAt(topicA2.data!.id);
+    expect([sideways.status, sideways.error?.code, sideways.error?.details]).toEqual([400, "23514", "prompts.topic_id must refer to a topics row of the same brand"]);
+    expect((await a.owner.from("brands").delete().eq("id", otherBrand.id)).status).toBe(204);
     const pointing = await db.inspect<{ n: number }>("SELECT count(*) AS n FROM prompts WHERE topic_id = ?", topicB.data!.id);
     expect(Number(pointing[0]!.n)).toBe(0);
     expect(await bState()).toEqual(before);

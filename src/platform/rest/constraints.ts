@@ -179,6 +179,16 @@ const CHECK_DETAILS: Record<string, string> = {
 };
 
 /**
+ * A row's reference to a row that is not there — or that the caller may not read, which must read
+ * the same (whether another organization's id exists is no caller's to learn): Postgres' 23503.
+ */
+export function missingReferenceError(table: string, missing: { fk: { name: string; column: string; refTable: string }; value: SqlValue } | null): AppError {
+  return new AppError(409, "23503", `insert or update on table "${table}" violates foreign key constraint "${missing?.fk.name ?? `${table}_fkey`}"`, {
+    details: missing ? `Key (${missing.fk.column})=(${missing.value}) is not present in table "${missing.fk.refTable}".` : null,
+  });
+}
+
+/**
  * A constraint violation (as the dialect read it from the backend's error) as the Postgres error
  * PostgREST would relay. `describe` finds the offending key values (SQLite's messages carry none).
  */
@@ -199,12 +209,7 @@ export async function constraintError(
       details: values === "hidden" ? `Key (${names}) already exists.` : values ? `Key (${names})=(${values.map(String).join(", ")}) already exists.` : null,
     });
   }
-  if (violation.kind === "foreign_key") {
-    const missing = await describe.missingReference();
-    return new AppError(409, "23503", `insert or update on table "${table.name}" violates foreign key constraint "${missing?.fk.name ?? `${table.name}_fkey`}"`, {
-      details: missing ? `Key (${missing.fk.column})=(${missing.value}) is not present in table "${missing.fk.refTable}".` : null,
-    });
-  }
+  if (violation.kind === "foreign_key") return missingReferenceError(table.name, await describe.missingReference());
   if (violation.kind === "not_null") return notNullViolation(table.name, violation.column, null);
   // Postgres names the constraint too.
   const name = violation.constraint ?? `${table.name}_check`;

@@ -304,10 +304,14 @@ function sameOwnerReferenceSql(table: string, column: string, parent: string, pa
   const name = `${table}_${column}_same_owner`;
   return [
     `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
-    DECLARE found_owner uuid;
+    DECLARE found_owner uuid; found_organization uuid;
     BEGIN
-      SELECT p.${q(parentOwner)} INTO found_owner FROM ${q(parent)} AS p WHERE p.${q(parentColumn)} = NEW.${q(column)};
+      SELECT p.${q(parentOwner)}, p.${q(parent === "organizations" ? "id" : "organization_id")} INTO found_owner, found_organization FROM ${q(parent)} AS p WHERE p.${q(parentColumn)} = NEW.${q(column)};
       IF FOUND AND found_owner IS DISTINCT FROM NEW.${q(owner)} THEN
+        -- A row the caller may not read is, to them, no row: the foreign key's answer, not this rule's.
+        IF NOT (${orgAmong("found_organization", ORG_ROLES)}) THEN
+          RAISE EXCEPTION 'insert or update on table "${table}" violates foreign key constraint' USING ERRCODE = 'foreign_key_violation';
+        END IF;
         RAISE EXCEPTION 'new row for relation "${table}" violates check constraint "${name}"' USING ERRCODE = 'check_violation', CONSTRAINT = '${name}',
           DETAIL = '${table}.${column} must refer to a ${parent} row of the same ${sameBrand ? "brand" : "organization"}';
       END IF;

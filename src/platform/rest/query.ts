@@ -3,7 +3,7 @@
 // WITH CHECK, then constraints — so a row aimed at another organization is a 42501 and never
 // reveals a duplicate key there.
 import { AppError } from "../../http/errors";
-import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, notNullViolation } from "./constraints";
+import { checkNotNull, constraintError, INHERITED_COLUMNS, inheritanceViolation, inheritedColumnsOf, missingReferenceError, notNullViolation } from "./constraints";
 import { PLANNED_COUNT_CAP, rollupCountQuery, type CountMode } from "./counts";
 import type { InsertPlan, ReadPlan } from "./plan";
 import { assertGranted, rlsViolation, type Action, type TablePolicy, type WriteAction, type WriteGuard } from "./policies";
@@ -152,11 +152,18 @@ async function checkWrittenRows(run: Runner, ctx: SqlContext, table: TableInfo, 
   }
 }
 
-/** The rows' foreign keys (other than their scope) point at rows of the same brand or organization. */
+/**
+ * The rows' foreign keys (other than their scope) point at rows of the same brand or organization.
+ * One the caller may not read reads as missing (23503), as on Postgres: whether another
+ * organization's id exists is no caller's to learn.
+ */
 async function checkReferences(run: Runner, ctx: SqlContext, table: TableInfo, scope: string, rowids: number[]): Promise<void> {
   for (const fk of table.foreignKeys) {
     if (fk.column === scope || !ctx.policies[fk.refTable]) continue;
-    if ((await run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids))).length) throw crossOwner(ctx, table.name, fk);
+    const [crossing] = await run.values(crossOwnerReferenceQuery(ctx, table, fk, rowids));
+    if (!crossing) continue;
+    if (!(await readable(run, ctx, ctx.cache.tables.get(fk.refTable)!, crossing[1] as SqlValue))) throw missingReferenceError(table.name, { fk, value: crossing[0] as SqlValue });
+    throw crossOwner(ctx, table.name, fk);
   }
 }
 

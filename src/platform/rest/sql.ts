@@ -318,7 +318,8 @@ export function finalRowCheckQuery(ctx: SqlContext, table: TableInfo, scope: str
 
 /**
  * The first of `rowids` whose foreign key points at a row of another brand (when both tables carry
- * brand_id) or another organization: a reference never crosses the owner of the row holding it.
+ * brand_id) or another organization — a reference never crosses the owner of the row holding it:
+ * the key's value and the parent row's scope value (whether the caller may read it).
  */
 export function crossOwnerReferenceQuery(ctx: SqlContext, table: TableInfo, fk: ForeignKey, rowids: number[]): Sql {
   const parent = ctx.cache.tables.get(fk.refTable)!;
@@ -326,7 +327,7 @@ export function crossOwnerReferenceQuery(ctx: SqlContext, table: TableInfo, fk: 
   const differs = sameBrand
     ? ctx.dialect.differs(raw(`p."brand_id"`), raw(`c."brand_id"`))
     : ctx.dialect.differs(organizationOf(ctx.cache, ctx.policies, parent.name, "p"), organizationOf(ctx.cache, ctx.policies, table.name, "c"));
-  return sql`SELECT 1 FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(ctx, rowids)} AND ${differs} LIMIT 1`;
+  return sql`SELECT c.${ident(fk.column)}, p.${ident(ctx.policies[parent.name]!.scope)} FROM ${ident(table.name)} AS c JOIN ${ident(fk.refTable)} AS p ON p.${ident(fk.refColumn)} = c.${ident(fk.column)} WHERE c.${rowidList(ctx, rowids)} AND ${differs} LIMIT 1`;
 }
 
 /**
