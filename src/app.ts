@@ -270,7 +270,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     deps.metrics?.request(pathname, labelRoute(pathname, response.status), request.method, response.status, durationMs);
     deps.logger.info("request", {
       method: request.method,
-      path: pathname,
+      // A share link's token is its secret: the log keeps the path without it.
+      path: pathname.replace(/^\/share\/[^/]+/, "/share/:token"),
       status: response.status,
       duration_ms: Math.round(durationMs * 100) / 100,
       request_id: requestId,

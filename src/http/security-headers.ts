@@ -18,6 +18,14 @@ const POLICY = [
 
 export type PageFraming = "deny" | "embeddable";
 
+/**
+ * The policy of a small page the server writes itself (no script, its styles inline): nothing loads,
+ * nothing runs; a form posts back here only when it has one.
+ */
+export function inlinePagePolicy(framing: PageFraming, form: boolean): string {
+  return `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action ${form ? "'self'" : "'none'"}; frame-ancestors ${framing === "deny" ? "'none'" : "*"}`;
+}
+
 /** The headers of an HTML page. */
 export function pageSecurityHeaders(framing: PageFraming = "deny"): Record<string, string> {
   const headers: Record<string, string> = {

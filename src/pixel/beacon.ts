@@ -1,6 +1,7 @@
 // The beacon t.js sends, validated field by field: the body is public input, so anything that is
 // not exactly the expected shape is a 400 (never a 5xx, never a row).
 import { AppError } from "../http/errors";
+import { TRACKING_CODE } from "../common/limits";
 
 export interface Beacon {
   trackingCode: string;
@@ -14,7 +15,6 @@ export interface Beacon {
 
 export const MAX_BEACON_BYTES = 8 * 1024;
 const MAX_URL = 2048;
-const TRACKING_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const LANGUAGE = /^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8}){0,6}$/;
 const SCREEN = /^\d{1,5}x\d{1,5}$/;
 const PAGE_SCHEMES = new Set(["http:", "https:"]);

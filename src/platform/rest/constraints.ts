@@ -4,7 +4,7 @@
 import { AppError } from "../../http/errors";
 import type { ConstraintViolation } from "./dialect";
 import { normalizeDomain } from "../../analysis/urls";
-import { MAX_PROMPT_CHARS } from "../../common/limits";
+import { MAX_PROMPT_CHARS, TRACKING_CODE } from "../../common/limits";
 import { isLogoDataUrl, LOGO_MAX_CHARS, LOGO_TYPES } from "../../common/logo";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
@@ -54,10 +54,16 @@ const logoRule: ColumnRule = (table, column, value) => {
   return value;
 };
 
+// A tracking code is pasted into a customer's every page inside an HTML attribute.
+const trackingCodeRule: ColumnRule = (table, column, value) => {
+  if (!TRACKING_CODE.test(value)) throw checkViolation(table, `${table}_${column}_format`, `${column} may contain only A-Z, a-z, 0-9, "_" and "-" (1 to 64 characters), got ${JSON.stringify(value.slice(0, 80))}`);
+  return value;
+};
+
 const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
   organizations: { slug: slugRule, logo: logoRule },
   prompts: { text: maxLength(MAX_PROMPT_CHARS) },
-  brands: { slug: slugRule, state: stateRule },
+  brands: { slug: slugRule, state: stateRule, tracking_code: trackingCodeRule },
   brand_domains: { domain: hostRule },
   competitors: { domain: hostRule },
 };

@@ -28,7 +28,8 @@ function stripNulls(value: unknown): unknown {
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   const text = typeof value === "boolean" ? (value ? "t" : "f") : typeof value === "number" ? String(value) : neutralizeFormula(typeof value === "object" ? JSON.stringify(value) : String(value));
-  return text === "" || /[",\\()\s]/.test(text) ? `"${text.replace(/["\\]/g, (m) => m + m)}"` : text;
+  // `;` too: a spreadsheet set to a semicolon locale splits an unquoted cell there (a formula could follow).
+  return text === "" || /[",;\\()\s]/.test(text) ? `"${text.replace(/["\\]/g, (m) => m + m)}"` : text;
 }
 
 function csv(rows: string[]): string {

@@ -10,7 +10,9 @@ const field = (v: unknown) => {
   if (v === null || v === undefined) return "";
   // Six decimals are more than any rate or mean here carries; 16-digit floats only add noise.
   const text = typeof v === "number" ? String(Number.isInteger(v) ? v : Math.round(v * 1e6) / 1e6) : neutralizeFormula(typeof v === "object" ? JSON.stringify(v) : String(v));
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  // `;` and tab too: a spreadsheet set to a semicolon locale splits an unquoted cell there, and the
+  // part after it could start a formula.
+  return /[",;\t\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 
 export function toCsv<T>(rows: T[], columns: CsvColumn<T>[]): string {

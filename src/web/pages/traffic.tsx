@@ -19,7 +19,9 @@ export function Traffic({ ctx }: { ctx: BrandContext }) {
     ]);
     return { report, last: (unwrap(last) as { created_at: string; source_platform: string | null; path: string }[])[0] ?? null };
   }, [from, to, interval, ctx.brand.id]);
-  const snippet = `<script async src="${ctx.conn.config.publicUrl}/t.js" data-brand="${ctx.brand.tracking_code}"></script>`;
+  // Escaped as attribute values: the snippet goes into every page of the site it is pasted in.
+  const attribute = (value: string) => value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const snippet = `<script async src="${attribute(`${ctx.conn.config.publicUrl}/t.js`)}" data-brand="${attribute(ctx.brand.tracking_code)}"></script>`;
   return (
     <section>
       <FilterBar filters={ctx.filters} options={{ ...ctx.options, models: [], regions: [], topics: [] }} branded={false} />
