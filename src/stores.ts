@@ -137,7 +137,7 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     },
     rateLimits: (now) => memoryRateLimits(now),
     requestReads() {
-      return this;
+      return { insights: this.insights, portfolio: this.portfolio, clientReport: this.clientReport, reports: this.reports };
     },
     get keys() {
       return once("keys", () => createSqliteKeyStore(sqlite));

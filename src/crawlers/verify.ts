@@ -66,10 +66,14 @@ export function createVerifier(options: { rdns?: Resolver | null; dnsBudget?: ty
     if (!options.rdns || !suffixes) return null;
     const rdns = options.rdns;
     // Spent: as without DNS. Each lookup counts and waits at most limits.lookupMs.
-    const lookup = (ask: () => Promise<string[]>): Promise<string[] | null> => {
-      if (budget && (budget.lookups <= 0 || performance.now() > budget.until)) return Promise.resolve(null);
+    const lookup = async (ask: () => Promise<string[]>): Promise<string[] | null> => {
+      if (budget && (budget.lookups <= 0 || performance.now() > budget.until)) return null;
       if (budget) budget.lookups--;
-      return within(ask().catch(() => [] as string[]), limits.lookupMs, [] as string[]);
+      const answer = await within(ask().catch(() => [] as string[]), limits.lookupMs, null);
+      // No answer in time says nothing about the address (a slow resolver, not a lie): as without
+      // DNS, and the request's budget is spent so nothing judged from here on is remembered.
+      if (!answer && budget) budget.lookups = 0;
+      return answer;
     };
     const names = await lookup(() => rdns.reverse(ip));
     if (!names) return null;

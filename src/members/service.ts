@@ -6,6 +6,7 @@
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
 // rights, as API keys and share links do.
 import { AppError } from "../http/errors";
+import { canonicalEmail } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
@@ -82,9 +83,10 @@ export function createMembersService(deps: MembersDeps) {
    * which a confirmed change has since left (the old address's invitations are not theirs any more).
    */
   async function addressOf(user: ApiUser): Promise<string> {
-    const address = await store.accountAddress(user.user.id);
-    if (!address) throw INVITATION_GONE();
-    return address;
+    const stored = await store.accountAddress(user.user.id);
+    if (!stored) throw INVITATION_GONE();
+    // The spelling invitations are kept under (NFC, lower case), whatever a row written before normalization holds.
+    return canonicalEmail(stored);
   }
 
   async function ownInvitation(user: ApiUser, id: unknown): Promise<InvitationRow> {
@@ -103,17 +105,20 @@ export function createMembersService(deps: MembersDeps) {
     /** Invites `email` at `role`: 201 and the invitation, whether or not the address has an account. */
     async invite(user: ApiUser & { viaKey?: string }, organizationId: string, body: Record<string, unknown> | null | undefined) {
       const myRole = managed(user, organizationId);
-      const email = typeof body?.email === "string" ? body.email.trim().toLowerCase() : "";
+      // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case).
+      const email = typeof body?.email === "string" ? canonicalEmail(body.email) : "";
       if (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AppError(400, "validation_failed", "email must be an e-mail address");
       const role = body?.role ?? "member";
       if (!ROLES.includes(role as Role)) throw new AppError(400, "validation_failed", `role must be one of ${ROLES.join(", ")}`);
       if (!mayGrant(myRole, role as string)) throw new AppError(403, "forbidden", "Only owners invite owners and admins");
-      if (invitationsByOrganization && !(await invitationsByOrganization.hit(organizationId)))
+      // Asked first, counted once the invitation is made (one refused by the pending cap costs nothing).
+      if (invitationsByOrganization && !(await invitationsByOrganization.allows(organizationId)))
         throw new AppError(429, "too_many_invitations", `An organization sends at most ${INVITATIONS_PER_HOUR} invitations an hour: try again later`, { headers: { "retry-after": "3600" } });
       const at = now();
       const expiresAt = new Date(at.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
       const invitation = await store.invite({ organizationId, email, role: role as OrgRole, invitedBy: user.user.id, expiresAt, at: at.toISOString(), maxPending: MAX_PENDING_INVITATIONS });
       if (!invitation) throw new AppError(429, "too_many_invitations", `At most ${MAX_PENDING_INVITATIONS} pending invitations per organization: withdraw some first`);
+      await invitationsByOrganization?.hit(organizationId);
       await mailInvitation(invitation, user.user.email);
       return { success: true, invitation };
     },

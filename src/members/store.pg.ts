@@ -61,7 +61,7 @@ export function createPgMembersStore(sql: SQL): MembersStore {
     invitationById: (id) => invitationById(sql, id),
     async accountAddress(userId) {
       if (!isUuid(userId)) return null;
-      const [row] = await sql`SELECT lower(email) AS email FROM auth.users WHERE id = ${userId}`;
+      const [row] = await sql`SELECT email FROM auth.users WHERE id = ${userId}`;
       return row?.email ? String(row.email) : null;
     },
     async organizationName(id) {

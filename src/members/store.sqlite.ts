@@ -25,7 +25,7 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
         WHERE i.email = ? AND i.expires_at > ? ORDER BY i.created_at DESC LIMIT ?`,
     ),
     invitation: sqlite.prepare(`SELECT ${INVITATION_COLUMNS} FROM organization_invitations WHERE id = ?`),
-    address: sqlite.prepare("SELECT lower(email) AS email FROM users WHERE id = ?"),
+    address: sqlite.prepare("SELECT email FROM users WHERE id = ?"),
     deleteInvitation: sqlite.prepare("DELETE FROM organization_invitations WHERE id = ?"),
     roleIn: sqlite.prepare("SELECT role FROM organization_members WHERE organization_id = ? AND user_id = ?"),
     join: sqlite.prepare("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?) ON CONFLICT (organization_id, user_id) DO NOTHING"),

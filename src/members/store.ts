@@ -63,8 +63,9 @@ export interface MembersStore {
   invitationsFor(input: { email: string; now: string; limit: number }): Promise<ReceivedInvitation[]>;
   invitationById(id: string): Promise<InvitationRow | null>;
   /**
-   * The account's address as it is now (lower case), or null when there is no such account: what an
-   * invitation is matched by — not a token's `email` claim, which names the address it was issued to.
+   * The account's address as it is stored now, or null when there is no such account: what an
+   * invitation is matched by (in its canonical spelling) — not a token's `email` claim, which names
+   * the address it was issued to.
    */
   accountAddress(userId: string): Promise<string | null>;
   /** The organization's name (what an invitation by mail says), or null when unknown. */

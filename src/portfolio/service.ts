@@ -4,6 +4,7 @@
 // insights' own (overview and trend over non-branded prompts; "what changed" is changes.ts), computed
 // brand after brand: the brand cap and the request's time bound the work, never a fan-out.
 import type { ApiUser } from "../common/identity";
+import { pgCode } from "../db/pg/values";
 import { dayInRange, FIRST_DAY, LAST_DAY } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
@@ -166,8 +167,9 @@ export async function portfolio(deps: PortfolioDeps, query: PortfolioQuery) {
     try {
       Object.assign(row, await brandNumbers(ctx, b.id, query.window, topics.get(b.id) ?? []), { computed: true });
     } catch (error) {
-      // A statement its store stopped at the deadline (Postgres' statement_timeout) is out of time too.
-      if (!(error instanceof OutOfTime) && clock() <= deadline) throw error;
+      // A statement its store stopped at the deadline (Postgres' statement_timeout, 57014) is out of time too; any other failure is one.
+      const stoppedAtDeadline = clock() > deadline && pgCode(error) === "57014";
+      if (!(error instanceof OutOfTime) && !stoppedAtDeadline) throw error;
       outOfTime = true;
     }
   }

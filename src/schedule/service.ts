@@ -63,6 +63,8 @@ export function createScheduleService(deps: { store: ScheduleStore; tracking: Tr
       outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
+      // Due but refused (a run over MAX_UNITS_PER_RUN, no active prompt): said in the log, not only in the cron answer.
+      deps.logger?.warn("a scheduled run was not started", { brand_id: brandId, code: error.code, reason: error.message });
       skip(error.message);
     }
   }

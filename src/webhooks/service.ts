@@ -26,7 +26,7 @@ function endpointJson(row: WebhookEndpoint) {
   };
 }
 
-/** Test deliveries one endpoint may be sent a minute. */
+/** Deliveries one organization may ask for by hand (tests, retries) a minute. */
 export const TESTS_PER_MINUTE = 10;
 
 export function createWebhookService(deps: {
@@ -36,11 +36,16 @@ export function createWebhookService(deps: {
   now?: () => Date;
   /** When given, a host name is resolved at creation too and refused if it points somewhere private (delivery checks again anyway). */
   resolve?: Resolver;
-  /** Shared by instances on Postgres: test deliveries an endpoint may be sent a minute. */
+  /** Shared by instances on Postgres: deliveries an organization may ask for by hand (tests, retries) a minute. */
   limits?: RateLimitStore;
 }) {
   const { store } = deps;
-  const testsByEndpoint = deps.limits?.limiter("webhooks.test", { limit: TESTS_PER_MINUTE, windowMs: 60_000 });
+  // By organization: endpoints are as many as it makes, and a retry re-sends as a test does.
+  const byHand = deps.limits?.limiter("webhooks.by-hand", { limit: TESTS_PER_MINUTE, windowMs: 60_000 });
+  async function sendsByHand(organizationId: string) {
+    if (byHand && !(await byHand.hit(organizationId)))
+      throw new AppError(429, "rate_limited", `At most ${TESTS_PER_MINUTE} test deliveries and retries a minute per organization`, { headers: { "retry-after": "60" } });
+  }
   const now = deps.now ?? (() => new Date());
 
   async function validUrl(raw: unknown): Promise<string> {
@@ -155,8 +160,7 @@ export function createWebhookService(deps: {
       const row = await managed(user, id);
       if (!row.is_active) throw new AppError(409, "endpoint_disabled", "The endpoint is disabled; set is_active to true first");
       // A test is a POST to an address the caller chose: not a way to send requests at will.
-      if (testsByEndpoint && !(await testsByEndpoint.hit(row.id)))
-        throw new AppError(429, "rate_limited", `At most ${TESTS_PER_MINUTE} test deliveries a minute per endpoint`, { headers: { "retry-after": "60" } });
+      await sendsByHand(row.organization_id);
       const { eventId, deliveryIds } = await store.recordEvent({
         event: { organizationId: row.organization_id, brandId: row.brand_id, type: "webhook.test", data: { endpoint_id: row.id, message: "This is a test event from answerwatch." } },
         at: now().toISOString(),
@@ -180,8 +184,9 @@ export function createWebhookService(deps: {
       const id = requireUuid(deliveryId, "deliveryId");
       const d = await store.delivery(id);
       if (!d) throw new AppError(404, "not_found", "Delivery not found");
-      await managed(user, d.endpoint_id);
+      const endpoint = await managed(user, d.endpoint_id);
       if (d.status === "pending") throw new AppError(409, "delivery_pending", "The delivery is still pending");
+      await sendsByHand(endpoint.organization_id);
       await store.requeueDelivery({ id, at: now().toISOString() });
       deps.wake();
       return { success: true, deliveryId: id };

@@ -217,6 +217,12 @@ test("an API key cannot take its user out of an organization, its own or another
   const byKey = await leave(key.body.secret);
   expect([byKey.status, await byKey.json()]).toEqual([200, []]);
   expect(await memberships()).toEqual(before);
+  // Nor an owner's admin key, whose organization's rows it may otherwise manage: the owner row is its user's own.
+  const adminKey = await api(own.ownerToken, "POST", "/api/keys", { name: "admin", organization_id: own.id, role: "admin" });
+  expect(adminKey.status).toBe(200);
+  const byAdminKey = await leave(adminKey.body.secret);
+  expect([byAdminKey.status, (await byAdminKey.json() as { code?: string }).code]).toEqual([403, "42501"]);
+  expect(await memberships()).toEqual(before);
   // The person, signed in, may leave the organization they are a member of.
   const bySession = await fetch(`${server.url}/rest/v1/organization_members?user_id=eq.${userId}&organization_id=eq.${org.id}`, { method: "DELETE", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${own.ownerToken}` } });
   expect(bySession.status).toBe(204);

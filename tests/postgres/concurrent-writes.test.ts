@@ -1,8 +1,8 @@
 // Two sessions writing at once on Postgres (review findings), each race made for real with two
 // connections and a transaction held open:
 // - a brand moved to another organization while a row of it is being written: the row's
-//   organization is read under a shared per-brand lock the move takes exclusively
-//   (drizzle-pg/0023), so the row ends in the brand's new organization — never in the old one,
+//   organization is read with the brand row locked FOR KEY SHARE, which the move's update conflicts
+//   with (drizzle-pg/0023), so the row ends in the brand's new organization — never in the old one,
 //   where the old organization's members would keep reading and writing it;
 // - two owners demoting each other: each check that an owner is left ran under READ COMMITTED
 //   beside the other's uncommitted change, so both passed; changes to an organization's owners now

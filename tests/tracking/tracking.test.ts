@@ -12,7 +12,7 @@ let db: ServerDb;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   // No rate bound on perplexity: its lanes hand each next unit to the threads ahead (the cancel test covers those too).
-  server = await testServer({ ...fake.env(), WORKERS: "2", TRACKING_RETRY_BASE_MS: "50", PERPLEXITY_RPM: "0" });
+  server = await testServer({ ...fake.env(), WORKERS: "2", TRACKING_RETRY_BASE_MS: "50", PERPLEXITY_RPM: "0", AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "100" });
   db = await serverDb(server);
 });
 afterAll(async () => {

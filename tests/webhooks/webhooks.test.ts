@@ -304,16 +304,25 @@ test("the receiver's answer is its status: an endless body is not read, the deli
   endless.stop(true);
 });
 
-test("test deliveries are limited to 10 a minute per endpoint: the 11th is 429 and sends nothing", async () => {
+test("deliveries asked for by hand are limited to 10 a minute per organization, tests and retries alike, whatever the endpoints: the 11th is 429 and sends nothing", async () => {
   const hook = receiver();
   const { api, endpoint } = await ownerWithEndpoint(hook.url);
+  // A second endpoint of the same organization to the same address shares the count.
+  const second = await api.call("POST", "/api/webhooks", { url: hook.url, description: "another" });
+  expect(second.status).toBe(200);
   const statuses: number[] = [];
-  for (let i = 0; i < 11; i++) statuses.push((await api.call("POST", `/api/webhooks/${endpoint.id}/test`)).status);
-  expect(statuses).toEqual([...Array.from({ length: 10 }, () => 200), 429]);
+  for (let i = 0; i < 9; i++) statuses.push((await api.call("POST", `/api/webhooks/${i % 2 ? second.body.endpoint.id : endpoint.id}/test`)).status);
+  await waitUntil(() => hook.received.length >= 9);
+  const [delivered] = await db.inspect<{ id: string }>("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'delivered' LIMIT 1", endpoint.id);
+  // A retry counts as a test: the 10th is allowed, then nothing more this minute.
+  statuses.push((await api.call("POST", `/api/webhooks/deliveries/${delivered!.id}/retry`)).status);
+  statuses.push((await api.call("POST", `/api/webhooks/${second.body.endpoint.id}/test`)).status);
+  statuses.push((await api.call("POST", `/api/webhooks/deliveries/${delivered!.id}/retry`)).status);
+  expect(statuses).toEqual([...Array.from({ length: 10 }, () => 200), 429, 429]);
   await waitUntil(() => hook.received.length >= 10);
   await Bun.sleep(300);
   expect(hook.received).toHaveLength(10);
-  // Another endpoint's tests are counted apart.
+  // Another organization is counted apart.
   const other = await ownerWithEndpoint(hook.url);
   expect((await other.api.call("POST", `/api/webhooks/${other.endpoint.id}/test`)).status).toBe(200);
   hook.stop();

@@ -3,6 +3,7 @@
 // keeps at least one owner; anyone may leave (delete their own row) but its last owner. Runs inside
 // the write's transaction, before and after the statement.
 import { AppError } from "../../http/errors";
+import { viaApiKey } from "../../common/identity";
 import type { Caller } from "../auth/caller";
 import type { WriteAction, WriteGuard } from "./policy-types";
 import type { RestDialect } from "./dialect";
@@ -54,7 +55,9 @@ const ownersOnly = (caller: Caller) => refused(caller, "Only owners can grant, c
 export const membershipGuard: WriteGuard = {
   async begin(run: Runner, d: RestDialect, caller: Caller, action: WriteAction, targets: number[]) {
     const restricted = caller.role !== "service_role";
-    if (restricted && targets.length && (await privilegedOutsideOwnership(run, d, caller, targets, action === "delete"))) throw ownersOnly(caller);
+    // Leaving (deleting one's own row) is a person's, in a session of their own: not an API key's.
+    const leaving = action === "delete" && !viaApiKey(caller.user);
+    if (restricted && targets.length && (await privilegedOutsideOwnership(run, d, caller, targets, leaving))) throw ownersOnly(caller);
     const before = await organizationsOf(run, d, targets);
     return {
       async after(written: number[]) {
