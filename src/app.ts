@@ -135,7 +135,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const reportDeps = { store: deps.stores.clientReport, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, now: deps.now };
   // The reports a request starts (traffic, portfolio, client report): on SQLite's reader threads,
   // else here — on Postgres over stores whose every statement is bounded (statement_timeout). The
-  // digests above are the server's own work.
+  // digests are the server's own work.
   const statementTimeoutMs = deps.config.rest.statementTimeoutMs;
   const reports = deps.rest?.readers.report ?? inProcessReports({ ...deps.stores.requestReads(statementTimeoutMs), sourceCategories: deps.config.rest.sourceCategories, timeoutMs: statementTimeoutMs });
   const digests = createDigestService({ store: deps.stores.digests, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, mail: deps.mail, publicUrl, secret: deps.secrets.jwtSecret, now: deps.now, logger: deps.logger, report: (input) => buildClientReport(reportDeps, input) });
@@ -164,7 +164,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
   const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
-  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, onReadWait: deps.metrics?.readerWait, statementTimeoutMs: deps.config.rest.statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
+  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
       const surface = surfaceOf(new URL(request.url).pathname);
@@ -271,7 +271,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     deps.logger.info("request", {
       method: request.method,
       // A share link's token is its secret: the log keeps the path without it.
-      path: pathname.replace(/^\/share\/[^/]+/, "/share/:token"),
+      path: pathname.replace(/^(\/api)?\/share\/[^/]+/, "$1/share/:token"),
       status: response.status,
       duration_ms: Math.round(durationMs * 100) / 100,
       request_id: requestId,

@@ -74,7 +74,7 @@ export function withDeadline(deps: ClientReportDeps, timeoutMs: number): ClientR
 }
 
 /** Makes a brand's report for a request: on a reader thread where there are some (reports/registry.ts' `client`). */
-export type ClientReportMaker = (input: { brandId: string; window: DateWindow; at: string }) => Promise<ClientReport>;
+type ClientReportMaker = (input: { brandId: string; window: DateWindow; at: string }) => Promise<ClientReport>;
 
 export function createClientReportService(deps: { store: Pick<ClientReportStore, "header">; make: ClientReportMaker; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());

@@ -77,10 +77,11 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
   const identities = boundedCache<ReturnType<typeof identify>>(10_000);
   const verdicts = boundedCache<Awaited<ReturnType<Verifier["verify"]>>>(100_000);
 
-  /** A verdict, remembered only when the request's DNS budget still held (else a later request checks again). */
+  /** A verdict, remembered unless DNS could not be asked for it (then a later request checks again). */
   async function judged(who: ReturnType<typeof identify>, ip: string | null | undefined, seen: string, budget: DnsBudget) {
+    const missed = budget.missed;
     const verdict = await deps.verifier.verify(who, ip, budget);
-    return budget.lookups > 0 && performance.now() <= budget.until ? verdicts.set(seen, verdict) : verdict;
+    return budget.missed === missed ? verdicts.set(seen, verdict) : verdict;
   }
 
   return {

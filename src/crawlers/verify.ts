@@ -36,8 +36,10 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 export interface DnsBudget {
   lookups: number;
   until: number;
+  /** Lookups refused (count or time spent) or unanswered so far: a verdict that met one is not remembered. */
+  missed: number;
 }
-export const DNS_BUDGET = { lookups: 500, ms: 5_000, lookupMs: 1_500 };
+const DNS_BUDGET = { lookups: 500, ms: 5_000, lookupMs: 1_500 };
 
 /** `promise`, or `fallback` once `ms` have passed. */
 const within = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
@@ -67,12 +69,15 @@ export function createVerifier(options: { rdns?: Resolver | null; dnsBudget?: ty
     const rdns = options.rdns;
     // Spent: as without DNS. Each lookup counts and waits at most limits.lookupMs.
     const lookup = async (ask: () => Promise<string[]>): Promise<string[] | null> => {
-      if (budget && (budget.lookups <= 0 || performance.now() > budget.until)) return null;
+      if (budget && (budget.lookups <= 0 || performance.now() > budget.until)) {
+        budget.missed++;
+        return null;
+      }
       if (budget) budget.lookups--;
       const answer = await within(ask().catch(() => [] as string[]), limits.lookupMs, null);
       // No answer in time says nothing about the address (a slow resolver, not a lie): as without
       // DNS, and the request's budget is spent so nothing judged from here on is remembered.
-      if (!answer && budget) budget.lookups = 0;
+      if (!answer && budget) Object.assign(budget, { lookups: 0, missed: budget.missed + 1 });
       return answer;
     };
     const names = await lookup(() => rdns.reverse(ip));
@@ -91,7 +96,7 @@ export function createVerifier(options: { rdns?: Resolver | null; dnsBudget?: ty
   return {
     listVersion,
     /** A request's DNS budget, from now. */
-    newBudget: (): DnsBudget => ({ lookups: limits.lookups, until: performance.now() + limits.ms }),
+    newBudget: (): DnsBudget => ({ lookups: limits.lookups, until: performance.now() + limits.ms, missed: 0 }),
     /** The verdict for a request naming `who` from `ip` (null for a human or an unnamed bot). */
     async verify(who: BotIdentity, ip: string | null | undefined, budget?: DnsBudget): Promise<Verdict | null> {
       if (!who.bot) return null;

@@ -20,7 +20,7 @@ function page(title: string, body: string, status = 200): Response {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · answerwatch</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font:inherit;padding:.5rem 1rem}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": inlinePagePolicy("deny", true) } });
+  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": inlinePagePolicy("deny", { form: true }) } });
 }
 
 export function digestRoutes(deps: { digests: DigestService; callers: CallerResolver; cronSecret: string }) {

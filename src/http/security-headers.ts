@@ -18,18 +18,21 @@ const POLICY = [
 
 export type PageFraming = "deny" | "embeddable";
 
+const frameAncestors = (framing: PageFraming) => `frame-ancestors ${framing === "deny" ? "'none'" : "*"}`;
+
 /**
- * The policy of a small page the server writes itself (no script, its styles inline): nothing loads,
- * nothing runs; a form posts back here only when it has one.
+ * The policy of a document the server writes itself (no script, its styles inline — a small page, a
+ * client report): nothing loads but data: images where it has some, nothing runs; a form posts back
+ * here only when it has one.
  */
-export function inlinePagePolicy(framing: PageFraming, form: boolean): string {
-  return `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action ${form ? "'self'" : "'none'"}; frame-ancestors ${framing === "deny" ? "'none'" : "*"}`;
+export function inlinePagePolicy(framing: PageFraming, has: { form?: boolean; images?: boolean } = {}): string {
+  return `default-src 'none'; style-src 'unsafe-inline';${has.images ? " img-src data:;" : ""} base-uri 'none'; form-action ${has.form ? "'self'" : "'none'"}; ${frameAncestors(framing)}`;
 }
 
 /** The headers of an HTML page. */
 export function pageSecurityHeaders(framing: PageFraming = "deny"): Record<string, string> {
   const headers: Record<string, string> = {
-    "content-security-policy": [...POLICY, `frame-ancestors ${framing === "deny" ? "'none'" : "*"}`].join("; "),
+    "content-security-policy": [...POLICY, frameAncestors(framing)].join("; "),
     "x-content-type-options": "nosniff",
     // No page's URL leaves the site: a share link's token is in its path.
     "referrer-policy": "no-referrer",

@@ -6,7 +6,7 @@
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
 // rights, as API keys and share links do.
 import { AppError } from "../http/errors";
-import { canonicalEmail } from "../platform/auth/email";
+import { canonicalEmail, normalizeEmail } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
@@ -36,7 +36,7 @@ export interface MembersDeps {
 }
 
 /** Invitations (new or renewed) one organization may send an hour: the pending cap alone is freed by withdrawing. */
-export const INVITATIONS_PER_HOUR = 50;
+const INVITATIONS_PER_HOUR = 50;
 
 export function createMembersService(deps: MembersDeps) {
   const { store } = deps;
@@ -77,7 +77,6 @@ export function createMembersService(deps: MembersDeps) {
 
   const INVITATION_GONE = () => new AppError(404, "not_found", "Invitation not found (it may have expired or been withdrawn)");
 
-  /** The caller's own live invitation `id`, or 404 (someone else's reads as missing). */
   /**
    * The caller's address as the account holds it now: a token names the address it was issued to,
    * which a confirmed change has since left (the old address's invitations are not theirs any more).
@@ -89,6 +88,7 @@ export function createMembersService(deps: MembersDeps) {
     return canonicalEmail(stored);
   }
 
+  /** The caller's own live invitation `id`, or 404 (someone else's reads as missing). */
   async function ownInvitation(user: ApiUser, id: unknown): Promise<InvitationRow> {
     const row = await store.invitationById(requireUuid(id, "invitation id"));
     if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString()) throw INVITATION_GONE();
@@ -105,9 +105,8 @@ export function createMembersService(deps: MembersDeps) {
     /** Invites `email` at `role`: 201 and the invitation, whether or not the address has an account. */
     async invite(user: ApiUser & { viaKey?: string }, organizationId: string, body: Record<string, unknown> | null | undefined) {
       const myRole = managed(user, organizationId);
-      // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case).
-      const email = typeof body?.email === "string" ? canonicalEmail(body.email) : "";
-      if (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AppError(400, "validation_failed", "email must be an e-mail address");
+      // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case), checked as sign-up checks one.
+      const email = normalizeEmail(body?.email);
       const role = body?.role ?? "member";
       if (!ROLES.includes(role as Role)) throw new AppError(400, "validation_failed", `role must be one of ${ROLES.join(", ")}`);
       if (!mayGrant(myRole, role as string)) throw new AppError(403, "forbidden", "Only owners invite owners and admins");

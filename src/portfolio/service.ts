@@ -189,7 +189,7 @@ export async function portfolio(deps: PortfolioDeps, query: PortfolioQuery) {
 }
 
 /** Computes a portfolio for a request: on a reader thread where there are some (reports/registry.ts' `portfolio`). */
-export type PortfolioMaker = (query: PortfolioQuery) => Promise<Awaited<ReturnType<typeof portfolio>>>;
+type PortfolioMaker = (query: PortfolioQuery) => Promise<Awaited<ReturnType<typeof portfolio>>>;
 
 export function createPortfolioService(deps: { make: PortfolioMaker; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());

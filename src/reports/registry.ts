@@ -6,23 +6,13 @@
 // request (/healthz, the pixel, sign-ins) until its deadline, so every report a request starts is here.
 import type { CategoryList } from "../analysis/source-categories";
 import { buildClientReport, withDeadline } from "../client-report/service";
-import type { ClientReportStore } from "../client-report/store";
-import type { InsightsStore } from "../insights/store";
 import type { DateWindow } from "../insights/window";
 import { trafficReport, type TrafficInterval } from "../pixel/traffic";
 import { portfolio, type PortfolioQuery } from "../portfolio/service";
-import type { PortfolioStore } from "../portfolio/store";
-import type { ReportsStore } from "./store";
+import type { RequestReads } from "../stores";
 
-/** What the reports read, and the deadline of each (STATEMENT_TIMEOUT_MS). */
-export interface ReportReads {
-  reports: ReportsStore;
-  insights: InsightsStore;
-  portfolio: PortfolioStore;
-  clientReport: ClientReportStore;
-  sourceCategories?: CategoryList;
-  timeoutMs: number;
-}
+/** What the reports read (a request's stores), and the deadline of each (STATEMENT_TIMEOUT_MS). */
+export type ReportReads = RequestReads & { sourceCategories?: CategoryList; timeoutMs: number };
 
 export const REPORTS = {
   traffic: (reads: ReportReads, a: { brandId: string; from: string; to: string; interval: TrafficInterval }) =>

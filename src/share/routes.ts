@@ -56,6 +56,6 @@ export function shareRoutes(deps: ShareRouteDeps) {
 
   async function sharedPage(token: string): Promise<Response> {
     const page = (await share.resolve(token)) ? await deps.page() : undefined;
-    return page ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } }) : new Response(GONE, { status: 404, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": inlinePagePolicy("embeddable", false) } });
+    return page ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" } }) : new Response(GONE, { status: 404, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": inlinePagePolicy("embeddable") } });
   }
 }

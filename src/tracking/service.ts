@@ -150,25 +150,21 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     // Asks per prompt × model × region: the request's `samples`, else the platform's setting (brand_platforms.samples).
     const platformSamples = new Map((await tracking.platformSamples(brandId)).map((r) => [r.platform, r.samples]));
     const samplesFor = (platform: string) => input.samples ?? platformSamples.get(platform) ?? 1;
-    let count = 0;
-    for (const prompt of prompts) {
+    // Each prompt's platforms (those it is limited to, if any) and regions, read once: counted first, then made.
+    const asked = prompts.map((prompt) => {
       const onlyPlatforms = storedStringList(prompt.platforms);
-      const regions = Math.max(1, storedStringList(prompt.regions).length);
-      for (const [platform, models] of targets) if (!onlyPlatforms.length || onlyPlatforms.includes(platform)) count += models.length * regions * samplesFor(platform);
-    }
+      const regions = storedStringList(prompt.regions);
+      return { prompt, platforms: [...targets].filter(([platform]) => !onlyPlatforms.length || onlyPlatforms.includes(platform)), regions: regions.length ? regions : [brand.region ?? ""] };
+    });
+    const count = asked.reduce((n, a) => n + a.platforms.reduce((m, [platform, models]) => m + models.length * a.regions.length * samplesFor(platform), 0), 0);
     if (count > MAX_UNITS_PER_RUN)
       throw new AppError(400, "run_too_large", `This run would ask ${count} questions; one run asks at most ${MAX_UNITS_PER_RUN}: name fewer prompts, platforms, models or samples`, { details: { units: count, max: MAX_UNITS_PER_RUN } });
     const units: NewUnit[] = [];
-    for (const prompt of prompts) {
-      const onlyPlatforms = storedStringList(prompt.platforms);
-      const regions = storedStringList(prompt.regions);
-      for (const [platform, models] of targets) {
-        if (onlyPlatforms.length && !onlyPlatforms.includes(platform)) continue;
+    for (const { prompt, platforms: promptPlatforms, regions } of asked)
+      for (const [platform, models] of promptPlatforms)
         for (const model of models)
-          for (const region of regions.length ? regions : [brand.region ?? ""])
+          for (const region of regions)
             for (let sample = 0; sample < samplesFor(platform); sample++) units.push({ promptId: prompt.id, platform, model, region, sample });
-      }
-    }
     if (!units.length) throw new AppError(409, "no_active_prompts", "No active prompt is set to run on the selected platforms");
 
     const job = {

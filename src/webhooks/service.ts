@@ -27,7 +27,7 @@ function endpointJson(row: WebhookEndpoint) {
 }
 
 /** Deliveries one organization may ask for by hand (tests, retries) a minute. */
-export const TESTS_PER_MINUTE = 10;
+const TESTS_PER_MINUTE = 10;
 
 export function createWebhookService(deps: {
   store: WebhookStore;

@@ -58,5 +58,7 @@ test("every request is logged as one JSON line with method, path, status, durati
   // A share link's token is its secret: not in the log.
   await app.handle(new Request("http://localhost/share/secret-token-123/csv/insights_trend"));
   expect(JSON.parse(lines.at(-1)!).path).toBe("/share/:token/csv/insights_trend");
+  await app.handle(new Request("http://localhost/api/share/secret-token-123"));
+  expect(JSON.parse(lines.at(-1)!).path).toBe("/api/share/:token");
   expect(lines.join("\n")).not.toContain("secret-token-123");
 });

@@ -81,7 +81,7 @@ test.skipIf(!h)("of two owners demoting each other at once, the second waits and
       () => "demoted",
       (error: { errno?: string; code?: string }) => error.errno ?? error.code,
     );
-    expect(await Promise.race([other, Bun.sleep(300).then(() => "waiting")])).toBe("waiting");
+    expect(await pendingAfter(other, 300)).toBe(true);
     await a`COMMIT`;
     expect(await other).toBe("P0001");
     await b`ROLLBACK`;

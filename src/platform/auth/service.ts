@@ -77,7 +77,7 @@ export function slugify(text: string): string {
  * sign-in and refresh, and an update merges into it — without a cap, each call could grow it by a
  * request body (review finding).
  */
-export const MAX_METADATA_CHARS = 16_384;
+const MAX_METADATA_CHARS = 16_384;
 
 function boundedMetadata<T extends Record<string, unknown>>(metadata: T, field: string): T {
   if (JSON.stringify(metadata).length > MAX_METADATA_CHARS) throw new AppError(400, "validation_failed", `${field} holds at most ${MAX_METADATA_CHARS} characters of JSON`);

@@ -82,10 +82,7 @@ const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 /** How many times a request runs when it loses a race to a concurrent one (a deadlock, a serialization failure). */
 const LOST_RACE_TRIES = 3;
 const LOST_RACE_PAUSE_MS = 50;
-const lostRace = (error: unknown) => {
-  const code = error instanceof AppError ? error.code : pgCode(error);
-  return code === "40P01" || code === "40001";
-};
+const lostRace = (error: unknown) => pgCode(error) === "40P01" || pgCode(error) === "40001";
 
 const savepoint = <T>(tx: SQL, fn: (sp: SQL) => Promise<T>): Promise<T> => (tx as SQL & { savepoint<U>(fn: (sp: SQL) => Promise<U>): Promise<U> }).savepoint(fn);
 

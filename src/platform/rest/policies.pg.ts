@@ -300,13 +300,14 @@ export function inheritedColumnSql(rule: InheritedColumn): string[] {
 function sameOwnerReferenceSql(table: string, column: string, parent: string, parentColumn: string, columnsOf: Map<string, string[]>): string[] {
   const sameBrand = columnsOf.get(table)!.includes("brand_id") && columnsOf.get(parent)!.includes("brand_id");
   const owner = sameBrand ? "brand_id" : "organization_id";
-  const parentOwner = sameBrand ? "brand_id" : parent === "organizations" ? "id" : "organization_id";
+  const parentOrganization = parent === "organizations" ? "id" : "organization_id";
+  const parentOwner = sameBrand ? "brand_id" : parentOrganization;
   const name = `${table}_${column}_same_owner`;
   return [
     `CREATE OR REPLACE FUNCTION ${PRIVATE_SCHEMA}.${name}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
     DECLARE found_owner uuid; found_organization uuid;
     BEGIN
-      SELECT p.${q(parentOwner)}, p.${q(parent === "organizations" ? "id" : "organization_id")} INTO found_owner, found_organization FROM ${q(parent)} AS p WHERE p.${q(parentColumn)} = NEW.${q(column)};
+      SELECT p.${q(parentOwner)}, p.${q(parentOrganization)} INTO found_owner, found_organization FROM ${q(parent)} AS p WHERE p.${q(parentColumn)} = NEW.${q(column)};
       IF FOUND AND found_owner IS DISTINCT FROM NEW.${q(owner)} THEN
         -- A row the caller may not read is, to them, no row: the foreign key's answer, not this rule's.
         IF NOT (${orgAmong("found_organization", ORG_ROLES)}) THEN

@@ -21,16 +21,19 @@ export function openRestThreadConnection(init: { dbPath: string; writable: boole
   sqlite.run("PRAGMA busy_timeout = 5000");
   registerSqlFunctions(sqlite);
   if (init.writable) sqlite.run("PRAGMA foreign_keys = ON");
-  const reads: ReportReads = {
-    reports: createSqliteReportsStore(sqlite),
-    insights: createSqliteInsightsStore(sqlite),
-    portfolio: createSqlitePortfolioStore(sqlite),
-    clientReport: createSqliteClientReportStore(sqlite),
-    sourceCategories: options.sourceCategories,
-    timeoutMs: init.statementTimeoutMs,
-  };
+  // Made at the first report: the writer thread never runs one.
+  let reads: ReportReads | undefined;
+  const readsOf = () =>
+    (reads ??= {
+      reports: createSqliteReportsStore(sqlite),
+      insights: createSqliteInsightsStore(sqlite),
+      portfolio: createSqlitePortfolioStore(sqlite),
+      clientReport: createSqliteClientReportStore(sqlite),
+      sourceCategories: options.sourceCategories,
+      timeoutMs: init.statementTimeoutMs,
+    });
   return {
     executor: createSqliteRestExecutor(sqlite, options),
-    report: (name, args) => (REPORTS[name as keyof typeof REPORTS] as (reads: ReportReads, args: unknown) => Promise<unknown>)(reads, args),
+    report: (name, args) => (REPORTS[name as keyof typeof REPORTS] as (reads: ReportReads, args: unknown) => Promise<unknown>)(readsOf(), args),
   };
 }

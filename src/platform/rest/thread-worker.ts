@@ -36,9 +36,8 @@ async function runReport(command: Extract<ThreadCommand, { type: "report" }>): P
     return { type: "report-done", id: command.id, value: await connection!.report(command.name, command.args) };
   } catch (error) {
     const appError = toAppError(error);
-    // The error's plain parts (its headers and each surface's code too: a timeout's Retry-After).
-    const { details, hint, headers, surfaceCodes } = appError.extra;
-    return { type: "report-done", id: command.id, error: { status: appError.status, code: appError.code, message: appError.message, extra: { details, hint, headers, surfaceCodes }, stack: String((error as Error)?.stack ?? error) } };
+    // Its extra parts too (plain data: a timeout's Retry-After, each surface's code).
+    return { type: "report-done", id: command.id, error: { status: appError.status, code: appError.code, message: appError.message, extra: appError.extra, stack: String((error as Error)?.stack ?? error) } };
   }
 }
 
