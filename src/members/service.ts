@@ -6,7 +6,7 @@
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
 // rights, as API keys and share links do.
 import { AppError } from "../http/errors";
-import { canonicalEmail, normalizeEmail } from "../platform/auth/email";
+import { canonicalEmail, isEmailFormat } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
@@ -105,8 +105,9 @@ export function createMembersService(deps: MembersDeps) {
     /** Invites `email` at `role`: 201 and the invitation, whether or not the address has an account. */
     async invite(user: ApiUser & { viaKey?: string }, organizationId: string, body: Record<string, unknown> | null | undefined) {
       const myRole = managed(user, organizationId);
-      // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case), checked as sign-up checks one.
-      const email = normalizeEmail(body?.email);
+      // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case).
+      const email = typeof body?.email === "string" ? canonicalEmail(body.email) : "";
+      if (!isEmailFormat(email)) throw new AppError(400, "validation_failed", "email must be an e-mail address");
       const role = body?.role ?? "member";
       if (!ROLES.includes(role as Role)) throw new AppError(400, "validation_failed", `role must be one of ${ROLES.join(", ")}`);
       if (!mayGrant(myRole, role as string)) throw new AppError(403, "forbidden", "Only owners invite owners and admins");

@@ -4,6 +4,9 @@ import { AppError } from "../../http/errors";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** Whether text (at most 254 characters: checked first, the pattern backtracks) reads as an address: local@domain.tld. */
+export const isEmailFormat = (text: string): boolean => text.length <= 254 && EMAIL.test(text);
+
 // Control, format (zero-width, joiners, soft hyphen, BOM, bidi controls, tags), private-use,
 // unassigned, lone surrogates, line/paragraph separators, and whatever Unicode says renders as
 // nothing (variation selectors, Hangul fillers, the combining grapheme joiner).
@@ -37,7 +40,7 @@ export function canonicalEmail(email: unknown): string {
 /** canonicalEmail plus the format and length a new or changed address must have. */
 export function normalizeEmail(email: unknown): string {
   const normalized = canonicalEmail(email);
-  if (normalized.length > 254 || !EMAIL.test(normalized)) throw invalid("invalid format");
+  if (!isEmailFormat(normalized)) throw invalid("invalid format");
   return normalized;
 }
 
