@@ -232,24 +232,42 @@ export function createBulkRollups(sqlite: Database, source: string) {
         : spec.keyIds
           ? sqlite.query(`SELECT t.day, ${measures.map((m) => `t.${m}`).join(", ")}, k.id FROM ${keysTable(spec)} AS k LEFT JOIN ${spec.table} AS t ON t.key_id = k.id AND t.day = (SELECT max(day) FROM ${spec.table} WHERE key_id = k.id) WHERE ${byKey}`)
           : sqlite.query(`SELECT day, ${measures.join(", ")} FROM ${spec.table} WHERE ${byKey} ORDER BY day DESC LIMIT 1`);
+      // Keyed by id and the id known (the key list's upsert returned it): the last row in one seek.
+      const lastById = spec.running && spec.keyIds ? sqlite.query(`SELECT day, ${measures.join(", ")} FROM ${spec.table} WHERE key_id = ?1 ORDER BY day DESC LIMIT 1`) : null;
       const appended = spec.keyIds ? ["key_id", "day", ...measures] : bucketColumns(spec);
       const append = spec.running ? sqlite.query(`INSERT INTO ${spec.table} (${appended.join(", ")}) VALUES (${appended.map((_, i) => `?${i + 1}`).join(", ")})`) : null;
-      return [spec, { keys, measures, columns: bucketColumns(spec), statements: bucketSql(spec).map((sql) => sqlite.query(sql)), last, append, tails: new Map<string, Tail>() }] as const;
+      // The key's last row taking the bucket's day again (a batch that began inside the day the one
+      // before ended in): its totals replaced, as no later row of the key exists.
+      const rowKey = spec.keyIds ? ["key_id", "day"] : [...keys, "day"];
+      const replaceLast = spec.running
+        ? sqlite.query(`UPDATE ${spec.table} SET ${measures.map((m, i) => `${m} = ?${i + 1}`).join(", ")} WHERE ${rowKey.map((k, i) => `${k} = ?${measures.length + i + 1}`).join(" AND ")}`)
+        : null;
+      // A key list (another rollup's keys, spec.ts withKeyList): its upsert returns the key's id for the totals after it.
+      const listing = !spec.running && ROLLUPS.some((s) => s.keyIds && s.source === source && keysTable(s) === spec.table);
+      const statements = bucketSql(spec).map((sql) => sqlite.query(listing ? `${sql} RETURNING id` : sql));
+      return [spec, { keys, measures, columns: bucketColumns(spec), statements, listing, last, lastById, append, replaceLast, tails: new Map<string, Tail>() }] as const;
     }),
   );
   let state: string | null = null;
   const writes = sqlite.query("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS state");
   const writesNow = () => (writes.get() as { state: string }).state;
+  // Each key list's ids by key (values joined), as its upsert returned them this write.
+  const listedIds = new Map<string, Map<string, number>>();
   const forget = () => {
     for (const p of prepared.values()) p.tails.clear();
+    listedIds.clear();
   };
 
   function add(spec: RollupSpec, buckets: Iterable<BucketSums>) {
-    const { keys, measures, columns, statements, last, append, tails } = prepared.get(spec)!;
+    const { keys, measures, columns, statements, listing, last, lastById, append, replaceLast, tails } = prepared.get(spec)!;
+    const ids = listing ? new Map<string, number>() : null;
+    if (ids) listedIds.set(spec.table, ids);
+    const listed = spec.keyIds ? listedIds.get(keysTable(spec)) : undefined;
     for (const bucket of buckets) {
       const values = columns.map((column) => bucket[column]!);
       if (!spec.running) {
-        statements[0]!.run(...(values as [string]));
+        if (!ids) statements[0]!.run(...(values as [string]));
+        else ids.set(values.slice(0, keys.length).join("\u0000"), (statements[0]!.get(...(values as [string])) as { id: number }).id);
         continue;
       }
       const keyValues = values.slice(0, keys.length) as [string];
@@ -258,20 +276,25 @@ export function createBulkRollups(sqlite: Database, source: string) {
       const sums = measures.map((m) => bucket[m] as number);
       let tail = tails.get(id);
       if (!tail) {
-        const row = last!.values(...keyValues)[0] as [string | null, ...number[]] | undefined;
+        const listedId = listed?.get(id);
+        const row = (listedId === undefined ? last!.values(...keyValues)[0] : lastById!.values(listedId)[0]) as [string | null, ...number[]] | undefined;
         if (tails.size >= MAX_TAILS) tails.clear();
-        const keyId = spec.keyIds ? (row?.at(-1) as number | undefined) : undefined;
+        const keyId = spec.keyIds ? (listedId ?? (row?.at(-1) as number | undefined)) : undefined;
         const found = row && row[0] !== null ? { day: row[0], totals: row.slice(1, 1 + measures.length) as number[] } : { day: "", totals: sums.map(() => 0) };
         tails.set(id, (tail = { ...found, keyId }));
       }
       // The key list is written before its totals (spec.ts order): a keyed total always finds its key.
       if (spec.keyIds && tail.keyId === undefined) throw new Error(`${spec.table}: key (${keyValues.join(", ")}) not listed in ${keysTable(spec)}`);
+      const keyOfRows = spec.keyIds ? [tail.keyId!] : keyValues;
       if (day > tail.day) {
         tail.day = day;
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
-        append!.run(...(spec.keyIds ? [tail.keyId!] : keyValues), day, ...tail.totals);
+        append!.run(...keyOfRows, day, ...tail.totals);
+      } else if (day === tail.day) {
+        tail.totals = tail.totals.map((t, i) => t + sums[i]!);
+        replaceLast!.run(...tail.totals, ...keyOfRows, day);
       } else {
-        // A day at or before the key's last: the general statements (carry, then add to every later row, the last included).
+        // A day before the key's last: the general statements (carry, then add to every later row, the last included).
         for (const statement of statements) statement.run(...(values.slice(0, statement.paramsCount) as [string]));
         tail.totals = tail.totals.map((t, i) => t + sums[i]!);
       }

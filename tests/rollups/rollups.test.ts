@@ -372,6 +372,28 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     check("after per-row writes following the bulk batches");
   });
 
+  test("a bulk import in time order, each batch beginning inside the day the one before ended in, for keys listed before and new ones, keeps the running totals equal to their raw rows", async () => {
+    const store = createSqliteCrawlerStore(db(), { bulkImport: true });
+    const brandId = brands()[0]!;
+    // Paths already listed by the batches above ("/", "/pricing") and new ones; one bot new here.
+    const paths = ["/", "/pricing", `/import-${SEED}-a`, `/import-${SEED}-b`];
+    const start = Date.UTC(2025, 2, 1);
+    let at = start;
+    for (let batch = 0; batch < 5; batch++) {
+      // ~1.5 days a batch, so a day's hits of one key are split between two batches.
+      const hits = Array.from({ length: 60 }, (_, i) => {
+        at += 36 * 60_000 + int(60_000);
+        const bot = i % 3 === 2 ? "PerplexityBot" : "GPTBot";
+        return { at: new Date(at).toISOString(), host: "", method: "GET", path: paths[i % paths.length]!, status: pick([200, 403, 404, 503]), bytes: int(5000), userAgent: "ua", refererHost: null, bot, operator: null, class: "ai_training", hit: "page", verdict: "verified", listVersion: null, recordKey: crypto.getRandomValues(new Uint8Array(16)), mayAnnounce: false };
+      });
+      await store.appendHits({ brandId, hits: hits as never, at: new Date().toISOString() });
+      check(`after time-ordered batch ${batch}`);
+    }
+    // The split days exist: a key's hits on one day came in two batches (so that day's row was written twice).
+    const days = db().query("SELECT count(DISTINCT substr(at, 1, 10)) AS n FROM crawler_hits WHERE brand_id = ? AND at >= ?").get(brandId, new Date(start).toISOString()) as { n: number };
+    expect(days.n).toBeGreaterThanOrEqual(5);
+  });
+
   test("a deleted competitor's citations (ON DELETE SET NULL) stay counted", async () => {
     const brandId = brands()[0];
     const competitor = competitorsOf(brandId).find((c) => db().query("SELECT 1 FROM citations WHERE competitor_id = ?").get(c)) ?? competitorsOf(brandId)[0];
