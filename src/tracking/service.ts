@@ -32,6 +32,16 @@ export const START_LIST_LIMITS = { platforms: 50, models: 50, promptIds: 10_000 
  * written at once and a paid call to an engine. Counted before any is made.
  */
 export const MAX_UNITS_PER_RUN = 50_000;
+/**
+ * Runs of one brand waiting or running at once, however they were started (a forced start skips
+ * only the look for a run of the same platforms): each is paid engine calls, and the queue takes
+ * jobs in arrival order, so a loop of starts would hold every other brand's runs behind it.
+ */
+export const MAX_OPEN_RUNS_PER_BRAND = 3;
+/** Runs started by hand (not by the schedule) waiting or running at once in one organization. */
+export const MAX_OPEN_STARTS_PER_ORG = 10;
+
+const tooManyRuns = (message: string, max: number) => new AppError(429, "too_many_runs", message, { details: { max } });
 
 function stringList(value: unknown, field: keyof typeof START_LIST_LIMITS): string[] | undefined {
   if (value === undefined || value === null) return undefined;
@@ -177,9 +187,14 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     };
     // Unless forced, a run for exactly these platforms already waiting or running is the answer —
     // looked for and enqueued in one step, so two starts at once (two instances) make one run.
-    const samePlatforms = (open: { id: string; data: string }[]) =>
-      open.find((o) => ((JSON.parse(o.data) as { platforms?: string[] }).platforms ?? []).slice().sort().join(",") === platforms.join(","))?.id ?? null;
-    const { jobId, enqueued } = input.force ? { jobId: await store.enqueue(job), enqueued: true } : await store.enqueueUnlessOpen(job, samePlatforms);
+    // Either way the brand's open runs are counted in the same step (a throw rolls the step back).
+    const samePlatforms = (open: { id: string; data: string }[]) => {
+      const same = input.force ? undefined : open.find((o) => ((JSON.parse(o.data) as { platforms?: string[] }).platforms ?? []).slice().sort().join(",") === platforms.join(","));
+      if (same) return same.id;
+      if (open.length >= MAX_OPEN_RUNS_PER_BRAND) throw tooManyRuns(`${open.length} tracking runs of this brand are already waiting or running (at most ${MAX_OPEN_RUNS_PER_BRAND}): wait for one to finish or cancel one`, MAX_OPEN_RUNS_PER_BRAND);
+      return null;
+    };
+    const { jobId, enqueued } = await store.enqueueUnlessOpen(job, samePlatforms);
     if (!enqueued) throw new AppError(409, "job_in_progress", "A tracking run for these platforms is already waiting or running", { details: { jobId } });
     deps.notifier?.wake();
     return { success: true as const, jobId, units: units.length, platforms };
@@ -198,8 +213,12 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
       const samples = body.samples ?? undefined;
       if (samples !== undefined && (typeof samples !== "number" || !Number.isInteger(samples) || samples < 1 || samples > MAX_SAMPLES))
         throw new AppError(400, "validation_failed", `samples must be a whole number from 1 to ${MAX_SAMPLES}`);
-      const { role } = await visibleBrand(user, brandId);
+      const { brand, role } = await visibleBrand(user, brandId);
       if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot start tracking runs");
+      // Counted before the brand's step, so two starts at once on two instances may pass it together: a bound, not an exact count.
+      const open = (await Promise.all((["waiting", "active"] as const).map((status) => store.listJobs({ organizationIds: [brand.organization_id], type: "tracking", status, limit: 100 })))).flat();
+      if (open.filter((j) => j.created_by !== null).length >= MAX_OPEN_STARTS_PER_ORG)
+        throw tooManyRuns(`${MAX_OPEN_STARTS_PER_ORG} tracking runs started by hand are already waiting or running in this organization: wait for one to finish or cancel one`, MAX_OPEN_STARTS_PER_ORG);
       return enqueueRun({ brandId, platforms, models, promptIds, force: body.force === true, samples: samples as number | undefined, createdBy: user.user.id });
     },
 

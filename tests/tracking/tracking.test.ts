@@ -218,6 +218,42 @@ describe("start validation", () => {
     await api.waitFor(first.body.jobId);
     await api.waitFor(forced.body.jobId);
   });
+
+  test("open runs are bounded: 3 a brand, forced starts included, and 10 started by hand in an organization; past them 429 too_many_runs and nothing enqueued", async () => {
+    const { api, orgId } = await owner();
+    fake.setBehavior("perplexity", { latencyMs: 5_000 });
+    const brands = await Promise.all(Array.from({ length: 4 }, () => seedBrandIn(db, orgId, { prompts: 1 })));
+    const started: string[] = [];
+    const forced = (brandId: string) => api.start({ brandId, platforms: ["perplexity"], force: true });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await forced(brands[0]!.brandId);
+        expect(res.status).toBe(200);
+        started.push(res.body.jobId);
+      }
+      const fourth = await forced(brands[0]!.brandId);
+      expect([fourth.status, fourth.body.error?.code, fourth.body.error?.details]).toEqual([429, "too_many_runs", { max: 3 }]);
+      // Another platform set (no forcing needed) counts the same.
+      expect((await api.start({ brandId: brands[0]!.brandId, platforms: ["perplexity", "chatgpt"] })).status).toBe(429);
+      expect(await countOf(db, "SELECT count(*) AS n FROM jobs WHERE brand_id = ?", brands[0]!.brandId)).toBe(3);
+      // The organization: 3 + 3 + 3 + 1 by hand, then the eleventh is refused whichever brand it names.
+      for (const { brandId } of brands.slice(1, 3))
+        for (let i = 0; i < 3; i++) started.push((await forced(brandId)).body.jobId);
+      const tenth = await forced(brands[3]!.brandId);
+      expect(tenth.status).toBe(200);
+      started.push(tenth.body.jobId);
+      const eleventh = await forced(brands[3]!.brandId);
+      expect([eleventh.status, eleventh.body.error?.code, eleventh.body.error?.details]).toEqual([429, "too_many_runs", { max: 10 }]);
+      expect(await countOf(db, `SELECT count(*) AS n FROM jobs WHERE brand_id IN (${brands.map(() => "?").join(", ")})`, ...brands.map((b) => b.brandId))).toBe(10);
+      // A run cancelled frees its place.
+      expect((await api.cancel(started[0]!)).status).toBe(200);
+      const again = await forced(brands[0]!.brandId);
+      expect(again.status).toBe(200);
+      started.push(again.body.jobId);
+    } finally {
+      for (const jobId of started.filter(Boolean)) await api.cancel(jobId);
+    }
+  });
 });
 
 describe("errors from the engines", () => {
