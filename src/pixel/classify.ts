@@ -139,7 +139,10 @@ function browserFamily(ua: string): string {
   if (/\bSamsungBrowser\//.test(ua)) return "Samsung Internet";
   if (/\bFirefox\/|\bFxiOS\//.test(ua)) return "Firefox";
   if (/\bCriOS\/|\bChrome\/|\bChromium\//.test(ua)) return "Chrome";
-  if (/\bVersion\/[\d.]+.*\bSafari\//.test(ua)) return "Safari";
+  // Version/… then Safari/… later on, found in one pass each (`Version\/[\d.]+.*Safari\/` rescanned
+  // the rest from every Version/: quadratic on a user agent made of them).
+  const version = ua.search(/\bVersion\/[\d.]+/);
+  if (version >= 0 && /\bSafari\//.test(ua.slice(version))) return "Safari";
   return "Other";
 }
 
@@ -148,16 +151,21 @@ function browserFamily(ua: string): string {
  * tokens (so "Code" does not match inside "Unicode"). Results are cached: few distinct user agents
  * make most traffic.
  */
+const MAX_USER_AGENT_CHARS = 1000;
+const OVERLONG_AGENT: UserAgentInfo = Object.freeze({ bot: true, family: "Other" });
+
 export function createUserAgentReader(tokens: string[] = aiRobotTokens(), cacheSize = 2000) {
   const alternatives = [...tokens].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|");
   const aiRobots = new RegExp(`(?:^|[^a-z0-9])(?:${alternatives})(?![a-z0-9])`, "i");
   const cache = new Map<string, UserAgentInfo>();
   return function read(userAgent: string | null): UserAgentInfo {
     const ua = userAgent ?? "";
+    // No browser sends a user agent this long: a bot, read no further and not kept in the cache.
+    if (ua.length > MAX_USER_AGENT_CHARS) return OVERLONG_AGENT;
     const cached = cache.get(ua);
     if (cached) return cached;
     const info: UserAgentInfo = {
-      bot: ua.trim() === "" || ua.length > 1000 || aiRobots.test(ua) || COMMON_BOTS.test(ua),
+      bot: ua.trim() === "" || aiRobots.test(ua) || COMMON_BOTS.test(ua),
       family: browserFamily(ua),
     };
     // Whole-cache reset keeps the bound without bookkeeping; a miss costs only two regex tests.

@@ -41,6 +41,15 @@ describe("identify", () => {
     expect(hitKind("/pricing")).toBe("page");
     expect(hitKind("/llms.txt")).toBe("page");
   });
+
+  test("a sitemap is what the former pattern /sitemap[^/]*\\.xml(\\.gz)?$/ named, read in one pass (a path of 292 'sitemap's is a page, as it was)", () => {
+    const former = (p: string) => /sitemap[^/]*\.xml(\.gz)?$/.test(p) || p.endsWith("/sitemap");
+    const paths = ["/sitemap.xml", "/sitemap.xml.gz", "/Sitemap_Index.XML", "/a/sitemap/b.xml", "/sitemap/x.xml", "/news-sitemap-2.xml", "/sitemap.gz.xml", "/sitemap.xml.gz.txt", "/xml.sitemap", "/sitemap", "/a/sitemap", "/sitemaps", "/site-map.xml", "/sitemap.xmlx", "/.xml", "/sitemap.xml/", "/sitemap.xml?x=1", `/${"sitemap".repeat(292)}`, `/${"sitemap".repeat(292)}.xml`];
+    for (const path of paths) {
+      const lower = path.split(/[?#]/)[0]!.toLowerCase();
+      expect({ path, sitemap: hitKind(path) === "sitemap" }).toEqual({ path, sitemap: former(lower) });
+    }
+  });
 });
 
 describe("verify", () => {

@@ -143,6 +143,14 @@ describe("bots", () => {
     ];
     for (const [ua, family] of browsers) expect({ ua, info: read(ua) }).toEqual({ ua, info: { bot: false, family } });
   });
+
+  test("Safari is Version/… with Safari/… after it, as the former pattern said; a user agent over 1,000 characters is a bot of family Other, read no further", () => {
+    const former = (ua: string) => /\bVersion\/[\d.]+.*\bSafari\//.test(ua);
+    for (const ua of ["Foo Version/18.1 Safari/605", "Foo Safari/605 Version/18.1", "Version/1.2.3Safari/1", "Version/ Safari/1", "xVersion/1 Safari/1", "Version/1 xSafari/1", "Version/1 Safari", `${"Version/1 ".repeat(90)}`])
+      expect({ ua, safari: read(ua).family === "Safari" }).toEqual({ ua, safari: former(ua) });
+    expect(read("Version/1 ".repeat(1600))).toEqual({ bot: true, family: "Other" });
+    expect(read(`${"x".repeat(990)} Version/18.1 Safari/605.1.15`)).toEqual({ bot: true, family: "Other" });
+  });
 });
 
 describe("the origin rule", () => {
