@@ -85,11 +85,16 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
   }
 
   return {
-    /** Stores the good records of a batch in one transaction; bad ones are reported by index. `turn`: see WriteTurn. */
-    async ingest(brandId: string, raw: unknown[], turn?: WriteTurn): Promise<IngestResult> {
+    /** A reverse-DNS budget from now, for a request that sends several batches. */
+    newDnsBudget: (): DnsBudget => deps.verifier.newBudget(),
+    /**
+     * Stores the good records of a batch in one transaction; bad ones are reported by index. `turn`:
+     * see WriteTurn. `dns`: the request's reverse-DNS budget when it sends several batches (a
+     * Logpush body); each batch gets its own otherwise.
+     */
+    async ingest(brandId: string, raw: unknown[], turn?: WriteTurn, dns: DnsBudget = deps.verifier.newBudget()): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
       const hits: CrawlerHit[] = [];
-      const dns = deps.verifier.newBudget();
       for (const [index, item] of raw.entries()) {
         const r = normalizeRecord(item);
         if (typeof r === "string") {

@@ -80,8 +80,10 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
     malformed += overlong;
     let accepted = 0;
     let duplicates = 0;
+    // One reverse-DNS budget for the whole body (500 lookups, 5 s), not one per batch of it.
+    const dns = deps.ingest.newDnsBudget();
     for (let i = 0; i < records.length; i += MAX_BATCH) {
-      const r = await deps.ingest.ingest(brandId, records.slice(i, i + MAX_BATCH));
+      const r = await deps.ingest.ingest(brandId, records.slice(i, i + MAX_BATCH), undefined, dns);
       accepted += r.accepted;
       duplicates += r.duplicates;
       malformed += r.errors.length;

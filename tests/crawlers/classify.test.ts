@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { hitKind, identify } from "../../src/crawlers/classify";
 import { createCrawlerIngest } from "../../src/crawlers/ingest";
+import { crawlerRoutes } from "../../src/crawlers/routes";
 import type { CrawlerStore } from "../../src/crawlers/store";
 import { createVerifier, type Resolver } from "../../src/crawlers/verify";
 
@@ -113,5 +114,21 @@ describe("verify", () => {
       await timed.ingest("brand", again);
       expect(asked).toBe(before + 1);
     }
+  });
+
+  test("a Logpush body is one request for the reverse-DNS budget, however many batches it is stored in", async () => {
+    let asked = 0;
+    const resolver: Resolver = { reverse: async () => (asked++, []), forward: async () => [] };
+    const organization = crypto.randomUUID();
+    const brand = crypto.randomUUID();
+    const store = { brandOrganization: async () => organization, appendHits: async ({ hits }: { hits: unknown[] }) => ({ accepted: hits.length, events: 0 }) } as unknown as CrawlerStore;
+    const ingest = createCrawlerIngest({ store, recordSecret: "s", verifier: createVerifier({ rdns: resolver, dnsBudget: { lookups: 10, ms: 60_000, lookupMs: 1_000 } }) });
+    const callers = { apiUser: async () => ({ orgRoles: new Map([[organization, "member"]]) }) } as never;
+    const app = crawlerRoutes({ store, ingest, callers });
+    // 2,500 Googlebots from as many addresses outside Google's ranges: three batches of the body.
+    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ EdgeStartTimestamp: "2026-11-20T10:00:00Z", ClientRequestMethod: "GET", ClientRequestURI: "/", EdgeResponseStatus: 200, ClientIP: `203.0.${i >> 8}.${i & 255}`, ClientRequestUserAgent: "Mozilla/5.0 (compatible; Googlebot/2.1)" }));
+    const res = await app.handle(new Request(`http://localhost/api/brands/${brand}/crawler-logs/logpush`, { method: "POST", headers: { "content-type": "application/json" }, body: lines.join("\n") }));
+    expect(await res.json()).toEqual({ success: true, accepted: 2500, duplicates: 0, malformed: 0 });
+    expect(asked).toBe(10);
   });
 });
