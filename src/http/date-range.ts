@@ -24,3 +24,6 @@ export function futureExpiry(value: unknown, now: Date): string | null {
   if (!iso || t <= now.getTime() || !dayInRange(iso)) throw new AppError(400, "validation_failed", `expires_at must be an ISO 8601 date-time in the future, before ${LAST_DAY.slice(0, 4)}-12-31T23:59:59Z`);
   return iso;
 }
+
+/** A share link or an API key still usable at `at`: not revoked and not expired. */
+export const isLive = (row: { revoked_at: string | null; expires_at: string | null }, at: Date): boolean => !row.revoked_at && (!row.expires_at || Date.parse(row.expires_at) > at.getTime());

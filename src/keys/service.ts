@@ -1,7 +1,7 @@
 // Personal API keys (issue #20): `aw_` + 32 random bytes, shown once, stored as a SHA-256 hash with a
 // visible prefix; scoped to one organization and a role no higher than the creator's (and never
 // above the creator's role at the time of use); optional expiry; last use recorded; revocable.
-import { futureExpiry } from "../http/date-range";
+import { futureExpiry, isLive } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -15,6 +15,8 @@ const RANK: Record<OrgRole, number> = { viewer: 0, member: 1, admin: 2, owner: 3
 const MANAGERS: OrgRole[] = ["owner", "admin"];
 /** last_used_at is written at most this often per key: a busy script must not turn reads into writes. */
 const LAST_USED_EVERY_MS = 60_000;
+/** Usable keys one person holds in one organization: a bound on what a list answers and a leak can hold. */
+export const MAX_LIVE_KEYS = 50;
 
 const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 const keyJson = (k: KeyRow) => ({ id: k.id, name: k.name, organization_id: k.organization_id, user_id: k.user_id, role: k.role, prefix: k.prefix, expires_at: k.expires_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at, created_at: k.created_at });
@@ -56,6 +58,8 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       if (!ORG_ROLES.includes(role)) throw new AppError(400, "validation_failed", `role must be one of ${ORG_ROLES.join(", ")}`);
       if (RANK[role] > RANK[mine]) throw new AppError(403, "forbidden", `A ${mine} cannot create a key with the role ${role}`);
       const expiresAt = futureExpiry(body.expires_at, now());
+      const live = (await store.listVisible({ userId: user.user.id, organizationIds: [] })).filter((k) => k.organization_id === organizationId && isLive(k, now()));
+      if (live.length >= MAX_LIVE_KEYS) throw new AppError(429, "too_many_keys", `You hold ${MAX_LIVE_KEYS} usable keys in this organization, the most there may be: revoke one first`, { details: { max: MAX_LIVE_KEYS } });
       const secret = `${KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
       const row = await store.create({ organizationId, userId: user.user.id, name, role, prefix: secret.slice(0, 10), hash: sha256(secret), expiresAt });
       return { success: true, key: keyJson(row), secret };
@@ -68,11 +72,13 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       return { success: true, keys: rows.filter((k) => user.orgRoles.has(k.organization_id)).map(keyJson) };
     },
 
-    async revoke(user: ApiUser, id: unknown) {
+    async revoke(user: ApiUser & { viaKey?: string }, id: unknown) {
       const keyId = requireUuid(id, "id");
       const row = await store.byId(keyId);
       const role = row ? user.orgRoles.get(row.organization_id) : undefined;
       if (!row || !role || (row.user_id !== user.user.id && !MANAGERS.includes(role))) throw new AppError(404, "not_found", "Key not found");
+      // A key stops itself only: a leaked read-only key must not switch off its user's other keys.
+      if (user.viaKey && user.viaKey !== row.id) throw new AppError(403, "forbidden", "An API key can revoke itself only: sign in as the user to revoke other keys");
       return { success: true, key: keyJson((await store.revoke({ id: keyId, at: now().toISOString() }))!) };
     },
   };

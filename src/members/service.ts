@@ -105,6 +105,8 @@ export function createMembersService(deps: MembersDeps) {
     /** Invites `email` at `role`: 201 and the invitation, whether or not the address has an account. */
     async invite(user: ApiUser & { viaKey?: string }, organizationId: string, body: Record<string, unknown> | null | undefined) {
       const myRole = managed(user, organizationId);
+      // A membership outlives the key that asked for it: a leaked key must not add its holder for good.
+      if (user.viaKey) throw new AppError(403, "forbidden", "Invitations are sent by a member signed in, not by an API key");
       // Kept in the spelling accounts are matched by (canonicalEmail: trimmed, NFC, lower case).
       const email = typeof body?.email === "string" ? canonicalEmail(body.email) : "";
       if (!isEmailFormat(email)) throw new AppError(400, "validation_failed", "email must be an e-mail address");

@@ -2,7 +2,7 @@
 // sources without an account. The link's token is a bearer that reads that brand's insights RPCs
 // and nothing else (src/platform/rest/service.ts); a revoked or expired link answers 404, and so does
 // one whose creator is no longer an owner or admin of the brand's organization (as API keys do).
-import { futureExpiry } from "../http/date-range";
+import { futureExpiry, isLive } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -10,6 +10,8 @@ import type { ShareLinkRow, ShareStore } from "./store";
 
 export const SHARE_PREFIX = "aws_";
 const MANAGERS = ["owner", "admin"];
+/** Usable share links of one brand at once. */
+export const MAX_LIVE_SHARE_LINKS = 100;
 const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 export interface SharedBrand {
@@ -54,6 +56,8 @@ export function createShareService(deps: { store: ShareStore; now?: () => Date; 
       if (!body || typeof body !== "object" || Array.isArray(body)) throw new AppError(400, "validation_failed", "The body must be a JSON object");
       const brand = await managedBrand(user, requireUuid(body.brand_id, "brand_id"));
       const expiresAt = futureExpiry(body.expires_at, now());
+      if ((await store.listForBrand(brand.id)).filter((l) => isLive(l, now())).length >= MAX_LIVE_SHARE_LINKS)
+        throw new AppError(429, "too_many_share_links", `This brand has ${MAX_LIVE_SHARE_LINKS} usable share links, the most it may have: revoke one first`, { details: { max: MAX_LIVE_SHARE_LINKS } });
       const token = `${SHARE_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
       const row: ShareLinkRow = await store.create({ brandId: brand.id, organizationId: brand.organization_id, createdBy: user.user.id, hash: sha256(token), prefix: token.slice(0, 10), expiresAt });
       return { success: true, link: row, url: `${deps.publicUrl().replace(/\/$/, "")}/share/${token}` };

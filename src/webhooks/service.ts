@@ -28,6 +28,8 @@ function endpointJson(row: WebhookEndpoint) {
 
 /** Deliveries one organization may ask for by hand (tests, retries) a minute. */
 const TESTS_PER_MINUTE = 10;
+/** Endpoints of one organization: each event is delivered to each, on delivery slots every organization shares. */
+export const MAX_ENDPOINTS = 25;
 
 export function createWebhookService(deps: {
   store: WebhookStore;
@@ -112,6 +114,8 @@ export function createWebhookService(deps: {
         if (!(await store.brandInOrganization({ brandId, organizationId })))
           throw new AppError(404, "not_found", "Brand not found in that organization");
       }
+      if ((await store.endpointsOf([organizationId])).length >= MAX_ENDPOINTS)
+        throw new AppError(429, "too_many_endpoints", `An organization has at most ${MAX_ENDPOINTS} webhook endpoints: delete one first`, { details: { max: MAX_ENDPOINTS } });
       const secret = newSecret();
       const at = now().toISOString();
       const row = await store.createEndpoint({ organizationId, brandId, url, description, secret, events, format, at });

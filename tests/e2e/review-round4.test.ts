@@ -1,0 +1,89 @@
+// backends: sqlite, postgres
+// The fourth review's findings on API keys, share links and webhooks, replayed over HTTP: what a key
+// may do that outlives it, and the counts of what one caller may hold. Each failed before its fix.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { testServer } from "../helpers/app";
+import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
+
+let server: Server;
+let org: Org;
+let brandId: string;
+
+beforeAll(async () => {
+  server = await testServer();
+  org = await signedUpOrg(server, "Round four");
+  brandId = (await createBrand(org.owner, org.id, "round-four")).id;
+});
+afterAll(() => server.stop());
+
+async function call(token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+}
+
+const newKey = async (role = "owner") => {
+  const res = await call(org.ownerToken, "POST", "/api/keys", { name: `k-${crypto.randomUUID().slice(0, 8)}`, organization_id: org.id, role });
+  expect(res.status).toBe(200);
+  return res.body as { key: { id: string }; secret: string };
+};
+
+describe("what an API key may start that would outlive it", () => {
+  test("an owner's key cannot invite anyone (the membership would stay after the key is revoked); the owner signed in can", async () => {
+    const key = await newKey("owner");
+    const byKey = await call(key.secret, "POST", `/api/organizations/${org.id}/invitations`, { email: "accomplice@example.com", role: "owner" });
+    expect([byKey.status, byKey.body.error?.code]).toEqual([403, "forbidden"]);
+    const pending = await call(org.ownerToken, "GET", `/api/organizations/${org.id}/members`);
+    expect(pending.body.invitations.map((i: { email: string }) => i.email)).not.toContain("accomplice@example.com");
+    expect((await call(org.ownerToken, "POST", `/api/organizations/${org.id}/invitations`, { email: "colleague@example.com", role: "member" })).status).toBe(201);
+  });
+
+  test("a key revokes itself only: a read-only key cannot switch off its user's other keys", async () => {
+    const viewer = await newKey("viewer");
+    const writer = await newKey("member");
+    const other = await call(viewer.secret, "DELETE", `/api/keys/${writer.key.id}`);
+    expect([other.status, other.body.error?.code]).toEqual([403, "forbidden"]);
+    // The writer's key still works; the viewer's key may end itself.
+    expect((await call(writer.secret, "GET", "/api/keys")).status).toBe(200);
+    expect((await call(viewer.secret, "DELETE", `/api/keys/${viewer.key.id}`)).status).toBe(200);
+    expect((await call(viewer.secret, "GET", "/api/keys")).status).toBe(401);
+  });
+});
+
+describe("how much one caller may hold", () => {
+  test("50 usable keys a person in an organization, then 429 too_many_keys; a revoked one frees a place", async () => {
+    const live = ((await call(org.ownerToken, "GET", "/api/keys")).body.keys as { revoked_at: string | null }[]).filter((k) => !k.revoked_at).length;
+    const made: string[] = [];
+    for (let i = live; i < 50; i++) made.push((await newKey("viewer")).key.id);
+    const over = await call(org.ownerToken, "POST", "/api/keys", { name: "one too many", organization_id: org.id, role: "viewer" });
+    expect([over.status, over.body.error?.code, over.body.error?.details]).toEqual([429, "too_many_keys", { max: 50 }]);
+    expect((await call(org.ownerToken, "DELETE", `/api/keys/${made[0]}`)).status).toBe(200);
+    expect((await newKey("viewer")).secret).toStartWith("aw_");
+  });
+
+  test("100 usable share links a brand, then 429 too_many_share_links; a revoked one frees a place", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await call(org.ownerToken, "POST", "/api/share-links", { brand_id: brandId });
+      expect(res.status).toBe(200);
+      ids.push(res.body.link.id);
+    }
+    const over = await call(org.ownerToken, "POST", "/api/share-links", { brand_id: brandId });
+    expect([over.status, over.body.error?.code, over.body.error?.details]).toEqual([429, "too_many_share_links", { max: 100 }]);
+    expect((await call(org.ownerToken, "DELETE", `/api/share-links/${ids[0]}`)).status).toBe(200);
+    expect((await call(org.ownerToken, "POST", "/api/share-links", { brand_id: brandId })).status).toBe(200);
+  });
+
+  test("25 webhook endpoints an organization, then 429 too_many_endpoints and nothing stored; a deleted one frees a place", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const res = await call(org.ownerToken, "POST", "/api/webhooks", { organization_id: org.id, url: `https://hooks-${i}.example.net/in`, events: ["tracking.completed"] });
+      expect(res.status).toBe(200);
+      ids.push(res.body.endpoint.id);
+    }
+    const over = await call(org.ownerToken, "POST", "/api/webhooks", { organization_id: org.id, url: "https://hooks-25.example.net/in", events: ["tracking.completed"] });
+    expect([over.status, over.body.error?.code, over.body.error?.details]).toEqual([429, "too_many_endpoints", { max: 25 }]);
+    expect((await call(org.ownerToken, "GET", "/api/webhooks")).body.endpoints).toHaveLength(25);
+    expect((await call(org.ownerToken, "DELETE", `/api/webhooks/${ids[0]}`)).status).toBe(200);
+    expect((await call(org.ownerToken, "POST", "/api/webhooks", { organization_id: org.id, url: "https://hooks-25.example.net/in", events: ["tracking.completed"] })).status).toBe(200);
+  });
+});
