@@ -8,9 +8,10 @@ import { registerSqlFunctions as registerWith } from "./db/functions";
 import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers.sqlite";
+import { brandMoveSchema } from "./setup/brand-move.sqlite";
 
 /** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */
-export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema] as const;
+export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema, brandMoveSchema] as const;
 
 type Options = { migrate?: boolean; busyTimeoutMs?: number };
 

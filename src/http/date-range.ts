@@ -25,5 +25,11 @@ export function futureExpiry(value: unknown, now: Date): string | null {
   return iso;
 }
 
+/**
+ * A credential made before its creator's current membership began (they left and came back): void,
+ * like one whose creator left — what the organization revoked by removing them stays revoked.
+ */
+export const madeBeforeMembership = (createdAt: string, memberSince: string | null): boolean => memberSince !== null && Date.parse(createdAt) < Date.parse(memberSince);
+
 /** A share link or an API key still usable at `at`: not revoked and not expired. */
 export const isLive = (row: { revoked_at: string | null; expires_at: string | null }, at: Date): boolean => !row.revoked_at && (!row.expires_at || Date.parse(row.expires_at) > at.getTime());

@@ -1,7 +1,7 @@
 // Personal API keys (issue #20): `aw_` + 32 random bytes, shown once, stored as a SHA-256 hash with a
 // visible prefix; scoped to one organization and a role no higher than the creator's (and never
 // above the creator's role at the time of use); optional expiry; last use recorded; revocable.
-import { futureExpiry, isLive } from "../http/date-range";
+import { futureExpiry, isLive, madeBeforeMembership } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -39,7 +39,7 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       if (!token.startsWith(KEY_PREFIX)) return null;
       const row = await store.findByHash(sha256(token));
       const at = now();
-      if (!row || row.revoked_at || !row.member_role || (row.expires_at && Date.parse(row.expires_at) <= at.getTime())) return null;
+      if (!row || !isLive(row, at) || !row.member_role || madeBeforeMembership(row.created_at, row.member_since)) return null;
       if (!row.last_used_at || at.getTime() - Date.parse(row.last_used_at) > LAST_USED_EVERY_MS) await store.markUsed({ id: row.id, at: at.toISOString() });
       // Never above what its creator may do today.
       const role = RANK[row.member_role] < RANK[row.role] ? row.member_role : row.role;

@@ -7,7 +7,7 @@ const COLUMNS = "id, organization_id, user_id, name, role, prefix, expires_at, l
 export function createSqliteKeyStore(sqlite: Database): KeyStore {
   const q = {
     byHash: sqlite.prepare(
-      `SELECT k.id, k.organization_id, k.user_id, k.role, k.expires_at, k.revoked_at, k.last_used_at, u.email, m.role AS member_role
+      `SELECT k.id, k.organization_id, k.user_id, k.role, k.expires_at, k.revoked_at, k.last_used_at, k.created_at, u.email, m.role AS member_role, m.created_at AS member_since
          FROM personal_api_keys k JOIN users u ON u.id = k.user_id
          LEFT JOIN organization_members m ON m.organization_id = k.organization_id AND m.user_id = k.user_id
         WHERE k.hash = ?`,

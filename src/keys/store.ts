@@ -17,9 +17,11 @@ export interface KeyRow {
 }
 
 /** A key found by its hash, with its creator's email and current role in the key's organization (null when they left). */
-export interface KeyHolder extends Omit<KeyRow, "name" | "prefix" | "created_at"> {
+export interface KeyHolder extends Omit<KeyRow, "name" | "prefix"> {
   email: string;
   member_role: OrgRole | null;
+  /** When the creator's current membership of the key's organization began. */
+  member_since: string | null;
 }
 
 export interface KeyStore {

@@ -2,7 +2,7 @@
 // sources without an account. The link's token is a bearer that reads that brand's insights RPCs
 // and nothing else (src/platform/rest/service.ts); a revoked or expired link answers 404, and so does
 // one whose creator is no longer an owner or admin of the brand's organization (as API keys do).
-import { futureExpiry, isLive } from "../http/date-range";
+import { futureExpiry, isLive, madeBeforeMembership } from "../http/date-range";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
@@ -35,9 +35,9 @@ export function createShareService(deps: { store: ShareStore; now?: () => Date; 
   async function resolve(token: string): Promise<SharedBrand | null> {
     if (!token.startsWith(SHARE_PREFIX)) return null;
     const row = await store.findByHash(sha256(token));
-    if (!row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now().getTime())) return null;
-    // A link works only while its creator could still make it.
-    if (!row.creator_role || !MANAGERS.includes(row.creator_role)) return null;
+    if (!row || !isLive(row, now())) return null;
+    // A link works only while its creator could still make it (and has not left since).
+    if (!row.creator_role || !MANAGERS.includes(row.creator_role) || madeBeforeMembership(row.created_at, row.creator_since)) return null;
     return { brandId: row.brand_id, organizationId: row.organization_id };
   }
 

@@ -8,7 +8,7 @@ export function createSqliteShareStore(sqlite: Database): ShareStore {
   const q = {
     // With its creator's role today: a link works only while its creator could still make it.
     byHash: sqlite.prepare(
-      `SELECT s.id, s.brand_id, s.organization_id, s.created_by, s.expires_at, s.revoked_at, m.role AS creator_role
+      `SELECT s.id, s.brand_id, s.organization_id, s.created_by, s.expires_at, s.revoked_at, s.created_at, m.role AS creator_role, m.created_at AS creator_since
          FROM share_links AS s LEFT JOIN organization_members AS m ON m.organization_id = s.organization_id AND m.user_id = s.created_by
         WHERE s.token_hash = ?`,
     ),

@@ -14,8 +14,10 @@ export interface ShareLinkRow {
 }
 
 /** A link found by its token hash, with its creator's current role in the link's organization (null when they left). */
-export interface ShareLinkHolder extends Omit<ShareLinkRow, "prefix" | "created_at"> {
+export interface ShareLinkHolder extends Omit<ShareLinkRow, "prefix"> {
   creator_role: string | null;
+  /** When the creator's current membership of the link's organization began. */
+  creator_since: string | null;
 }
 
 /** What a shared page shows before any data. */

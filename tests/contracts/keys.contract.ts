@@ -24,7 +24,8 @@ export function describeKeyStoreContract(name: string, make: () => Promise<Harne
       expect(row).toMatchObject({ organization_id: org, user_id: user, name: "ci", role: "member", prefix: "aw_abcdefg", expires_at: null, last_used_at: null, revoked_at: null });
       expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
       const found = await h.store.findByHash(h1);
-      expect(found).toMatchObject({ id: row.id, role: "member", member_role: "admin", revoked_at: null });
+      expect(found).toMatchObject({ id: row.id, role: "member", member_role: "admin", revoked_at: null, created_at: row.created_at });
+      expect(Date.parse(found!.member_since!)).toBeLessThanOrEqual(Date.parse(row.created_at));
       expect(found!.email).toContain("@example.com");
       expect(await h.store.findByHash(hash())).toBeNull();
     });

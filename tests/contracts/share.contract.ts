@@ -26,7 +26,10 @@ export function describeShareStoreContract(name: string, make: () => Promise<Har
       expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(row.created_at).toBeString();
       expect(JSON.stringify(row)).not.toContain(h1);
-      expect(await h.store.findByHash(h1)).toEqual({ id: row.id, brand_id: brand, organization_id: org, created_by: user, expires_at: "2030-01-01T00:00:00.000Z", revoked_at: null, creator_role: "admin" });
+      const found = await h.store.findByHash(h1);
+      expect(found).toEqual({ id: row.id, brand_id: brand, organization_id: org, created_by: user, expires_at: "2030-01-01T00:00:00.000Z", revoked_at: null, created_at: row.created_at, creator_role: "admin", creator_since: expect.any(String) });
+      // The creator's membership began before the link was made.
+      expect(Date.parse(found!.creator_since!)).toBeLessThanOrEqual(Date.parse(row.created_at));
       expect(await h.store.findByHash(hash())).toBeNull();
     });
 

@@ -3,7 +3,7 @@
 // may do that outlives it, and the counts of what one caller may hold. Each failed before its fix.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { testServer } from "../helpers/app";
-import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
+import { createBrand, memberOf, serviceClient, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
 let org: Org;
@@ -49,9 +49,52 @@ describe("what an API key may start that would outlive it", () => {
   });
 });
 
+describe("credentials across a membership and a brand's move", () => {
+  test("a key and a share link an admin made stay void after the admin was removed and invited back", async () => {
+    const admin = await memberOf(server, org.id, "admin");
+    const { data: me } = await admin.sb.auth.getUser();
+    const key = await call(admin.token, "POST", "/api/keys", { name: "admin's", organization_id: org.id });
+    const link = await call(admin.token, "POST", "/api/share-links", { brand_id: brandId });
+    const token = (link.body.url as string).split("/share/")[1]!;
+    expect((await call(key.body.secret, "GET", "/api/keys")).status).toBe(200);
+    expect((await fetch(`${server.url}/api/share/${token}`)).status).toBe(200);
+    // Removed by the owner, then invited back and accepted.
+    const removed = await org.owner.from("organization_members").delete().eq("organization_id", org.id).eq("user_id", me.user!.id).select();
+    expect(removed.data).toHaveLength(1);
+    expect((await call(key.body.secret, "GET", "/api/keys")).status).toBe(401);
+    const invited = await call(org.ownerToken, "POST", `/api/organizations/${org.id}/invitations`, { email: me.user!.email, role: "admin" });
+    expect((await call(admin.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(200);
+    expect((await call(admin.token, "GET", `/api/organizations/${org.id}/members`)).status).toBe(200);
+    expect((await call(key.body.secret, "GET", "/api/keys")).status).toBe(401);
+    expect((await fetch(`${server.url}/api/share/${token}`)).status).toBe(404);
+    // What the admin makes now works.
+    const fresh = await call(admin.token, "POST", "/api/keys", { name: "admin's again", organization_id: org.id });
+    expect((await call(fresh.body.secret, "GET", "/api/keys")).status).toBe(200);
+  });
+
+  test("a brand moved to another organization takes its share links and webhook endpoints along: the new organization's admins list and revoke them", async () => {
+    const other = await signedUpOrg(server, "Round four, the other");
+    const { data: owner } = await org.owner.auth.getUser();
+    // The first organization's owner administers the other one too, as a move needs.
+    expect((await serviceClient(server).from("organization_members").insert({ organization_id: other.id, user_id: owner.user!.id, role: "admin" })).error).toBeNull();
+    const moved = (await createBrand(org.owner, org.id, "moving")).id;
+    const link = await call(org.ownerToken, "POST", "/api/share-links", { brand_id: moved });
+    const hook = await call(org.ownerToken, "POST", "/api/webhooks", { organization_id: org.id, brand_id: moved, url: "https://moving.example.net/in", events: ["tracking.completed"] });
+    expect([link.status, hook.status]).toEqual([200, 200]);
+    expect((await org.owner.from("brands").update({ organization_id: other.id }).eq("id", moved).select()).data).toHaveLength(1);
+    // The other organization's own owner (not in the first one) sees and removes both.
+    const links = await call(other.ownerToken, "GET", `/api/share-links?brand_id=${moved}`);
+    expect(links.body.links.map((l: { id: string; organization_id: string }) => [l.id, l.organization_id])).toEqual([[link.body.link.id, other.id]]);
+    expect((await call(other.ownerToken, "GET", "/api/webhooks")).body.endpoints.map((e: { id: string }) => e.id)).toContain(hook.body.endpoint.id);
+    expect((await call(other.ownerToken, "DELETE", `/api/share-links/${link.body.link.id}`)).status).toBe(200);
+    expect((await call(other.ownerToken, "DELETE", `/api/webhooks/${hook.body.endpoint.id}`)).status).toBe(200);
+  });
+});
+
 describe("how much one caller may hold", () => {
   test("50 usable keys a person in an organization, then 429 too_many_keys; a revoked one frees a place", async () => {
-    const live = ((await call(org.ownerToken, "GET", "/api/keys")).body.keys as { revoked_at: string | null }[]).filter((k) => !k.revoked_at).length;
+    const { data: me } = await org.owner.auth.getUser();
+    const live = ((await call(org.ownerToken, "GET", "/api/keys")).body.keys as { user_id: string; revoked_at: string | null }[]).filter((k) => k.user_id === me.user!.id && !k.revoked_at).length;
     const made: string[] = [];
     for (let i = live; i < 50; i++) made.push((await newKey("viewer")).key.id);
     const over = await call(org.ownerToken, "POST", "/api/keys", { name: "one too many", organization_id: org.id, role: "viewer" });
@@ -61,6 +104,7 @@ describe("how much one caller may hold", () => {
   });
 
   test("100 usable share links a brand, then 429 too_many_share_links; a revoked one frees a place", async () => {
+    const brandId = (await createBrand(org.owner, org.id, "shared-often")).id;
     const ids: string[] = [];
     for (let i = 0; i < 100; i++) {
       const res = await call(org.ownerToken, "POST", "/api/share-links", { brand_id: brandId });
