@@ -35,10 +35,39 @@ function toolContext(deps: McpDeps, user: ApiUser, authorization: string): ToolC
   };
 }
 
+/** Messages in one JSON-RPC batch: the SDK runs a batch's tool calls all at once. */
+export const MAX_MCP_BATCH = 20;
+
+const invalidRequest = (message: string) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message }, id: null }), { status: 400, headers: { "content-type": "application/json" } });
+
+/**
+ * A batch past MAX_MCP_BATCH, or one naming a request id twice (both calls ran, one answer came
+ * back), refused whole as JSON-RPC's Invalid Request; anything else goes on to the SDK unchanged.
+ */
+function refusedBatch(body: string): Response | null {
+  let messages: unknown;
+  try {
+    messages = JSON.parse(body);
+  } catch {
+    return null; // the SDK answers its own parse error
+  }
+  if (!Array.isArray(messages)) return null;
+  if (messages.length > MAX_MCP_BATCH) return invalidRequest(`A batch holds at most ${MAX_MCP_BATCH} messages (got ${messages.length})`);
+  const ids = messages.filter((m) => m && typeof m === "object" && "method" in m && "id" in m && m.id !== null).map((m) => JSON.stringify((m as { id: unknown }).id));
+  if (new Set(ids).size !== ids.length) return invalidRequest("Each request of a batch needs its own id");
+  return null;
+}
+
 export function createMcpHandler(deps: McpDeps) {
   return async (request: Request): Promise<Response> => {
     if (request.method !== "POST") throw new AppError(405, "method_not_allowed", "POST JSON-RPC messages to /mcp (stateless Streamable HTTP: no sessions, no server-sent stream)");
     const user = await deps.apiUser(request);
+    // Read once (the app caps bodies at MAX_BODY_BYTES), checked, then handed on as it came.
+    const body = await request.text();
+    const refused = refusedBatch(body);
+    if (refused) return refused;
+    request = new Request(request.url, { method: request.method, headers: request.headers, body });
     const ctx = toolContext(deps, user, request.headers.get("authorization")!);
     const server = new McpServer({ name: "answerwatch", version: VERSION });
     for (const tool of TOOLS)

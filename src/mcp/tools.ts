@@ -3,6 +3,7 @@
 // roles and error messages are the server's own, and numbers equal the RPCs'.
 import { z } from "zod";
 import { PLATFORM_IDS } from "../engines/types";
+import { MAX_PROMPT_CHARS } from "../common/limits";
 
 /** How a tool reaches the server: as the caller, through the app's own request handling. */
 export interface ToolContext {
@@ -27,6 +28,10 @@ const uuid = z.string().uuid();
 const platform = z.enum(PLATFORM_IDS).describe(`A platform id: ${PLATFORM_IDS.join(", ")}`);
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a day as YYYY-MM-DD");
 const brand = { brand_id: uuid.describe("The brand's id (list_brands)") };
+/** Rows a list tool answers at most at once (a brand's prompts or suggestions may be thousands): `offset` pages on. */
+export const MAX_LIST_ROWS = 500;
+const page = { limit: z.number().int().min(1).max(MAX_LIST_ROWS).optional().describe(`Rows at most (default and most ${MAX_LIST_ROWS})`), offset: z.number().int().min(0).max(1_000_000).optional() };
+const paged = (a: Record<string, unknown>) => `&limit=${(a.limit as number | undefined) ?? MAX_LIST_ROWS}&offset=${(a.offset as number | undefined) ?? 0}`;
 /** The insights RPCs' filters, in the tools' names. */
 const filters = {
   from: day.optional().describe("First day, YYYY-MM-DD, from 2000-01-01 (default: 30 days before `to`)"),
@@ -63,15 +68,15 @@ export const TOOLS: ToolSpec[] = [
       return { user: ctx.user, organizations: memberships.map((m) => ({ id: m.organization_id, name: m.organizations?.name, role: m.role })) };
     },
   },
-  { name: "list_brands", description: "The brands the user can read.", input: {}, run: (ctx) => ctx.rest("GET", "/brands?select=id,name,slug,organization_id,is_active,region,language&order=name") },
+  { name: "list_brands", description: "The brands the user can read.", input: page, run: (ctx, a) => ctx.rest("GET", `/brands?select=id,name,slug,organization_id,is_active,region,language&order=name,id${paged(a)}`) },
   {
     name: "list_prompts",
     description: "A brand's tracked prompts, with topic and whether each names the brand (branded).",
-    input: brand,
-    run: (ctx, a) => ctx.rest("GET", `/prompts?brand_id=eq.${a.brand_id}&select=id,text,topic_id,is_active,is_branded&order=created_at`),
+    input: { ...brand, ...page },
+    run: (ctx, a) => ctx.rest("GET", `/prompts?brand_id=eq.${a.brand_id}&select=id,text,topic_id,is_active,is_branded&order=created_at,id${paged(a)}`),
   },
-  { name: "list_topics", description: "A brand's topics (groups of prompts), for the topic_ids filter.", input: brand, run: (ctx, a) => ctx.rest("GET", `/topics?brand_id=eq.${a.brand_id}&select=id,name&order=name`) },
-  { name: "list_competitors", description: "A brand's competitors with their domains and aliases.", input: brand, run: (ctx, a) => ctx.rest("GET", `/competitors?brand_id=eq.${a.brand_id}&select=id,name,domain,aliases&order=name`) },
+  { name: "list_topics", description: "A brand's topics (groups of prompts), for the topic_ids filter.", input: { ...brand, ...page }, run: (ctx, a) => ctx.rest("GET", `/topics?brand_id=eq.${a.brand_id}&select=id,name&order=name,id${paged(a)}`) },
+  { name: "list_competitors", description: "A brand's competitors with their domains and aliases.", input: { ...brand, ...page }, run: (ctx, a) => ctx.rest("GET", `/competitors?brand_id=eq.${a.brand_id}&select=id,name,domain,aliases&order=name,id${paged(a)}`) },
   insight("insights_overview", "get_overview", "Visibility rate, citation share, brand-cited rate (each with n, a 95 % Wilson interval and the change against the previous window with Newcombe's interval and a verdict), share of voice, average position, visibility score and sentiment over a window."),
   insight("insights_trend", "get_trend", "Visibility (with interval), share of voice, position, citation share and sentiment per day, week or month, optionally per platform, model, region or topic.", { interval: z.enum(["day", "week", "month"]).optional(), group_by: z.enum(["none", "platform", "model", "region", "topic"]).optional() }, (a) => ({ ...(a.interval ? { p_interval: a.interval } : {}), ...(a.group_by ? { p_group_by: a.group_by } : {}) })),
   insight("insights_competitors", "compare_competitors", "The brand and each competitor: visibility (with interval), mentions, share of voice, average position, and head to head (answers naming both, only the brand, only the competitor)."),
@@ -106,14 +111,15 @@ export const TOOLS: ToolSpec[] = [
   {
     name: "list_suggestions",
     description: "Suggestions for the brand (content gaps, citation outreach, …) with priority, status and evidence.",
-    input: brand,
-    run: (ctx, a) => ctx.rest("GET", `/suggestions?brand_id=eq.${a.brand_id}&select=id,type,title,detail,priority,status,evidence,updated_at&order=updated_at.desc`),
+    input: { ...brand, ...page },
+    run: (ctx, a) => ctx.rest("GET", `/suggestions?brand_id=eq.${a.brand_id}&select=id,type,title,detail,priority,status,evidence,updated_at&order=updated_at.desc,id${paged(a)}`),
   },
   { name: "get_job", description: "A tracking run: status, progress and result.", input: { job_id: uuid }, run: (ctx, a) => ctx.api("GET", `/api/tracking/job/${a.job_id}`) },
   {
     name: "add_prompts",
     description: "Adds prompts (questions customers ask AI assistants) to a brand.",
-    input: { ...brand, prompts: z.array(z.string().min(1)).min(1).max(100), topic_id: uuid.optional() },
+    // Each text checked here, before the brand gets a prompt set it would otherwise keep empty.
+    input: { ...brand, prompts: z.array(z.string().min(1).max(MAX_PROMPT_CHARS)).min(1).max(100), topic_id: uuid.optional() },
     write: true,
     run: async (ctx, a) => {
       const sets = (await ctx.rest("GET", `/prompt_sets?brand_id=eq.${a.brand_id}&select=id&order=created_at&limit=1`)) as { id: string }[];

@@ -178,3 +178,35 @@ test("without a valid bearer /mcp answers 401; another organization sees none of
   expect((await call(client, "get_overview", { brand_id: brandId })).answers).toBe(0);
   await client.close();
 });
+
+test("a batch is at most 20 messages, each request with its own id (both duplicates used to run, one answer came back): past that -32600 and nothing runs", async () => {
+  const post = (messages: unknown) =>
+    fetch(`${server.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(messages) });
+  const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
+  const many = await post(Array.from({ length: 21 }, (_, i) => list(i)));
+  expect([many.status, (await many.json()).error.code]).toEqual([400, -32600]);
+  const competitors = async () => (await org.owner.from("competitors").select("id").eq("brand_id", brandId)).data!.length;
+  const before = await competitors();
+  const add = (name: string) => ({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "add_competitor", arguments: { brand_id: brandId, name } } });
+  const twice = await post([add("Twin A"), add("Twin B")]);
+  expect([twice.status, (await twice.json()).error.code]).toEqual([400, -32600]);
+  expect(await competitors()).toBe(before);
+  const two = await post([list(1), list(2)]);
+  expect(two.status).toBe(200);
+  expect(((await two.json()) as { id: number }[]).map((m) => m.id).sort()).toEqual([1, 2]);
+});
+
+test("list tools answer a page (500 rows at most, offset on); add_prompts checks every text first, so a refused one leaves no empty prompt set", async () => {
+  const client = await connect(org.ownerToken);
+  const all = (await call(client, "list_prompts", { brand_id: brandId })) as { id: string }[];
+  expect(all.length).toBeGreaterThanOrEqual(2);
+  expect(await call(client, "list_prompts", { brand_id: brandId, limit: 1 })).toEqual([all[0]]);
+  expect(await call(client, "list_prompts", { brand_id: brandId, limit: 1, offset: 1 })).toEqual([all[1]]);
+  const tooMany = (await client.callTool({ name: "list_prompts", arguments: { brand_id: brandId, limit: 501 } })) as { isError?: boolean };
+  expect(tooMany.isError).toBe(true);
+  const bare = (await createBrand(org.owner, org.id, "mcp-bare")).id;
+  const long = (await client.callTool({ name: "add_prompts", arguments: { brand_id: bare, prompts: ["x".repeat(2001)] } })) as { isError?: boolean };
+  expect(long.isError).toBe(true);
+  expect((await org.owner.from("prompt_sets").select("id").eq("brand_id", bare)).data).toEqual([]);
+  await client.close();
+});
