@@ -18,7 +18,7 @@ import type { MailAttachment } from "../mail/store";
 import type { MailService } from "../mail/service";
 import { buildDigest, completedPeriod, DIGEST_KINDS, DIGEST_LIST_LIMIT, FREQUENCIES, type DigestKind, type DigestPeriod, type Frequency } from "./model";
 import { alertSubject, alertText, digestChatText, digestHtml, digestSubject, digestText } from "./render";
-import type { DigestBrand, DigestStore } from "./store";
+import { alertMailKey, type DigestBrand, type DigestStore } from "./store";
 
 /** Brands digested per kind and call: the rest wait for the next call (every brand's period stays open until it is done). */
 export const DIGESTS_PER_CALL = 200;
@@ -180,7 +180,7 @@ export function createDigestService(deps: DigestDeps) {
           text: alertText(row.brand_name, alert, overview, link),
           html: null,
           headers: listHeaders(row.subscription_id),
-          dedupeKey: `alert:${row.event_id}:${row.subscription_id}`,
+          dedupeKey: alertMailKey(row.event_id, row.subscription_id),
         });
         if (id) mails++;
       }

@@ -95,6 +95,7 @@ export function createPgDigestStore(sql: SQL): DigestStore {
             JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id
             JOIN auth.users u ON u.id = s.user_id
            WHERE v.type = 'visibility.changed' AND v.created_at >= ${since} AND v.created_at >= s.updated_at
+             AND NOT EXISTS (SELECT 1 FROM mail_outbox AS o WHERE o.dedupe_key = 'alert:' || v.id::text || ':' || s.id::text)
            ORDER BY v.created_at, v.id, u.email LIMIT ${limit}`,
       );
     },

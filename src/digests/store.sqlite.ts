@@ -52,6 +52,7 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
          FROM webhook_events v JOIN digest_subscriptions s ON s.brand_id = v.brand_id AND s.alerts = 1 ${MEMBER.replace("JOIN brands b ON b.id = s.brand_id", "JOIN brands b ON b.id = v.brand_id")}
          JOIN users u ON u.id = s.user_id
         WHERE v.type = 'visibility.changed' AND v.created_at >= ?1 AND v.created_at >= s.updated_at
+          AND NOT EXISTS (SELECT 1 FROM mail_outbox AS o WHERE o.dedupe_key = 'alert:' || v.id || ':' || s.id)
         ORDER BY v.created_at, v.id, u.email LIMIT ?2`,
     ),
   };

@@ -61,6 +61,16 @@ export interface DigestStore {
   topics(brandId: string): Promise<{ id: string; name: string }[]>;
   /** Records the brand's digest of `period` and its webhook event, in one transaction; false (nothing written) when it was recorded already. */
   recordDigest(input: { brandId: string; period: string; event: WebhookEvent; at: string }): Promise<boolean>;
-  /** visibility.changed events created since `since`, each with every current member who asked for alerts of its brand before it happened; at most `limit` pairs, oldest first. */
+  /**
+   * visibility.changed events created since `since`, each with every current member who asked for
+   * alerts of its brand before it happened, less the pairs already queued (a mail whose dedupe key
+   * is alertMailKey's); at most `limit` pairs, oldest first.
+   */
   alertMails(input: { since: string; limit: number }): Promise<AlertMail[]>;
 }
+
+/**
+ * The outbox's dedupe key of an alert mail: one per event and subscription. The stores leave out
+ * the pairs queued under it, so a full page of old pairs never hides newer ones.
+ */
+export const alertMailKey = (eventId: string, subscriptionId: string) => `alert:${eventId}:${subscriptionId}`;

@@ -1,7 +1,7 @@
 // The digest store's contract (src/digests/store.ts), run on SQLite and Postgres: who is due, who
 // receives, a period recorded once with its event, alerts to the members who asked for them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { DigestStore } from "../../src/digests/store";
+import { alertMailKey, type DigestStore } from "../../src/digests/store";
 import type { Harness } from "./harness";
 
 const T0 = "2026-01-05T10:00:00.000Z";
@@ -76,6 +76,21 @@ export function describeDigestStoreContract(name: string, make: () => Promise<Ha
       expect(await h.store.unsubscribe({ id: sub, at: T0 })).toMatchObject({ brand_name: "Alpha" });
       expect((await h.store.alertMails({ since: "2026-01-01T00:00:00.000Z", limit: 10_000 })).filter((m) => m.brand_id === brand)).toEqual([]);
       expect(await h.store.unsubscribe({ id: crypto.randomUUID(), at: T0 })).toBeNull();
+    });
+
+    test("alertMails leaves out the pairs already queued: a full page of old pairs never hides a newer event", async () => {
+      const { org, brand, owner } = await world();
+      await h.store.setSubscription({ userId: owner, brandId: brand, frequency: "none", alerts: true, at: T0 });
+      const events: string[] = [];
+      for (const at of ["2026-01-06T11:00:00.000Z", "2026-01-06T12:00:00.000Z", "2026-01-06T13:00:00.000Z"])
+        events.push(((await h.inspect("INSERT INTO webhook_events (organization_id, brand_id, type, payload, created_at) VALUES (?, ?, 'visibility.changed', '{}', ?) RETURNING id", org, brand, at))[0] as { id: string }).id);
+      const page = async () => (await h.store.alertMails({ since: "2026-01-06T00:00:00.000Z", limit: 2 })).filter((m) => m.brand_id === brand);
+      const first = await page();
+      expect(first.map((m) => m.event_id)).toEqual(events.slice(0, 2));
+      // Queued as the service queues them (their dedupe keys): the next page is the third event.
+      for (const m of first)
+        await h.inspect("INSERT INTO mail_outbox (kind, to_address, subject, text_body, dedupe_key) VALUES ('alert', ?, 's', 't', ?)", m.email, alertMailKey(m.event_id, m.subscription_id));
+      expect((await page()).map((m) => m.event_id)).toEqual([events[2]]);
     });
 
     test("open suggestions, high priority first; topics by name", async () => {
