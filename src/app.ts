@@ -28,7 +28,7 @@ import { scheduleRoutes } from "./schedule/routes";
 import { digestRoutes } from "./digests/routes";
 import { createDigestService, type DigestService } from "./digests/service";
 import { createScheduleService, type ScheduleService } from "./schedule/service";
-import { timingSafeEqual } from "node:crypto";
+import { secretMatches } from "./common/secret-match";
 import { webRoutes } from "./web/routes";
 import { createKeyService } from "./keys/service";
 import { keyRoutes } from "./keys/routes";
@@ -201,7 +201,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       // Off unless configured: no hint that it exists.
       if (!token || !deps.metrics) throw new AppError(404, "not_found", "No route for GET /metrics");
       const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-      if (given.length !== token.length || !timingSafeEqual(Buffer.from(given), Buffer.from(token))) throw new AppError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
+      if (!secretMatches(given, token)) throw new AppError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
       return new Response(await deps.metrics.text(), { headers: { "content-type": deps.metrics.contentType } });
     })
     // The MCP server is loaded on its first call: the SDK stays out of the start-up.

@@ -9,7 +9,7 @@ import { AppError } from "../http/errors";
 import { jsonBody } from "../http/body-docs";
 import type { CallerResolver } from "../platform/auth/caller";
 import { bearerToken } from "../platform/auth/tokens";
-import { secretMatches } from "../schedule/routes";
+import { secretMatches } from "../common/secret-match";
 import { FREQUENCIES } from "./model";
 import type { DigestService } from "./service";
 

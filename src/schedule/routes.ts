@@ -4,19 +4,8 @@ import { Elysia } from "elysia";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import { bearerToken } from "../platform/auth/tokens";
+import { secretMatches } from "../common/secret-match";
 import type { ScheduleService } from "./service";
-
-
-/** Constant-time comparison: hashing first makes the lengths equal, and every byte is looked at. */
-export function secretMatches(given: string | null, expected: string): boolean {
-  if (!given) return false;
-  const digest = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest();
-  const a = digest(given);
-  const b = digest(expected);
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
-  return difference === 0;
-}
 
 export function scheduleRoutes(deps: { schedule: ScheduleService; cronSecret: string; cronTargetUrl: () => string; fetch?: typeof fetch }) {
   const doFetch = deps.fetch ?? fetch;

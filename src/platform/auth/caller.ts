@@ -1,6 +1,7 @@
 // Who is calling: the `apikey` gate of /auth/v1 and /rest/v1, and the bearer token resolved for
 // each surface with that surface's errors (GoTrue, PostgREST, /api).
 import { AppError } from "../../http/errors";
+import { secretMatches } from "../../common/secret-match";
 import type { Secrets } from "../../secrets";
 import { apiKeyRole, type ApiKeyRole } from "./api-keys";
 import { SessionGoneError, type AuthService, type AuthenticatedUser, type OrgRole } from "./service";
@@ -40,14 +41,14 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
   function requireApiKey(request: Request): ApiKeyRole {
     const key = request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey");
     if (!key) throw NO_API_KEY;
-    if (key === secrets.anonKey) return "anon";
-    if (key === secrets.serviceRoleKey) return "service_role";
+    if (secretMatches(key, secrets.anonKey)) return "anon";
+    if (secretMatches(key, secrets.serviceRoleKey)) return "service_role";
     throw BAD_API_KEY;
   }
 
   async function keyRole(token: string): Promise<ApiKeyRole | null> {
-    if (token === secrets.anonKey) return "anon";
-    if (token === secrets.serviceRoleKey) return "service_role";
+    if (secretMatches(token, secrets.anonKey)) return "anon";
+    if (secretMatches(token, secrets.serviceRoleKey)) return "service_role";
     return apiKeyRole(secrets.jwtSecret, token);
   }
 
@@ -72,8 +73,11 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
       try {
         const viaKey = await keyUser(token);
         if (viaKey) return { role: "authenticated", user: viaKey.user, orgRoles: viaKey.orgRoles };
-      } catch {
-        throw invalid("The API key is unknown, revoked or expired");
+      } catch (error) {
+        // Only a key found wanting is 401: a database that failed to answer stays the 5xx/503 it is,
+        // or a script would throw away a good key.
+        if (error instanceof AppError && error.status === 401) throw invalid("The API key is unknown, revoked or expired");
+        throw error;
       }
       try {
         return { role: "authenticated", ...(await auth.authenticateWithRoles(token)) };
