@@ -33,9 +33,21 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
     if (!(Number(declared) <= max)) throw TOO_LARGE;
     return request.text();
   }
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > max) throw TOO_LARGE;
-  return new TextDecoder().decode(bytes);
+  // Read as it comes and refused once past `max`: arrayBuffer() took up to the app's 1 MiB first.
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Each read brings a byte at least, so max + 1 reads end it either way.
+  for (let reads = 0; reads <= max + 1; reads++) {
+    const { done, value } = await reader.read();
+    if (done) return new TextDecoder().decode(Buffer.concat(chunks));
+    size += value.byteLength;
+    if (size > max) break;
+    chunks.push(value);
+  }
+  await reader.cancel().catch(() => {});
+  throw TOO_LARGE;
 }
 
 export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {

@@ -210,6 +210,25 @@ describe("refused beacons store nothing", () => {
     expect(await count()).toBe(before);
   });
 
+  test("a chunked body is refused once past 8 KB, not read to its end first (the request's cap was 1 MiB)", async () => {
+    let pulled = 0;
+    const chunk = new TextEncoder().encode("x".repeat(8192));
+    const res = await fetch(`${server.url}/t/collect`, {
+      method: "POST",
+      headers: { origin: "https://acme.com", "user-agent": CHROME_UA, "x-forwarded-for": "198.51.100.7" },
+      body: new ReadableStream({
+        async pull(controller) {
+          if (pulled++ >= 100) return controller.close();
+          await Bun.sleep(5);
+          controller.enqueue(chunk);
+        },
+      }),
+    });
+    expect(res.status).toBe(413);
+    // 100 chunks (800 KB) on offer; the answer came after the first few.
+    expect(pulled).toBeLessThan(30);
+  });
+
   test("bots and crawlers get 204 but are not counted as visits", async () => {
     const before = await count();
     for (const ua of [
