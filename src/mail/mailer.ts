@@ -6,7 +6,7 @@ import type { ClaimedMail, MailStore } from "./store";
 import { MailRefused, type MailTransport } from "./transport";
 
 export interface MailerOptions {
-  store: Pick<MailStore, "claimDue" | "finish">;
+  store: Pick<MailStore, "claimDue" | "finish" | "prune">;
   transport: MailTransport;
   from: string;
   logger: Logger;
@@ -18,6 +18,11 @@ export interface MailerOptions {
   pollMs?: number;
   concurrency?: number;
 }
+
+/** Sent and failed messages are kept this long (their envelopes: bodies go once sent), then deleted. */
+export const MAIL_KEEP_DAYS = 30;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
 
 export function createMailer(options: MailerOptions) {
   const { store, transport, logger } = options;
@@ -47,8 +52,19 @@ export function createMailer(options: MailerOptions) {
     logger.info("mail", { mail_id: m.id, kind: m.kind, outcome: status, attempts, ...(error ? { error } : {}), ...(ours ? {} : { note: "lease lost: recorded by another instance" }) });
   }
 
+  let prunedAt = -Infinity;
+  /** Deletes old sent and failed messages, at most hourly and PRUNE_BATCH at a time (the next hour takes the rest). */
+  async function prune(): Promise<void> {
+    if (now().getTime() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = now().getTime();
+    const deleted = await store.prune({ before: iso(-MAIL_KEEP_DAYS * 86_400_000), limit: PRUNE_BATCH });
+    if (deleted) logger.info("mail outbox pruned", { deleted, keep_days: MAIL_KEEP_DAYS });
+  }
+
   /** Claims and sends until nothing is due (or stopped). */
   async function drain(): Promise<void> {
+    // A failed prune is logged and tried again next hour; sending goes on.
+    await prune().catch((error) => logger.error("mail outbox prune failed", { error: String(error) }));
     try {
       do {
         again = false;

@@ -27,9 +27,16 @@ export function createPgMailStore(sql: SQL): MailStore {
       if (!isUuid(f.id)) return false;
       const rows = await sql`
         UPDATE mail_outbox SET status = ${f.status}, attempts = ${f.attempts}, next_at = ${f.nextAt}, last_error = ${f.lastError},
-               sent_at = CASE WHEN ${f.status} = 'sent' THEN ${f.at}::timestamptz ELSE sent_at END
+               sent_at = CASE WHEN ${f.status} = 'sent' THEN ${f.at}::timestamptz ELSE sent_at END,
+               text_body = CASE WHEN ${f.status} = 'pending' THEN text_body ELSE '' END, html_body = CASE WHEN ${f.status} = 'pending' THEN html_body END,
+               attachments = CASE WHEN ${f.status} = 'pending' THEN attachments END
          WHERE id = ${f.id} AND status = 'pending' AND next_at = ${f.leaseUntil} RETURNING id`;
       return rows.length > 0;
+    },
+    async prune({ before, limit }) {
+      const rows = await sql`
+        DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE status IN ('sent', 'failed') AND created_at < ${before}::timestamptz LIMIT ${limit}) RETURNING id`;
+      return rows.length;
     },
     async messages({ to, limit }) {
       const rows = await sql`

@@ -16,9 +16,12 @@ export function createSqliteMailStore(sqlite: Database): MailStore {
        RETURNING id, kind, to_address, subject, text_body, html_body, headers, attachments, attempts`,
     ),
     finish: sqlite.prepare(
-      `UPDATE mail_outbox SET status = ?2, attempts = ?3, next_at = ?4, last_error = ?5, sent_at = CASE WHEN ?2 = 'sent' THEN ?6 ELSE sent_at END
+      `UPDATE mail_outbox SET status = ?2, attempts = ?3, next_at = ?4, last_error = ?5, sent_at = CASE WHEN ?2 = 'sent' THEN ?6 ELSE sent_at END,
+              text_body = CASE WHEN ?2 = 'pending' THEN text_body ELSE '' END, html_body = CASE WHEN ?2 = 'pending' THEN html_body END,
+              attachments = CASE WHEN ?2 = 'pending' THEN attachments END
        WHERE id = ?1 AND status = 'pending' AND next_at = ?7`,
     ),
+    prune: sqlite.prepare(`DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE status IN ('sent', 'failed') AND created_at < ?1 LIMIT ?2)`),
     messages: sqlite.prepare(
       `SELECT id, kind, to_address, status, attempts, last_error, sent_at FROM mail_outbox WHERE (?1 IS NULL OR to_address = ?1) ORDER BY created_at DESC, id DESC LIMIT ?2`,
     ),
@@ -32,6 +35,9 @@ export function createSqliteMailStore(sqlite: Database): MailStore {
     async claimDue({ now, leaseUntil, limit }) {
       if ((q.due.get(now) as { due: number }).due === 0) return [];
       return claimTx.immediate(now, leaseUntil, limit);
+    },
+    async prune({ before, limit }) {
+      return q.prune.run(before, limit).changes;
     },
     async finish(f) {
       return q.finish.run(f.id, f.status, f.attempts, f.nextAt, f.lastError, f.at, f.leaseUntil).changes > 0;

@@ -54,8 +54,15 @@ export interface MailStore {
   enqueue(input: MailMessage & { at: string }): Promise<string | null>;
   /** Claims the (up to `limit`) longest-due pending messages at `now`, leasing them until `leaseUntil`. */
   claimDue(input: { now: string; leaseUntil: string; limit: number }): Promise<ClaimedMail[]>;
-  /** Records an attempt's outcome if the message is still pending under the lease it was claimed with; false otherwise (nothing written). */
+  /**
+   * Records an attempt's outcome if the message is still pending under the lease it was claimed
+   * with; false otherwise (nothing written). A message sent or failed keeps its envelope (kind,
+   * address, subject, status) but not its body or attachments: recovery codes and links must not
+   * outlive their use, and a digest's report was one copy per recipient.
+   */
   finish(input: { id: string; leaseUntil: string; status: MailStatus; attempts: number; nextAt: string | null; lastError: string | null; at: string }): Promise<boolean>;
+  /** Deletes up to `limit` sent or failed messages queued before `before`; how many it deleted. */
+  prune(input: { before: string; limit: number }): Promise<number>;
   /** The messages to `to` (all when null), newest first, at most `limit`. */
   messages(input: { to: string | null; limit: number }): Promise<MailState[]>;
 }

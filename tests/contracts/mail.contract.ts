@@ -41,6 +41,42 @@ export function describeMailStoreContract(name: string, make: () => Promise<Harn
       expect(JSON.parse(claimed.attachments!)).toEqual(attachments);
     });
 
+    test("a message sent or failed keeps its envelope, not its body or attachments; a pending retry keeps both", async () => {
+      const body = async (id: string) => (await h.inspect("SELECT subject, text_body, html_body, attachments FROM mail_outbox WHERE id = ?", id))[0];
+      const attachments = [{ filename: "report.html", contentType: "text/html", content: "<p>report</p>" }];
+      const ids: string[] = [];
+      for (const outcome of ["sent", "failed", "pending"] as const) {
+        const to = unique();
+        const id = (await h.store.enqueue({ ...message(to, { text: "your code is 123456", attachments }), at: at(0) }))!;
+        await h.store.claimDue({ now: at(1), leaseUntil: at(61), limit: 1000 });
+        expect(await h.store.finish({ id, leaseUntil: at(61), status: outcome, attempts: 1, nextAt: outcome === "pending" ? at(120) : null, lastError: null, at: at(2) })).toBe(true);
+        ids.push(id);
+      }
+      const [sent, failed, pending] = await Promise.all(ids.map(body));
+      expect(sent).toEqual({ subject: expect.stringMatching(/^Hello /), text_body: "", html_body: null, attachments: null });
+      expect(failed).toEqual({ subject: expect.stringMatching(/^Hello /), text_body: "", html_body: null, attachments: null });
+      expect(pending).toMatchObject({ text_body: "your code is 123456", html_body: "<p>html</p>" });
+      expect(JSON.parse((pending as { attachments: string }).attachments)).toEqual(attachments);
+    });
+
+    test("prune deletes sent and failed messages queued before a time, at most `limit` a call; pending ones and newer ones stay", async () => {
+      const queued = async (status: "sent" | "failed" | "pending", created: string) => {
+        const to = unique();
+        const id = (await h.store.enqueue({ ...message(to), at: at(0) }))!;
+        await h.inspect(`UPDATE mail_outbox SET status = ?, created_at = ${h.backend === "postgres" ? "CAST(? AS timestamptz)" : "?"} WHERE id = ?`, status, created, id);
+        return id;
+      };
+      const old = "2020-01-01T00:00:00.000Z";
+      const oldSent = await Promise.all([queued("sent", old), queued("sent", old), queued("failed", old)]);
+      const kept = [await queued("pending", old), await queued("sent", "2020-03-01T00:00:00.000Z")];
+      const left = async (ids: string[]) => (await h.inspect(`SELECT id FROM mail_outbox WHERE id IN (${ids.map(() => "?").join(", ")})`, ...ids)).length;
+      expect(await h.store.prune({ before: "2020-02-01T00:00:00.000Z", limit: 2 })).toBe(2);
+      expect(await left(oldSent)).toBe(1);
+      expect(await h.store.prune({ before: "2020-02-01T00:00:00.000Z", limit: 2 })).toBe(1);
+      expect(await left(oldSent)).toBe(0);
+      expect(await left(kept)).toBe(2);
+    });
+
     test("a dedupe key queues once", async () => {
       const to = unique();
       const key = `digest:${to}:2026-W01`;

@@ -167,5 +167,23 @@ for (const make of backends) {
       await a.stop();
       await b.stop();
     });
+
+    test("the outbox is pruned: sent and failed messages older than 30 days, at most hourly", async () => {
+      const calls: { before: string; limit: number }[] = [];
+      const store = { ...backend.store, prune: async (input: { before: string; limit: number }) => (calls.push(input), 0) };
+      let clock = Date.UTC(2026, 5, 1, 12);
+      const m = mailer(store, "smtp://127.0.0.1:9", [100], () => new Date(clock));
+      const waitCalls = async (n: number) => {
+        for (let i = 0; i < 200 && calls.length < n; i++) await Bun.sleep(10);
+      };
+      await waitCalls(1);
+      // Polled every 50 ms meanwhile: still one call within the hour.
+      await Bun.sleep(200);
+      expect(calls).toEqual([{ before: new Date(clock - 30 * 86_400_000).toISOString(), limit: 1000 }]);
+      clock += 3_600_001;
+      m.wake();
+      await waitCalls(2);
+      expect(calls.map((c) => c.before)).toEqual([new Date(clock - 3_600_001 - 30 * 86_400_000).toISOString(), new Date(clock - 30 * 86_400_000).toISOString()]);
+    });
   });
 }
