@@ -39,16 +39,25 @@ export function citationsFromLinks(links: readonly LinkToken[]): CitationInput[]
  * Canonicalizes and attributes citations. The same page cited twice counts once, at its first
  * position, so counts and shares are about sources rather than repeated footnotes.
  */
+/**
+ * Sources kept of one answer, and the longest URL and title: each source is a row and a URL lookup
+ * on the writer; an answer (or a page it quotes) that lists thousands adds only the first ones.
+ */
+export const MAX_CITATIONS = 200;
+export const MAX_CITATION_URL_CHARS = 2048;
+export const MAX_CITATION_TITLE_CHARS = 500;
+
 export function buildCitations(compiled: CompiledEntities, inputs: readonly CitationInput[]): Citation[] {
   const ordered = inputs
     .map((c, i) => ({ ...c, position: c.position ?? i + 1 }))
     // Only web pages count as sources, whatever path wrote the answer (README: Security).
-    .filter((c) => isWebUrl(c.url))
+    .filter((c) => isWebUrl(c.url) && c.url.length <= MAX_CITATION_URL_CHARS)
     .sort((a, b) => a.position - b.position);
   const byUrl = new Map<string, Citation>();
   // Engines repeat a source once per footnote; canonicalizing it again would only find it taken.
   const seenRaw = new Set<string>();
   for (const c of ordered) {
+    if (byUrl.size >= MAX_CITATIONS) break;
     if (seenRaw.has(c.url)) continue;
     seenRaw.add(c.url);
     const canonical = canonicalizeUrl(c.url);
@@ -60,7 +69,7 @@ export function buildCitations(compiled: CompiledEntities, inputs: readonly Cita
       normalized_url: canonical.normalized_url,
       domain: canonical.domain,
       host: canonical.host,
-      title: c.title?.trim() || null,
+      title: c.title?.trim().slice(0, MAX_CITATION_TITLE_CHARS) || null,
       is_brand: owner === 0,
       competitor_id: owner > 0 ? compiled.entities[owner]!.id : null,
     });

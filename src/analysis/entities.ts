@@ -64,15 +64,24 @@ function spellingVariants(folded: string): string[] {
   return [...new Set([folded, folded.replace(/[ -]/g, " "), folded.replace(/[ -]/g, "-"), folded.replace(SEPARATORS, "")])];
 }
 
+/**
+ * Folded units of all patterns together: the automaton has up to one state per unit (its table at
+ * most this × MAX_SYMBOLS × 4 bytes, 20 MB). A brand and dozens of competitors with their aliases
+ * take a few thousand; spellings past it (in declaration order: the brand's come first) are left out.
+ */
+export const MAX_PATTERN_UNITS = 40_000;
+
 export function compileEntities(brand: Entity, competitors: readonly Entity[] = []): CompiledEntities {
   const entities = [{ ...brand, kind: "brand" as const }, ...competitors.map((c) => ({ ...c, kind: "competitor" as const }))];
   const texts: string[] = [];
   const patterns: PatternInfo[] = [];
   const seen = new Map<string, number>();
+  let units = 0;
   const add = (text: string, info: PatternInfo) => {
     // The same spelling for two entities goes to the first declared (the brand before competitors).
     const key = `${text}\u0000${info.caseSensitive ?? ""}`;
-    if (!text || seen.has(key)) return;
+    if (!text || seen.has(key) || units + text.length > MAX_PATTERN_UNITS) return;
+    units += text.length;
     seen.set(key, patterns.length);
     texts.push(text);
     patterns.push(info);
@@ -133,13 +142,23 @@ interface ScanState {
   n: number;
 }
 
+/** Whether the folded units ending at n spell `text` (symbols shared: the automaton's match may be another spelling). */
+function spells(scan: ScanState, text: string, n: number): boolean {
+  const mask = scan.ringSize - 1;
+  const start = n + 1 - text.length;
+  if (start < 0) return false;
+  for (let k = 0; k < text.length; k++) if (scan.ring[(start + k) & mask] !== text.charCodeAt(k)) return false;
+  return true;
+}
+
 /** Records the patterns ending at folded unit n whose left boundary holds. */
 function collect(scan: ScanState, state: number, n: number, origin: number): void {
-  const { outStart, outList } = scan.compiled.matcher;
+  const { outStart, outList, texts } = scan.compiled.matcher;
   const { ring, ringSize } = scan;
   const mask = ringSize - 1;
   for (let o = outStart[state]!, to = outStart[state + 1]!; o < to; o++) {
     const pattern = outList[o]!;
+    if (texts && !spells(scan, texts[pattern]!, n)) continue;
     const info = scan.compiled.patterns[pattern]!;
     const start = n + 1 - info.length;
     if (passesLeftBoundary(info, start > 0 ? ring[(start - 1) & mask]! : -1)) scan.found.push(pattern, ring[ringSize + (start & mask)]!, origin);

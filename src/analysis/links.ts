@@ -24,7 +24,16 @@ const URL_AT = new RegExp(`(?:https?:\\/\\/|www\\.)${URL_BODY}`, "iy");
 const REFERENCE_DEFINITION_BEFORE = /^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?$/;
 const HOST_SHAPE = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}{2,24}$/u;
 const HOST_CHAR = /[\p{L}\p{N}]/u;
-const TRAILING_PUNCTUATION = /[.,;:!?'"*_~]+$/;
+const TRAILING_PUNCTUATION = ".,;:!?'\"*_~";
+/** A host name is at most 253 characters: a longer run of host characters is not one. */
+const MAX_HOST = 253;
+
+/** `url` without the punctuation that ends a sentence after it; a loop, as /[…]+$/ rescanned a run from each of its characters. */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && TRAILING_PUNCTUATION.includes(url[end - 1]!)) end--;
+  return url.slice(0, end);
+}
 
 function isAlnum(code: number): boolean {
   if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
@@ -71,28 +80,35 @@ function urlToken(text: string, start: number, body: string): LinkToken {
   } else if (isReferenceDefinition(text, lineStart, start)) {
     hidden = true;
   } else {
-    url = url.replace(TRAILING_PUNCTUATION, "");
+    url = withoutTrailingPunctuation(url);
     if (url.endsWith(")") && !url.includes("(")) url = url.slice(0, -1);
   }
   const [hostStart, hostEnd] = hostSpan(url, start);
   return { start, end: start + url.length, hostStart, hostEnd, hidden, url, label };
 }
 
-/** A bare host name ("docs.acme.com") around the dot at `dot`, or null. */
-function hostAround(text: string, dot: number): LinkToken | null {
+/**
+ * A bare host name ("docs.acme.com") around the dot at `dot`, or null; `runEnd` is where the run of
+ * host characters holding the dot ends. Every dot of that run gives the same answer, so the caller
+ * goes on from there (walking the run again from each of its dots was quadratic: "a." × 20,000 took 8 s).
+ */
+function hostAround(text: string, dot: number): { host: LinkToken | null; runEnd: number } {
   let start = dot;
   while (start > 0 && isHostPart(text.charCodeAt(start - 1))) start--;
   let end = dot + 1;
   while (end < text.length && isHostPart(text.charCodeAt(end))) end++;
+  const runEnd = end;
+  const none = { host: null, runEnd };
   while (start < end && !isAlnum(text.charCodeAt(start))) start++;
   while (end > start && !isAlnum(text.charCodeAt(end - 1))) end--;
   // "%acme.com", "/acme.com", "x_acme.com", "-acme.com" are parts of something else.
   const before = start > 0 ? text[start - 1]! : "";
-  if (before && "._%+-/".includes(before)) return null;
-  if (end < text.length && text[end] === "_") return null;
+  if (before && "._%+-/".includes(before)) return none;
+  if (end < text.length && text[end] === "_") return none;
+  if (end - start > MAX_HOST) return none;
   const host = text.slice(start, end);
-  if (!HOST_SHAPE.test(host) || !isKnownHost(host)) return null;
-  return { start, end, hostStart: start, hostEnd: end, hidden: false, url: null, label: null };
+  if (!HOST_SHAPE.test(host) || !isKnownHost(host)) return none;
+  return { host: { start, end, hostStart: start, hostEnd: end, hidden: false, url: null, label: null }, runEnd };
 }
 
 /** Links and host names of an answer, sorted and disjoint. */
@@ -121,8 +137,12 @@ export function scanLinks(text: string): LinkToken[] {
       continue;
     }
     if (dot === 0 || !isAlnum(text.charCodeAt(dot - 1)) || !isAlnum(text.charCodeAt(dot + 1))) continue;
-    const host = hostAround(text, dot);
-    if (!host || (next < urls.length && host.end > urls[next]!.start)) continue;
+    const { host, runEnd } = hostAround(text, dot);
+    if (!host || (next < urls.length && host.end > urls[next]!.start)) {
+      // The run's other dots would give the same; a URL starting inside it is still met above.
+      if (!host && (next >= urls.length || urls[next]!.start >= runEnd)) dot = runEnd - 1;
+      continue;
+    }
     tokens.push(host);
     dot = host.end;
   }

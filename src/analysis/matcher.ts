@@ -1,7 +1,11 @@
 /**
  * Aho-Corasick automaton compiled to a dense DFA over the alphabet of the patterns, so a scan
- * costs one table lookup per UTF-16 unit whatever the number of patterns.
+ * costs one table lookup per UTF-16 unit whatever the number of patterns. The table is states ×
+ * symbols: past MAX_SYMBOLS distinct units (names in a large script: one CJK name of 3,000
+ * characters made a 36 MB table, 20,000 would make 1.7 GB) units share symbols, the automaton then
+ * finds a superset of the matches, and `texts` is kept so the scanner checks each one.
  */
+export const MAX_SYMBOLS = 128;
 
 export interface MultiPatternMatcher {
   /** Number of symbols; symbol 0 stands for every unit that occurs in no pattern. */
@@ -16,16 +20,22 @@ export interface MultiPatternMatcher {
   /** 1 where a state ends at least one pattern (one load in the hot loop instead of two). */
   readonly hasOutput: Uint8Array;
   readonly maxLength: number;
+  /** The patterns, when symbols are shared (a match must then be checked against its pattern); null otherwise. */
+  readonly texts: readonly string[] | null;
 }
 
 export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher {
   const symbolOf = new Uint16Array(65536);
-  let alphabet = 1;
+  let distinct = 0;
   for (const p of patterns)
     for (let i = 0; i < p.length; i++) {
       const c = p.charCodeAt(i);
-      if (symbolOf[c] === 0) symbolOf[c] = alphabet++;
+      if (symbolOf[c] === 0) symbolOf[c] = ++distinct;
     }
+  // Over the bound, the units take symbols 1 … MAX_SYMBOLS - 1 in turn (0 stays "in no pattern").
+  const shared = distinct >= MAX_SYMBOLS;
+  if (shared) for (let c = 0; c < 65536; c++) if (symbolOf[c] !== 0) symbolOf[c] = 1 + ((symbolOf[c]! - 1) % (MAX_SYMBOLS - 1));
+  const alphabet = shared ? MAX_SYMBOLS : distinct + 1;
 
   // Trie with per-node maps while building; flattened to a dense table below.
   const children: Map<number, number>[] = [new Map()];
@@ -80,5 +90,5 @@ export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher
   }
   outStart[states] = flat.length;
   const hasOutput = Uint8Array.from({ length: states }, (_, s) => (outStart[s + 1]! > outStart[s]! ? 1 : 0));
-  return { alphabet, symbolOf, delta, outStart, outList: Int32Array.from(flat), hasOutput, maxLength: Math.max(0, ...patterns.map((p) => p.length)) };
+  return { alphabet, symbolOf, delta, outStart, outList: Int32Array.from(flat), hasOutput, maxLength: patterns.reduce((m, p) => Math.max(m, p.length), 0), texts: shared ? patterns : null };
 }

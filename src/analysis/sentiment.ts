@@ -205,7 +205,9 @@ function proxiesFor(language: string | undefined): Proxies {
   return PROXIES_BY_LANGUAGE.get(primary) ?? PROXIES_ANY_LANGUAGE;
 }
 
-const MARKDOWN_NOISE = /\[(\d+|[^\]]*)\]\([^)]*\)|\[\d+\]|https?:\/\/\S+|[*_`#|>~]+/g;
+// A label stops at the next "[" and a destination at the next "(" (from each "[" of "[[[…" the
+// former classes scanned to the end of the passage: quadratic).
+const MARKDOWN_NOISE = /\[(\d+|[^[\]]*)\]\([^()]*\)|\[\d+\]|https?:\/\/\S+|[*_`#|>~]+/g;
 
 /** Text prepared for VADER: markdown and links removed, phrases rewritten to proxy words. */
 export function prepareForLexicon(text: string, language?: string): string {

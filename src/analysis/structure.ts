@@ -131,10 +131,19 @@ export function withoutUrls(text: string, spans: readonly { start: number; end: 
 
 // Intl.Segmenter objects are immutable and costly to build; one per language and granularity.
 const segmenters = new Map<string, Intl.Segmenter>();
+/** A tag Intl refuses (en_US, stored before languages were checked) reads as no language: a failed unit costs its paid call. */
+function newSegmenter(language: string | undefined, granularity: "word" | "sentence"): Intl.Segmenter {
+  try {
+    return new Intl.Segmenter(language || undefined, { granularity });
+  } catch {
+    return new Intl.Segmenter(undefined, { granularity });
+  }
+}
+
 export function segmenterFor(language: string | undefined, granularity: "word" | "sentence"): Intl.Segmenter {
   const key = `${language ?? ""}|${granularity}`;
   let segmenter = segmenters.get(key);
-  if (!segmenter) segmenters.set(key, (segmenter = new Intl.Segmenter(language || undefined, { granularity })));
+  if (!segmenter) segmenters.set(key, (segmenter = newSegmenter(language, granularity)));
   return segmenter;
 }
 

@@ -25,8 +25,11 @@ export interface CanonicalUrl {
  */
 export function isWebUrl(raw: unknown): boolean {
   if (typeof raw !== "string" || !raw.trim()) return false;
-  const scheme = /^([a-z][a-z0-9+.-]*):(?!\d)/i.exec(raw.trim());
-  return !scheme || /^https?$/i.test(scheme[1]!);
+  const text = raw.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text);
+  if (!scheme || /^https?$/i.test(scheme[1]!)) return true;
+  // "example.com:8080/page" is a host and its port; "javascript:0//…" and "data:1,…" are not (a host has a dot).
+  return scheme[1]!.includes(".") && /^\d/.test(text.slice(scheme[0].length));
 }
 
 function withScheme(raw: string): string {

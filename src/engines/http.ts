@@ -1,4 +1,5 @@
 import { EngineError, excerptOf, malformed, retryAfterMs } from './errors';
+import { textUpTo } from '../http/body';
 import type { PlatformId } from './types';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -153,6 +154,9 @@ export function httpError(ctx: CallContext, status: number, headers: Headers, te
   return new EngineError({ ...base, kind: 'rejected', message: `${ctx.platform}: request refused (HTTP ${status}): ${detail}` });
 }
 
+/** The largest body read from an engine: an answer with its citations is tens of kilobytes; past this it is not read on. */
+export const MAX_ENGINE_BODY_BYTES = 8 << 20;
+
 /**
  * Sends one JSON request and returns the parsed body. Aborts at once when the caller's signal fires,
  * gives up after `ctx.timeoutMs`, and turns every failure into an EngineError.
@@ -165,7 +169,7 @@ export async function callJson(ctx: CallContext, req: JsonRequest): Promise<unkn
   if (req.body !== undefined) headers['content-type'] = 'application/json';
 
   let response: Response;
-  let text: string;
+  let text: string | null;
   try {
     response = await ctx.fetch(req.url, {
       method: req.method ?? (req.body === undefined ? 'GET' : 'POST'),
@@ -173,10 +177,12 @@ export async function callJson(ctx: CallContext, req: JsonRequest): Promise<unkn
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       signal,
     });
-    text = await response.text();
+    text = await textUpTo(response.body, MAX_ENGINE_BODY_BYTES);
   } catch (error) {
+    if (error instanceof EngineError) throw error;
     throw networkError(ctx, timeout, error);
   }
+  if (text === null) throw malformed(ctx.platform, `the body is over ${MAX_ENGINE_BODY_BYTES} bytes`, '');
   if (!response.ok) throw httpError(ctx, response.status, response.headers, text);
   const parsed = tryParse(text);
   if (parsed === undefined) throw malformed(ctx.platform, 'the body is not JSON', text);

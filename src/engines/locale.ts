@@ -9,6 +9,7 @@ import iso3166 from './data/locales/iso-3166-1.json';
 import iso6391List from './data/locales/iso-639-1.json';
 import serpApiCountryList from './data/locales/serpapi-google-countries.json';
 import serpApiLanguageList from './data/locales/serpapi-google-languages.json';
+import { isLanguageTag } from '../common/limits';
 
 const ISO_COUNTRIES: ReadonlySet<string> = new Set(Object.keys(iso3166));
 const ISO_639_1: ReadonlySet<string> = new Set(iso6391List);
@@ -104,7 +105,8 @@ function languageName(code: string): string | undefined {
 
 /** "Answer in German." — the one line sent where the API has no language parameter. */
 export function languageInstruction(language: string | undefined): string | undefined {
-  if (!language) return undefined;
+  // Only a language code (rows written before they were checked may hold anything: it is sent on every unit).
+  if (!language || !isLanguageTag(language)) return undefined;
   return `Answer in ${languageName(language) ?? language}.`;
 }
 

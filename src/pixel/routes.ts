@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { DirectRoutes, RequestMeta } from "../http/request";
 import { AppError } from "../http/errors";
+import { textUpTo } from "../http/body";
 import type { CallerResolver } from "../platform/auth/caller";
 import { MAX_BEACON_BYTES } from "./beacon";
 import { originHost } from "./origin";
@@ -34,20 +35,9 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
     return request.text();
   }
   // Read as it comes and refused once past `max`: arrayBuffer() took up to the app's 1 MiB first.
-  const reader = request.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Each read brings a byte at least, so max + 1 reads end it either way.
-  for (let reads = 0; reads <= max + 1; reads++) {
-    const { done, value } = await reader.read();
-    if (done) return new TextDecoder().decode(Buffer.concat(chunks));
-    size += value.byteLength;
-    if (size > max) break;
-    chunks.push(value);
-  }
-  await reader.cancel().catch(() => {});
-  throw TOO_LARGE;
+  const text = await textUpTo(request.body, max);
+  if (text === null) throw TOO_LARGE;
+  return text;
 }
 
 export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {

@@ -114,11 +114,18 @@ export function isDeadLocalOwner(owner: string): boolean {
   }
 }
 
-/** Exponential backoff with ±25 % jitter, never shorter than the upstream's own hint. */
+/**
+ * The longest an upstream's hint (Retry-After, a reset header) may make a unit wait: a day's hint kept
+ * a run open a day, and 1e16 ms made an invalid date that ended the process.
+ */
+export const MAX_RETRY_HINT_MS = 15 * 60_000;
+
+/** Exponential backoff with ±25 % jitter, never shorter than the upstream's own hint (up to MAX_RETRY_HINT_MS). */
 export function retryDelay(attempt: number, hintMs: number | undefined, baseMs: number, maxMs: number): number {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   const jittered = exp * (0.75 + Math.random() * 0.5);
-  return Math.round(Math.max(jittered, hintMs ?? 0));
+  const hint = hintMs === undefined || Number.isNaN(hintMs) ? 0 : Math.min(hintMs, MAX_RETRY_HINT_MS);
+  return Math.round(Math.max(jittered, hint));
 }
 
 export function createDispatcher(options: DispatcherOptions) {

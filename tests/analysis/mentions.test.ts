@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeAnswer, compileEntities, findMentions, type Entity } from "../../src/analysis";
+import { MAX_PATTERN_UNITS } from "../../src/analysis/entities";
+import { MAX_SYMBOLS } from "../../src/analysis/matcher";
 
 const brand = (name: string, extra: Partial<Entity> = {}): Entity => ({ id: "brand", kind: "brand", name, ...extra });
 const competitor = (id: string, name: string, extra: Partial<Entity> = {}): Entity => ({ id, kind: "competitor", name, ...extra });
@@ -115,5 +117,30 @@ describe("per-answer mention fields", () => {
   });
   test("analyzeAnswer needs a brand or compiled entities", () => {
     expect(() => analyzeAnswer({ text: "x" })).toThrow(TypeError);
+  });
+});
+
+describe("the automaton's size is bounded whatever the names", () => {
+  // 3,000 distinct CJK characters in one name (a member can set any name): before, a 36 MB table built in ~0.25 s; 20,000 would take 1.7 GB.
+  const wide = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join("");
+  test("past 128 distinct units the symbols are shared: the table stays states × 128, and what it finds is still exact", () => {
+    const compiled = compileEntities({ id: "b", kind: "brand", name: wide }, [{ id: "c", kind: "competitor", name: "Rival" }]);
+    expect(compiled.matcher.alphabet).toBe(MAX_SYMBOLS);
+    expect(compiled.matcher.delta.length).toBeLessThanOrEqual((wide.length + "rival".length + 1) * MAX_SYMBOLS);
+    expect(findMentions(compiled, `Ask about ${wide} and Rival.`).map((m) => m.entity_id)).toEqual(["b", "c"]);
+    // The same length of other characters that share every symbol with the name: not the name.
+    const lookalike = Array.from(wide, (_, i) => wide[i % (MAX_SYMBOLS - 1)]).join("");
+    expect(findMentions(compiled, `Ask about ${lookalike} and Rival.`).map((m) => m.entity_id)).toEqual(["c"]);
+  });
+
+  test("a few names in one script keep their own symbols (no check needed)", () => {
+    expect(compileEntities({ id: "b", kind: "brand", name: "Acme" }, [{ id: "c", kind: "competitor", name: "Globex", aliases: ["Globex Corp"] }]).matcher.texts).toBeNull();
+  });
+
+  test("spellings past MAX_PATTERN_UNITS are left out, the brand's first", () => {
+    const aliases = Array.from({ length: 100 }, (_, i) => `alias number ${i} ${"x".repeat(480)}`);
+    const compiled = compileEntities({ id: "b", kind: "brand", name: "Acme" }, Array.from({ length: 20 }, (_, i) => ({ id: `c${i}`, kind: "competitor" as const, name: `Rival ${i}`, aliases })));
+    expect(compiled.patterns.reduce((n, p) => n + p.length, 0)).toBeLessThanOrEqual(MAX_PATTERN_UNITS);
+    expect(findMentions(compiled, "Acme and Rival 0").map((m) => m.entity_id)).toEqual(["b", "c0"]);
   });
 });

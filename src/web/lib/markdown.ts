@@ -12,7 +12,9 @@ export type Block =
   | { t: "table"; head: Inline[][]; rows: Inline[][][] };
 
 // Earliest first: **bold**, *italic* (not a lone star between spaces), `code`, [text](http…).
-const INLINE = /\*\*(?=\S)([\s\S]+?)\*\*|\*(?=[^\s*])([^*]+?)\*(?!\*)|`([^`]+)`|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/;
+// Each span is bounded (bold 1,000 units, a label at the next "[", a destination at the next "("): an
+// unclosed "**" or "[" repeated along a line made every start scan to the line's end.
+const INLINE = /\*\*(?=\S)([\s\S]{1,1000}?)\*\*|\*(?=[^\s*])([^*]+?)\*(?!\*)|`([^`]+)`|\[([^[\]]+)\]\((https?:\/\/[^\s()]+)\)/;
 
 export function parseInline(text: string): Inline[] {
   const out: Inline[] = [];
