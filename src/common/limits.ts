@@ -9,3 +9,23 @@ export const MAX_PROMPT_CHARS = 2000;
  * can never carry markup, whoever of the organization set the code.
  */
 export const TRACKING_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Longest name of a brand or competitor: each name is compiled into the matcher every answer is read with. */
+export const MAX_NAME_CHARS = 200;
+
+/**
+ * A brand's language as the engines and the analysis take it: a BCP 47 tag Intl accepts (en, de,
+ * pt-BR, tlh, zh-Hant), at most 35 characters. Sent on every unit, so never free text.
+ */
+export function isLanguageTag(value: string): boolean {
+  if (value.length > 35 || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/.test(value)) return false;
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Aliases of a brand or competitor: as many and as long as a JSON list column holds (REST's rule). */
+export const MAX_ALIASES = 100;
+export const MAX_ALIAS_CHARS = 500;

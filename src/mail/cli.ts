@@ -1,6 +1,7 @@
 // `answerwatch mail test --to ADDRESS`: queues a test message, which the running server sends through
 // SMTP_URL (an operator's check of the mail settings); `answerwatch mail list [--to ADDRESS]`: the
 // newest messages and where each stands.
+import { terminalSafe } from "../common/terminal";
 import type { Config } from "../config";
 import { createMailService } from "./service";
 import type { MailStore } from "./store";
@@ -39,7 +40,7 @@ export async function runMailCommand(args: string[], deps: { store: MailStore; c
   }
   if (sub === "list") {
     const to = flag(args, "--to")?.trim() ?? null;
-    for (const m of await deps.store.messages({ to, limit: 50 })) out(`${m.id}  ${m.kind.padEnd(9)} ${m.status.padEnd(7)} attempts ${m.attempts}  ${m.to_address}${m.sent_at ? `  sent ${m.sent_at}` : ""}${m.last_error ? `  last error: ${m.last_error}` : ""}`);
+    for (const m of await deps.store.messages({ to, limit: 50 })) out(terminalSafe(`${m.id}  ${m.kind.padEnd(9)} ${m.status.padEnd(7)} attempts ${m.attempts}  ${m.to_address}${m.sent_at ? `  sent ${m.sent_at}` : ""}${m.last_error ? `  last error: ${m.last_error}` : ""}`));
     return 0;
   }
   err("usage: answerwatch mail test --to ADDRESS | mail list [--to ADDRESS]");

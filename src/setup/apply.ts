@@ -25,9 +25,15 @@ export class ApplyError extends Error {}
 
 export function organizationFor(orgs: OrganizationRef[], name: string | undefined): OrganizationRef {
   if (name) {
-    const found = orgs.find((o) => o.slug === name || o.name.toLowerCase() === name.toLowerCase());
-    if (!found) throw new ApplyError(`brand.organization: no organization named "${name}" (${orgs.map((o) => o.name).join(", ") || "none yet: answerwatch user add --org NAME creates one"})`);
-    return found;
+    // Names are anyone's to choose (and slugs a manager's): a file names one organization by its id,
+    // or by a slug or name only one answers to — never the first of several.
+    const byId = orgs.find((o) => o.id === name);
+    if (byId) return byId;
+    const found = orgs.filter((o) => o.slug === name || o.name.toLowerCase() === name.toLowerCase());
+    if (!found.length) throw new ApplyError(`brand.organization: no organization named "${name}" (${orgs.map((o) => o.name).join(", ") || "none yet: answerwatch user add --org NAME creates one"})`);
+    if (found.length > 1)
+      throw new ApplyError(`brand.organization: ${found.length} organizations answer to "${name}" (${found.map((o) => `${o.name}, slug ${o.slug}, id ${o.id}`).join("; ")}): name it by its id`);
+    return found[0]!;
   }
   if (orgs.length === 1) return orgs[0]!;
   throw new ApplyError(orgs.length ? `brand.organization is needed: this server has ${orgs.length} organizations (${orgs.map((o) => o.name).join(", ")})` : "no organization yet: answerwatch user add --email … --password … --org NAME creates one");

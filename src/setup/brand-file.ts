@@ -1,7 +1,7 @@
 // Config as code (issue #20): a brand, its domains, competitors, topics, prompts and platforms in
 // one YAML file. Parsing and checking are pure; every problem names its line, column and field.
 import { isMap, isSeq, LineCounter, parseDocument, stringify, type Document } from "yaml";
-import { MAX_PROMPT_CHARS } from "../common/limits";
+import { isLanguageTag, MAX_ALIAS_CHARS, MAX_ALIASES, MAX_NAME_CHARS, MAX_PROMPT_CHARS } from "../common/limits";
 
 export interface BrandFile {
   brand: {
@@ -63,7 +63,7 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     }
   };
   const value = (p: (string | number)[]) => (doc as Document).getIn(p);
-  const str = (p: (string | number)[], opts: { required?: boolean; pattern?: RegExp; what?: string; max?: number } = {}): string | null => {
+  const str = (p: (string | number)[], opts: { required?: boolean; pattern?: RegExp; test?: (s: string) => boolean; what?: string; max?: number } = {}): string | null => {
     const v = value(p);
     if (v === undefined || v === null || v === "") {
       if (opts.required) problem(p, "is required");
@@ -74,7 +74,7 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
       return null;
     }
     const s = String(v).trim();
-    if (opts.pattern && !opts.pattern.test(s)) problem(p, `must be ${opts.what}`);
+    if ((opts.pattern && !opts.pattern.test(s)) || (opts.test && !opts.test(s))) problem(p, `must be ${opts.what}`);
     if (opts.max && s.length > opts.max) problem(p, `must be at most ${opts.max} characters`);
     return s;
   };
@@ -88,6 +88,11 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     return v.items;
   };
   const strings = (p: (string | number)[], opts: { pattern?: RegExp; what?: string } = {}) => list(p).map((_, i) => str([...p, i], { required: true, ...opts })!).filter(Boolean);
+  // As many and as long as /rest/v1 takes them (a JSON list column's rule).
+  const aliases = (p: (string | number)[]) => {
+    if (list(p).length > MAX_ALIASES) problem(p, `lists at most ${MAX_ALIASES} aliases`);
+    return list(p).slice(0, MAX_ALIASES).map((_, i) => str([...p, i], { required: true, max: MAX_ALIAS_CHARS })!).filter(Boolean);
+  };
   const host = (s: string | null) => (s ? s.replace(/^https?:\/\//i, "").replace(/\/.*$/, "").toLowerCase() : s);
 
   known([], ["brand", "competitors", "topics", "prompts", "platforms"]);
@@ -96,7 +101,7 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
   const website = host(str(["brand", "website"], { required: true }));
   if (website && !DOMAIN.test(website)) problem(["brand", "website"], "must be a domain or a site's address (example.com)");
   const brand: BrandFile["brand"] = {
-    name: str(["brand", "name"], { required: true, max: 200 }) ?? "",
+    name: str(["brand", "name"], { required: true, max: MAX_NAME_CHARS }) ?? "",
     slug: str(["brand", "slug"], { required: true, pattern: SLUG, what: "lower-case letters, digits and hyphens" }) ?? "",
     organization: str(["brand", "organization"]) ?? undefined,
     website: website ?? "",
@@ -106,8 +111,8 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
       return h;
     }),
     region: str(["brand", "region"], { pattern: /^[A-Za-z]{2}$/, what: "a two-letter country code" })?.toUpperCase() ?? null,
-    language: str(["brand", "language"], { pattern: /^[a-z]{2}(-[A-Za-z]{2})?$/, what: "a language code (en, de, pt-BR)" }) ?? null,
-    aliases: strings(["brand", "aliases"]),
+    language: str(["brand", "language"], { test: isLanguageTag, what: "a language code (en, de, pt-BR)" }) ?? null,
+    aliases: aliases(["brand", "aliases"]),
     industry: str(["brand", "industry"]),
     description: str(["brand", "description"]),
   };
@@ -116,7 +121,7 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     known(p, ["name", "domain", "aliases"]);
     const domain = host(str([...p, "domain"]));
     if (domain && !DOMAIN.test(domain)) problem([...p, "domain"], "must be a domain");
-    return { name: str([...p, "name"], { required: true, max: 200 }) ?? "", domain, aliases: strings([...p, "aliases"]) };
+    return { name: str([...p, "name"], { required: true, max: MAX_NAME_CHARS }) ?? "", domain, aliases: aliases([...p, "aliases"]) };
   });
   const topics = strings(["topics"]);
   const topicSet = new Set(topics);
@@ -149,6 +154,9 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     items.forEach((x, i) => (seen.has(x) ? problem(p === "prompts" ? ["prompts", i] : [p, i, ...(p === "topics" ? [] : [what])], "is listed twice") : seen.add(x)));
   };
   duplicates(competitors.map((c) => c.name.toLowerCase()), "competitors", "name");
+  // docs.acme.com and https://DOCS.acme.com/x are one domain: listed twice it failed the write, not the check.
+  const domainsSeen = new Set<string>();
+  brand.domains.forEach((d, i) => (domainsSeen.has(d) ? problem(["brand", "domains", i], "is listed twice") : domainsSeen.add(d)));
   duplicates(topics, "topics", "");
   duplicates(prompts.map((p) => p.text), "prompts", "");
   duplicates(platformList.map((p) => p.platform), "platforms", "platform");

@@ -1,5 +1,6 @@
 // The setup commands: apply a brand file (printing the plan first; --dry-run stops there), export a
 // brand as that file, list brands.
+import { terminalSafe } from "../common/terminal";
 import { readFileSync } from "node:fs";
 import { ApplyError, applyBrandFile, exportBrandFile } from "./apply";
 import { BrandFileError, brandFileText, parseBrandFile } from "./brand-file";
@@ -28,7 +29,7 @@ export async function runApplyCommand(args: string[], deps: { store: SetupStore;
       out.write(`${file.brand.slug}: no changes\n`);
       return 0;
     }
-    out.write(`${file.brand.slug}: ${changes.length} change(s)${dryRun ? " (dry run: nothing applied)" : ""}\n${changes.map((c) => `  ${c.kind} ${c.what}`).join("\n")}\n`);
+    out.write(`${file.brand.slug}: ${changes.length} change(s)${dryRun ? " (dry run: nothing applied)" : ""}\n${changes.map((c) => `  ${c.kind} ${terminalSafe(c.what)}`).join("\n")}\n`);
     if (dryRun) return 0;
     await applyBrandFile(deps.store, file);
     out.write("applied\n");
@@ -39,7 +40,7 @@ export async function runApplyCommand(args: string[], deps: { store: SetupStore;
       return 2;
     }
     if (error instanceof ApplyError) {
-      err.write(`answerwatch: ${error.message}\n`);
+      err.write(`answerwatch: ${terminalSafe(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -58,7 +59,7 @@ export async function runExportCommand(args: string[], deps: { store: SetupStore
     return 0;
   } catch (error) {
     if (error instanceof ApplyError) {
-      err.write(`answerwatch: ${error.message}\n`);
+      err.write(`answerwatch: ${terminalSafe(error.message)}\n`);
       return 2;
     }
     throw error;
@@ -68,6 +69,6 @@ export async function runExportCommand(args: string[], deps: { store: SetupStore
 export async function runBrandsCommand(deps: { store: SetupStore }, out: Out = process.stdout): Promise<number> {
   const rows = await deps.store.listBrands();
   if (!rows.length) out.write("no brands yet: answerwatch apply brand.yaml, or the web app's onboarding\n");
-  for (const r of rows) out.write(`${r.organization}\t${r.slug}\t${r.name}\t${r.prompts} prompt(s)${r.is_active ? "" : "\tinactive"}\n`);
+  for (const r of rows) out.write(`${terminalSafe(r.organization)}\t${r.slug}\t${terminalSafe(r.name)}\t${r.prompts} prompt(s)${r.is_active ? "" : "\tinactive"}\n`);
   return 0;
 }

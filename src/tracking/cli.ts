@@ -1,5 +1,6 @@
 // `answerwatch run BRAND [--wait]`: enqueues a tracking run for a brand (by slug) as the API would;
 // the server's dispatcher runs it. --wait follows it to the end, with a progress bar on a terminal.
+import { terminalSafe } from "../common/terminal";
 import type { EngineConfig } from "../engines";
 import { AppError } from "../http/errors";
 import type { QueueStore } from "../queue/store";
@@ -53,7 +54,7 @@ export async function runRunCommand(args: string[], deps: { store: QueueStore; t
     }
     if (["completed", "failed", "cancelled"].includes(job.status)) {
       if (out.isTTY) out.write("\n");
-      out.write(`${job.status}: ${c.done} answered, ${c.failed} failed${job.failed_reason ? ` (${job.failed_reason})` : ""}\n`);
+      out.write(`${job.status}: ${c.done} answered, ${c.failed} failed${job.failed_reason ? ` (${terminalSafe(job.failed_reason)})` : ""}\n`);
       return job.status === "completed" ? 0 : 1;
     }
     if (Date.now() - checked >= SERVER_CHECK_MS) {

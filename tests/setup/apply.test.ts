@@ -155,6 +155,27 @@ platforms:
   expect(lines).toContain(`${bad}:11:12: prompts[0].topic: is not one of topics (Buying)`);
   expect(lines).toContain(`${bad}:14:14: platforms[0].samples: must be a whole number from 1 to 10`);
   expect(lines.some((l) => l.startsWith(`${bad}:15:15: platforms[1].platform: unknown platform`))).toBe(true);
+  // What /rest/v1 would refuse is refused here too, before anything is written: a domain twice (it
+  // failed the write with the database's error), more than 100 aliases or one over 500 characters.
+  const twice = file(
+    "twice.yaml",
+    `brand:
+  name: Twice
+  slug: twice
+  website: twice.example
+  domains: [docs.twice.example, "https://DOCS.twice.example/x"]
+  aliases: [${Array.from({ length: 101 }, (_, i) => `a${i}`).join(", ")}]
+competitors:
+  - name: Rival
+    aliases: ["${"r".repeat(501)}"]
+`,
+  );
+  const refused = cli("apply", twice);
+  expect(refused.code).toBe(2);
+  const problems = refused.err.trim().split("\n");
+  expect(problems.some((l) => l.startsWith(`${twice}:5:`) && l.endsWith("brand.domains[1]: is listed twice"))).toBe(true);
+  expect(problems.some((l) => l.endsWith("brand.aliases: lists at most 100 aliases"))).toBe(true);
+  expect(problems.some((l) => l.endsWith("competitors[0].aliases[0]: must be at most 500 characters"))).toBe(true);
   const syntax = cli("apply", file("syntax.yaml", "brand:\n  name: [unclosed\n"));
   expect(syntax.code).toBe(2);
   expect(syntax.err).toMatch(/syntax\.yaml:\d+:\d+: /);

@@ -2,6 +2,7 @@
 // creates a user straight in the database (works with AUTH_DISABLE_SIGNUP=true).
 // `answerwatch user recovery-link --email E`: a recovery link and code to pass on by hand, for a
 // server that sends no mail (what /auth/v1/recover would have mailed; works once, for an hour).
+import { terminalSafe } from "../../common/terminal";
 import { parseArgs } from "node:util";
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
@@ -72,7 +73,7 @@ async function refusedAs2(err: NodeJS.WriteStream, run: () => Promise<number>): 
 async function listUsers(store: AuthStore, out: { write(text: string): void }): Promise<number> {
   const rows = await store.listUsersWithOrganizations();
   if (!rows.length) out.write("no users yet: answerwatch user add --email E --password P --org NAME\n");
-  for (const r of rows) out.write(`${r.email}\t${r.id}\t${r.orgs ?? "(no organization)"}\n`);
+  for (const r of rows) out.write(`${terminalSafe(r.email)}\t${r.id}\t${terminalSafe(r.orgs ?? "(no organization)")}\n`);
   return 0;
 }
 

@@ -4,7 +4,7 @@
 import { AppError } from "../../http/errors";
 import type { ConstraintViolation } from "./dialect";
 import { normalizeDomain } from "../../analysis/urls";
-import { MAX_PROMPT_CHARS, TRACKING_CODE } from "../../common/limits";
+import { isLanguageTag, MAX_ALIAS_CHARS, MAX_ALIASES, MAX_NAME_CHARS, MAX_PROMPT_CHARS, TRACKING_CODE } from "../../common/limits";
 import { isLogoDataUrl, LOGO_MAX_CHARS, LOGO_TYPES } from "../../common/logo";
 import type { ColumnInfo, TableInfo } from "./schema-cache";
 import type { SqlValue } from "./values";
@@ -60,19 +60,25 @@ const trackingCodeRule: ColumnRule = (table, column, value) => {
   return value;
 };
 
+// Sent to every engine on every unit and read by the analysis: a value Intl cannot take (en_US) failed each unit after its paid call.
+const languageRule: ColumnRule = (table, column, value) => {
+  if (!isLanguageTag(value)) throw checkViolation(table, `${table}_${column}_format`, `${column} must be a language code such as en, de or pt-BR, got ${JSON.stringify(value.slice(0, 80))}`);
+  return value;
+};
+
 const COLUMN_RULES: Record<string, Record<string, ColumnRule>> = {
   organizations: { slug: slugRule, logo: logoRule },
   prompts: { text: maxLength(MAX_PROMPT_CHARS) },
-  brands: { slug: slugRule, state: stateRule, tracking_code: trackingCodeRule },
+  brands: { slug: slugRule, state: stateRule, tracking_code: trackingCodeRule, name: maxLength(MAX_NAME_CHARS), language: languageRule },
   brand_domains: { domain: hostRule },
-  competitors: { domain: hostRule },
+  competitors: { domain: hostRule, name: maxLength(MAX_NAME_CHARS) },
 };
 
 // ---- JSON columns: their declared element types, and how much one row may hold ---------------
 
 /** Longest list a JSON array column takes, and longest string inside one (bounded work per row). */
-export const MAX_JSON_ITEMS = 100;
-export const MAX_JSON_STRING = 500;
+export const MAX_JSON_ITEMS = MAX_ALIASES;
+export const MAX_JSON_STRING = MAX_ALIAS_CHARS;
 /** Largest value of a JSON column with a declared shape, serialized. */
 export const MAX_JSON_BYTES = 16_384;
 

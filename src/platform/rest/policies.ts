@@ -48,8 +48,9 @@ export interface TablePolicy {
  * webhook_events, webhook_deliveries) is unknown to /rest/v1.
  */
 export const REST_POLICIES: Record<string, TablePolicy> = {
-  // Organizations are created at sign-up; owners and admins rename them, only owners delete them.
-  organizations: { scope: "id", write: { update: MANAGERS, delete: ["owner"] } },
+  // Organizations are created at sign-up; owners and admins rename them (and change the slug and
+  // logo), only owners delete them. Nothing else: a created_at set back put one first among others.
+  organizations: { scope: "id", write: { update: MANAGERS, delete: ["owner"] }, updatableColumns: ["name", "slug", "logo"] },
   // Nobody is added by a write here: people join by accepting an invitation (src/members). Owners
   // and admins change roles and remove members; every member may remove themselves (leave).
   organization_members: {
