@@ -132,7 +132,13 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     let platforms: PlatformId[];
     if (platformsIn) platforms = platformsIn as PlatformId[];
     else if (modelsByPlatform.size) platforms = [...modelsByPlatform.keys()];
-    else if (enabled.length) platforms = enabled.map((e) => e.platform as PlatformId).filter((p) => allowedPlatforms.includes(p));
+    else if (enabled.length) {
+      // By default the enabled platforms that have a key, as the schedule runs them ("Run now" after
+      // choosing one platform with a key and one without failed); none has one: the 400 names its key.
+      const chosen = enabled.map((e) => e.platform as PlatformId).filter((p) => allowedPlatforms.includes(p));
+      const ready = chosen.filter((p) => registry.isConfigured(p));
+      platforms = ready.length ? ready : chosen;
+    }
     else platforms = allowedPlatforms.filter((p) => registry.isConfigured(p));
     if (!platforms.length)
       throw new AppError(400, "no_platform_configured", "No AI platform is configured: set an API key such as OPENAI_API_KEY or PERPLEXITY_API_KEY");

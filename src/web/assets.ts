@@ -3,7 +3,7 @@
 import { pageSecurityHeaders } from "../http/security-headers";
 import type { WebAssets } from "./build";
 
-export const WEB_PATHS = ["/", "/login", "/signup", "/onboarding", "/account", "/b/*"];
+export const WEB_PATHS = ["/", "/login", "/signup", "/forgot", "/onboarding", "/account", "/b/*"];
 
 /** The generated files (scripts/build-web.ts), else — run from source — a build made now. */
 export async function loadWebAssets(): Promise<WebAssets> {

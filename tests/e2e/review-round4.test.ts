@@ -91,6 +91,40 @@ describe("credentials across a membership and a brand's move", () => {
   });
 });
 
+describe("what a brand's settings may hold (each is read by every unit of every run)", () => {
+  test("a language that is not a code (en_US) is 400 23514; names over 200 characters are 400 22001; nothing changed", async () => {
+    const patch = async (table: string, id: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/rest/v1/${table}?id=eq.${id}`, { method: "PATCH", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json", prefer: "return=representation" }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    for (const language of ["en_US", "english", "x".repeat(5000)]) expect([language.slice(0, 10), (await patch("brands", brandId, { language })).body.code]).toEqual([language.slice(0, 10), "23514"]);
+    expect((await patch("brands", brandId, { name: "n".repeat(201) })).body.code).toBe("22001");
+    const { data: rival } = await org.owner.from("competitors").select("id").eq("brand_id", brandId).limit(1).single();
+    expect((await patch("competitors", rival!.id, { name: "n".repeat(201) })).body.code).toBe("22001");
+    const { data: brand } = await org.owner.from("brands").select("name, language").eq("id", brandId).single();
+    expect(brand!.name).not.toHaveLength(201);
+    expect(brand!.language === null || brand!.language.length <= 35).toBe(true);
+    const ok = await patch("brands", brandId, { language: "pt-BR" });
+    expect([ok.status, ok.body[0].language]).toEqual([200, "pt-BR"]);
+  });
+
+  test("an organization's managers change its name, slug and logo only (a created_at set back put it first among others)", async () => {
+    const before = (await org.owner.from("organizations").select("created_at").eq("id", org.id).single()).data!.created_at;
+    const backdated = await org.owner.from("organizations").update({ created_at: "1970-01-01T00:00:00Z" }).eq("id", org.id).select();
+    expect(backdated.error).not.toBeNull();
+    expect((await org.owner.from("organizations").select("created_at").eq("id", org.id).single()).data!.created_at).toBe(before);
+    const renamed = await org.owner.from("organizations").update({ name: "Round four, renamed" }).eq("id", org.id).select("name");
+    expect(renamed.data).toEqual([{ name: "Round four, renamed" }]);
+  });
+});
+
+test("every page the web app opens by address is served, /forgot included (a reload of it answered a JSON 404)", async () => {
+  for (const path of ["/login", "/signup", "/forgot", "/onboarding", "/account"]) {
+    const res = await fetch(`${server.url}${path}`);
+    expect([path, res.status, res.headers.get("content-type")]).toEqual([path, 200, expect.stringContaining("text/html")]);
+  }
+});
+
 describe("how much one caller may hold", () => {
   test("50 usable keys a person in an organization, then 429 too_many_keys; a revoked one frees a place", async () => {
     const { data: me } = await org.owner.auth.getUser();

@@ -196,6 +196,15 @@ describe("start validation", () => {
     expect(none.status).toBe(400);
     expect((await none.json()).error.code).toBe("no_platform_configured");
 
+    // Enabled on a platform with a key and one without: a start naming no platform runs the one with a key.
+    const keyed = await testApp({ OPENAI_API_KEY: "sk-test-only" });
+    const keyedSignup = await (await keyed.request("/auth/v1/signup", { method: "POST", headers: { apikey: keyed.secrets.anonKey, "content-type": "application/json" }, body: JSON.stringify({ email: "keyed@example.com", password: "keyed-pass" }) })).json();
+    const keyedDb = await serverDb(keyed);
+    const mixed = await seedBrandIn(keyedDb, await organizationIn(keyedDb, keyedSignup.user.id), { prompts: 1, platforms: [{ platform: "chatgpt" }, { platform: "claude" }] });
+    const runNow = await keyed.request("/api/tracking/start", { method: "POST", headers: { authorization: `Bearer ${keyedSignup.access_token}`, "content-type": "application/json" }, body: JSON.stringify({ brandId: mixed.brandId }) });
+    expect([runNow.status, (await runNow.json()).platforms]).toEqual([200, ["chatgpt"]]);
+    await keyedDb.close();
+
     await bareDb.inspect("UPDATE organization_members SET role = 'viewer' WHERE user_id = ?", user.id);
     expect((await start({ brandId, platforms: ["chatgpt"] })).status).toBe(403);
     expect(await countOf(bareDb, "SELECT count(*) AS n FROM jobs")).toBe(0);

@@ -45,6 +45,8 @@ test("onboarding with no engine key saves the brand, its prompts and chosen plat
   await page.getByLabel("Brand name").fill("Keyless");
   await page.getByLabel("Website").fill("keyless.example");
   await page.getByRole("button", { name: "Next" }).click();
+  // A competitor's domain the server refuses (no dot): found only once the brand is being saved.
+  await page.getByLabel("Competitors").fill("Rival, localhost");
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByLabel("Prompts").fill("Which tool should a startup use?\nIs Keyless any good?");
   await page.getByRole("button", { name: "Next" }).click();
@@ -61,6 +63,16 @@ test("onboarding with no engine key saves the brand, its prompts and chosen plat
   await page.locator('input[value="chatgpt"]').check();
   await page.locator('input[value="perplexity"]').check();
   await page.screenshot({ path: join(ARTIFACTS, "onboarding-no-key-1280.png"), fullPage: true });
+  // Refused: the message says why, and nothing is left half-made (before, the brand stayed without
+  // its domains and prompts, and each retry added another).
+  await page.getByRole("button", { name: "Create the brand" }).click();
+  await page.getByRole("alert").filter({ hasText: "hostname" }).waitFor();
+  await page.screenshot({ path: join(ARTIFACTS, "onboarding-refused-1280.png"), fullPage: true });
+  await page.getByRole("button", { name: "Back" }).click();
+  await page.getByRole("button", { name: "Back" }).click();
+  await page.getByLabel("Competitors").fill("Rival, rival.example");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Create the brand" }).click();
   await page.getByText("The brand is set up.").waitFor();
   const waiting = await page.getByRole("status").filter({ hasText: "no key on the server yet" }).innerText();

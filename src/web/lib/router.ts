@@ -10,7 +10,13 @@ export interface Location {
 const current = (): Location => ({ path: location.pathname, query: new URLSearchParams(location.search) });
 const listeners = new Set<() => void>();
 
+/** A path of this app, or "/": a ?next= from a link may name another origin, which history refuses (a blank page). */
+export function appPath(to: string): string {
+  return to.startsWith("/") && !to.startsWith("//") && !to.startsWith("/\\") ? to : "/";
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  to = appPath(to);
   if (to === location.pathname + location.search) return;
   history[options.replace ? "replaceState" : "pushState"](null, "", to);
   for (const l of listeners) l();

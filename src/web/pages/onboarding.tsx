@@ -53,19 +53,21 @@ export function Onboarding({ conn }: { conn: Connection }) {
     setBusy(true);
     setError(null);
     try {
-      const orgs = unwrap(await conn.sb.from("organizations").select("id").limit(1)) as { id: string }[];
-      if (!orgs.length) throw new Error("You are not a member of any organization");
+      // The first organization (by when one joined) where one may add brands: viewers may not.
+      const me = (await conn.sb.auth.getSession()).data.session?.user.id ?? "";
+      const orgs = unwrap(await conn.sb.from("organization_members").select("organization_id").eq("user_id", me).in("role", ["owner", "admin", "member"]).order("created_at").order("id").limit(1)) as { organization_id: string }[];
+      if (!orgs.length) throw new Error("You may not add brands in any organization: ask an owner or admin to make you a member");
       const brand = unwrap(
-        await conn.sb.from("brands").insert({ organization_id: orgs[0]!.id, name: draft.name.trim(), slug: slugOf(draft.name), region: draft.region || null, language: draft.language || null }).select("id").single(),
+        await conn.sb.from("brands").insert({ organization_id: orgs[0]!.organization_id, name: draft.name.trim(), slug: slugOf(draft.name), region: draft.region || null, language: draft.language || null }).select("id").single(),
       ) as { id: string };
-      const domains = [hostOf(draft.website), ...lines(draft.domains).map(hostOf)].filter((d, i, all) => d && all.indexOf(d) === i);
-      unwrap(await conn.sb.from("brand_domains").insert(domains.map((domain, i) => ({ brand_id: brand.id, domain, is_primary: i === 0 }))));
-      const competitors = lines(draft.competitors).map(parseCompetitor);
-      if (competitors.length) unwrap(await conn.sb.from("competitors").insert(competitors.map((c) => ({ brand_id: brand.id, ...c }))));
-      const topic = draft.topic.trim() ? (unwrap(await conn.sb.from("topics").insert({ brand_id: brand.id, name: draft.topic.trim() }).select("id").single()) as { id: string }) : null;
-      const set = unwrap(await conn.sb.from("prompt_sets").insert({ brand_id: brand.id, name: "Prompts" }).select("id").single()) as { id: string };
-      unwrap(await conn.sb.from("prompts").insert(lines(draft.prompts).map((text) => ({ prompt_set_id: set.id, brand_id: brand.id, text, topic_id: topic?.id ?? null }))));
-      unwrap(await conn.sb.from("brand_platforms").insert(draft.platforms.map((platform) => ({ brand_id: brand.id, platform, check_frequency: draft.frequency, samples: draft.samples }))));
+      try {
+        await fillBrand(brand.id);
+      } catch (e) {
+        // All or nothing: a refused domain or competitor takes the brand back (its rows go with it),
+        // so trying again after a fix does not leave half-made brands behind.
+        await conn.sb.from("brands").delete().eq("id", brand.id);
+        throw e;
+      }
       setCreated({ brandId: brand.id });
       setStep(4);
     } catch (e) {
@@ -73,6 +75,18 @@ export function Onboarding({ conn }: { conn: Connection }) {
     } finally {
       setBusy(false);
     }
+  }
+
+  /** The brand's domains, competitors, topic, prompts and platforms, as typed. */
+  async function fillBrand(brandId: string) {
+    const domains = [hostOf(draft.website), ...lines(draft.domains).map(hostOf)].filter((d, i, all) => d && all.indexOf(d) === i);
+    unwrap(await conn.sb.from("brand_domains").insert(domains.map((domain, i) => ({ brand_id: brandId, domain, is_primary: i === 0 }))));
+    const competitors = lines(draft.competitors).map(parseCompetitor);
+    if (competitors.length) unwrap(await conn.sb.from("competitors").insert(competitors.map((c) => ({ brand_id: brandId, ...c }))));
+    const topic = draft.topic.trim() ? (unwrap(await conn.sb.from("topics").insert({ brand_id: brandId, name: draft.topic.trim() }).select("id").single()) as { id: string }) : null;
+    const set = unwrap(await conn.sb.from("prompt_sets").insert({ brand_id: brandId, name: "Prompts" }).select("id").single()) as { id: string };
+    unwrap(await conn.sb.from("prompts").insert(lines(draft.prompts).map((text) => ({ prompt_set_id: set.id, brand_id: brandId, text, topic_id: topic?.id ?? null }))));
+    unwrap(await conn.sb.from("brand_platforms").insert(draft.platforms.map((platform) => ({ brand_id: brandId, platform, check_frequency: draft.frequency, samples: draft.samples }))));
   }
 
   async function runNow() {
