@@ -36,10 +36,6 @@ export function citationsFromLinks(links: readonly LinkToken[]): CitationInput[]
 }
 
 /**
- * Canonicalizes and attributes citations. The same page cited twice counts once, at its first
- * position, so counts and shares are about sources rather than repeated footnotes.
- */
-/**
  * Sources kept of one answer, and the longest URL and title: each source is a row and a URL lookup
  * on the writer; an answer (or a page it quotes) that lists thousands adds only the first ones.
  */
@@ -47,6 +43,10 @@ export const MAX_CITATIONS = 200;
 export const MAX_CITATION_URL_CHARS = 2048;
 export const MAX_CITATION_TITLE_CHARS = 500;
 
+/**
+ * Canonicalizes and attributes citations. The same page cited twice counts once, at its first
+ * position, so counts and shares are about sources rather than repeated footnotes.
+ */
 export function buildCitations(compiled: CompiledEntities, inputs: readonly CitationInput[]): Citation[] {
   const ordered = inputs
     .map((c, i) => ({ ...c, position: c.position ?? i + 1 }))

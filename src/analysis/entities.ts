@@ -1,5 +1,5 @@
 /** Entities (brand + competitors) compiled once into one matcher, and mention finding. */
-import { compileMatcher, type MultiPatternMatcher } from "./matcher";
+import { compileMatcher, ROLLING_BASE, type MultiPatternMatcher } from "./matcher";
 import { ASCII_FOLD, characterEnd, foldCached, foldedUnitAt, foldString, isBoundary, isWordUnit } from "./normalize";
 import { scanLinks, tokenAt, type LinkToken } from "./links";
 import { normalizeDomain } from "./urls";
@@ -140,6 +140,8 @@ interface ScanState {
   found: number[];
   state: number;
   n: number;
+  /** Symbols shared (matcher.verify): the rolling hash of every unit fed so far (the ring's third part keeps the last ones). */
+  hash: number;
 }
 
 /** Whether the folded units ending at n spell `text` (symbols shared: the automaton's match may be another spelling). */
@@ -151,16 +153,27 @@ function spells(scan: ScanState, text: string, n: number): boolean {
   return true;
 }
 
+/** Whether the units ending at n are pattern's (symbols shared): its hash in O(1), then its letters when the hash agrees. */
+function verified(scan: ScanState, pattern: number, n: number, start: number): boolean {
+  const { hashes, powers, texts } = scan.compiled.matcher.verify!;
+  if (start < 0) return false;
+  const { ring, ringSize } = scan;
+  const mask = ringSize - 1;
+  const before = start > 0 ? ring[2 * ringSize + ((start - 1) & mask)]! : 0;
+  const window = (ring[2 * ringSize + (n & mask)]! - Math.imul(before, powers[pattern]!)) | 0;
+  return window === hashes[pattern] && spells(scan, texts[pattern]!, n);
+}
+
 /** Records the patterns ending at folded unit n whose left boundary holds. */
 function collect(scan: ScanState, state: number, n: number, origin: number): void {
-  const { outStart, outList, texts } = scan.compiled.matcher;
+  const { outStart, outList, verify } = scan.compiled.matcher;
   const { ring, ringSize } = scan;
   const mask = ringSize - 1;
   for (let o = outStart[state]!, to = outStart[state + 1]!; o < to; o++) {
     const pattern = outList[o]!;
-    if (texts && !spells(scan, texts[pattern]!, n)) continue;
     const info = scan.compiled.patterns[pattern]!;
     const start = n + 1 - info.length;
+    if (verify && !verified(scan, pattern, n, start)) continue;
     if (passesLeftBoundary(info, start > 0 ? ring[(start - 1) & mask]! : -1)) scan.found.push(pattern, ring[ringSize + (start & mask)]!, origin);
   }
 }
@@ -173,6 +186,7 @@ function feedUnits(scan: ScanState, units: string, count: number, origin: number
     const code = units.charCodeAt(k);
     scan.ring[scan.n & mask] = code;
     scan.ring[scan.ringSize + (scan.n & mask)] = origin;
+    if (scan.compiled.matcher.verify) scan.ring[2 * scan.ringSize + (scan.n & mask)] = scan.hash = (Math.imul(scan.hash, ROLLING_BASE) + code) | 0;
     scan.state = delta[scan.state * alphabet + symbolOf[code]!]!;
     if (hasOutput[scan.state] === 1) collect(scan, scan.state, scan.n, origin);
     scan.n++;
@@ -185,14 +199,15 @@ function feedUnits(scan: ScanState, units: string, count: number, origin: number
  * so no folded copy of the answer is built. Returns flat candidate triples.
  */
 function scanCandidates(compiled: CompiledEntities, text: string, cache: Map<number, string>): number[] {
-  const { alphabet, symbolOf, delta, hasOutput, maxLength } = compiled.matcher;
+  const { alphabet, symbolOf, delta, hasOutput, maxLength, verify } = compiled.matcher;
   let ringSize = 8;
   while (ringSize < maxLength + 2) ringSize *= 2;
   const mask = ringSize - 1;
-  const scan: ScanState = { compiled, ring: new Int32Array(2 * ringSize), ringSize, found: [], state: 0, n: 0 };
+  const scan: ScanState = { compiled, ring: new Int32Array((verify ? 3 : 2) * ringSize), ringSize, found: [], state: 0, n: 0, hash: 0 };
   const ring = scan.ring;
   let state = 0;
   let n = 0;
+  let hash = 0;
   let previous = -1;
   const length = text.length;
   for (let i = 0; i < length; i++) {
@@ -207,15 +222,18 @@ function scanCandidates(compiled: CompiledEntities, text: string, cache: Map<num
       if (folded.length > 1) {
         scan.state = state;
         scan.n = n;
+        scan.hash = hash;
         feedUnits(scan, folded, folded.length - 1, origin);
         state = scan.state;
         n = scan.n;
+        hash = scan.hash;
       }
       code = folded.charCodeAt(folded.length - 1);
     }
     if (code === 32 && previous === 32) continue;
     ring[n & mask] = code;
     ring[ringSize + (n & mask)] = origin;
+    if (verify) ring[2 * ringSize + (n & mask)] = hash = (Math.imul(hash, ROLLING_BASE) + code) | 0;
     state = delta[state * alphabet + symbolOf[code]!]!;
     if (hasOutput[state] === 1) collect(scan, state, n, origin);
     previous = code;

@@ -93,12 +93,15 @@ function urlToken(text: string, start: number, body: string): LinkToken {
  * goes on from there (walking the run again from each of its dots was quadratic: "a." × 20,000 took 8 s).
  */
 function hostAround(text: string, dot: number): { host: LinkToken | null; runEnd: number } {
+  // Each walk stops past MAX_HOST: a longer run is no host, and a call costs O(MAX_HOST) even when
+  // the caller cannot skip the run (a URL starting inside it).
   let start = dot;
-  while (start > 0 && isHostPart(text.charCodeAt(start - 1))) start--;
+  while (start > 0 && dot - start <= MAX_HOST && isHostPart(text.charCodeAt(start - 1))) start--;
   let end = dot + 1;
-  while (end < text.length && isHostPart(text.charCodeAt(end))) end++;
+  while (end < text.length && end - dot <= MAX_HOST && isHostPart(text.charCodeAt(end))) end++;
   const runEnd = end;
   const none = { host: null, runEnd };
+  if (dot - start > MAX_HOST || end - dot > MAX_HOST) return none;
   while (start < end && !isAlnum(text.charCodeAt(start))) start++;
   while (end > start && !isAlnum(text.charCodeAt(end - 1))) end--;
   // "%acme.com", "/acme.com", "x_acme.com", "-acme.com" are parts of something else.

@@ -3,7 +3,9 @@
  * costs one table lookup per UTF-16 unit whatever the number of patterns. The table is states ×
  * symbols: past MAX_SYMBOLS distinct units (names in a large script: one CJK name of 3,000
  * characters made a 36 MB table, 20,000 would make 1.7 GB) units share symbols, the automaton then
- * finds a superset of the matches, and `texts` is kept so the scanner checks each one.
+ * finds a superset of the matches, and `verify` is kept so the scanner checks each one: in O(1) by
+ * a rolling hash of the last units (a check spelling out each candidate cost answer length × the
+ * spellings' length when many share symbols), then letter by letter when the hash agrees.
  */
 export const MAX_SYMBOLS = 128;
 
@@ -20,8 +22,34 @@ export interface MultiPatternMatcher {
   /** 1 where a state ends at least one pattern (one load in the hot loop instead of two). */
   readonly hasOutput: Uint8Array;
   readonly maxLength: number;
-  /** The patterns, when symbols are shared (a match must then be checked against its pattern); null otherwise. */
-  readonly texts: readonly string[] | null;
+  /** When symbols are shared (a match must then be checked against its pattern); null otherwise. */
+  readonly verify: PatternCheck | null;
+}
+
+/** Each pattern's text, its hash (ROLLING_BASE, mod 2^32) and ROLLING_BASE^length, for the scanner's check. */
+export interface PatternCheck {
+  readonly texts: readonly string[];
+  readonly hashes: Int32Array;
+  readonly powers: Int32Array;
+}
+
+export const ROLLING_BASE = 0x01000193;
+
+/** The rolling hash of `text` as the scanner computes it unit by unit. */
+export function rollingHash(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, ROLLING_BASE) + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+function patternCheck(patterns: readonly string[]): PatternCheck {
+  const powers = new Int32Array(patterns.length);
+  patterns.forEach((p, i) => {
+    let power = 1;
+    for (let k = 0; k < p.length; k++) power = Math.imul(power, ROLLING_BASE);
+    powers[i] = power;
+  });
+  return { texts: patterns, hashes: Int32Array.from(patterns, rollingHash), powers };
 }
 
 export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher {
@@ -90,5 +118,5 @@ export function compileMatcher(patterns: readonly string[]): MultiPatternMatcher
   }
   outStart[states] = flat.length;
   const hasOutput = Uint8Array.from({ length: states }, (_, s) => (outStart[s + 1]! > outStart[s]! ? 1 : 0));
-  return { alphabet, symbolOf, delta, outStart, outList: Int32Array.from(flat), hasOutput, maxLength: patterns.reduce((m, p) => Math.max(m, p.length), 0), texts: shared ? patterns : null };
+  return { alphabet, symbolOf, delta, outStart, outList: Int32Array.from(flat), hasOutput, maxLength: patterns.reduce((m, p) => Math.max(m, p.length), 0), verify: shared ? patternCheck(patterns) : null };
 }

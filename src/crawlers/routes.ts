@@ -54,7 +54,9 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
     const records = Array.isArray(body) ? body : (body as { records?: unknown })?.records;
     if (!Array.isArray(records)) throw new AppError(400, "validation_failed", "The body must be a JSON array of records (or {records: [...]})");
     if (records.length > MAX_BATCH) throw new AppError(413, "batch_too_large", `At most ${MAX_BATCH} records a batch (got ${records.length})`);
-    return { success: true, ...(await deps.ingest.ingest(brandId, records)) };
+    // Through the same gate as Logpush bodies: each request has its own reverse-DNS budget, so
+    // requests side by side would multiply it (a hundred at once, 50,000 lookups).
+    return logpushes.run(async () => ({ success: true, ...(await deps.ingest.ingest(brandId, records)) }));
   });
 
   async function logpush(request: Request, brandId: string) {

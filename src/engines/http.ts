@@ -156,6 +156,7 @@ export function httpError(ctx: CallContext, status: number, headers: Headers, te
 
 /** The largest body read from an engine: an answer with its citations is tens of kilobytes; past this it is not read on. */
 export const MAX_ENGINE_BODY_BYTES = 8 << 20;
+const MAX_ERROR_BODY_BYTES = 64 << 10;
 
 /**
  * Sends one JSON request and returns the parsed body. Aborts at once when the caller's signal fires,
@@ -177,13 +178,13 @@ export async function callJson(ctx: CallContext, req: JsonRequest): Promise<unkn
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       signal,
     });
-    text = await textUpTo(response.body, MAX_ENGINE_BODY_BYTES);
+    // An error page is read for its first words only, and stays the error it is (a 503 is retried).
+    text = await textUpTo(response.body, response.ok ? MAX_ENGINE_BODY_BYTES : MAX_ERROR_BODY_BYTES);
   } catch (error) {
-    if (error instanceof EngineError) throw error;
     throw networkError(ctx, timeout, error);
   }
+  if (!response.ok) throw httpError(ctx, response.status, response.headers, text ?? '');
   if (text === null) throw malformed(ctx.platform, `the body is over ${MAX_ENGINE_BODY_BYTES} bytes`, '');
-  if (!response.ok) throw httpError(ctx, response.status, response.headers, text);
   const parsed = tryParse(text);
   if (parsed === undefined) throw malformed(ctx.platform, 'the body is not JSON', text);
   return parsed;

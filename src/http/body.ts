@@ -116,22 +116,16 @@ export function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number,
 }
 
 /**
- * A whole body as text, read as it comes; null (the rest cancelled) once past `maxBytes` — a
- * chunked body has no length to check first, and arrayBuffer()/text() would read it all.
+ * A whole body as text, read as it comes through cappedStream; null (the rest cancelled) once past
+ * `maxBytes` — a chunked body has no length to check first, and arrayBuffer()/text() read it all.
  */
 export async function textUpTo(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | null> {
-  const reader = body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Each read brings a byte at least: maxBytes + 1 reads end it either way.
-  for (let reads = 0; reads <= maxBytes + 1; reads++) {
-    const { done, value } = await reader.read();
-    if (done) return new TextDecoder().decode(Buffer.concat(chunks));
-    size += value.byteLength;
-    if (size > maxBytes) break;
-    chunks.push(value);
+  if (!body) return "";
+  let over = false;
+  try {
+    return await new Response(cappedStream(body, maxBytes, () => (over = true))).text();
+  } catch (error) {
+    if (over) return null;
+    throw error;
   }
-  await reader.cancel().catch(() => {});
-  return null;
 }

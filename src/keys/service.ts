@@ -40,7 +40,8 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       const row = await store.findByHash(sha256(token));
       const at = now();
       if (!row || !isLive(row, at) || !row.member_role || madeBeforeMembership(row.created_at, row.member_since)) return null;
-      if (!row.last_used_at || at.getTime() - Date.parse(row.last_used_at) > LAST_USED_EVERY_MS) await store.markUsed({ id: row.id, at: at.toISOString() });
+      // Bookkeeping: a busy database that cannot stamp last_used_at must not fail the request.
+      if (!row.last_used_at || at.getTime() - Date.parse(row.last_used_at) > LAST_USED_EVERY_MS) await store.markUsed({ id: row.id, at: at.toISOString() }).catch(() => {});
       // Never above what its creator may do today.
       const role = RANK[row.member_role] < RANK[row.role] ? row.member_role : row.role;
       return { keyId: row.id, userId: row.user_id, email: row.email, organizationId: row.organization_id, role };

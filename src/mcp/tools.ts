@@ -123,8 +123,15 @@ export const TOOLS: ToolSpec[] = [
     write: true,
     run: async (ctx, a) => {
       const sets = (await ctx.rest("GET", `/prompt_sets?brand_id=eq.${a.brand_id}&select=id&order=created_at&limit=1`)) as { id: string }[];
-      const set = sets[0] ?? ((await ctx.rest("POST", "/prompt_sets?select=id", { brand_id: a.brand_id, name: "Prompts" }, { prefer: "return=representation" })) as { id: string }[])[0]!;
-      return ctx.rest("POST", "/prompts?select=id,text,is_branded", a.prompts.map((text: string) => ({ prompt_set_id: set.id, brand_id: a.brand_id, text, topic_id: a.topic_id ?? null })), { prefer: "return=representation" });
+      const made = sets[0] ? null : ((await ctx.rest("POST", "/prompt_sets?select=id", { brand_id: a.brand_id, name: "Prompts" }, { prefer: "return=representation" })) as { id: string }[])[0]!;
+      const set = sets[0] ?? made!;
+      try {
+        return await ctx.rest("POST", "/prompts?select=id,text,is_branded", a.prompts.map((text: string) => ({ prompt_set_id: set.id, brand_id: a.brand_id, text, topic_id: a.topic_id ?? null })), { prefer: "return=representation" });
+      } catch (error) {
+        // Refused (a topic of another brand, …): a set made for these prompts goes too.
+        if (made) await ctx.rest("DELETE", `/prompt_sets?id=eq.${made.id}`).catch(() => {});
+        throw error;
+      }
     },
   },
   {

@@ -22,6 +22,9 @@ describe("answers that used to take quadratic time", () => {
     expect(scanLinks(run)).toEqual([]);
     const text = `See acme.com and ${run} then docs.acme.com.`;
     expect(scanLinks(text).map((t) => text.slice(t.start, t.end))).toEqual(["acme.com", "docs.acme.com"]);
+    // A URL starting inside the run (the run cannot be skipped past it): each dot still costs a bounded walk.
+    const withUrl = `${"a.".repeat(200_000)}www.acme.com/page`;
+    expect(scanLinks(withUrl).map((t) => t.url)).toEqual([expect.stringContaining("www.acme.com/page")]);
   });
 
   test("a URL followed by a long run of dots keeps its dots when a letter ends the run, and drops them at the end of a sentence", () => {

@@ -134,7 +134,26 @@ describe("the automaton's size is bounded whatever the names", () => {
   });
 
   test("a few names in one script keep their own symbols (no check needed)", () => {
-    expect(compileEntities({ id: "b", kind: "brand", name: "Acme" }, [{ id: "c", kind: "competitor", name: "Globex", aliases: ["Globex Corp"] }]).matcher.texts).toBeNull();
+    expect(compileEntities({ id: "b", kind: "brand", name: "Acme" }, [{ id: "c", kind: "competitor", name: "Globex", aliases: ["Globex Corp"] }]).matcher.verify).toBeNull();
+  });
+
+  test("many spellings that share every symbol with a long run of the text are each checked in O(1): found exactly, in bounded time", () => {
+    // Units take symbols in turn (1 + (k - 1) mod 127): "a" is the 1st, so the 128th, 255th, … share its
+    // symbol. "a" × 150 then such a unit, 100 times over: every position of a run of "a" ends a
+    // candidate for all 100 (checked letter by letter, that was run length × 100 × 151 steps).
+    let next = 0x4e00;
+    const fresh = (n: number) => Array.from({ length: n }, () => String.fromCharCode(next++)).join("");
+    const aliases: string[] = [fresh(122)];
+    const sharing: string[] = [];
+    for (let j = 0; j < 100; j++) {
+      sharing.push(fresh(1));
+      aliases.push(`${"a".repeat(150)}${sharing[j]}`, fresh(126));
+    }
+    const compiled = compileEntities({ id: "b", kind: "brand", name: "a" }, [{ id: "c", kind: "competitor", name: "Rival", aliases }]);
+    const { symbolOf } = compiled.matcher;
+    expect(sharing.map((c) => symbolOf[c.charCodeAt(0)])).toEqual(sharing.map(() => symbolOf[97]));
+    expect(findMentions(compiled, `x ${"a".repeat(300_000)} y`)).toEqual([]);
+    expect(findMentions(compiled, `x ${"a".repeat(150)}${sharing[42]} y`).map((m) => m.entity_id)).toEqual(["c"]);
   });
 
   test("spellings past MAX_PATTERN_UNITS are left out, the brand's first", () => {

@@ -97,13 +97,13 @@ describe("what a brand's settings may hold (each is read by every unit of every 
       const res = await fetch(`${server.url}/rest/v1/${table}?id=eq.${id}`, { method: "PATCH", headers: { apikey: server.secrets.anonKey, authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json", prefer: "return=representation" }, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as any };
     };
+    const before = (await org.owner.from("brands").select("name, language").eq("id", brandId).single()).data;
     for (const language of ["en_US", "english", "x".repeat(5000)]) expect([language.slice(0, 10), (await patch("brands", brandId, { language })).body.code]).toEqual([language.slice(0, 10), "23514"]);
     expect((await patch("brands", brandId, { name: "n".repeat(201) })).body.code).toBe("22001");
     const { data: rival } = await org.owner.from("competitors").select("id").eq("brand_id", brandId).limit(1).single();
     expect((await patch("competitors", rival!.id, { name: "n".repeat(201) })).body.code).toBe("22001");
-    const { data: brand } = await org.owner.from("brands").select("name, language").eq("id", brandId).single();
-    expect(brand!.name).not.toHaveLength(201);
-    expect(brand!.language === null || brand!.language.length <= 35).toBe(true);
+    expect((await org.owner.from("brands").select("name, language").eq("id", brandId).single()).data).toEqual(before);
+    expect((await org.owner.from("competitors").select("name").eq("id", rival!.id).single()).data!.name).not.toHaveLength(201);
     const ok = await patch("brands", brandId, { language: "pt-BR" });
     expect([ok.status, ok.body[0].language]).toEqual([200, "pt-BR"]);
   });

@@ -208,5 +208,9 @@ test("list tools answer a page (500 rows at most, offset on); add_prompts checks
   const long = (await client.callTool({ name: "add_prompts", arguments: { brand_id: bare, prompts: ["x".repeat(2001)] } })) as { isError?: boolean };
   expect(long.isError).toBe(true);
   expect((await org.owner.from("prompt_sets").select("id").eq("brand_id", bare)).data).toEqual([]);
+  // Refused by the server (a topic that is not the brand's): the set made for them goes too.
+  const foreign = (await client.callTool({ name: "add_prompts", arguments: { brand_id: bare, prompts: ["Fine text?"], topic_id: crypto.randomUUID() } })) as { isError?: boolean };
+  expect(foreign.isError).toBe(true);
+  expect((await org.owner.from("prompt_sets").select("id").eq("brand_id", bare)).data).toEqual([]);
   await client.close();
 });

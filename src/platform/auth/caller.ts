@@ -1,7 +1,7 @@
 // Who is calling: the `apikey` gate of /auth/v1 and /rest/v1, and the bearer token resolved for
 // each surface with that surface's errors (GoTrue, PostgREST, /api).
 import { AppError } from "../../http/errors";
-import { secretMatches } from "../../common/secret-match";
+import { secretMatcher } from "../../common/secret-match";
 import type { Secrets } from "../../secrets";
 import { apiKeyRole, type ApiKeyRole } from "./api-keys";
 import { SessionGoneError, type AuthService, type AuthenticatedUser, type OrgRole } from "./service";
@@ -28,6 +28,8 @@ const BAD_API_KEY = new AppError(401, "invalid_api_key", "Invalid API key", {
 
 export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets; keys?: KeyResolver; shares?: ShareResolver }) {
   const { auth, secrets } = deps;
+  const isAnonKey = secretMatcher(secrets.anonKey);
+  const isServiceKey = secretMatcher(secrets.serviceRoleKey);
 
   /** An `aw_` bearer as a user scoped to the key's organization and role; null for any other token. */
   async function keyUser(token: string): Promise<ApiUser | null> {
@@ -41,14 +43,14 @@ export function createCallerResolver(deps: { auth: AuthService; secrets: Secrets
   function requireApiKey(request: Request): ApiKeyRole {
     const key = request.headers.get("apikey") ?? new URL(request.url).searchParams.get("apikey");
     if (!key) throw NO_API_KEY;
-    if (secretMatches(key, secrets.anonKey)) return "anon";
-    if (secretMatches(key, secrets.serviceRoleKey)) return "service_role";
+    if (isAnonKey(key)) return "anon";
+    if (isServiceKey(key)) return "service_role";
     throw BAD_API_KEY;
   }
 
   async function keyRole(token: string): Promise<ApiKeyRole | null> {
-    if (secretMatches(token, secrets.anonKey)) return "anon";
-    if (secretMatches(token, secrets.serviceRoleKey)) return "service_role";
+    if (isAnonKey(token)) return "anon";
+    if (isServiceKey(token)) return "service_role";
     return apiKeyRole(secrets.jwtSecret, token);
   }
 

@@ -89,7 +89,7 @@ async function removeUser(store: AuthStore, email: string | undefined, out: { wr
     return 2;
   }
   if (outcome.kind === "last_owner") {
-    err.write(`answerwatch: ${email} is the last owner of ${outcome.organizations.join(", ")}: make someone else owner first\n`);
+    err.write(`answerwatch: ${email} is the last owner of ${terminalSafe(outcome.organizations.join(", "))}: make someone else owner first\n`);
     return 2;
   }
   out.write(`removed user ${email}\n`);

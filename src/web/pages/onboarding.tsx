@@ -65,7 +65,8 @@ export function Onboarding({ conn }: { conn: Connection }) {
       } catch (e) {
         // All or nothing: a refused domain or competitor takes the brand back (its rows go with it),
         // so trying again after a fix does not leave half-made brands behind.
-        await conn.sb.from("brands").delete().eq("id", brand.id);
+        const undone = await conn.sb.from("brands").delete().eq("id", brand.id);
+        if (undone.error) throw new Error(`${errorMessage(e)} — and the brand "${draft.name.trim()}" it began could not be removed (${undone.error.message}): delete it in its settings`);
         throw e;
       }
       setCreated({ brandId: brand.id });
