@@ -34,6 +34,7 @@ import { createKeyService } from "./keys/service";
 import { keyRoutes } from "./keys/routes";
 import { memberRoutes } from "./members/routes";
 import { createMembersService } from "./members/service";
+import { createClientAddress } from "./http/client-address";
 import { crawlerRoutes } from "./crawlers/routes";
 import { crawlerIngestFor } from "./crawlers/setup";
 import { createShareService } from "./share/service";
@@ -116,10 +117,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const publicUrl = () => (deps.config.env.PUBLIC_URL?.trim() ? deps.config.publicUrl : (deps.selfUrl?.() ?? deps.config.publicUrl));
   // One set of limiters (shared by instances on Postgres) for every service that limits.
   const limits = deps.stores.rateLimits(deps.now && (() => deps.now!().getTime()));
+  // Whose address a request is (rate limits, the pixel's visitor hash): the peer, or past trusted proxies.
+  const clientAddress = createClientAddress(deps.config.trustedProxies);
   const auth = createAuthService({ store: deps.stores.auth, config: deps.config, publicUrl, tokens, now: deps.now, mail: deps.mail, limits });
   const status = deps.stores.status;
   const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
-  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl, limits });
+  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl, limits, addressesProven: deps.config.auth.confirmEmail });
   const shares = createShareService({ store: deps.stores.share, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;
@@ -162,7 +165,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const native = [...Object.entries(direct).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path }))), ...WEB_PATHS.map((path) => ({ method: "GET", path }))];
     return fullDocument(buildSchemaCache(schema), REST_POLICIES, [...routes, ...native], deps.version);
   }
-  const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports, onClose: (fn) => closers.push(fn) });
+  const pixel = pixelRoutes({ store: deps.stores.pixel(), callers, meta, now: deps.now, reports, clientAddress, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
   const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
   const elysia = new Elysia()
@@ -177,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       return thrownResponse(error, surface, request, meta(request).requestId);
     })
     .get("/healthz", () => healthResponse(status, deps.version, startedAt, { writeFailure: storage.writeFailure() }, deps.stores.instances))
-    .use(authRoutes({ auth, callers, config: deps.config, meta, version: deps.version }))
+    .use(authRoutes({ auth, callers, config: deps.config, meta, clientAddress, version: deps.version }))
     .use(apiHealthRoutes(callers))
     .use(rest)
     .use(trackingRoutes({ tracking, callers }))

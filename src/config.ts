@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { SOURCE_CATEGORIES, type CategoryList } from "./analysis/source-category-names";
 import { loadEngineConfig, type EngineConfig } from "./engines/config";
 import { isEngineError } from "./engines/errors";
+import { parseProxyTrust, type ProxyTrust } from "./http/client-address";
 
 export type Env = Record<string, string | undefined>;
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -20,6 +21,8 @@ export interface Config {
   logLevel: LogLevel;
   workers: number;
   corsOrigins: string[] | "*";
+  /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES). */
+  trustedProxies: ProxyTrust;
   maxBodyBytes: number;
   /** Memory for cached /rest/v1 GET responses, in bytes (0 = no cache). */
   restCacheBytes: number;
@@ -73,6 +76,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent (JSON lines on stdout)" },
   { name: "WORKERS", default: "2", meaning: "tracking worker threads (1-64)" },
   { name: "CORS_ORIGINS", default: "*", meaning: "comma-separated origins allowed to call /auth, /rest and /api from a browser" },
+  { name: "TRUSTED_PROXIES", default: "private", meaning: "peers whose X-Forwarded-For names the client (rate limits, the pixel's visitors): private = loopback and private networks, none = clients connect directly (set it when no proxy is in front, e.g. docker run -p), or addresses and CIDR ranges, comma-separated" },
   { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
   { name: "REST_READERS", default: "2", meaning: "/rest/v1 reads and RPCs run at once: threads each with its own read-only connection (SQLite); admitted this many at a time per instance (Postgres)" },
@@ -260,6 +264,7 @@ export function loadConfig(env: Env): Config {
     logLevel,
     workers: intVar(env, "WORKERS", 2, 1, 64),
     corsOrigins,
+    trustedProxies: proxyTrust(env),
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
@@ -308,6 +313,14 @@ export function loadConfig(env: Env): Config {
     },
     env,
   };
+}
+
+function proxyTrust(env: Env): ProxyTrust {
+  try {
+    return parseProxyTrust(env.TRUSTED_PROXIES);
+  } catch (error) {
+    throw new ConfigError("TRUSTED_PROXIES", (error as Error).message);
+  }
 }
 
 function metricsToken(env: Env): string | undefined {

@@ -146,5 +146,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0028_citation_domain_counts",
     "when": 1795853781291,
     "sql": "-- Issue #32: the brand's citations per cited domain, all time (what a REST count of a brand's\n-- citations sums). citation_domain_daily kept them per day as well, and per brand and competitor\n-- citation, which nothing read: ~116 B a result for ~11. The new table is filled at the first start\n-- (a rollup new to rollup_state is rebuilt from the raw rows). The former table is retired, not\n-- dropped here (dropping reads every page): it goes at start when small, else with\n-- `answerwatch vacuum --full`.\nCREATE TABLE `citation_domain_counts` (\n\t`brand_id` text NOT NULL,\n\t`domain` text NOT NULL,\n\t`citations` integer DEFAULT 0 NOT NULL,\n\tPRIMARY KEY(`brand_id`, `domain`),\n\tFOREIGN KEY (`brand_id`) REFERENCES `brands`(`id`) ON UPDATE no action ON DELETE cascade\n) WITHOUT ROWID;\n"
+  },
+  {
+    "tag": "0029_invitation_key",
+    "when": 1795905328556,
+    "sql": "ALTER TABLE `organization_invitations` ADD `key_hash` text;"
   }
 ];

@@ -1,11 +1,17 @@
 // The address a request comes from, for rate limits and the pixel's visitor hash: the peer, or —
-// when the peer is a reverse proxy on this host or its private network — the last
-// X-Forwarded-For entry, which that proxy appended (earlier entries are client-supplied).
+// when the peer is a trusted reverse proxy — the X-Forwarded-For entries read from the right (each
+// proxy appends the address it was reached from; entries left of the trusted ones are the client's
+// to write), the first one that is not a trusted proxy. Which peers are trusted is TRUSTED_PROXIES:
+// by default loopback and private networks, where a proxy in front of the server sits; "none" for a
+// server reached directly (a `docker run` without a proxy sees every client from the bridge's
+// private address); or a list of addresses and CIDR ranges.
 // This runs for every beacon: dotted IPv4 (nearly every peer) is read by hand in ~0.05 µs, and
-// only IPv6 goes through ipaddr.js (~1 µs).
+// only IPv6 and CIDR lists go through ipaddr.js (~1 µs).
 import ipaddr from "ipaddr.js";
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+/** X-Forwarded-For entries looked at, from the right: more hops than any real chain of proxies. */
+const MAX_HOPS = 10;
 
 function ipv4Octets(text: string): number[] | null {
   const m = IPV4.exec(text);
@@ -14,23 +20,72 @@ function ipv4Octets(text: string): number[] | null {
   return octets.every((o) => o <= 255) ? octets : null;
 }
 
-/** The address in canonical form (IPv4-mapped IPv6 read as IPv4), and whether a proxy could sit there; null when not an address. */
-function parse(text: string): { address: string; proxyRange: boolean } | null {
+interface Address {
+  /** Canonical form (IPv4-mapped IPv6 read as IPv4). */
+  address: string;
+  /** Loopback or a private network. */
+  privateRange: boolean;
+}
+
+/** The address, or null when the text is none. */
+function parse(text: string): Address | null {
   const v4 = text.startsWith("::ffff:") || text.startsWith("::FFFF:") ? text.slice(7) : text;
   const octets = ipv4Octets(v4);
   if (octets) {
     const [a, b] = octets as [number, number];
-    // Loopback and private networks: where a reverse proxy in front of the server sits.
-    return { address: v4, proxyRange: a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) };
+    return { address: v4, privateRange: a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) };
   }
   if (!text.includes(":") || !ipaddr.isValid(text)) return null;
   const parsed = ipaddr.process(text);
-  return { address: parsed.toString(), proxyRange: ["loopback", "private", "uniqueLocal", "linkLocal"].includes(parsed.range()) };
+  return { address: parsed.toString(), privateRange: ["loopback", "private", "uniqueLocal", "linkLocal"].includes(parsed.range()) };
 }
 
-export function clientAddress(peer: string, forwardedFor: string | null): string {
-  const own = parse(peer);
-  if (!own) return peer.toLowerCase();
-  if (!forwardedFor || !own.proxyRange) return own.address;
-  return parse(forwardedFor.slice(forwardedFor.lastIndexOf(",") + 1).trim())?.address ?? own.address;
+/** Which peers may speak for the client: TRUSTED_PROXIES read. */
+export type ProxyTrust = "private" | "none" | [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+/**
+ * TRUSTED_PROXIES: "private" (loopback and private networks), "none", or addresses and CIDR ranges
+ * separated by commas. Throws a message naming the entry that is neither.
+ */
+export function parseProxyTrust(text: string | undefined): ProxyTrust {
+  const value = (text ?? "").trim().toLowerCase();
+  if (value === "" || value === "private") return "private";
+  if (value === "none") return "none";
+  const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (entries.length > 100) throw new Error("at most 100 addresses or ranges");
+  return entries.map((entry) => {
+    try {
+      if (entry.includes("/")) return ipaddr.parseCIDR(entry);
+      const address = ipaddr.parse(entry);
+      return [address, address.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+    } catch {
+      throw new Error(`"${entry}" is not an address or a CIDR range (or "private", or "none")`);
+    }
+  });
+}
+
+/** The function telling a request's client address under `trust`. */
+export function createClientAddress(trust: ProxyTrust = "private"): (peer: string, forwardedFor: string | null) => string {
+  const trusted = (a: Address): boolean => {
+    if (trust === "private") return a.privateRange;
+    if (trust === "none") return false;
+    const parsed = ipaddr.process(a.address);
+    return trust.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+  };
+  return (peer, forwardedFor) => {
+    const own = parse(peer);
+    if (!own) return peer.toLowerCase();
+    if (!forwardedFor || !trusted(own)) return own.address;
+    let client = own;
+    let end = forwardedFor.length;
+    for (let hop = 0; hop < MAX_HOPS && trusted(client) && end > 0; hop++) {
+      const start = forwardedFor.lastIndexOf(",", end - 1);
+      const entry = parse(forwardedFor.slice(start + 1, end).trim());
+      // An entry that is no address ends the walk at the last proxy that wrote one.
+      if (!entry) break;
+      client = entry;
+      end = Math.max(start, 0);
+    }
+    return client.address;
+  };
 }

@@ -7,6 +7,7 @@ import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
 import { ORG_ROLES, type OrgRole } from "../common/identity";
 import type { KeyRow, KeyStore } from "./store";
+import { sha256Hex } from "../common/tokens";
 
 export type { KeyRow };
 
@@ -18,7 +19,6 @@ const LAST_USED_EVERY_MS = 60_000;
 /** Usable keys one person holds in one organization: a bound on what a list answers and a leak can hold. */
 export const MAX_LIVE_KEYS = 50;
 
-const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 const keyJson = (k: KeyRow) => ({ id: k.id, name: k.name, organization_id: k.organization_id, user_id: k.user_id, role: k.role, prefix: k.prefix, expires_at: k.expires_at, last_used_at: k.last_used_at, revoked_at: k.revoked_at, created_at: k.created_at });
 
 export interface KeyIdentity {
@@ -37,7 +37,7 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
     /** The identity behind a key, or null when it is unknown, revoked, expired, or its creator left the organization. */
     async resolve(token: string): Promise<KeyIdentity | null> {
       if (!token.startsWith(KEY_PREFIX)) return null;
-      const row = await store.findByHash(sha256(token));
+      const row = await store.findByHash(sha256Hex(token));
       const at = now();
       if (!row || !isLive(row, at) || !row.member_role || madeBeforeMembership(row.created_at, row.member_since)) return null;
       // Bookkeeping: a busy database that cannot stamp last_used_at must not fail the request.
@@ -62,7 +62,7 @@ export function createKeyService(deps: { store: KeyStore; now?: () => Date }) {
       const live = (await store.listVisible({ userId: user.user.id, organizationIds: [] })).filter((k) => k.organization_id === organizationId && isLive(k, now()));
       if (live.length >= MAX_LIVE_KEYS) throw new AppError(429, "too_many_keys", `You hold ${MAX_LIVE_KEYS} usable keys in this organization, the most there may be: revoke one first`, { details: { max: MAX_LIVE_KEYS } });
       const secret = `${KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
-      const row = await store.create({ organizationId, userId: user.user.id, name, role, prefix: secret.slice(0, 10), hash: sha256(secret), expiresAt });
+      const row = await store.create({ organizationId, userId: user.user.id, name, role, prefix: secret.slice(0, 10), hash: sha256Hex(secret), expiresAt });
       return { success: true, key: keyJson(row), secret };
     },
 

@@ -5,6 +5,14 @@ import { Elysia, t } from "elysia";
 import { jsonBody, Role } from "../http/body-docs";
 
 const InviteBody = t.Object({ email: t.String({ format: "email", maxLength: 320 }), role: t.Optional(Role) }, { description: "role default: member; only owners invite owners and admins" });
+const answerBody = {
+  detail: {
+    requestBody: {
+      required: false,
+      content: { "application/json": { schema: t.Object({ key: t.Optional(t.String({ maxLength: 100, description: "the key of the invitation's link; required unless the server proves addresses (AUTH_CONFIRM_EMAIL)" })) }) } },
+    },
+  },
+};
 import type { CallerResolver } from "../platform/auth/caller";
 import type { MembersService } from "./service";
 
@@ -21,6 +29,6 @@ export function memberRoutes(deps: { members: MembersService; callers: CallerRes
     .post("/api/organizations/:id/invitations", invite, jsonBody(InviteBody))
     .delete("/api/organizations/:id/invitations/:invitationId", async ({ request, params }) => members.withdraw(await callers.apiUser(request), params.id, params.invitationId))
     .get("/api/invitations", async ({ request }) => members.mine(await callers.apiUser(request)))
-    .post("/api/invitations/:invitationId/accept", async ({ request, params }) => members.accept(await callers.apiUser(request), params.invitationId))
-    .post("/api/invitations/:invitationId/decline", async ({ request, params }) => members.decline(await callers.apiUser(request), params.invitationId));
+    .post("/api/invitations/:invitationId/accept", async ({ request, params, body }) => members.accept(await callers.apiUser(request), params.invitationId, body), answerBody)
+    .post("/api/invitations/:invitationId/decline", async ({ request, params, body }) => members.decline(await callers.apiUser(request), params.invitationId, body), answerBody);
 }

@@ -4,7 +4,10 @@
 // or not the address has an account, so the members API tells nobody who has signed up. The role
 // rules are the membership table's (src/platform/rest/membership.ts): only owners grant owner or
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
-// rights, as API keys and share links do.
+// rights, as API keys and share links do. Where the server does not prove addresses
+// (AUTH_CONFIRM_EMAIL off, the default), anyone could sign up with the invited address, so an
+// invitation is answered only with the key its link carries: the mail's reader, or whoever the
+// inviter handed the link to, not whoever claimed the address first.
 import { AppError } from "../http/errors";
 import { canonicalEmail, isEmailFormat } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
@@ -12,6 +15,7 @@ import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
 import type { InvitationRow, MembersStore } from "./store";
 import { escapeHtml, type MailService } from "../mail/service";
+import { opaqueToken, sha256Hex } from "../common/tokens";
 
 const ROLES = ["owner", "admin", "member", "viewer"] as const;
 type Role = (typeof ROLES)[number];
@@ -33,6 +37,11 @@ export interface MembersDeps {
   publicUrl?: () => string;
   /** Shared by instances on Postgres: how many invitations an organization sends an hour (each may be a mail). */
   limits?: RateLimitStore;
+  /**
+   * Whether every account's address was proven by a link mailed to it (AUTH_CONFIRM_EMAIL): then
+   * the address alone answers an invitation; otherwise the invitation's key is needed too.
+   */
+  addressesProven?: boolean;
 }
 
 /** Invitations (new or renewed) one organization may send an hour: the pending cap alone is freed by withdrawing. */
@@ -43,23 +52,24 @@ export function createMembersService(deps: MembersDeps) {
   const invitationsByOrganization = deps.limits?.limiter("members.invitations", { limit: INVITATIONS_PER_HOUR, windowMs: 3_600_000 });
   const now = deps.now ?? (() => new Date());
 
+  const site = () => (deps.publicUrl?.() ?? "").replace(/\/+$/, "");
+  /** The home page with the invitation and its key; the query makes a new account land there, not at onboarding. */
+  const invitationLink = (id: string, key: string) => `${site()}/?invitation=${id}&key=${key}`;
+
   /** Tells the invited person by mail: who, where, which role, until when, and that nothing happens without their answer. */
-  async function mailInvitation(invitation: InvitationRow, inviter: string) {
+  async function mailInvitation(invitation: InvitationRow, link: string, inviter: string) {
     if (!deps.mail?.enabled || !deps.publicUrl) return;
-    const site = deps.publicUrl().replace(/\/+$/, "");
     const organization = (await store.organizationName(invitation.organization_id)) ?? "an organization";
     const until = invitation.expires_at.slice(0, 10);
-    // The home page lists the invitation; the query makes a new account land there, not at onboarding.
-    const link = `${site}/?invitation=${invitation.id}`;
     const text = [
-      `${inviter} invited you to join ${organization} on answerwatch (${site}) as ${invitation.role}.`,
+      `${inviter} invited you to join ${organization} on answerwatch (${site()}) as ${invitation.role}.`,
       "",
-      `Sign in with this address, or create an account with it, and accept or decline on your home page: ${link}`,
+      `Open this link, sign in with this address or create an account with it, and accept or decline: ${link}`,
       "",
       `The invitation stands until ${until}. Nobody joins without accepting: if you do not know them, ignore this message.`,
     ].join("\n");
-    const html = `<p>${escapeHtml(inviter)} invited you to join <b>${escapeHtml(organization)}</b> on answerwatch as <b>${escapeHtml(invitation.role)}</b>.</p><p><a href="${escapeHtml(link)}">Sign in or create an account with this address</a>, then accept or decline on your home page.</p><p>The invitation stands until ${until}. Nobody joins without accepting: if you do not know them, ignore this message.</p>`;
-    await deps.mail.queue({ kind: "invite", to: invitation.email, subject: `${inviter} invited you to ${organization} on answerwatch`, text, html, dedupeKey: `invite:${invitation.id}` });
+    const html = `<p>${escapeHtml(inviter)} invited you to join <b>${escapeHtml(organization)}</b> on answerwatch as <b>${escapeHtml(invitation.role)}</b>.</p><p><a href="${escapeHtml(link)}">Open the invitation</a>, sign in or create an account with this address, then accept or decline.</p><p>The invitation stands until ${until}. Nobody joins without accepting: if you do not know them, ignore this message.</p>`;
+    await deps.mail.queue({ kind: "invite", to: invitation.email, subject: `${inviter} invited you to ${organization} on answerwatch`, text, html, dedupeKey: `invite:${invitation.id}:${invitation.created_at}` });
   }
 
   function managed(user: ApiUser, organizationId: string): string {
@@ -88,10 +98,22 @@ export function createMembersService(deps: MembersDeps) {
     return canonicalEmail(stored);
   }
 
-  /** The caller's own live invitation `id`, or 404 (someone else's reads as missing). */
-  async function ownInvitation(user: ApiUser, id: unknown): Promise<InvitationRow> {
+  /**
+   * The hash the invitation's key must have: undefined where addresses are proven and no key was
+   * given (the address suffices), else the given key's hash. 403 when a key is needed and missing.
+   */
+  function keyHashFrom(body: unknown): string | undefined {
+    const key = body && typeof body === "object" ? (body as Record<string, unknown>).key : undefined;
+    if (typeof key === "string" && key.length > 0 && key.length <= 100) return sha256Hex(key);
+    if (key !== undefined && key !== null) throw new AppError(400, "validation_failed", "key must be the key from the invitation's link");
+    if (deps.addressesProven) return undefined;
+    throw new AppError(403, "invitation_key_required", "Open the link of the invitation (mailed to you, or handed to you by whoever invited you) to answer it: this server does not prove who owns an address");
+  }
+
+  /** The caller's own live invitation `id` whose key matches, or 404 (someone else's reads as missing). */
+  async function ownInvitation(user: ApiUser, id: unknown, keyHash: string | undefined): Promise<InvitationRow> {
     const row = await store.invitationById(requireUuid(id, "invitation id"));
-    if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString()) throw INVITATION_GONE();
+    if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString() || (keyHash !== undefined && row.key_hash !== keyHash)) throw INVITATION_GONE();
     return row;
   }
 
@@ -102,7 +124,10 @@ export function createMembersService(deps: MembersDeps) {
       return { success: true, members, invitations };
     },
 
-    /** Invites `email` at `role`: 201 and the invitation, whether or not the address has an account. */
+    /**
+     * Invites `email` at `role`: 201, the invitation and its link (to hand over where no mail is
+     * sent), whether or not the address has an account. Inviting again makes a new key.
+     */
     async invite(user: ApiUser & { viaKey?: string }, organizationId: string, body: Record<string, unknown> | null | undefined) {
       const myRole = managed(user, organizationId);
       // A membership outlives the key that asked for it: a leaked key must not add its holder for good.
@@ -118,11 +143,13 @@ export function createMembersService(deps: MembersDeps) {
         throw new AppError(429, "too_many_invitations", `An organization sends at most ${INVITATIONS_PER_HOUR} invitations an hour: try again later`, { headers: { "retry-after": "3600" } });
       const at = now();
       const expiresAt = new Date(at.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
-      const invitation = await store.invite({ organizationId, email, role: role as OrgRole, invitedBy: user.user.id, expiresAt, at: at.toISOString(), maxPending: MAX_PENDING_INVITATIONS });
+      const key = opaqueToken();
+      const invitation = await store.invite({ organizationId, email, role: role as OrgRole, invitedBy: user.user.id, expiresAt, at: at.toISOString(), maxPending: MAX_PENDING_INVITATIONS, keyHash: sha256Hex(key) });
       if (!invitation) throw new AppError(429, "too_many_invitations", `At most ${MAX_PENDING_INVITATIONS} pending invitations per organization: withdraw some first`);
       await invitationsByOrganization?.hit(organizationId);
-      await mailInvitation(invitation, user.user.email);
-      return { success: true, invitation };
+      const link = invitationLink(invitation.id, key);
+      await mailInvitation(invitation, link, user.user.email);
+      return { success: true, invitation, link, mailed: !!deps.mail?.enabled };
     },
 
     async withdraw(user: ApiUser, organizationId: string, invitationId: unknown) {
@@ -131,19 +158,22 @@ export function createMembersService(deps: MembersDeps) {
       return { success: true };
     },
 
-    /** The caller's pending invitations, with the organization's name. */
+    /** The caller's pending invitations, with the organization's name, and whether answering one needs its link's key. */
     async mine(user: ApiUser & { viaKey?: string }) {
       person(user);
-      return { success: true, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
+      return { success: true, key_required: !deps.addressesProven, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
     },
 
-    async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown) {
+    async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {
       person(user);
+      const id = requireUuid(invitationId, "invitation id");
+      const keyHash = keyHashFrom(body);
       const result = await store.accept({
-        id: requireUuid(invitationId, "invitation id"),
+        id,
         email: await addressOf(user),
         userId: user.user.id,
         now: now().toISOString(),
+        keyHash,
         // The inviter must still be able to grant the role: an invitation dies with their rights.
         inviterMayGrant: mayGrant,
       });
@@ -153,9 +183,10 @@ export function createMembersService(deps: MembersDeps) {
       return { success: true, membership: result.membership };
     },
 
-    async decline(user: ApiUser & { viaKey?: string }, invitationId: unknown) {
+    async decline(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {
       person(user);
-      const inv = await ownInvitation(user, invitationId);
+      const id = requireUuid(invitationId, "invitation id");
+      const inv = await ownInvitation(user, id, keyHashFrom(body));
       await store.deleteInvitation(inv.id);
       return { success: true };
     },

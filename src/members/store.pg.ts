@@ -3,15 +3,15 @@
 // organization's row lock, so two invitations cannot both see room for one.
 import type { SQL } from "bun";
 import { isUuid, plainRow, plainRows } from "../db/pg/values";
-import type { AcceptOutcome, InvitationRow, MemberRow, MembersStore, MembershipRow, ReceivedInvitation } from "./store";
+import type { AcceptOutcome, InvitationRow, KeyedInvitationRow, MemberRow, MembersStore, MembershipRow, ReceivedInvitation } from "./store";
 
 export function createPgMembersStore(sql: SQL): MembersStore {
   const invitationById = async (db: SQL, id: string, lock = false) => {
     if (!isUuid(id)) return null;
     const [row] = lock
-      ? await db`SELECT id, organization_id, email, role, invited_by, expires_at, created_at FROM organization_invitations WHERE id = ${id} FOR UPDATE`
-      : await db`SELECT id, organization_id, email, role, invited_by, expires_at, created_at FROM organization_invitations WHERE id = ${id}`;
-    return row ? plainRow<InvitationRow>(row) : null;
+      ? await db`SELECT id, organization_id, email, role, invited_by, expires_at, created_at, key_hash FROM organization_invitations WHERE id = ${id} FOR UPDATE`
+      : await db`SELECT id, organization_id, email, role, invited_by, expires_at, created_at, key_hash FROM organization_invitations WHERE id = ${id}`;
+    return row ? plainRow<KeyedInvitationRow>(row) : null;
   };
 
   return {
@@ -40,9 +40,9 @@ export function createPgMembersStore(sql: SQL): MembersStore {
         if (n >= i.maxPending) return null;
         // Inviting the same address again renews the invitation (its role, its expiry).
         const [row] = await tx`
-          INSERT INTO organization_invitations (organization_id, email, role, invited_by, expires_at, created_at)
-          VALUES (${i.organizationId}, ${i.email}, ${i.role}, ${i.invitedBy}, ${i.expiresAt}, ${i.at})
-          ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at, created_at = excluded.created_at
+          INSERT INTO organization_invitations (organization_id, email, role, invited_by, expires_at, created_at, key_hash)
+          VALUES (${i.organizationId}, ${i.email}, ${i.role}, ${i.invitedBy}, ${i.expiresAt}, ${i.at}, ${i.keyHash})
+          ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at, created_at = excluded.created_at, key_hash = excluded.key_hash
           RETURNING id, organization_id, email, role, invited_by, expires_at, created_at`;
         return plainRow<InvitationRow>(row);
       });
@@ -77,7 +77,7 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       return sql.begin(async (tx): Promise<AcceptOutcome> => {
         // Locked: two accepts of one invitation queue, and the second finds it consumed.
         const inv = await invitationById(tx, a.id, true);
-        if (!inv || inv.email !== a.email || Date.parse(inv.expires_at) <= Date.parse(a.now)) return { outcome: "not_found" };
+        if (!inv || inv.email !== a.email || Date.parse(inv.expires_at) <= Date.parse(a.now) || (a.keyHash !== undefined && inv.key_hash !== a.keyHash)) return { outcome: "not_found" };
         // The inviter's role is read under a share lock: it cannot change until this accept commits.
         const [inviter] = inv.invited_by
           ? await tx`SELECT role FROM organization_members WHERE organization_id = ${inv.organization_id} AND user_id = ${inv.invited_by} FOR SHARE`

@@ -1,6 +1,6 @@
 // The members store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
-import type { AcceptOutcome, InvitationRow, MemberRow, MembersStore, MembershipRow, ReceivedInvitation } from "./store";
+import type { AcceptOutcome, InvitationRow, KeyedInvitationRow, MemberRow, MembersStore, MembershipRow, ReceivedInvitation } from "./store";
 
 const INVITATION_COLUMNS = "id, organization_id, email, role, invited_by, expires_at, created_at";
 
@@ -14,8 +14,8 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
     countPending: sqlite.prepare("SELECT count(*) AS n FROM organization_invitations WHERE organization_id = ? AND expires_at > ?"),
     // Inviting the same address again renews the invitation (its role, its expiry).
     upsert: sqlite.prepare(
-      `INSERT INTO organization_invitations (organization_id, email, role, invited_by, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at, created_at = excluded.created_at
+      `INSERT INTO organization_invitations (organization_id, email, role, invited_by, expires_at, created_at, key_hash) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by, expires_at = excluded.expires_at, created_at = excluded.created_at, key_hash = excluded.key_hash
        RETURNING ${INVITATION_COLUMNS}`,
     ),
     withdraw: sqlite.prepare("DELETE FROM organization_invitations WHERE id = ? AND organization_id = ? RETURNING id"),
@@ -24,7 +24,7 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
          FROM organization_invitations i JOIN organizations o ON o.id = i.organization_id LEFT JOIN users u ON u.id = i.invited_by
         WHERE i.email = ? AND i.expires_at > ? ORDER BY i.created_at DESC LIMIT ?`,
     ),
-    invitation: sqlite.prepare(`SELECT ${INVITATION_COLUMNS} FROM organization_invitations WHERE id = ?`),
+    invitation: sqlite.prepare(`SELECT ${INVITATION_COLUMNS}, key_hash FROM organization_invitations WHERE id = ?`),
     address: sqlite.prepare("SELECT email FROM users WHERE id = ?"),
     deleteInvitation: sqlite.prepare("DELETE FROM organization_invitations WHERE id = ?"),
     roleIn: sqlite.prepare("SELECT role FROM organization_members WHERE organization_id = ? AND user_id = ?"),
@@ -34,12 +34,12 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
 
   const inviteTx = sqlite.transaction((i: Parameters<MembersStore["invite"]>[0]): InvitationRow | null => {
     if ((q.countPending.get(i.organizationId, i.at) as { n: number }).n >= i.maxPending) return null;
-    return q.upsert.get(i.organizationId, i.email, i.role, i.invitedBy, i.expiresAt, i.at) as InvitationRow;
+    return q.upsert.get(i.organizationId, i.email, i.role, i.invitedBy, i.expiresAt, i.at, i.keyHash) as InvitationRow;
   });
 
   const acceptTx = sqlite.transaction((a: Parameters<MembersStore["accept"]>[0]): AcceptOutcome => {
-    const inv = q.invitation.get(a.id) as InvitationRow | null;
-    if (!inv || inv.email !== a.email || inv.expires_at <= a.now) return { outcome: "not_found" };
+    const inv = q.invitation.get(a.id) as KeyedInvitationRow | null;
+    if (!inv || inv.email !== a.email || inv.expires_at <= a.now || (a.keyHash !== undefined && inv.key_hash !== a.keyHash)) return { outcome: "not_found" };
     const inviterRole = inv.invited_by ? ((q.roleIn.get(inv.organization_id, inv.invited_by) as { role: string } | null)?.role ?? undefined) : undefined;
     if (!a.inviterMayGrant(inviterRole, inv.role)) return { outcome: "void" };
     q.deleteInvitation.run(inv.id);
@@ -64,7 +64,7 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
       return q.received.all(email, now, limit) as ReceivedInvitation[];
     },
     async invitationById(id) {
-      return q.invitation.get(id) as InvitationRow | null;
+      return q.invitation.get(id) as KeyedInvitationRow | null;
     },
     async accountAddress(userId) {
       return (q.address.get(userId) as { email: string } | null)?.email ?? null;

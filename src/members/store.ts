@@ -32,6 +32,9 @@ export interface ReceivedInvitation {
   created_at: string;
 }
 
+/** An invitation with the hash of its link's key (what accepting and declining check; never listed). */
+export type KeyedInvitationRow = InvitationRow & { key_hash: string | null };
+
 export interface MembershipRow {
   id: string;
   organization_id: string;
@@ -53,15 +56,15 @@ export interface MembersStore {
   /** Invitations still live at `now`, newest first, at most `limit`. */
   pendingInvitations(input: { organizationId: string; now: string; limit: number }): Promise<InvitationRow[]>;
   /**
-   * Invites `email`, or renews its invitation (role, inviter, expiry, created_at), unless the
+   * Invites `email`, or renews its invitation (role, inviter, expiry, created_at, key), unless the
    * organization already holds `maxPending` live invitations at `at`: then null and nothing changes.
    */
-  invite(input: { organizationId: string; email: string; role: OrgRole; invitedBy: string; expiresAt: string; at: string; maxPending: number }): Promise<InvitationRow | null>;
+  invite(input: { organizationId: string; email: string; role: OrgRole; invitedBy: string; expiresAt: string; at: string; maxPending: number; keyHash: string }): Promise<InvitationRow | null>;
   /** Deletes the organization's invitation; false when there is none with that id in that organization. */
   withdraw(input: { id: string; organizationId: string }): Promise<boolean>;
   /** Live invitations addressed to `email` (lower case), newest first, at most `limit`. */
   invitationsFor(input: { email: string; now: string; limit: number }): Promise<ReceivedInvitation[]>;
-  invitationById(id: string): Promise<InvitationRow | null>;
+  invitationById(id: string): Promise<KeyedInvitationRow | null>;
   /**
    * The account's address as it is stored now, or null when there is no such account: what an
    * invitation is matched by (in its canonical spelling) — not a token's `email` claim, which names
@@ -74,7 +77,8 @@ export interface MembersStore {
   /**
    * In one transaction: the live invitation `id` addressed to `email`; `inviterMayGrant` is asked with
    * its inviter's current role (undefined when they left); the invitation is consumed and `userId`
-   * joins at its role (an existing membership stays as it is).
+   * joins at its role (an existing membership stays as it is). With `keyHash`, an invitation whose
+   * key hash differs is not_found.
    */
-  accept(input: { id: string; email: string; userId: string; now: string; inviterMayGrant: (inviterRole: string | undefined, role: OrgRole) => boolean }): Promise<AcceptOutcome>;
+  accept(input: { id: string; email: string; userId: string; now: string; keyHash?: string; inviterMayGrant: (inviterRole: string | undefined, role: OrgRole) => boolean }): Promise<AcceptOutcome>;
 }

@@ -21,6 +21,7 @@ export interface PixelRoutesDeps {
   now?: () => Date;
   options?: Partial<PixelOptions>;
   reports: ReportRunner;
+  clientAddress?: (peer: string, forwardedFor: string | null) => string;
   /** Registers work for shutdown: the batch writer flushes there. */
   onClose: (close: () => Promise<void>) => void;
 }
@@ -41,7 +42,7 @@ async function readBeaconBody(request: Request, max: number): Promise<string> {
 }
 
 export function pixelRoutes(deps: PixelRoutesDeps): { direct: DirectRoutes; elysia: Elysia<any, any, any, any, any, any, any> } {
-  const service = createPixelService({ store: deps.store, now: deps.now, options: deps.options, reports: deps.reports });
+  const service = createPixelService({ store: deps.store, now: deps.now, options: deps.options, reports: deps.reports, clientAddress: deps.clientAddress });
   deps.onClose(() => service.close());
   const script = createScriptAsset();
   const serveScript = (request: Request) => script.respond(request);

@@ -6,7 +6,7 @@ import type { ApiUser } from "../platform/auth/caller";
 import { parseBeacon } from "./beacon";
 import { createBrandDirectory, type PixelBrand } from "./brands";
 import { createSourceClassifier, createUserAgentReader } from "./classify";
-import { clientAddress } from "../http/client-address";
+import { createClientAddress } from "../http/client-address";
 import { hostAllowed, originHost } from "./origin";
 import type { PixelStore, TrafficRow } from "./store";
 import type { ReportRunner } from "../reports/registry";
@@ -40,6 +40,8 @@ export interface PixelServiceDeps {
   reports: ReportRunner;
   now?: () => Date;
   options?: Partial<PixelOptions>;
+  /** The client behind a request (TRUSTED_PROXIES); default: loopback and private peers are proxies. */
+  clientAddress?: (peer: string, forwardedFor: string | null) => string;
 }
 
 export interface BeaconRequest {
@@ -72,6 +74,7 @@ export function createPixelService(deps: PixelServiceDeps) {
   const classifier = createSourceClassifier();
   const readUserAgent = createUserAgentReader();
   const visitorHash = createVisitorHasher({ now });
+  const clientAddress = deps.clientAddress ?? createClientAddress();
   const writer = createBatchWriter<TrafficRow>((rows) => store.appendBeacons(rows), { maxRows: options.batchMaxRows, maxPending: options.maxPendingRows, maxInFlight: 4 });
 
   let lookingUp = 0;

@@ -7,12 +7,12 @@ import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { ApiUser } from "../common/identity";
 import type { ShareLinkRow, ShareStore } from "./store";
+import { sha256Hex } from "../common/tokens";
 
 export const SHARE_PREFIX = "aws_";
 const MANAGERS = ["owner", "admin"];
 /** Usable share links of one brand at once. */
 export const MAX_LIVE_SHARE_LINKS = 100;
-const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
 
 export interface SharedBrand {
   brandId: string;
@@ -34,7 +34,7 @@ export function createShareService(deps: { store: ShareStore; now?: () => Date; 
   /** The brand a live token opens, or null (unknown, revoked or expired). */
   async function resolve(token: string): Promise<SharedBrand | null> {
     if (!token.startsWith(SHARE_PREFIX)) return null;
-    const row = await store.findByHash(sha256(token));
+    const row = await store.findByHash(sha256Hex(token));
     if (!row || !isLive(row, now())) return null;
     // A link works only while its creator could still make it (and has not left since).
     if (!row.creator_role || !MANAGERS.includes(row.creator_role) || madeBeforeMembership(row.created_at, row.creator_since)) return null;
@@ -59,7 +59,7 @@ export function createShareService(deps: { store: ShareStore; now?: () => Date; 
       if ((await store.listForBrand(brand.id)).filter((l) => isLive(l, now())).length >= MAX_LIVE_SHARE_LINKS)
         throw new AppError(429, "too_many_share_links", `This brand has ${MAX_LIVE_SHARE_LINKS} usable share links, the most it may have: revoke one first`, { details: { max: MAX_LIVE_SHARE_LINKS } });
       const token = `${SHARE_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
-      const row: ShareLinkRow = await store.create({ brandId: brand.id, organizationId: brand.organization_id, createdBy: user.user.id, hash: sha256(token), prefix: token.slice(0, 10), expiresAt });
+      const row: ShareLinkRow = await store.create({ brandId: brand.id, organizationId: brand.organization_id, createdBy: user.user.id, hash: sha256Hex(token), prefix: token.slice(0, 10), expiresAt });
       return { success: true, link: row, url: `${deps.publicUrl().replace(/\/$/, "")}/share/${token}` };
     },
 

@@ -163,6 +163,8 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   const [toOld] = await serverDb(server).then((db) => db.inspect<{ id: string }>("SELECT id FROM organization_invitations WHERE email = ?", changerEmail));
   const nowListed = (await (await api(refreshed.access_token, "/api/invitations")).json()) as { invitations: { id: string }[] };
   expect(nowListed.invitations.map((i) => i.id)).toEqual([invitation!.id]);
+  // This server proves addresses (AUTH_CONFIRM_EMAIL): the address alone answers, no link's key.
+  expect((nowListed as { key_required?: boolean }).key_required).toBe(false);
   expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/accept`, "POST")).status).toBe(404);
   expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/decline`, "POST")).status).toBe(404);
   expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST")).status).toBe(200);

@@ -20,8 +20,8 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       await h.fixtures.member(org, owner, "owner");
       return { org, owner };
     }
-    const invite = (org: string, invitedBy: string, to: string, extra: { role?: "owner" | "admin" | "member" | "viewer"; at?: string; expiresAt?: string; maxPending?: number } = {}) =>
-      h.store.invite({ organizationId: org, email: to, role: extra.role ?? "member", invitedBy, expiresAt: extra.expiresAt ?? LATER, at: extra.at ?? NOW, maxPending: extra.maxPending ?? 200 });
+    const invite = (org: string, invitedBy: string, to: string, extra: { role?: "owner" | "admin" | "member" | "viewer"; at?: string; expiresAt?: string; maxPending?: number; keyHash?: string } = {}) =>
+      h.store.invite({ organizationId: org, email: to, role: extra.role ?? "member", invitedBy, expiresAt: extra.expiresAt ?? LATER, at: extra.at ?? NOW, maxPending: extra.maxPending ?? 200, keyHash: extra.keyHash ?? "k0" });
 
     test("members: the organization's only, owners then admins, members, viewers, then by e-mail", async () => {
       const org = await h.fixtures.organization();
@@ -44,16 +44,18 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       expect(await h.store.members(crypto.randomUUID())).toEqual([]);
     });
 
-    test("invite creates; inviting the same address again renews role, inviter, expiry and created_at on the same invitation", async () => {
+    test("invite creates; inviting the same address again renews role, inviter, expiry, created_at and key on the same invitation; the key's hash is read by id only", async () => {
       const { org, owner } = await orgWithOwner();
       const admin = await h.fixtures.user();
       await h.fixtures.member(org, admin, "admin");
       const to = email("invitee");
-      const first = await invite(org, owner, to, { role: "admin" });
+      const first = await invite(org, owner, to, { role: "admin", keyHash: "first" });
       expect(first).toMatchObject({ organization_id: org, email: to, role: "admin", invited_by: owner, expires_at: LATER, created_at: NOW });
-      const again = await invite(org, admin, to, { role: "viewer", at: "2026-05-02T00:00:00.000Z", expiresAt: "2026-05-16T00:00:00.000Z" });
+      expect(await h.store.invitationById(first!.id)).toEqual({ ...first!, key_hash: "first" });
+      const again = await invite(org, admin, to, { role: "viewer", at: "2026-05-02T00:00:00.000Z", expiresAt: "2026-05-16T00:00:00.000Z", keyHash: "second" });
       expect(again).toEqual({ id: first!.id, organization_id: org, email: to, role: "viewer", invited_by: admin, expires_at: "2026-05-16T00:00:00.000Z", created_at: "2026-05-02T00:00:00.000Z" });
-      expect(await h.store.invitationById(first!.id)).toEqual(again);
+      expect(await h.store.invitationById(first!.id)).toEqual({ ...again!, key_hash: "second" });
+      expect((await h.store.pendingInvitations({ organizationId: org, now: NOW, limit: 10 }))[0]).not.toHaveProperty("key_hash");
     });
 
     test("invite refuses (null, nothing written) once maxPending live invitations exist; expired ones do not count", async () => {
@@ -117,7 +119,7 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
     test("invitationById and deleteInvitation; unknown ids are null, deleting twice is harmless", async () => {
       const { org, owner } = await orgWithOwner();
       const inv = await invite(org, owner, email("d"));
-      expect(await h.store.invitationById(inv!.id)).toEqual(inv);
+      expect(await h.store.invitationById(inv!.id)).toEqual({ ...inv!, key_hash: "k0" });
       await h.store.deleteInvitation(inv!.id);
       expect(await h.store.invitationById(inv!.id)).toBeNull();
       await h.store.deleteInvitation(inv!.id);
@@ -130,7 +132,7 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       const user = await h.fixtures.user(to);
       const inv = await invite(org, owner, to, { role: "admin" });
       const asked: unknown[] = [];
-      const result = await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: (r, role) => (asked.push([r, role]), true) });
+      const result = await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: (r, role) => (asked.push([r, role]), true) });
       expect(asked).toEqual([["owner", "admin"]]);
       expect(result).toMatchObject({ outcome: "accepted", membership: { organization_id: org, user_id: user, role: "admin" } });
       expect(await h.store.invitationById(inv!.id)).toBeNull();
@@ -160,7 +162,9 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: LATER, inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
       expect(await h.store.accept({ id: crypto.randomUUID(), email: to, userId: user, now: NOW, inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
       expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => false })).toEqual({ outcome: "void" });
-      expect(await h.store.invitationById(inv!.id)).toEqual(inv);
+      // Another key's hash: not found, and the rule is not even asked.
+      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k1", inviterMayGrant: () => { throw new Error("asked"); } })).toEqual({ outcome: "not_found" });
+      expect(await h.store.invitationById(inv!.id)).toEqual({ ...inv!, key_hash: "k0" });
       expect((await h.store.members(org)).map((m) => m.user_id)).toEqual([owner]);
     });
 

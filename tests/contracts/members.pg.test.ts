@@ -21,7 +21,7 @@ if (c) {
       await c.fixtures.member(org, owner, "owner");
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          store.invite({ organizationId: org, email: `cap-${i}-${crypto.randomUUID()}@example.com`, role: "member", invitedBy: owner, expiresAt: "2026-05-15T12:00:00.000Z", at: NOW, maxPending: 3 }),
+          store.invite({ organizationId: org, email: `cap-${i}-${crypto.randomUUID()}@example.com`, role: "member", invitedBy: owner, expiresAt: "2026-05-15T12:00:00.000Z", at: NOW, maxPending: 3, keyHash: `k${i}` }),
         ),
       );
       expect(sent.filter((s) => s !== null)).toHaveLength(3);
@@ -34,7 +34,7 @@ if (c) {
       await c.fixtures.member(org, owner, "owner");
       const to = `accept-${crypto.randomUUID()}@example.com`;
       const user = await c.fixtures.user(to);
-      const inv = await store.invite({ organizationId: org, email: to, role: "member", invitedBy: owner, expiresAt: "2026-05-15T12:00:00.000Z", at: NOW, maxPending: 10 });
+      const inv = await store.invite({ organizationId: org, email: to, role: "member", invitedBy: owner, expiresAt: "2026-05-15T12:00:00.000Z", at: NOW, maxPending: 10, keyHash: "k" });
       const outcomes = await Promise.all(Array.from({ length: 4 }, () => store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => true })));
       expect(outcomes.map((o) => o.outcome).sort()).toEqual(["accepted", "not_found", "not_found", "not_found"]);
     });

@@ -63,7 +63,7 @@ describe("credentials across a membership and a brand's move", () => {
     expect(removed.data).toHaveLength(1);
     expect((await call(key.body.secret, "GET", "/api/keys")).status).toBe(401);
     const invited = await call(org.ownerToken, "POST", `/api/organizations/${org.id}/invitations`, { email: me.user!.email, role: "admin" });
-    expect((await call(admin.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(200);
+    expect((await call(admin.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: new URL(invited.body.link).searchParams.get("key") })).status).toBe(200);
     expect((await call(admin.token, "GET", `/api/organizations/${org.id}/members`)).status).toBe(200);
     expect((await call(key.body.secret, "GET", "/api/keys")).status).toBe(401);
     expect((await fetch(`${server.url}/api/share/${token}`)).status).toBe(404);

@@ -373,7 +373,8 @@ describe("finding 9: a share link dies with its creator's role", () => {
   test("an admin's link stops opening once the admin is made a member", async () => {
     const admin = await signUp("admin3");
     const inv = await (await fetch(`${bin.url}/api/organizations/${orgId}/members`, { method: "POST", headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json" }, body: JSON.stringify({ email: admin.email, role: "admin" }) })).json();
-    expect((await fetch(`${bin.url}/api/invitations/${inv.invitation.id}/accept`, { method: "POST", headers: { authorization: `Bearer ${admin.token}` } })).status).toBe(200);
+    const key = new URL(inv.link).searchParams.get("key");
+    expect((await fetch(`${bin.url}/api/invitations/${inv.invitation.id}/accept`, { method: "POST", headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" }, body: JSON.stringify({ key }) })).status).toBe(200);
     const link = await (await fetch(`${bin.url}/api/share-links`, { method: "POST", headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" }, body: JSON.stringify({ brand_id: brandId }) })).json();
     const token = String(link.url).split("/share/")[1]!;
     expect((await fetch(`${bin.url}/api/share/${token}`)).status).toBe(200);

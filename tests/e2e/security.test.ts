@@ -80,7 +80,7 @@ beforeAll(async () => {
   // B's owner joins A as a viewer by invitation (nobody is added without consent).
   const emailB = (await users.ownerB.sb.auth.getUser()).data.user!.email!;
   const invited = await api(`/api/organizations/${orgA}/members`, { method: "POST", token: users.ownerA.token, body: JSON.stringify({ email: emailB, role: "viewer" }) });
-  const accepted = await api(`/api/invitations/${invited.body.invitation.id}/accept`, { method: "POST", token: users.ownerB.token });
+  const accepted = await api(`/api/invitations/${invited.body.invitation.id}/accept`, { method: "POST", token: users.ownerB.token, body: JSON.stringify({ key: new URL(invited.body.link).searchParams.get("key") }) });
   if (accepted.status !== 200) throw new Error(`invitation: ${invited.status} ${accepted.status} ${JSON.stringify(accepted.body)}`);
 
   brandA = (await single(users.ownerA.sb.from("brands").insert({ organization_id: orgA, name: "Alpha", slug: "alpha" }).select().single<{ id: string }>())).id;

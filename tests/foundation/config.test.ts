@@ -43,6 +43,21 @@ test("loadConfig rejects a JWT_SECRET that is too short and names it", () => {
   }
 });
 
+test("TRUSTED_PROXIES: private by default; none and address lists read; anything else refused at start, naming the variable and the entry", () => {
+  expect(loadConfig({}).trustedProxies).toBe("private");
+  expect(loadConfig({ TRUSTED_PROXIES: "none" }).trustedProxies).toBe("none");
+  expect(loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8, ::1" }).trustedProxies).toHaveLength(2);
+  let error: unknown;
+  try {
+    loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8, nginx" });
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  expect((error as ConfigError).variable).toBe("TRUSTED_PROXIES");
+  expect((error as Error).message).toContain('"nginx"');
+});
+
 test("SOURCE_CATEGORIES_FILE: read and checked at start; a bad file names the variable and the problem", () => {
   const dir = tempDir();
   const write = (name: string, text: string) => {

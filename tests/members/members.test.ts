@@ -57,6 +57,8 @@ const api = async (token: string, method: string, path: string, body?: unknown) 
   return { status: res.status, body: (await res.json()) as any };
 };
 const membershipsIn = (orgId: string) => db.inspect<{ email: string; role: string }>(`SELECT u.email, m.role FROM organization_members m JOIN ${usersTable(db)} u ON u.id = m.user_id WHERE m.organization_id = ? ORDER BY u.email`, orgId);
+/** The key an invitation's link carries (the invite answer's `link`). */
+const keyOf = (invited: { body: { link: string } }) => new URL(invited.body.link).searchParams.get("key")!;
 const invitationsIn = (orgId: string) => db.inspect<{ email: string; role: string }>("SELECT email, role FROM organization_invitations WHERE organization_id = ? ORDER BY email", orgId);
 
 test("adding someone makes an invitation: the same answer whether or not the address has an account, and nothing is granted until they accept", async () => {
@@ -85,15 +87,25 @@ test("adding someone makes an invitation: the same answer whether or not the add
   expect(mine.status).toBe(200);
   expect(mine.body.invitations).toEqual([expect.objectContaining({ id: invited.body.invitation.id, organization_id: org.id, organization_name: "Members", role: "member" })]);
   expect((await api(viewer.token, "GET", "/api/invitations")).body.invitations).toEqual([]);
-  expect((await api(viewer.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(404);
+  expect((await api(viewer.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: keyOf(invited) })).status).toBe(404);
   expect((await api(stranger.ownerToken, "POST", "/api/invitations/not-a-uuid/accept")).status).toBe(400);
+  // This server proves no address (AUTH_CONFIRM_EMAIL off): whoever signed up with the address needs the link's key too.
+  expect(mine.body.key_required).toBe(true);
+  expect(invited.body.link).toBe(`${server.url}/?invitation=${invited.body.invitation.id}&key=${keyOf(invited)}`);
+  expect(keyOf(invited)).not.toBe(keyOf(unknown));
+  const keyless = await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`);
+  expect([keyless.status, keyless.body.error.code]).toEqual([403, "invitation_key_required"]);
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: keyOf(unknown) })).status).toBe(404);
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/decline`, { key: keyOf(unknown) })).status).toBe(404);
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: 42 })).status).toBe(400);
+  expect(await membershipsIn(org.id)).toEqual(before);
 
-  const accepted = await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`);
+  const accepted = await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: keyOf(invited) });
   expect(accepted.status).toBe(200);
   expect(accepted.body.membership).toMatchObject({ organization_id: org.id, role: "member" });
   expect(await membershipsIn(org.id)).toContainEqual({ email, role: "member" });
   expect((await invitationsIn(org.id)).map((i) => i.email)).toEqual(["nobody-at-all@example.com"]);
-  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`)).status).toBe(404);
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: keyOf(invited) })).status).toBe(404);
   const { data } = await stranger.owner.from("organizations").select("id").eq("id", org.id);
   expect(data).toEqual([{ id: org.id }]);
 
@@ -112,7 +124,8 @@ test("a declined invitation grants nothing; an invitation dies with its inviter'
   const invitee = await signedUpOrg(server, "Invitee");
   const inviteeEmail = (await one<{ email: string }>(`SELECT u.email FROM ${usersTable(db)} u JOIN organization_members m ON m.user_id = u.id WHERE m.organization_id = ?`, invitee.id))!.email;
   const first = await call(admin.token, "POST", org.id, { email: inviteeEmail, role: "viewer" });
-  expect((await api(invitee.ownerToken, "POST", `/api/invitations/${first.body.invitation.id}/decline`)).status).toBe(200);
+  expect((await api(invitee.ownerToken, "POST", `/api/invitations/${first.body.invitation.id}/decline`)).status).toBe(403);
+  expect((await api(invitee.ownerToken, "POST", `/api/invitations/${first.body.invitation.id}/decline`, { key: keyOf(first) })).status).toBe(200);
   expect((await membershipsIn(org.id)).map((m) => m.email)).not.toContain(inviteeEmail);
   expect(await invitationsIn(org.id)).toEqual([]);
 
@@ -122,7 +135,7 @@ test("a declined invitation grants nothing; an invitation dies with its inviter'
   expect(second.status).toBe(201);
   const demotedId = (await demotable.sb.auth.getUser()).data.user!.id;
   expect((await org.owner.from("organization_members").update({ role: "viewer" }).eq("organization_id", org.id).eq("user_id", demotedId)).error).toBeNull();
-  const refused = await api(invitee.ownerToken, "POST", `/api/invitations/${second.body.invitation.id}/accept`);
+  const refused = await api(invitee.ownerToken, "POST", `/api/invitations/${second.body.invitation.id}/accept`, { key: keyOf(second) });
   expect(refused.status).toBe(410);
   expect((await membershipsIn(org.id)).map((m) => m.email)).not.toContain(inviteeEmail);
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ANDROID_APPS, UTM_ALIASES, createSourceClassifier, createUserAgentReader } from "../../src/pixel/classify";
 import { aiRobotTokens, assistantEntries } from "../../src/pixel/lists";
-import { clientAddress } from "../../src/http/client-address";
+import { createClientAddress, parseProxyTrust } from "../../src/http/client-address";
 import { hostAllowed, originHost } from "../../src/pixel/origin";
 import { testServer } from "../helpers/app";
 import type { Harness } from "../contracts/harness";
@@ -186,7 +186,8 @@ describe("the origin rule", () => {
     expect(originHost(null)).toBeNull();
   });
 
-  test("the client address is the peer, or the last X-Forwarded-For entry when the peer is a local or private proxy", () => {
+  test("the client address is the peer, or the X-Forwarded-For entries read from the right past every local or private proxy", () => {
+    const clientAddress = createClientAddress();
     expect(clientAddress("198.51.100.1", null)).toBe("198.51.100.1");
     // A public peer cannot choose its address by sending the header.
     expect(clientAddress("198.51.100.1", "10.0.0.1")).toBe("198.51.100.1");
@@ -196,6 +197,33 @@ describe("the origin rule", () => {
     expect(clientAddress("172.20.0.5", "198.51.100.4")).toBe("198.51.100.4");
     expect(clientAddress("::ffff:127.0.0.1", null)).toBe("127.0.0.1");
     expect(clientAddress("127.0.0.1", "not an address")).toBe("127.0.0.1");
+    // Two proxies (a load balancer, then a local nginx): the client is left of both, whatever it wrote further left.
+    expect(clientAddress("127.0.0.1", "10.9.9.9, 198.51.100.5, 10.0.0.7")).toBe("198.51.100.5");
+    expect(clientAddress("127.0.0.1", "198.51.100.6,10.0.0.7")).toBe("198.51.100.6");
+    // Private all the way: the leftmost address is all there is.
+    expect(clientAddress("127.0.0.1", "10.0.0.8, 10.0.0.7")).toBe("10.0.0.8");
+    // A chain longer than any real one stops after ten entries.
+    expect(clientAddress("127.0.0.1", ["198.51.100.7", ...Array.from({ length: 12 }, (_, i) => `10.0.0.${i}`)].join(","))).toBe("10.0.0.2");
+  });
+
+  test("TRUSTED_PROXIES: none trusts no peer; a list trusts exactly its addresses and ranges; anything else is refused", () => {
+    const direct = createClientAddress(parseProxyTrust("none"));
+    expect(direct("172.17.0.1", "198.51.100.1")).toBe("172.17.0.1");
+    expect(direct("127.0.0.1", "198.51.100.1")).toBe("127.0.0.1");
+    const listed = createClientAddress(parseProxyTrust(" 203.0.113.0/24, 2001:db8::/32 ,192.0.2.9"));
+    expect(listed("203.0.113.77", "198.51.100.2")).toBe("198.51.100.2");
+    expect(listed("192.0.2.9", "198.51.100.3")).toBe("198.51.100.3");
+    expect(listed("2001:db8::5", "198.51.100.4")).toBe("198.51.100.4");
+    expect(listed("::ffff:203.0.113.5", "198.51.100.5")).toBe("198.51.100.5");
+    // Not listed: a private peer is a client like any other.
+    expect(listed("10.0.0.1", "198.51.100.6")).toBe("10.0.0.1");
+    expect(listed("192.0.2.10", "198.51.100.7")).toBe("192.0.2.10");
+    // The walk stops at the first address that is not a listed proxy.
+    expect(listed("203.0.113.1", "198.51.100.8, 10.0.0.1, 203.0.113.2")).toBe("10.0.0.1");
+    expect(parseProxyTrust(undefined)).toBe("private");
+    expect(parseProxyTrust("Private")).toBe("private");
+    expect(() => parseProxyTrust("10.0.0.0/99")).toThrow('"10.0.0.0/99"');
+    expect(() => parseProxyTrust("proxy.example.com")).toThrow("not an address");
   });
 });
 

@@ -396,13 +396,22 @@ test("members: invited by e-mail, accepted by the invited person on their home p
   const mailed = async () => sink.received.find((m) => m.to && !Array.isArray(m.to) && m.to.text === newcomer);
   for (let i = 0; i < 200 && !(await mailed()); i++) await new Promise((r) => setTimeout(r, 50));
   expect((await mailed())?.text).toContain(`as viewer.`);
-  expect((await mailed())?.text).toContain(`on your home page: ${bin.url}/?invitation=`);
+  const mailedLink = (await mailed())!.text!.match(/https?:\/\/\S+\?invitation=\S+/)![0];
+  expect(mailedLink).toStartWith(`${bin.url}/?invitation=`);
+  // The inviter was shown the same link once, to hand over where no mail goes.
+  expect(await members.locator("pre.share-url").innerText()).toBe(mailedLink);
+  await members.getByRole("button", { name: "Done" }).click();
 
-  // The newcomer signs in: the invitation waits on their home page; they accept.
+  // The newcomer signs in: the invitation waits on their home page, answered through its link only
+  // (this server proves no address, so whoever signed up with it first must not join by it).
   const { context: other, page: np } = await signedInContext(newcomer);
   const invitations = np.locator("section", { has: np.getByRole("heading", { name: "Invitations" }) });
   await invitations.getByText("invites you as").waitFor();
   expect(await invitations.innerText()).toContain("viewer");
+  expect(await invitations.innerText()).toContain("open the invitation's link");
+  expect(await invitations.getByRole("button", { name: "Accept" }).count()).toBe(0);
+  await np.goto(mailedLink);
+  await invitations.getByRole("button", { name: "Accept" }).waitFor();
   await np.screenshot({ path: join(ARTIFACTS, "home-invitation-1280.png"), fullPage: true });
   await invitations.getByRole("button", { name: "Accept" }).click();
   await np.getByRole("status").filter({ hasText: "You joined" }).waitFor();

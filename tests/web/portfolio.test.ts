@@ -78,9 +78,9 @@ beforeAll(async () => {
   alpha = await signUp("Alpha Agency");
   beta = await signUp("Beta Agency");
   // Alpha's owner joins Beta the way people do: invited, then accepting.
-  await api(`/api/organizations/${beta.org}/invitations`, beta.token, { method: "POST", body: JSON.stringify({ email: alpha.email, role: "viewer" }) });
+  const { link } = await api(`/api/organizations/${beta.org}/invitations`, beta.token, { method: "POST", body: JSON.stringify({ email: alpha.email, role: "viewer" }) });
   const invitation = (await api("/api/invitations", alpha.token)).invitations[0];
-  await api(`/api/invitations/${invitation.id}/accept`, alpha.token, { method: "POST" });
+  await api(`/api/invitations/${invitation.id}/accept`, alpha.token, { method: "POST", body: JSON.stringify({ key: new URL(link).searchParams.get("key") }) });
   await brandWithAnswers(alpha.sb, service, alpha.org, "Northwind", 5, 16);
   await brandWithAnswers(alpha.sb, service, alpha.org, "Contoso", 12, 4);
   await brandWithAnswers(beta.sb, service, beta.org, "Fabrikam", 10, 10);

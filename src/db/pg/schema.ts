@@ -727,6 +727,8 @@ export const organizationInvitations = pgTable(
     invitedBy: uuid("invited_by").references(() => users.id, { onDelete: "cascade" }),
     expiresAt: at("expires_at").notNull(),
     createdAt: createdAt(),
+    /** SHA-256 of the key its link carries: where addresses are not proven, accepting needs it (whoever reads the mail). */
+    keyHash: text("key_hash"),
   },
   (t) => [uniqueIndex("organization_invitations_pair_unique").on(t.organizationId, t.email), index("organization_invitations_email_idx").on(t.email)],
 );

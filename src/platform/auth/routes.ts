@@ -1,7 +1,6 @@
 // /auth/v1 — GoTrue's wire format, so @supabase/supabase-js works unchanged (DESIGN §4).
 import { Elysia } from "elysia";
 import { AppError } from "../../http/errors";
-import { clientAddress } from "../../http/client-address";
 import type { RequestMeta } from "../../http/request";
 import type { Config } from "../../config";
 import type { CallerResolver } from "./caller";
@@ -35,12 +34,13 @@ export function authRoutes(deps: {
   callers: CallerResolver;
   config: Pick<Config, "auth" | "publicUrl">;
   meta: (request: Request) => RequestMeta;
+  /** The client behind a request (TRUSTED_PROXIES), as the pixel reads it. */
+  clientAddress: (peer: string, forwardedFor: string | null) => string;
   version: string;
 }) {
   const { auth, callers } = deps;
   const noContent = () => new Response(null, { status: 204 });
-  // The same client address the pixel uses: the peer, or behind a local proxy its X-Forwarded-For entry.
-  const addressOf = (request: Request) => clientAddress(deps.meta(request).ip, request.headers.get("x-forwarded-for"));
+  const addressOf = (request: Request) => deps.clientAddress(deps.meta(request).ip, request.headers.get("x-forwarded-for"));
 
   return new Elysia({ prefix: "/auth/v1" })
     .get("/health", () => ({ version: deps.version, name: "answerwatch-auth", description: "Supabase Auth (GoTrue) compatible API" }))

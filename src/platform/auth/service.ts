@@ -12,6 +12,7 @@ import { TokenError, type TokenService } from "./tokens";
 
 export { ORG_ROLES, type OrgRole } from "../../common/identity";
 import { ORG_ROLES, type AuthenticatedUser, type OrgRole } from "../../common/identity";
+import { opaqueToken, sha256Hex } from "../../common/tokens";
 export type { AuthenticatedUser };
 
 /** GoTrue's refresh-token reuse interval: a token replaced this recently may be used again. */
@@ -45,13 +46,6 @@ const tooSoon = () => new AppError(429, "over_email_send_rate_limit", "For secur
 const sixDigits = () => String(crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000).padStart(6, "0");
 
 
-function sha256(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
-}
-
-function opaqueToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-}
 
 /** `base` and ten random characters from a-z0-9 (about 52 bits). */
 export function generatedSlug(base: string): string {
@@ -124,7 +118,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     const token = tokenPrefix + opaqueToken();
     const code = sixDigits();
     const at = now();
-    await store.createOneTimeToken({ userId, type: TOKEN_TYPES[verifyType], tokenHash: sha256(token), otpHash: sha256(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
+    await store.createOneTimeToken({ userId, type: TOKEN_TYPES[verifyType], tokenHash: sha256Hex(token), otpHash: sha256Hex(code), at: at.toISOString(), expiresAt: new Date(at.getTime() + ONE_TIME_TOKEN_MS).toISOString() });
     return { link: `${siteUrl()}/auth/v1/verify?token=${token}&type=${verifyType}&redirect_to=${encodeURIComponent(safeRedirect(redirectTo))}`, code };
   }
   const issueRecovery = (userId: string, redirectTo: unknown) => issueToken(userId, "recovery", redirectTo);
@@ -220,7 +214,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   async function startSession(userId: string): Promise<SessionJson> {
     const sessionId = crypto.randomUUID();
     const refresh = opaqueToken();
-    await store.startSession({ sessionId, userId, refreshTokenId: crypto.randomUUID(), tokenHash: sha256(refresh), at: now().toISOString() });
+    await store.startSession({ sessionId, userId, refreshTokenId: crypto.randomUUID(), tokenHash: sha256Hex(refresh), at: now().toISOString() });
     return issueSession(userId, sessionId, refresh);
   }
 
@@ -379,12 +373,12 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!type) throw new AppError(400, "validation_failed", `type must be one of ${Object.keys(VERIFY_TYPES).join(", ")}`);
       if (!(await verificationsByAddress.hit(addressKey(address)))) throw rateLimited();
       let userId: string | null;
-      if (typeof body.token_hash === "string" && body.token_hash) userId = await consumeToken(type, { tokenHash: sha256(body.token_hash) }, body.token_hash);
+      if (typeof body.token_hash === "string" && body.token_hash) userId = await consumeToken(type, { tokenHash: sha256Hex(body.token_hash) }, body.token_hash);
       else if (typeof body.email === "string" && typeof body.token === "string" && body.token) {
         const email = normalizeEmail(body.email);
         if (!(await codesByAddressAndEmail.hit(`${addressKey(address)} ${email}`))) throw rateLimited();
         const user = await store.findUserByEmail(email);
-        userId = user ? await consumeToken(type, { userId: user.id, otpHash: sha256(body.token.trim()) }) : null;
+        userId = user ? await consumeToken(type, { userId: user.id, otpHash: sha256Hex(body.token.trim()) }) : null;
       } else throw new AppError(400, "validation_failed", "Verify requires a token and an email, or a token_hash");
       if (!userId) throw tokenFailed();
       return startSession(userId);
@@ -399,7 +393,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!(await verificationsByAddress.hit(addressKey(address)))) return failed("over_request_rate_limit", "Too many attempts: try again in a few minutes");
       let userId: string | null;
       try {
-        userId = await consumeToken(type, { tokenHash: sha256(query.token) }, query.token);
+        userId = await consumeToken(type, { tokenHash: sha256Hex(query.token) }, query.token);
       } catch (error) {
         if (error instanceof AppError && error.status < 500) return failed(error.code, error.message);
         throw error;
@@ -414,9 +408,9 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (typeof body.refresh_token !== "string" || !body.refresh_token) throw new AppError(400, "validation_failed", "refresh_token is required");
       const next = opaqueToken();
       const outcome = await store.rotateRefreshToken({
-        tokenHash: sha256(body.refresh_token),
+        tokenHash: sha256Hex(body.refresh_token),
         newTokenId: crypto.randomUUID(),
-        newTokenHash: sha256(next),
+        newTokenHash: sha256Hex(next),
         at: now().toISOString(),
         reuseIntervalMs: REFRESH_REUSE_INTERVAL_MS,
       });

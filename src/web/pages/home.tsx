@@ -16,18 +16,26 @@ interface Invitation {
   expires_at: string;
 }
 
+/**
+ * The invitations waiting for the user. Answering one needs the key of its link (`?invitation=…&key=…`)
+ * where the server proves no address (`key_required`): the others wait for their own link.
+ */
 function Invitations({ conn, answered }: { conn: Connection; answered(): void }) {
-  const invitations = useAsync(async () => (await conn.api<{ invitations: Invitation[] }>("GET", "/api/invitations")).invitations, []);
+  const loc = useLocation();
+  const linked = { id: loc.query.get("invitation"), key: loc.query.get("key") };
+  const invitations = useAsync(() => conn.api<{ invitations: Invitation[]; key_required?: boolean }>("GET", "/api/invitations"), []);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const note = message && (
     <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
       {message.text}
     </p>
   );
-  if (invitations.loading || invitations.error || !invitations.data?.length) return note;
+  if (invitations.loading || invitations.error || !invitations.data?.invitations.length) return note;
+  const keyFor = (inv: Invitation) => (linked.id === inv.id && linked.key ? linked.key : undefined);
   const answer = async (inv: Invitation, verb: "accept" | "decline") => {
     try {
-      await conn.api("POST", `/api/invitations/${inv.id}/${verb}`);
+      const key = keyFor(inv);
+      await conn.api("POST", `/api/invitations/${inv.id}/${verb}`, key ? { key } : undefined);
       setMessage({ ok: true, text: verb === "accept" ? `You joined ${inv.organization_name}.` : `Invitation to ${inv.organization_name} declined.` });
       invitations.reload();
       answered();
@@ -40,16 +48,22 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
       <h2>Invitations</h2>
       {note}
       <ul class="plain">
-        {invitations.data.map((inv) => (
+        {invitations.data.invitations.map((inv) => (
           <li key={inv.id}>
             <strong>{inv.organization_name}</strong> invites you as <strong>{inv.role}</strong>
             {inv.invited_by_email ? ` (from ${inv.invited_by_email})` : ""}, until {dateTime(inv.expires_at)}.{" "}
-            <button type="button" class="primary" onClick={() => answer(inv, "accept")}>
-              Accept
-            </button>{" "}
-            <button type="button" onClick={() => answer(inv, "decline")}>
-              Decline
-            </button>
+            {invitations.data!.key_required && !keyFor(inv) ? (
+              <span class="muted">To answer, open the invitation's link (mailed to you, or sent by whoever invited you).</span>
+            ) : (
+              <>
+                <button type="button" class="primary" onClick={() => answer(inv, "accept")}>
+                  Accept
+                </button>{" "}
+                <button type="button" onClick={() => answer(inv, "decline")}>
+                  Decline
+                </button>
+              </>
+            )}
           </li>
         ))}
       </ul>

@@ -123,6 +123,7 @@ function useWrite(after: () => void) {
 
 export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void }) {
   const { conn, brand, canEdit, canManage } = ctx;
+  const [invited, setInvited] = useState<{ email: string; link: string; mailed: boolean } | null>(null);
   const data = useAsync(async () => {
     const [domains, competitors, prompts, members] = await Promise.all([
       conn.sb.from("brand_domains").select("id, domain, is_primary").eq("brand_id", brand.id).order("domain"),
@@ -315,7 +316,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
       <Section title="Members">
         <p class="muted">
           {canManage
-            ? "Invite someone by e-mail: they join when they accept (signed in with that address, on their home page). Change roles or remove members here; only owners grant owner or admin."
+            ? "Invite someone by e-mail: they join when they accept, signed in with that address, through the invitation's link. Change roles or remove members here; only owners grant owner or admin."
             : "Only owners and admins invite members and change roles."}
         </p>
         <Table
@@ -378,10 +379,28 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
             ]}
           />
         )}
+        {invited && (
+          <ShownOnce
+            title={`Invitation link for ${invited.email} — shown this once.`}
+            note={invited.mailed ? "It was mailed to them too. Inviting again makes a new link (the old one stops working)." : "This server sends no mail: send it to them yourself. Inviting again makes a new link (the old one stops working)."}
+            value={invited.link}
+            done="Done"
+            onDone={() => setInvited(null)}
+            preClass="share-url"
+          />
+        )}
         {canManage && (
           <form
             class="inline"
-            onSubmit={submitWith(w.write, (f) => conn.api("POST", `/api/organizations/${brand.organization_id}/members`, { email: String(f.get("email")), role: String(f.get("role")) }), "Invitation made: it shows on their home page once they sign in with that address.")}
+            onSubmit={submitWith(
+              w.write,
+              async (f) => {
+                const email = String(f.get("email"));
+                const answer = await conn.api<{ link: string; mailed: boolean }>("POST", `/api/organizations/${brand.organization_id}/members`, { email, role: String(f.get("role")) });
+                setInvited({ email, link: answer.link, mailed: answer.mailed });
+              },
+              "Invitation made: they answer it through its link, signed in with that address.",
+            )}
           >
             <input name="email" type="email" placeholder="name@company.com" aria-label="E-mail to invite" required />
             <RoleSelect label="Role to invite at" roles={ctx.role === "owner" ? ["owner", "admin", "member", "viewer"] : ["member", "viewer"]} initial="member" />

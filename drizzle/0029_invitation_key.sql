@@ -1,0 +1,1 @@
+ALTER TABLE `organization_invitations` ADD `key_hash` text;
