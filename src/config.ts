@@ -21,6 +21,8 @@ export interface Config {
   logLevel: LogLevel;
   workers: number;
   corsOrigins: string[] | "*";
+  /** Landing pages (platform × path) a brand keeps before new ones count as "(other)" (PIXEL_MAX_PAGES). */
+  pixelMaxPages: number;
   /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES). */
   trustedProxies: ProxyTrust;
   maxBodyBytes: number;
@@ -98,6 +100,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "SENTIMENT_PLATFORM", default: "", meaning: "optional model judge for sentiment: the platform to ask (e.g. chatgpt); unset: the lexicon alone" },
   { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
   { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate over the last 7 days differs significantly from the 7 before and by at least this many points" },
+  { name: "PIXEL_MAX_PAGES", default: "10000", meaning: "landing pages (by assistant and path) a brand's traffic report keeps; visits to pages beyond them count under \"(other)\" (anyone with a tracking code could otherwise add pages without end)" },
   { name: "VERIFY_RDNS", default: "false", meaning: "true confirms bots that publish no IP ranges (and ones outside them) by forward-confirmed reverse DNS, for operators that document their host names" },
   { name: "METRICS_TOKEN", default: "", meaning: "when set, GET /metrics answers Prometheus text to Authorization: Bearer <this token>; unset, /metrics is off (404)" },
   { name: "SOURCE_CATEGORIES_FILE", default: "", meaning: "JSON file adding to the shipped source categories: {\"forum\": [\"example-forum.com\"], \"review\": […], …}" },
@@ -265,6 +268,7 @@ export function loadConfig(env: Env): Config {
     workers: intVar(env, "WORKERS", 2, 1, 64),
     corsOrigins,
     trustedProxies: proxyTrust(env),
+    pixelMaxPages: intVar(env, "PIXEL_MAX_PAGES", 10_000, 1, 1_000_000),
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },

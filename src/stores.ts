@@ -23,7 +23,7 @@ import { createSqliteKeyStore } from "./keys/store.sqlite";
 import type { MembersStore } from "./members/store";
 import { createPgMembersStore } from "./members/store.pg";
 import { createSqliteMembersStore } from "./members/store.sqlite";
-import type { PixelStore } from "./pixel/store";
+import type { PixelStore, PixelStoreOptions } from "./pixel/store";
 import { createPgPixelStore } from "./pixel/store.pg";
 import { createSqlitePixelStore } from "./pixel/store.sqlite";
 import type { AuthStore } from "./platform/auth/store";
@@ -95,7 +95,7 @@ export interface Stores {
   clientReport: ClientReportStore;
   storage: StorageStore;
   /** The pixel's store starts a writer on its first beacon: made when the pixel's routes are. */
-  pixel(): PixelStore;
+  pixel(options?: PixelStoreOptions): PixelStore;
   rest: RestExecutor;
   setup: SetupStore;
   /** The deployment's instances (Postgres only: a SQLite deployment is one process). */
@@ -185,7 +185,7 @@ export function sqliteStores(dbh: DbHandle, options: StoreOptions = {}): Stores 
     get storage() {
       return once("storage", () => createSqliteStorageStore(sqlite));
     },
-    pixel: () => createSqlitePixelStore(sqlite),
+    pixel: (options) => createSqlitePixelStore(sqlite, options),
     get rest() {
       return once("rest", () => createSqliteRestExecutor(sqlite, { sourceCategories: options.sourceCategories }));
     },
@@ -218,7 +218,7 @@ export function postgresStores(pg: PgHandle, options: StoreOptions = {}): Stores
     reports: createPgReportsStore(sql),
     clientReport: createPgClientReportStore(sql),
     storage: createPgStorageStore(sql),
-    pixel: () => createPgPixelStore(sql),
+    pixel: (options) => createPgPixelStore(sql, options),
     rest: createPgRestExecutor(sql, { sourceCategories: options.sourceCategories }),
     setup: createPgSetupStore(sql),
     instances: createPgInstanceStore(sql),

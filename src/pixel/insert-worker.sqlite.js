@@ -2,7 +2,7 @@
 // entry point): owns one SQLite connection and inserts each batch it is sent in one transaction.
 // Commits (and their fsync) happen here, off the thread that answers HTTP.
 //
-// Messages in:  {type:"open", file, sql, pragmas}  then  {type:"write", id, sentAt, rows: JSON of [[…params], …]}
+// Messages in:  {type:"open", file, sql, pragmas, pages}  then  {type:"write", id, sentAt, rows: JSON of [[…params], …]}
 //               …  {type:"close"}
 // Messages out: {type:"written", id, failed:[[index, message], …]}  and  {type:"closed"}
 import { Database } from "bun:sqlite";
@@ -19,13 +19,44 @@ let openError;
 let insertAll;
 let insertOne;
 
+/**
+ * Keeps each brand to `pages.cap` landing pages: in the transaction, before the rows go in, a row
+ * whose (platform, path) its brand lacks becomes a new page while there is room (counted once per
+ * brand and transaction, up to the cap), else its path becomes `pages.other`.
+ */
+function pageCapper(pages) {
+  const exists = db.prepare(pages.exists);
+  const count = db.prepare(pages.count);
+  const { brand, platform, path } = pages.at;
+  return (batches) => {
+    const room = new Map();
+    const added = new Set();
+    for (const rows of batches)
+      for (const row of rows) {
+        if (row[platform] === null || row[path] === pages.other) continue;
+        const key = `${row[brand]}\u0000${row[platform]}\u0000${row[path]}`;
+        if (added.has(key) || exists.get(row[brand], row[platform], row[path])) continue;
+        const left = room.get(row[brand]) ?? pages.cap - count.get(row[brand], pages.cap).n;
+        if (left <= 0) {
+          row[path] = pages.other;
+          room.set(row[brand], 0);
+        } else {
+          room.set(row[brand], left - 1);
+          added.add(key);
+        }
+      }
+  };
+}
+
 function open(message) {
   try {
     db = new Database(message.file, { strict: true });
     for (const pragma of message.pragmas) db.run(`PRAGMA ${pragma}`);
     const insert = db.prepare(message.sql);
+    const capPages = pageCapper(message.pages);
     insertOne = (row) => insert.run(...row);
     insertAll = db.transaction((batches) => {
+      capPages(batches);
       for (const rows of batches) for (const row of rows) insert.run(...row);
     });
   } catch (error) {

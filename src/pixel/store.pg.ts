@@ -5,9 +5,9 @@
 // write locks, then the insert) and one commit.
 import type { SQL } from "bun";
 import { isUuid, pgCode, withoutNul } from "../db/pg/values";
-import type { PixelStore, TrafficRow } from "./store";
+import { DEFAULT_MAX_PAGE_KEYS, OTHER_PAGES, type PixelStore, type PixelStoreOptions, type TrafficRow } from "./store";
 
-export interface PgPixelStoreOptions {
+export interface PgPixelStoreOptions extends PixelStoreOptions {
   /** How long the first call of a batch waits for others (ms). */
   windowMs?: number;
   /** Most INSERT statements being written at once (each holds a pooled connection). */
@@ -30,6 +30,7 @@ interface Call {
 export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}): PixelStore {
   const windowMs = options.windowMs ?? 2;
   const maxInFlight = options.maxInFlight ?? 2;
+  const maxPageKeys = options.maxPageKeys ?? DEFAULT_MAX_PAGE_KEYS;
   let queued: Call[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   const writing = new Set<Promise<void>>();
@@ -62,9 +63,22 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
           ) WITH ORDINALITY AS u(id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at, i)
         ), known AS (
           SELECT u.* FROM u WHERE EXISTS (SELECT 1 FROM brands b WHERE b.id = u.brand_id)
+        ), fresh AS (
+          -- Landing pages new to their brand, numbered per brand; past the room the brand has left
+          -- (counted once, up to the cap, under the brand's lock above) their rows go to OTHER_PAGES.
+          SELECT brand_id, source_platform, path, row_number() OVER (PARTITION BY brand_id ORDER BY source_platform, path) AS nth
+            FROM (SELECT DISTINCT brand_id, source_platform, path FROM known k WHERE source_platform IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM traffic_page_totals_keys t WHERE t.brand_id = k.brand_id AND t.platform = k.source_platform AND t.path = k.path)) AS n
+        ), room AS (
+          SELECT b.brand_id, ${maxPageKeys}::bigint - (SELECT count(*) FROM (SELECT 1 FROM traffic_page_totals_keys t WHERE t.brand_id = b.brand_id LIMIT ${maxPageKeys}) AS c) AS n
+            FROM (SELECT DISTINCT brand_id FROM fresh) AS b
+        ), over AS (
+          SELECT f.brand_id, f.source_platform, f.path FROM fresh f JOIN room r ON r.brand_id = f.brand_id WHERE f.nth > r.n
         ), ins AS (
           INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
-          SELECT id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known ORDER BY i
+          SELECT id, brand_id, url,
+                 CASE WHEN EXISTS (SELECT 1 FROM over o WHERE o.brand_id = k.brand_id AND o.source_platform = k.source_platform AND o.path = k.path) THEN ${OTHER_PAGES} ELSE path END,
+                 referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known k ORDER BY i
           ON CONFLICT (id, created_at) DO NOTHING
           RETURNING id
         )

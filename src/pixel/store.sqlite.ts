@@ -4,7 +4,7 @@
 // shared connection.
 import type { Database } from "bun:sqlite";
 import workerSource from "./insert-worker.sqlite.js" with { type: "text" };
-import type { PixelStore, TrafficRow } from "./store";
+import { DEFAULT_MAX_PAGE_KEYS, OTHER_PAGES, type PixelStore, type PixelStoreOptions, type TrafficRow } from "./store";
 
 const INSERT_SQL = `INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source,
   visitor_hash, country, language, screen, user_agent_family, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -19,7 +19,16 @@ const params = (r: TrafficRow) => [
 
 type WorkerReply = { type: "written"; id: number; failed: [number, string][] } | { type: "closed" };
 
-export function createSqlitePixelStore(sqlite: Database): PixelStore {
+/** What the writer needs to keep a brand's landing pages to the cap (a row's brand, platform and path by position in `params`). */
+const pagesRule = (cap: number) => ({
+  cap,
+  other: OTHER_PAGES,
+  exists: "SELECT 1 FROM traffic_page_totals_keys WHERE brand_id = ? AND platform = ? AND path = ?",
+  count: "SELECT count(*) AS n FROM (SELECT 1 FROM traffic_page_totals_keys WHERE brand_id = ? LIMIT ?)",
+  at: { brand: 1, path: 3, platform: 5 },
+});
+
+export function createSqlitePixelStore(sqlite: Database, options: PixelStoreOptions = {}): PixelStore {
   const file = sqlite.filename;
   // A second connection needs a file; every database of this project has one (DATA_DIR).
   if (!file || file === ":memory:") throw new Error("The pixel's writer needs a database file, not an in-memory database");
@@ -64,7 +73,7 @@ export function createSqlitePixelStore(sqlite: Database): PixelStore {
       if (worker === w) worker = null;
     };
     // The worker opens its own connection from this (serialisable) description.
-    w.postMessage({ type: "open", file, sql: INSERT_SQL, pragmas: PRAGMAS });
+    w.postMessage({ type: "open", file, sql: INSERT_SQL, pragmas: PRAGMAS, pages: pagesRule(options.maxPageKeys ?? DEFAULT_MAX_PAGE_KEYS) });
     return w;
   }
 

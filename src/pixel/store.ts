@@ -25,6 +25,20 @@ export interface TrackedBrand {
   respectDnt: boolean;
 }
 
+/**
+ * Where an AI-referred visit's landing page is kept once its brand holds `maxPageKeys` pages (by
+ * platform and path) already: anyone holding a tracking code could otherwise add pages without end
+ * (forged beacons), and the traffic report reads every page the brand has. No URL path looks like
+ * this (a path starts with "/"); the row's url keeps the page.
+ */
+export const OTHER_PAGES = "(other)";
+/** Landing pages (platform × path) a brand keeps before new ones are counted under OTHER_PAGES. */
+export const DEFAULT_MAX_PAGE_KEYS = 10_000;
+
+export interface PixelStoreOptions {
+  maxPageKeys?: number;
+}
+
 export interface PixelStore {
   brandByTrackingCode(code: string): Promise<TrackedBrand | null>;
   /** The brand's organization, null when the brand is unknown. */
@@ -33,6 +47,8 @@ export interface PixelStore {
    * Inserts the rows in one transaction and resolves once it is durably committed (calls made
    * meanwhile may share that commit), with the rows that failed by index and why; a row whose brand
    * no longer exists fails with a reason containing "FOREIGN KEY". Rejects once the store is closed.
+   * An AI-referred row whose (platform, path) its brand does not hold yet, once the brand holds
+   * maxPageKeys of them, is stored with path OTHER_PAGES.
    */
   appendBeacons(rows: TrafficRow[]): Promise<Map<number, string>>;
   /** Finishes the writes under way and releases the writer (shutdown). */

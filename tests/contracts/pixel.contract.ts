@@ -1,11 +1,11 @@
 // The pixel store's contract (src/pixel/store.ts), for every backend.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { PixelStore, TrafficRow } from "../../src/pixel/store";
+import { OTHER_PAGES, type PixelStore, type PixelStoreOptions, type TrafficRow } from "../../src/pixel/store";
 import type { Harness } from "./harness";
 
-export function describePixelStoreContract(name: string, make: () => Promise<Harness & { store: PixelStore }>) {
+export function describePixelStoreContract(name: string, make: () => Promise<Harness & { store: PixelStore; storeWith(options: PixelStoreOptions): PixelStore }>) {
   describe(`PixelStore contract (${name})`, () => {
-    let h: Harness & { store: PixelStore };
+    let h: Harness & { store: PixelStore; storeWith(options: PixelStoreOptions): PixelStore };
     beforeAll(async () => void (h = await make()));
     afterAll(async () => {
       await h.store.close();
@@ -96,6 +96,32 @@ export function describePixelStoreContract(name: string, make: () => Promise<Har
       const b = await brand();
       expect(await h.store.appendBeacons(Array.from({ length: 5000 }, () => row(b.id)))).toEqual(new Map());
       expect(await stored(b.id)).toHaveLength(5000);
+    });
+
+    test("a brand keeps maxPageKeys landing pages (platform × path); past them a new page's visits are stored as OTHER_PAGES, url intact; known pages, other brands and visits from no assistant are untouched", async () => {
+      const capped = h.storeWith({ maxPageKeys: 3 });
+      try {
+        const a = await brand();
+        const b = await brand();
+        const visit = (brandId: string, path: string, platform: string | null = "chatgpt") =>
+          row(brandId, { path, url: `https://acme.com${path}`, sourcePlatform: platform, referrerHost: platform && `${platform}.com`, utmSource: null });
+        // One batch, five new pages (one twice) for a brand with room for three: the first three are kept.
+        const first = [visit(a.id, "/p1"), visit(a.id, "/p2"), visit(a.id, "/p1"), visit(a.id, "/p3"), visit(a.id, "/p4"), visit(a.id, "/p5"), visit(a.id, "/direct", null)];
+        expect(await capped.appendBeacons(first)).toEqual(new Map());
+        // A later batch: a known page stays; a new page, on another platform too, goes under OTHER_PAGES; another brand has its own room.
+        const second = [visit(a.id, "/p2"), visit(a.id, "/p6"), visit(a.id, "/p1", "perplexity"), visit(b.id, "/p6"), visit(a.id, "/direct-2", null)];
+        expect(await capped.appendBeacons(second)).toEqual(new Map());
+        const rows = await stored(a.id);
+        const pathOf = (r: TrafficRow) => rows.find((s) => s.id === r.id)!.path;
+        expect([...first, ...second.filter((r) => r.brandId === a.id)].map(pathOf)).toEqual(["/p1", "/p2", "/p1", "/p3", OTHER_PAGES, OTHER_PAGES, "/direct", "/p2", OTHER_PAGES, OTHER_PAGES, "/direct-2"]);
+        // The page itself is still in the row's url.
+        expect(rows.filter((r) => r.path === OTHER_PAGES).map((r) => r.url).sort()).toEqual(["https://acme.com/p1", "https://acme.com/p4", "https://acme.com/p5", "https://acme.com/p6"]);
+        expect((await stored(b.id)).map((r) => r.path)).toEqual(["/p6"]);
+        const keys = await h.inspect<{ platform: string; path: string }>("SELECT platform, path FROM traffic_page_totals_keys WHERE brand_id = ? ORDER BY platform, path", a.id);
+        expect(keys.map((k) => `${k.platform} ${k.path}`)).toEqual([`chatgpt ${OTHER_PAGES}`, "chatgpt /p1", "chatgpt /p2", "chatgpt /p3", `perplexity ${OTHER_PAGES}`]);
+      } finally {
+        await capped.close();
+      }
     });
 
     test("close() lets the writes under way finish; then appendBeacons rejects", async () => {

@@ -5,7 +5,7 @@ import { describePixelStoreContract } from "./pixel.contract";
 import { pgHarness, pgHarnessOn } from "./harness.pg";
 
 const h = await pgHarness();
-if (h) describePixelStoreContract("postgres", async () => ({ ...h, store: createPgPixelStore(h.pg.sql) }));
+if (h) describePixelStoreContract("postgres", async () => ({ ...h, store: createPgPixelStore(h.pg.sql), storeWith: (options) => createPgPixelStore(h.pg.sql, options) }));
 
 // Postgres only (SQLite has one writer): two instances writing one brand's visits whose rollup
 // buckets cross (one batch reaches platforms P1, Z, P2 in that order, the other P2, Z, P1) must

@@ -4,5 +4,5 @@ import { sqliteHarness } from "./harness";
 
 describePixelStoreContract("sqlite", async () => {
   const h = sqliteHarness();
-  return { ...h, store: createSqlitePixelStore(h.dbh.sqlite) };
+  return { ...h, store: createSqlitePixelStore(h.dbh.sqlite), storeWith: (options) => createSqlitePixelStore(h.dbh.sqlite, options) };
 });
