@@ -122,7 +122,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const auth = createAuthService({ store: deps.stores.auth, config: deps.config, publicUrl, tokens, now: deps.now, mail: deps.mail, limits });
   const status = deps.stores.status;
   const keys = createKeyService({ store: deps.stores.keys, now: deps.now });
-  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl, limits, addressesProven: deps.config.auth.confirmEmail });
+  const members = createMembersService({ store: deps.stores.members, now: deps.now, mail: deps.mail, publicUrl, limits });
   const shares = createShareService({ store: deps.stores.share, now: deps.now, publicUrl });
   const callers = createCallerResolver({ auth, secrets: deps.secrets, keys, shares });
   let appPage: Promise<string | undefined> | undefined;

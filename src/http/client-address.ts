@@ -27,13 +27,17 @@ interface Address {
   privateRange: boolean;
 }
 
-/** The address, or null when the text is none. */
-function parse(text: string): Address | null {
-  const v4 = text.startsWith("::ffff:") || text.startsWith("::FFFF:") ? text.slice(7) : text;
+/** The address, or null when the text is none; a port some proxies write after it (`1.2.3.4:5678`, `[2001:db8::1]:443`) is left out. */
+function parse(raw: string): Address | null {
+  const text = raw.startsWith("[") ? raw.slice(1, raw.indexOf("]") >>> 0) : raw;
+  const bare = text.startsWith("::ffff:") || text.startsWith("::FFFF:") ? text.slice(7) : text;
+  const colon = bare.indexOf(":");
+  const v4 = colon > 6 && bare.indexOf(".") > 0 && bare.indexOf(".") < colon ? bare.slice(0, colon) : bare;
   const octets = ipv4Octets(v4);
   if (octets) {
     const [a, b] = octets as [number, number];
-    return { address: v4, privateRange: a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) };
+    // One spelling per address (01.2.3.4 is 1.2.3.4): a rate limit is keyed by it.
+    return { address: octets.join("."), privateRange: a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) };
   }
   if (!text.includes(":") || !ipaddr.isValid(text)) return null;
   const parsed = ipaddr.process(text);
@@ -54,10 +58,17 @@ export function parseProxyTrust(text: string | undefined): ProxyTrust {
   const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
   if (entries.length > 100) throw new Error("at most 100 addresses or ranges");
   return entries.map((entry) => {
+    const [address = "", bits] = entry.split("/");
+    // Dotted decimal only: ipaddr.js also reads 010.0.0.1 as octal (8.0.0.1) and 10 as 0.0.0.10.
+    const valid = address.includes(":") ? ipaddr.IPv6.isValid(address) : ipaddr.IPv4.isValidFourPartDecimal(address);
     try {
-      if (entry.includes("/")) return ipaddr.parseCIDR(entry);
-      const address = ipaddr.parse(entry);
-      return [address, address.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+      if (!valid) throw new Error();
+      // An IPv4-mapped IPv6 address is its IPv4 address, as peers are read.
+      const parsed = ipaddr.process(address);
+      const width = parsed.kind() === "ipv4" ? 32 : 128;
+      const size = bits === undefined ? width : /^\d{1,3}$/.test(bits) ? Number(bits) - (address.includes(":") && parsed.kind() === "ipv4" ? 96 : 0) : NaN;
+      if (!(size >= 0 && size <= width)) throw new Error();
+      return [parsed, size] as [ipaddr.IPv4 | ipaddr.IPv6, number];
     } catch {
       throw new Error(`"${entry}" is not an address or a CIDR range (or "private", or "none")`);
     }

@@ -8,8 +8,8 @@ const InviteBody = t.Object({ email: t.String({ format: "email", maxLength: 320 
 const answerBody = {
   detail: {
     requestBody: {
-      required: false,
-      content: { "application/json": { schema: t.Object({ key: t.Optional(t.String({ maxLength: 100, description: "the key of the invitation's link; required unless the server proves addresses (AUTH_CONFIRM_EMAIL)" })) }) } },
+      required: true,
+      content: { "application/json": { schema: t.Object({ key: t.String({ minLength: 1, maxLength: 100, description: "the key of the invitation's link (?key=)" }) }) } },
     },
   },
 };

@@ -4,10 +4,10 @@
 // or not the address has an account, so the members API tells nobody who has signed up. The role
 // rules are the membership table's (src/platform/rest/membership.ts): only owners grant owner or
 // admin — checked when inviting and again when accepting, so an invitation dies with its inviter's
-// rights, as API keys and share links do. Where the server does not prove addresses
-// (AUTH_CONFIRM_EMAIL off, the default), anyone could sign up with the invited address, so an
-// invitation is answered only with the key its link carries: the mail's reader, or whoever the
-// inviter handed the link to, not whoever claimed the address first.
+// rights, as API keys and share links do. An invitation is answered only with the key its link
+// carries (the mail's reader, or whoever the inviter handed the link to): an account's address
+// may be unproven — AUTH_CONFIRM_EMAIL off (the default), or an account made before it was turned
+// on — so whoever claimed the invited address first must not join by it.
 import { AppError } from "../http/errors";
 import { canonicalEmail, isEmailFormat } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
@@ -37,11 +37,6 @@ export interface MembersDeps {
   publicUrl?: () => string;
   /** Shared by instances on Postgres: how many invitations an organization sends an hour (each may be a mail). */
   limits?: RateLimitStore;
-  /**
-   * Whether every account's address was proven by a link mailed to it (AUTH_CONFIRM_EMAIL): then
-   * the address alone answers an invitation; otherwise the invitation's key is needed too.
-   */
-  addressesProven?: boolean;
 }
 
 /** Invitations (new or renewed) one organization may send an hour: the pending cap alone is freed by withdrawing. */
@@ -98,22 +93,18 @@ export function createMembersService(deps: MembersDeps) {
     return canonicalEmail(stored);
   }
 
-  /**
-   * The hash the invitation's key must have: undefined where addresses are proven and no key was
-   * given (the address suffices), else the given key's hash. 403 when a key is needed and missing.
-   */
-  function keyHashFrom(body: unknown): string | undefined {
+  /** The hash the invitation's key must have (the given key's); 403 without one. */
+  function keyHashFrom(body: unknown): string {
     const key = body && typeof body === "object" ? (body as Record<string, unknown>).key : undefined;
     if (typeof key === "string" && key.length > 0 && key.length <= 100) return sha256Hex(key);
     if (key !== undefined && key !== null) throw new AppError(400, "validation_failed", "key must be the key from the invitation's link");
-    if (deps.addressesProven) return undefined;
-    throw new AppError(403, "invitation_key_required", "Open the link of the invitation (mailed to you, or handed to you by whoever invited you) to answer it: this server does not prove who owns an address");
+    throw new AppError(403, "invitation_key_required", "Open the link of the invitation (mailed to you, or handed to you by whoever invited you) to answer it");
   }
 
   /** The caller's own live invitation `id` whose key matches, or 404 (someone else's reads as missing). */
-  async function ownInvitation(user: ApiUser, id: unknown, keyHash: string | undefined): Promise<InvitationRow> {
+  async function ownInvitation(user: ApiUser, id: unknown, keyHash: string): Promise<InvitationRow> {
     const row = await store.invitationById(requireUuid(id, "invitation id"));
-    if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString() || (keyHash !== undefined && row.key_hash !== keyHash)) throw INVITATION_GONE();
+    if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString() || row.key_hash !== keyHash) throw INVITATION_GONE();
     return row;
   }
 
@@ -158,10 +149,10 @@ export function createMembersService(deps: MembersDeps) {
       return { success: true };
     },
 
-    /** The caller's pending invitations, with the organization's name, and whether answering one needs its link's key. */
+    /** The caller's pending invitations, with the organization's name (each answered with its link's key). */
     async mine(user: ApiUser & { viaKey?: string }) {
       person(user);
-      return { success: true, key_required: !deps.addressesProven, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
+      return { success: true, key_required: true, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
     },
 
     async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {

@@ -77,7 +77,7 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       return sql.begin(async (tx): Promise<AcceptOutcome> => {
         // Locked: two accepts of one invitation queue, and the second finds it consumed.
         const inv = await invitationById(tx, a.id, true);
-        if (!inv || inv.email !== a.email || Date.parse(inv.expires_at) <= Date.parse(a.now) || (a.keyHash !== undefined && inv.key_hash !== a.keyHash)) return { outcome: "not_found" };
+        if (!inv || inv.email !== a.email || Date.parse(inv.expires_at) <= Date.parse(a.now) || inv.key_hash !== a.keyHash) return { outcome: "not_found" };
         // The inviter's role is read under a share lock: it cannot change until this accept commits.
         const [inviter] = inv.invited_by
           ? await tx`SELECT role FROM organization_members WHERE organization_id = ${inv.organization_id} AND user_id = ${inv.invited_by} FOR SHARE`

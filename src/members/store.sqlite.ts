@@ -39,7 +39,7 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
 
   const acceptTx = sqlite.transaction((a: Parameters<MembersStore["accept"]>[0]): AcceptOutcome => {
     const inv = q.invitation.get(a.id) as KeyedInvitationRow | null;
-    if (!inv || inv.email !== a.email || inv.expires_at <= a.now || (a.keyHash !== undefined && inv.key_hash !== a.keyHash)) return { outcome: "not_found" };
+    if (!inv || inv.email !== a.email || inv.expires_at <= a.now || inv.key_hash !== a.keyHash) return { outcome: "not_found" };
     const inviterRole = inv.invited_by ? ((q.roleIn.get(inv.organization_id, inv.invited_by) as { role: string } | null)?.role ?? undefined) : undefined;
     if (!a.inviterMayGrant(inviterRole, inv.role)) return { outcome: "void" };
     q.deleteInvitation.run(inv.id);

@@ -77,8 +77,8 @@ export interface MembersStore {
   /**
    * In one transaction: the live invitation `id` addressed to `email`; `inviterMayGrant` is asked with
    * its inviter's current role (undefined when they left); the invitation is consumed and `userId`
-   * joins at its role (an existing membership stays as it is). With `keyHash`, an invitation whose
-   * key hash differs is not_found.
+   * joins at its role (an existing membership stays as it is). An invitation whose key hash is not
+   * `keyHash` is not_found.
    */
-  accept(input: { id: string; email: string; userId: string; now: string; keyHash?: string; inviterMayGrant: (inviterRole: string | undefined, role: OrgRole) => boolean }): Promise<AcceptOutcome>;
+  accept(input: { id: string; email: string; userId: string; now: string; keyHash: string; inviterMayGrant: (inviterRole: string | undefined, role: OrgRole) => boolean }): Promise<AcceptOutcome>;
 }

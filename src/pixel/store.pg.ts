@@ -63,22 +63,25 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
           ) WITH ORDINALITY AS u(id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at, i)
         ), known AS (
           SELECT u.* FROM u WHERE EXISTS (SELECT 1 FROM brands b WHERE b.id = u.brand_id)
-        ), fresh AS (
-          -- Landing pages new to their brand, numbered per brand; past the room the brand has left
-          -- (counted once, up to the cap, under the brand's lock above) their rows go to OTHER_PAGES.
-          SELECT brand_id, source_platform, path, row_number() OVER (PARTITION BY brand_id ORDER BY source_platform, path) AS nth
-            FROM (SELECT DISTINCT brand_id, source_platform, path FROM known k WHERE source_platform IS NOT NULL
-                     AND NOT EXISTS (SELECT 1 FROM traffic_page_totals_keys t WHERE t.brand_id = k.brand_id AND t.platform = k.source_platform AND t.path = k.path)) AS n
-        ), room AS (
+        ), fresh AS MATERIALIZED (
+          -- Landing pages new to their brand, numbered per brand in the order they first come (as
+          -- SQLite's writer takes them); past the room the brand has left (counted once, up to the
+          -- cap, under the brand's lock above) their rows go to OTHER_PAGES. MATERIALIZED: inlined
+          -- into the per-row lookup below, the count would run once per row.
+          SELECT brand_id, source_platform, path, row_number() OVER (PARTITION BY brand_id ORDER BY first) AS nth
+            FROM (SELECT brand_id, source_platform, path, min(i) AS first FROM known k WHERE source_platform IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM traffic_page_totals_keys t WHERE t.brand_id = k.brand_id AND t.platform = k.source_platform AND t.path = k.path)
+                   GROUP BY brand_id, source_platform, path) AS n
+        ), room AS MATERIALIZED (
           SELECT b.brand_id, ${maxPageKeys}::bigint - (SELECT count(*) FROM (SELECT 1 FROM traffic_page_totals_keys t WHERE t.brand_id = b.brand_id LIMIT ${maxPageKeys}) AS c) AS n
             FROM (SELECT DISTINCT brand_id FROM fresh) AS b
-        ), over AS (
+        ), over AS MATERIALIZED (
           SELECT f.brand_id, f.source_platform, f.path FROM fresh f JOIN room r ON r.brand_id = f.brand_id WHERE f.nth > r.n
         ), ins AS (
           INSERT INTO ai_traffic_logs (id, brand_id, url, path, referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at)
-          SELECT id, brand_id, url,
-                 CASE WHEN EXISTS (SELECT 1 FROM over o WHERE o.brand_id = k.brand_id AND o.source_platform = k.source_platform AND o.path = k.path) THEN ${OTHER_PAGES} ELSE path END,
-                 referrer_host, source_platform, utm_source, visitor_hash, country, language, screen, user_agent_family, created_at FROM known k ORDER BY i
+          SELECT k.id, k.brand_id, k.url, CASE WHEN o.path IS NULL THEN k.path ELSE ${OTHER_PAGES} END,
+                 k.referrer_host, k.source_platform, k.utm_source, k.visitor_hash, k.country, k.language, k.screen, k.user_agent_family, k.created_at
+            FROM known k LEFT JOIN over o ON o.brand_id = k.brand_id AND o.source_platform = k.source_platform AND o.path = k.path ORDER BY k.i
           ON CONFLICT (id, created_at) DO NOTHING
           RETURNING id
         )

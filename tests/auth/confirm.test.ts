@@ -123,7 +123,9 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   const invited = uniqueEmail("newhire");
   const api = (token: string, path: string, method = "GET", body?: unknown) =>
     fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  expect((await api(ownerSession.access_token, `/api/organizations/${orgId}/invitations`, "POST", { email: invited, role: "admin" })).status).toBe(201);
+  const made = await api(ownerSession.access_token, `/api/organizations/${orgId}/invitations`, "POST", { email: invited, role: "admin" });
+  expect(made.status).toBe(201);
+  const key = new URL(((await made.json()) as { link: string }).link).searchParams.get("key");
   // Someone else, signed in, gives the invited address as theirs.
   const changerEmail = uniqueEmail("changer");
   const changer = client(server.url, server.secrets.anonKey);
@@ -138,7 +140,7 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   const listed = (await (await api(refreshed.access_token, "/api/invitations")).json()) as { invitations: { id: string }[] };
   expect(listed.invitations).toEqual([]);
   const [invitation] = (await serverDb(server).then((db) => db.inspect<{ id: string }>("SELECT id FROM organization_invitations WHERE email = ?", invited)));
-  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST")).status).toBe(404);
+  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST", { key })).status).toBe(404);
   const members = await serverDb(server).then((db) => db.inspect("SELECT 1 FROM organization_members WHERE organization_id = ? AND role = 'admin'", orgId));
   expect(members).toEqual([]);
   // The mail went to the new address only, with a link and no code; whoever reads it makes the change.
@@ -159,15 +161,18 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   // token from before the change (still naming the old address) finds the new address's invitation,
   // and one to the old address is no longer the account's to see or accept.
   expect(JSON.parse(Buffer.from(refreshed.access_token.split(".")[1]!, "base64url").toString()).email).toBe(changerEmail);
-  expect((await api(ownerSession.access_token, `/api/organizations/${orgId}/invitations`, "POST", { email: changerEmail, role: "viewer" })).status).toBe(201);
+  const madeToOld = await api(ownerSession.access_token, `/api/organizations/${orgId}/invitations`, "POST", { email: changerEmail, role: "viewer" });
+  expect(madeToOld.status).toBe(201);
+  const oldKey = new URL(((await madeToOld.json()) as { link: string }).link).searchParams.get("key");
   const [toOld] = await serverDb(server).then((db) => db.inspect<{ id: string }>("SELECT id FROM organization_invitations WHERE email = ?", changerEmail));
   const nowListed = (await (await api(refreshed.access_token, "/api/invitations")).json()) as { invitations: { id: string }[] };
   expect(nowListed.invitations.map((i) => i.id)).toEqual([invitation!.id]);
-  // This server proves addresses (AUTH_CONFIRM_EMAIL): the address alone answers, no link's key.
-  expect((nowListed as { key_required?: boolean }).key_required).toBe(false);
-  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/accept`, "POST")).status).toBe(404);
-  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/decline`, "POST")).status).toBe(404);
-  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST")).status).toBe(200);
+  // Even where addresses are proven, an invitation is answered with its link's key (an account may predate AUTH_CONFIRM_EMAIL).
+  expect((nowListed as { key_required?: boolean }).key_required).toBe(true);
+  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST")).status).toBe(403);
+  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/accept`, "POST", { key: oldKey })).status).toBe(404);
+  expect((await api(refreshed.access_token, `/api/invitations/${toOld!.id}/decline`, "POST", { key: oldKey })).status).toBe(404);
+  expect((await api(refreshed.access_token, `/api/invitations/${invitation!.id}/accept`, "POST", { key })).status).toBe(200);
   expect(await serverDb(server).then((db) => db.inspect<{ role: string }>("SELECT role FROM organization_members WHERE organization_id = ? AND role <> 'owner'", orgId))).toEqual([{ role: "admin" }]);
   expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: invited, password: "pass-word-6" })).error).toBeNull();
   // Once (the address is now taken, by the change itself).

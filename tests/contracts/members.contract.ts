@@ -138,7 +138,7 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       expect(await h.store.invitationById(inv!.id)).toBeNull();
       expect((await h.store.members(org)).find((m) => m.user_id === user)?.role).toBe("admin");
       // Consumed: a second accept finds nothing.
-      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => true })).toEqual({ outcome: "not_found" });
+      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: () => true })).toEqual({ outcome: "not_found" });
     });
 
     test("accept keeps an existing membership as it is", async () => {
@@ -147,7 +147,7 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       const user = await h.fixtures.user(to);
       await h.fixtures.member(org, user, "viewer");
       const inv = await invite(org, owner, to, { role: "admin" });
-      const result = await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => true });
+      const result = await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: () => true });
       expect(result).toMatchObject({ outcome: "accepted", membership: { user_id: user, role: "viewer" } });
       expect(await h.store.invitationById(inv!.id)).toBeNull();
     });
@@ -158,10 +158,10 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       const user = await h.fixtures.user(to);
       const inv = await invite(org, owner, to);
       const yes = () => true;
-      expect(await h.store.accept({ id: inv!.id, email: email("intruder"), userId: user, now: NOW, inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
-      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: LATER, inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
-      expect(await h.store.accept({ id: crypto.randomUUID(), email: to, userId: user, now: NOW, inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
-      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => false })).toEqual({ outcome: "void" });
+      expect(await h.store.accept({ id: inv!.id, email: email("intruder"), userId: user, now: NOW, keyHash: "k0", inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
+      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: LATER, keyHash: "k0", inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
+      expect(await h.store.accept({ id: crypto.randomUUID(), email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: yes })).toEqual({ outcome: "not_found" });
+      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: () => false })).toEqual({ outcome: "void" });
       // Another key's hash: not found, and the rule is not even asked.
       expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k1", inviterMayGrant: () => { throw new Error("asked"); } })).toEqual({ outcome: "not_found" });
       expect(await h.store.invitationById(inv!.id)).toEqual({ ...inv!, key_hash: "k0" });
@@ -175,7 +175,7 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       const user = await h.fixtures.user(to);
       const inv = await invite(org, inviter, to);
       const asked: unknown[] = [];
-      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: (r) => (asked.push(r), false) })).toEqual({ outcome: "void" });
+      expect(await h.store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k0", inviterMayGrant: (r) => (asked.push(r), false) })).toEqual({ outcome: "void" });
       expect(asked).toEqual([undefined]);
     });
   });

@@ -35,7 +35,7 @@ if (c) {
       const to = `accept-${crypto.randomUUID()}@example.com`;
       const user = await c.fixtures.user(to);
       const inv = await store.invite({ organizationId: org, email: to, role: "member", invitedBy: owner, expiresAt: "2026-05-15T12:00:00.000Z", at: NOW, maxPending: 10, keyHash: "k" });
-      const outcomes = await Promise.all(Array.from({ length: 4 }, () => store.accept({ id: inv!.id, email: to, userId: user, now: NOW, inviterMayGrant: () => true })));
+      const outcomes = await Promise.all(Array.from({ length: 4 }, () => store.accept({ id: inv!.id, email: to, userId: user, now: NOW, keyHash: "k", inviterMayGrant: () => true })));
       expect(outcomes.map((o) => o.outcome).sort()).toEqual(["accepted", "not_found", "not_found", "not_found"]);
     });
   });

@@ -105,20 +105,20 @@ export function describePixelStoreContract(name: string, make: () => Promise<Har
         const b = await brand();
         const visit = (brandId: string, path: string, platform: string | null = "chatgpt") =>
           row(brandId, { path, url: `https://acme.com${path}`, sourcePlatform: platform, referrerHost: platform && `${platform}.com`, utmSource: null });
-        // One batch, five new pages (one twice) for a brand with room for three: the first three are kept.
-        const first = [visit(a.id, "/p1"), visit(a.id, "/p2"), visit(a.id, "/p1"), visit(a.id, "/p3"), visit(a.id, "/p4"), visit(a.id, "/p5"), visit(a.id, "/direct", null)];
+        // One batch, five new pages (one twice) for a brand with room for three: the first three to come are kept.
+        const first = [visit(a.id, "/p5"), visit(a.id, "/p1"), visit(a.id, "/p5"), visit(a.id, "/p4"), visit(a.id, "/p2"), visit(a.id, "/p3"), visit(a.id, "/direct", null)];
         expect(await capped.appendBeacons(first)).toEqual(new Map());
         // A later batch: a known page stays; a new page, on another platform too, goes under OTHER_PAGES; another brand has its own room.
-        const second = [visit(a.id, "/p2"), visit(a.id, "/p6"), visit(a.id, "/p1", "perplexity"), visit(b.id, "/p6"), visit(a.id, "/direct-2", null)];
+        const second = [visit(a.id, "/p1"), visit(a.id, "/p6"), visit(a.id, "/p1", "perplexity"), visit(b.id, "/p6"), visit(a.id, "/direct-2", null)];
         expect(await capped.appendBeacons(second)).toEqual(new Map());
         const rows = await stored(a.id);
         const pathOf = (r: TrafficRow) => rows.find((s) => s.id === r.id)!.path;
-        expect([...first, ...second.filter((r) => r.brandId === a.id)].map(pathOf)).toEqual(["/p1", "/p2", "/p1", "/p3", OTHER_PAGES, OTHER_PAGES, "/direct", "/p2", OTHER_PAGES, OTHER_PAGES, "/direct-2"]);
+        expect([...first, ...second.filter((r) => r.brandId === a.id)].map(pathOf)).toEqual(["/p5", "/p1", "/p5", "/p4", OTHER_PAGES, OTHER_PAGES, "/direct", "/p1", OTHER_PAGES, OTHER_PAGES, "/direct-2"]);
         // The page itself is still in the row's url.
-        expect(rows.filter((r) => r.path === OTHER_PAGES).map((r) => r.url).sort()).toEqual(["https://acme.com/p1", "https://acme.com/p4", "https://acme.com/p5", "https://acme.com/p6"]);
+        expect(rows.filter((r) => r.path === OTHER_PAGES).map((r) => r.url).sort()).toEqual(["https://acme.com/p1", "https://acme.com/p2", "https://acme.com/p3", "https://acme.com/p6"]);
         expect((await stored(b.id)).map((r) => r.path)).toEqual(["/p6"]);
         const keys = await h.inspect<{ platform: string; path: string }>("SELECT platform, path FROM traffic_page_totals_keys WHERE brand_id = ? ORDER BY platform, path", a.id);
-        expect(keys.map((k) => `${k.platform} ${k.path}`)).toEqual([`chatgpt ${OTHER_PAGES}`, "chatgpt /p1", "chatgpt /p2", "chatgpt /p3", `perplexity ${OTHER_PAGES}`]);
+        expect(keys.map((k) => `${k.platform} ${k.path}`)).toEqual([`chatgpt ${OTHER_PAGES}`, "chatgpt /p1", "chatgpt /p4", "chatgpt /p5", `perplexity ${OTHER_PAGES}`]);
       } finally {
         await capped.close();
       }

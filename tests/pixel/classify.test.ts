@@ -224,6 +224,21 @@ describe("the origin rule", () => {
     expect(parseProxyTrust("Private")).toBe("private");
     expect(() => parseProxyTrust("10.0.0.0/99")).toThrow('"10.0.0.0/99"');
     expect(() => parseProxyTrust("proxy.example.com")).toThrow("not an address");
+    // Octal and short forms are refused, not read as other addresses (010.0.0.1 would be 8.0.0.1).
+    expect(() => parseProxyTrust("010.0.0.1")).toThrow('"010.0.0.1"');
+    expect(() => parseProxyTrust("10")).toThrow('"10"');
+    // An IPv4-mapped entry trusts its IPv4 peer.
+    expect(createClientAddress(parseProxyTrust("::ffff:10.0.0.1"))("10.0.0.1", "198.51.100.9")).toBe("198.51.100.9");
+    expect(createClientAddress(parseProxyTrust("::ffff:10.0.0.0/104"))("10.9.0.1", "198.51.100.9")).toBe("198.51.100.9");
+  });
+
+  test("an address is kept in one spelling, and a port a proxy wrote after it is left out", () => {
+    const clientAddress = createClientAddress();
+    expect(clientAddress("127.0.0.1", "198.051.100.001")).toBe("198.51.100.1");
+    expect(clientAddress("127.0.0.1", "198.51.100.2:5678")).toBe("198.51.100.2");
+    expect(clientAddress("127.0.0.1", "[2001:db8::1]:443")).toBe("2001:db8::1");
+    expect(clientAddress("127.0.0.1", "10.0.0.1:80, 198.51.100.3:1")).toBe("198.51.100.3");
+    expect(clientAddress("127.0.0.1", ", ,")).toBe("127.0.0.1");
   });
 });
 

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { Empty, useAsync } from "../components/ui";
 import { dateTime } from "../lib/format";
-import { useLocation } from "../lib/router";
+import { setQuery, useLocation } from "../lib/router";
 import { errorMessage, type Connection } from "../lib/session";
 import { Portfolio, portfolioQuery, type PortfolioAnswer } from "./portfolio";
 
@@ -36,6 +36,8 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
     try {
       const key = keyFor(inv);
       await conn.api("POST", `/api/invitations/${inv.id}/${verb}`, key ? { key } : undefined);
+      // The key has done its work: it leaves the address bar (and the history entry).
+      if (key) setQuery({ invitation: null, key: null });
       setMessage({ ok: true, text: verb === "accept" ? `You joined ${inv.organization_name}.` : `Invitation to ${inv.organization_name} declined.` });
       invitations.reload();
       answered();
