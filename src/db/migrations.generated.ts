@@ -151,5 +151,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0029_invitation_key",
     "when": 1795905328556,
     "sql": "ALTER TABLE `organization_invitations` ADD `key_hash` text;"
+  },
+  {
+    "tag": "0030_digest_addresses",
+    "when": 1795906370200,
+    "sql": "CREATE TABLE `digest_addresses` (\n\t`user_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`requested_at` text,\n\t`confirmed_at` text,\n\tPRIMARY KEY(`user_id`, `email`),\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
   }
 ];

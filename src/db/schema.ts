@@ -867,6 +867,26 @@ export const digestSubscriptions = sqliteTable(
   (t) => [uniqueIndex("digest_subscriptions_pair_unique").on(t.userId, t.brandId), index("digest_subscriptions_brand_idx").on(t.brandId)],
 );
 
+/**
+ * Addresses a member confirmed for digests and alerts (double opt-in): a digest goes to an account's
+ * address only once a link mailed to that address was followed — an account's address may be one
+ * nobody proved (AUTH_CONFIRM_EMAIL off), and mail to it would be mail to a stranger.
+ */
+export const digestAddresses = sqliteTable(
+  "digest_addresses",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** As the account holds it (canonical: trimmed, NFC, lower case). */
+    email: text("email").notNull(),
+    /** When the last confirmation mail was queued (one an hour at most). */
+    requestedAt: text("requested_at"),
+    confirmedAt: text("confirmed_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.email] })],
+);
+
 /** Each brand's digest of a period, made once whatever the number of instances (the unique key is the claim). */
 export const digestRuns = sqliteTable(
   "digest_runs",

@@ -1,6 +1,8 @@
 // /api/digests (the signed-in member's choices), PUT /api/brands/:id/digest (one brand's),
 // /digests/unsubscribe (the link in every digest and alert: GET asks to confirm, POST — the mail
-// client's RFC 8058 one-click, or the page's button — turns the mail off) and POST /cron/digests
+// client's RFC 8058 one-click, or the page's button — turns the mail off), /digests/confirm (the
+// link confirming an address for digests: GET asks, POST confirms), POST /api/digests/confirmation
+// (mail that link again) and POST /cron/digests
 // (the server's secret route, for deployments that run their own cron).
 import { Elysia, t } from "elysia";
 import { inlinePagePolicy } from "../http/security-headers";
@@ -26,13 +28,39 @@ function page(title: string, body: string, status = 200): Response {
 export function digestRoutes(deps: { digests: DigestService; callers: CallerResolver; cronSecret: string }) {
   const { digests, callers } = deps;
   const tokenOf = (request: Request) => new URL(request.url).searchParams.get("token");
-  const failurePage = (error: unknown) => {
-    if (error instanceof AppError) return page("Unsubscribe", `<p>${escapeHtml(error.message)}.</p>`, error.status);
+  const failureOf = (title: string) => (error: unknown) => {
+    if (error instanceof AppError) return page(title, `<p>${escapeHtml(error.message)}.</p>`, error.status);
     throw error;
   };
+  const failurePage = failureOf("Unsubscribe");
+  const confirmFailurePage = failureOf("Confirm your address");
   return new Elysia()
     .get("/api/digests", async ({ request }) => digests.mine(await callers.apiUser(request)))
     .put("/api/brands/:id/digest", async ({ request, params, body }) => digests.set(await callers.apiUser(request), params.id, body), jsonBody(DigestBody))
+    .post("/api/digests/confirmation", async ({ request }) => digests.sendConfirmation(await callers.apiUser(request)), { parse: "none" })
+    .get("/digests/confirm", ({ request }) => {
+      const token = tokenOf(request);
+      let email: string;
+      try {
+        email = digests.checkConfirmToken(token);
+      } catch (error) {
+        return confirmFailurePage(error);
+      }
+      // A GET never acts: mail scanners open links. The button POSTs.
+      return page("Confirm your address", `<p>Receive answerwatch digests and alerts at ${escapeHtml(email)}?</p><form method="post" action="/digests/confirm?token=${escapeHtml(encodeURIComponent(token!))}"><button type="submit">Confirm</button></form>`);
+    })
+    .post(
+      "/digests/confirm",
+      async ({ request }) => {
+        try {
+          const done = await digests.confirmAddress(tokenOf(request));
+          return page("Address confirmed", `<p>Digests and alerts you chose will go to ${escapeHtml(done.email)}. You can change them in your account.</p>`);
+        } catch (error) {
+          return confirmFailurePage(error);
+        }
+      },
+      { parse: "none" },
+    )
     .get("/digests/unsubscribe", ({ request }) => {
       const token = tokenOf(request);
       try {

@@ -4,6 +4,9 @@
 // each, deduplicated by subscription and period) and recorded as a `digest.<kind>` webhook event for
 // the endpoints that name it (chat endpoints get its text). Alerts reuse the visibility.changed
 // events the tracking run records: each is mailed once to every member who asked for alerts.
+// Mail goes only to an address its owner confirmed for digests (double opt-in): an account's
+// address may be one nobody proved, so choosing digests mails a link to confirm it first, and a
+// subscriber never asked (one from before this rule) gets that link once, in place of a digest.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { CategoryList } from "../analysis/source-categories";
 import type { ApiUser } from "../common/identity";
@@ -15,7 +18,7 @@ import { insightsContext } from "../insights/rpc";
 import type { InsightsStore } from "../insights/store";
 import type { DateWindow } from "../insights/window";
 import type { MailAttachment } from "../mail/store";
-import type { MailService } from "../mail/service";
+import { escapeHtml, type MailService } from "../mail/service";
 import { buildDigest, completedPeriod, DIGEST_KINDS, DIGEST_LIST_LIMIT, FREQUENCIES, type DigestKind, type DigestPeriod, type Frequency } from "./model";
 import { alertSubject, alertText, digestChatText, digestHtml, digestSubject, digestText } from "./render";
 import { alertMailKey, type DigestBrand, type DigestStore } from "./store";
@@ -26,6 +29,9 @@ export const DIGESTS_PER_CALL = 200;
 const ALERTS_PER_CALL = 500;
 const ALERT_LOOKBACK_MS = 2 * 86_400_000;
 const SUBSCRIPTIONS_LISTED = 1000;
+/** How long a confirmation link works, and how soon another may be mailed to an address not confirmed yet. */
+const CONFIRM_LINK_MS = 7 * 86_400_000;
+const CONFIRM_RESEND_MS = 3_600_000;
 
 export interface DigestDeps {
   store: DigestStore;
@@ -51,6 +57,44 @@ export function createDigestService(deps: DigestDeps) {
   const unsubscribeUrl = (subscriptionId: string) => `${site()}/digests/unsubscribe?token=${unsubscribeToken(subscriptionId)}`;
   /** RFC 8058 one-click unsubscribe: mail clients POST to the URL; the link in the body opens a page asking to confirm. */
   const listHeaders = (subscriptionId: string) => ({ "List-Unsubscribe": `<${unsubscribeUrl(subscriptionId)}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" });
+
+  const addressSignature = (payload: string) => createHmac("sha256", deps.secret).update(`answerwatch digest address:${payload}`).digest("base64url");
+  /** The link confirming `email` as the account's address for digests: the account, an expiry and the address, signed. */
+  function confirmationUrl(userId: string, email: string): string {
+    const payload = `${userId}.${now().getTime() + CONFIRM_LINK_MS}.${Buffer.from(email).toString("base64url")}`;
+    return `${site()}/digests/confirm?token=${payload}.${addressSignature(payload)}`;
+  }
+
+  /** The account and address a confirmation token names, if its signature holds and it has not expired. */
+  function addressOf(token: unknown): { userId: string; email: string } {
+    const invalid = new AppError(400, "invalid_token", "This confirmation link is not valid (it may have been cut when copied, or be older than a week)");
+    if (typeof token !== "string" || token.length > 1000) throw invalid;
+    const parts = token.split(".");
+    if (parts.length !== 4) throw invalid;
+    const [userId, expires, email, mac] = parts as [string, string, string, string];
+    const expected = Buffer.from(addressSignature(`${userId}.${expires}.${email}`));
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected) || !(Number(expires) > now().getTime())) throw invalid;
+    return { userId, email: Buffer.from(email, "base64url").toString() };
+  }
+
+  /** Mails the link confirming the account's address, unless it is confirmed or one went within the hour: whether one was queued. */
+  async function askToConfirm(userId: string, email: string): Promise<boolean> {
+    if (!deps.mail?.enabled) return false;
+    const at = now();
+    if (!(await store.requestConfirmation({ userId, email, at: at.toISOString(), resendAfter: new Date(at.getTime() - CONFIRM_RESEND_MS).toISOString() }))) return false;
+    const link = confirmationUrl(userId, email);
+    const text = [
+      `Someone signed in to answerwatch at ${site()} as ${email} chose to receive digests or alerts there.`,
+      "",
+      `If that was you, confirm this address (the link works for a week): ${link}`,
+      "",
+      "If it was not, ignore this message: nothing more is sent to this address until it is confirmed.",
+    ].join("\n");
+    const html = `<p>Someone signed in to answerwatch as ${escapeHtml(email)} chose to receive digests or alerts there.</p><p><a href="${escapeHtml(link)}">Confirm this address</a> if that was you (the link works for a week).</p><p>If it was not, ignore this message: nothing more is sent to this address until it is confirmed.</p>`;
+    await deps.mail.queue({ kind: "digest_confirmation", to: email, subject: "Confirm your address for answerwatch digests", text, html, dedupeKey: `digest-confirm:${userId}:${email}:${at.toISOString()}` });
+    return true;
+  }
 
   /** The subscription a token names, if its signature holds. */
   function subscriptionOf(token: unknown): string {
@@ -88,11 +132,16 @@ export function createDigestService(deps: DigestDeps) {
     if (deps.mail?.enabled) {
       const recipients = await store.recipients({ brandId: brand.brand_id, kind: period.kind });
       let attachments: MailAttachment[] | null = null;
-      if (recipients.length && deps.report) {
+      if (recipients.some((r) => r.confirmed) && deps.report) {
         const report = await deps.report({ brandId: brand.brand_id, window: period.window });
         attachments = [{ filename: report.filename, contentType: "text/html; charset=utf-8", content: report.html }];
       }
       for (const r of recipients) {
+        if (!r.confirmed) {
+          // Never asked (a subscriber from before confirmations): the link once, not the digest.
+          if (!r.requested && (await askToConfirm(r.user_id, r.email))) mails++;
+          continue;
+        }
         const link = unsubscribeUrl(r.subscription_id);
         const id = await deps.mail.queue({
           kind: "digest",
@@ -118,8 +167,11 @@ export function createDigestService(deps: DigestDeps) {
     /** The caller's choice for every brand of their organizations, and whether this server sends mail. */
     async mine(user: ApiUser) {
       person(user);
-      const subscriptions = await store.subscriptionsOf({ userId: user.user.id, organizationIds: [...user.orgRoles.keys()], limit: SUBSCRIPTIONS_LISTED });
-      return { success: true, mail_enabled: !!deps.mail?.enabled, frequencies: FREQUENCIES, subscriptions };
+      const [subscriptions, address] = await Promise.all([
+        store.subscriptionsOf({ userId: user.user.id, organizationIds: [...user.orgRoles.keys()], limit: SUBSCRIPTIONS_LISTED }),
+        store.address(user.user.id),
+      ]);
+      return { success: true, mail_enabled: !!deps.mail?.enabled, frequencies: FREQUENCIES, address: address && { email: address.email, confirmed: address.confirmed, confirmation_sent_at: address.requested_at }, subscriptions };
     },
 
     async set(user: ApiUser, brandIdRaw: unknown, body: unknown) {
@@ -132,7 +184,30 @@ export function createDigestService(deps: DigestDeps) {
       const organizationId = await store.brandOrganization(brandId);
       if (!organizationId || !user.orgRoles.has(organizationId)) throw new AppError(404, "not_found", "Brand not found");
       await store.setSubscription({ userId: user.user.id, brandId, frequency: frequency as Frequency, alerts: alerts === true, at: now().toISOString() });
-      return { success: true, brand_id: brandId, frequency, alerts: alerts === true, mail_enabled: !!deps.mail?.enabled };
+      const address = await store.address(user.user.id);
+      const wantsMail = frequency !== "none" || alerts === true;
+      const confirmationSent = wantsMail && !!address && !address.confirmed && (await askToConfirm(user.user.id, address.email));
+      return { success: true, brand_id: brandId, frequency, alerts: alerts === true, mail_enabled: !!deps.mail?.enabled, address_confirmed: !!address?.confirmed, confirmation_sent: confirmationSent };
+    },
+
+    /** Mails the caller the link confirming their address again (at most one an hour); whether it went. */
+    async sendConfirmation(user: ApiUser) {
+      person(user);
+      if (!deps.mail?.enabled) throw new AppError(409, "mail_disabled", "This server sends no mail (SMTP_URL is not set)");
+      const address = await store.address(user.user.id);
+      if (!address) throw new AppError(404, "not_found", "No such account");
+      if (address.confirmed) return { success: true, address_confirmed: true, confirmation_sent: false };
+      const sent = await askToConfirm(user.user.id, address.email);
+      if (!sent) throw new AppError(429, "rate_limited", "A confirmation link was mailed to this address within the hour: look for it, or try again later", { headers: { "retry-after": "3600" } });
+      return { success: true, address_confirmed: false, confirmation_sent: true };
+    },
+
+    /** Confirms the address a signed link names for digests and alerts (it must still be the account's). */
+    async confirmAddress(token: unknown) {
+      const { userId, email } = addressOf(token);
+      if (!(await store.confirmAddress({ userId, email, at: now().toISOString() })))
+        throw new AppError(404, "not_found", "This address is no longer the account's (or the account is gone): choose digests again from your account to get a new link");
+      return { email };
     },
 
     /** Turns off the mail of the subscription a signed link names (digests and alerts). */
@@ -144,6 +219,8 @@ export function createDigestService(deps: DigestDeps) {
 
     /** Checks a token without acting on it (the confirmation page). */
     checkToken: (token: unknown) => void subscriptionOf(token),
+    /** Checks an address confirmation token without acting on it (its page); the address it names. */
+    checkConfirmToken: (token: unknown) => addressOf(token).email,
 
     /** Every digest due now (the last complete week and month of each brand that wants one), up to DIGESTS_PER_CALL per kind. */
     async sendDue() {

@@ -3,7 +3,7 @@ import type { SQL } from "bun";
 import { isUuid, plainRow } from "../db/pg/values";
 import { recordEventPg } from "../webhooks/events.pg";
 import type { DigestSuggestion } from "./model";
-import type { AlertMail, DigestBrand, DigestStore, Recipient, SubscriptionRow } from "./store";
+import type { AlertMail, DigestAddress, DigestBrand, DigestStore, Recipient, SubscriptionRow } from "./store";
 
 const rowsOf = <T>(rows: Record<string, unknown>[]) => rows.map((r) => plainRow<T>(r));
 
@@ -59,11 +59,12 @@ export function createPgDigestStore(sql: SQL): DigestStore {
       if (!isUuid(brandId)) return [];
       return rowsOf<Recipient>(
         await sql`
-          SELECT s.id AS subscription_id, s.user_id, u.email
+          SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at IS NOT NULL AS requested
             FROM digest_subscriptions s JOIN brands b ON b.id = s.brand_id
             JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id
             JOIN auth.users u ON u.id = s.user_id
-           WHERE s.brand_id = ${brandId} AND s.frequency = ${kind} ORDER BY u.email`,
+            LEFT JOIN digest_addresses a ON a.user_id = s.user_id AND a.email = u.email
+           WHERE s.brand_id = ${brandId} AND s.frequency = ${kind} ORDER BY u.email COLLATE "C"`,
       );
     },
     async openSuggestions({ brandId, limit }) {
@@ -86,6 +87,29 @@ export function createPgDigestStore(sql: SQL): DigestStore {
         return true;
       });
     },
+    async address(userId) {
+      if (!isUuid(userId)) return null;
+      const [row] = await sql`
+        SELECT u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at
+          FROM auth.users u LEFT JOIN digest_addresses a ON a.user_id = u.id AND a.email = u.email WHERE u.id = ${userId}`;
+      return row ? rowsOf<DigestAddress>([row])[0]! : null;
+    },
+    async requestConfirmation({ userId, email, at, resendAfter }) {
+      if (!isUuid(userId)) return false;
+      const rows = await sql`
+        INSERT INTO digest_addresses (user_id, email, requested_at) VALUES (${userId}, ${email}, ${at})
+        ON CONFLICT (user_id, email) DO UPDATE SET requested_at = excluded.requested_at
+         WHERE digest_addresses.confirmed_at IS NULL AND (digest_addresses.requested_at IS NULL OR digest_addresses.requested_at < ${resendAfter})
+        RETURNING 1`;
+      return rows.length > 0;
+    },
+    async confirmAddress({ userId, email, at }) {
+      if (!isUuid(userId)) return false;
+      const rows = await sql`
+        UPDATE digest_addresses SET confirmed_at = coalesce(confirmed_at, ${at})
+         WHERE user_id = ${userId} AND email = ${email} AND email = (SELECT email FROM auth.users WHERE id = ${userId}) RETURNING 1`;
+      return rows.length > 0;
+    },
     async alertMails({ since, limit }) {
       return rowsOf<AlertMail>(
         await sql`
@@ -94,6 +118,7 @@ export function createPgDigestStore(sql: SQL): DigestStore {
             JOIN brands b ON b.id = v.brand_id
             JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id
             JOIN auth.users u ON u.id = s.user_id
+            JOIN digest_addresses a ON a.user_id = s.user_id AND a.email = u.email AND a.confirmed_at IS NOT NULL
            WHERE v.type = 'visibility.changed' AND v.created_at >= ${since} AND v.created_at >= s.updated_at
              AND NOT EXISTS (SELECT 1 FROM mail_outbox AS o WHERE o.dedupe_key = 'alert:' || v.id::text || ':' || s.id::text)
            ORDER BY v.created_at, v.id, u.email LIMIT ${limit}`,

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { recordEvent } from "../webhooks/events.sqlite";
 import type { DigestSuggestion } from "./model";
-import type { AlertMail, DigestBrand, DigestStore, Recipient, SubscriptionRow } from "./store";
+import type { AlertMail, DigestAddress, DigestBrand, DigestStore, Recipient, SubscriptionRow } from "./store";
 
 // Subscribers who are still members of the brand's organization.
 const MEMBER = "JOIN brands b ON b.id = s.brand_id JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id";
@@ -38,7 +38,8 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
         ORDER BY b.created_at, b.id LIMIT ?3`,
     ),
     recipients: sqlite.prepare(
-      `SELECT s.id AS subscription_id, s.user_id, u.email FROM digest_subscriptions s ${MEMBER} JOIN users u ON u.id = s.user_id
+      `SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at IS NOT NULL AS requested
+         FROM digest_subscriptions s ${MEMBER} JOIN users u ON u.id = s.user_id LEFT JOIN digest_addresses a ON a.user_id = s.user_id AND a.email = u.email
         WHERE s.brand_id = ?1 AND s.frequency = ?2 ORDER BY u.email`,
     ),
     suggestions: sqlite.prepare(
@@ -50,10 +51,23 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
     alertMails: sqlite.prepare(
       `SELECT v.id AS event_id, v.brand_id, b.name AS brand_name, v.payload, v.created_at, s.id AS subscription_id, u.email
          FROM webhook_events v JOIN digest_subscriptions s ON s.brand_id = v.brand_id AND s.alerts = 1 ${MEMBER.replace("JOIN brands b ON b.id = s.brand_id", "JOIN brands b ON b.id = v.brand_id")}
-         JOIN users u ON u.id = s.user_id
+         JOIN users u ON u.id = s.user_id JOIN digest_addresses a ON a.user_id = s.user_id AND a.email = u.email AND a.confirmed_at IS NOT NULL
         WHERE v.type = 'visibility.changed' AND v.created_at >= ?1 AND v.created_at >= s.updated_at
           AND NOT EXISTS (SELECT 1 FROM mail_outbox AS o WHERE o.dedupe_key = 'alert:' || v.id || ':' || s.id)
         ORDER BY v.created_at, v.id, u.email LIMIT ?2`,
+    ),
+    address: sqlite.prepare(
+      `SELECT u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at FROM users u LEFT JOIN digest_addresses a ON a.user_id = u.id AND a.email = u.email WHERE u.id = ?`,
+    ),
+    request: sqlite.prepare(
+      `INSERT INTO digest_addresses (user_id, email, requested_at) VALUES (?1, ?2, ?3)
+       ON CONFLICT (user_id, email) DO UPDATE SET requested_at = excluded.requested_at
+        WHERE digest_addresses.confirmed_at IS NULL AND (digest_addresses.requested_at IS NULL OR digest_addresses.requested_at < ?4)
+       RETURNING 1 AS due`,
+    ),
+    confirm: sqlite.prepare(
+      `UPDATE digest_addresses SET confirmed_at = coalesce(confirmed_at, ?3)
+        WHERE user_id = ?1 AND email = ?2 AND email = (SELECT email FROM users WHERE id = ?1) RETURNING 1 AS done`,
     ),
   };
   const record = sqlite.transaction((brandId: string, period: string, event: Parameters<typeof recordEvent>[1], at: string) => {
@@ -79,7 +93,17 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
       return q.brandsDue.all(kind, period, limit) as DigestBrand[];
     },
     async recipients({ brandId, kind }) {
-      return q.recipients.all(brandId, kind) as Recipient[];
+      return (q.recipients.all(brandId, kind) as (Omit<Recipient, "confirmed" | "requested"> & { confirmed: number; requested: number })[]).map((r) => ({ ...r, confirmed: !!r.confirmed, requested: !!r.requested }));
+    },
+    async address(userId) {
+      const row = q.address.get(userId) as (Omit<DigestAddress, "confirmed"> & { confirmed: number }) | null;
+      return row && { ...row, confirmed: !!row.confirmed };
+    },
+    async requestConfirmation({ userId, email, at, resendAfter }) {
+      return q.request.get(userId, email, at, resendAfter) !== null;
+    },
+    async confirmAddress({ userId, email, at }) {
+      return q.confirm.get(userId, email, at) !== null;
     },
     async openSuggestions({ brandId, limit }) {
       return q.suggestions.all(brandId, limit) as DigestSuggestion[];

@@ -25,6 +25,17 @@ export interface Recipient {
   subscription_id: string;
   user_id: string;
   email: string;
+  /** The address was confirmed for digests (a link mailed to it followed): only then is a digest sent. */
+  confirmed: boolean;
+  /** A confirmation was ever asked of this address. */
+  requested: boolean;
+}
+
+/** An account's address and where its confirmation for digests stands. */
+export interface DigestAddress {
+  email: string;
+  confirmed: boolean;
+  requested_at: string | null;
 }
 
 export interface AlertMail {
@@ -53,8 +64,17 @@ export interface DigestStore {
    * none for `period` yet; at most `limit`, oldest brand first.
    */
   brandsDue(input: { kind: DigestKind; period: string; limit: number }): Promise<DigestBrand[]>;
-  /** The current members subscribed to this kind of the brand's digest. */
+  /** The current members subscribed to this kind of the brand's digest, with their address's confirmation. */
   recipients(input: { brandId: string; kind: DigestKind }): Promise<Recipient[]>;
+  /** The account's current address and its confirmation for digests (null: no such account). */
+  address(userId: string): Promise<DigestAddress | null>;
+  /**
+   * Records that a confirmation is mailed to the account's `email` now, unless it is confirmed or
+   * one was asked at or after `resendAfter`: true when the mail should go.
+   */
+  requestConfirmation(input: { userId: string; email: string; at: string; resendAfter: string }): Promise<boolean>;
+  /** Confirms `email` for the account, if it is still the account's address: false otherwise. */
+  confirmAddress(input: { userId: string; email: string; at: string }): Promise<boolean>;
   /** The brand's open suggestions (new, accepted, in progress), high priority first, then newest; at most `limit`. */
   openSuggestions(input: { brandId: string; limit: number }): Promise<DigestSuggestion[]>;
   /** The brand's topics (for the names of topic moves). */
@@ -63,7 +83,7 @@ export interface DigestStore {
   recordDigest(input: { brandId: string; period: string; event: WebhookEvent; at: string }): Promise<boolean>;
   /**
    * visibility.changed events created since `since`, each with every current member who asked for
-   * alerts of its brand before it happened, less the pairs already queued (a mail whose dedupe key
+   * alerts of its brand before it happened, at a confirmed address, less the pairs already queued (a mail whose dedupe key
    * is alertMailKey's); at most `limit` pairs, oldest first.
    */
   alertMails(input: { since: string; limit: number }): Promise<AlertMail[]>;

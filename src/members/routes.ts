@@ -29,6 +29,7 @@ export function memberRoutes(deps: { members: MembersService; callers: CallerRes
     .post("/api/organizations/:id/invitations", invite, jsonBody(InviteBody))
     .delete("/api/organizations/:id/invitations/:invitationId", async ({ request, params }) => members.withdraw(await callers.apiUser(request), params.id, params.invitationId))
     .get("/api/invitations", async ({ request }) => members.mine(await callers.apiUser(request)))
+    .post("/api/invitations/:invitationId/open", async ({ request, params, body }) => members.open(await callers.apiUser(request), params.invitationId, body), answerBody)
     .post("/api/invitations/:invitationId/accept", async ({ request, params, body }) => members.accept(await callers.apiUser(request), params.invitationId, body), answerBody)
     .post("/api/invitations/:invitationId/decline", async ({ request, params, body }) => members.decline(await callers.apiUser(request), params.invitationId, body), answerBody);
 }

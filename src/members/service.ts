@@ -149,10 +149,27 @@ export function createMembersService(deps: MembersDeps) {
       return { success: true };
     },
 
-    /** The caller's pending invitations, with the organization's name (each answered with its link's key). */
+    /**
+     * The caller's pending invitations: their role and expiry only. Who invites, and to which
+     * organization, is for the holder of the link (open): whoever claimed the invited address
+     * first must not learn it either.
+     */
     async mine(user: ApiUser & { viaKey?: string }) {
       person(user);
-      return { success: true, key_required: true, invitations: await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS }) };
+      const received = await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS });
+      return { success: true, key_required: true, invitations: received.map(({ id, role, expires_at, created_at }) => ({ id, role, expires_at, created_at })) };
+    },
+
+    /** One of the caller's invitations in full (organization, inviter), for the key of its link; 404 otherwise. */
+    async open(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {
+      person(user);
+      const id = requireUuid(invitationId, "invitation id");
+      const keyHash = keyHashFrom(body);
+      const email = await addressOf(user);
+      await ownInvitation(user, id, keyHash);
+      const received = (await store.invitationsFor({ email, now: now().toISOString(), limit: MAX_PENDING_INVITATIONS })).find((i) => i.id === id);
+      if (!received) throw INVITATION_GONE();
+      return { success: true, invitation: received };
     },
 
     async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {

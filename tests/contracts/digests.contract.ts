@@ -61,8 +61,46 @@ export function describeDigestStoreContract(name: string, make: () => Promise<Ha
       expect(await h.store.subscriptionsOf({ userId: owner, organizationIds: [], limit: 10 })).toEqual([]);
     });
 
+    /** The account's address confirmed for digests, as following its link does. */
+    async function confirmed(userId: string) {
+      const { email } = (await h.store.address(userId))!;
+      expect(await h.store.requestConfirmation({ userId, email, at: T0, resendAfter: T0 })).toBe(true);
+      expect(await h.store.confirmAddress({ userId, email, at: T0 })).toBe(true);
+      return email;
+    }
+
+    test("addresses: a confirmation is asked once until resendAfter passes, never once confirmed; only the account's current address confirms; recipients and alertMails say and heed it", async () => {
+      const { org, brand, owner } = await world();
+      const email = (await h.store.address(owner))!.email;
+      expect(await h.store.address(owner)).toEqual({ email, confirmed: false, requested_at: null });
+      expect(await h.store.address(crypto.randomUUID())).toBeNull();
+      await h.store.setSubscription({ userId: owner, brandId: brand, frequency: "weekly", alerts: true, at: T0 });
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => [r.user_id, r.confirmed, r.requested])).toEqual([[owner, false, false]]);
+      const at1 = "2026-01-05T10:00:00.000Z";
+      expect(await h.store.requestConfirmation({ userId: owner, email, at: at1, resendAfter: "2026-01-05T09:00:00.000Z" })).toBe(true);
+      // Within the hour: not again; after it: again.
+      expect(await h.store.requestConfirmation({ userId: owner, email, at: "2026-01-05T10:30:00.000Z", resendAfter: "2026-01-05T09:30:00.000Z" })).toBe(false);
+      expect(new Date((await h.store.address(owner))!.requested_at!).toISOString()).toBe(at1);
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => [r.confirmed, r.requested])).toEqual([[false, true]]);
+      // An event while unconfirmed is mailed to nobody.
+      await h.inspect("INSERT INTO webhook_events (organization_id, brand_id, type, payload, created_at) VALUES (?, ?, 'visibility.changed', '{}', ?)", org, brand, "2026-01-05T12:00:00.000Z");
+      expect((await h.store.alertMails({ since: "2026-01-01T00:00:00.000Z", limit: 10_000 })).filter((m) => m.brand_id === brand)).toEqual([]);
+      // Another address (not the account's) confirms nothing.
+      expect(await h.store.confirmAddress({ userId: owner, email: "someone-else@example.com", at: T0 })).toBe(false);
+      expect(await h.store.confirmAddress({ userId: owner, email, at: "2026-01-05T11:00:00.000Z" })).toBe(true);
+      expect((await h.store.address(owner))!.confirmed).toBe(true);
+      expect(await h.store.requestConfirmation({ userId: owner, email, at: "2026-01-06T10:00:00.000Z", resendAfter: "2026-01-06T09:00:00.000Z" })).toBe(false);
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => r.confirmed)).toEqual([true]);
+      expect((await h.store.alertMails({ since: "2026-01-01T00:00:00.000Z", limit: 10_000 })).filter((m) => m.brand_id === brand)).toHaveLength(1);
+      // A new address on the account is unconfirmed again.
+      await h.inspect(`UPDATE ${h.backend === "postgres" ? "auth.users" : "users"} SET email = ? WHERE id = ?`, `new-${email}`, owner);
+      expect(await h.store.address(owner)).toEqual({ email: `new-${email}`, confirmed: false, requested_at: null });
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => r.confirmed)).toEqual([false]);
+    });
+
     test("alertMails: visibility.changed events after a member asked for alerts, to that member only", async () => {
       const { org, brand, owner } = await world();
+      await confirmed(owner);
       const quiet = await h.fixtures.user(`${crypto.randomUUID().slice(0, 8)}@c.example`);
       await h.fixtures.member(org, quiet, "member");
       await h.store.setSubscription({ userId: quiet, brandId: brand, frequency: "weekly", alerts: false, at: T0 });
@@ -80,6 +118,7 @@ export function describeDigestStoreContract(name: string, make: () => Promise<Ha
 
     test("alertMails leaves out the pairs already queued: a full page of old pairs never hides a newer event", async () => {
       const { org, brand, owner } = await world();
+      await confirmed(owner);
       await h.store.setSubscription({ userId: owner, brandId: brand, frequency: "none", alerts: true, at: T0 });
       const events: string[] = [];
       for (const at of ["2026-01-06T11:00:00.000Z", "2026-01-06T12:00:00.000Z", "2026-01-06T13:00:00.000Z"])

@@ -4,7 +4,9 @@
 // changed" for the last complete ISO week — its numbers are insights_overview's and
 // insights_prompts' for that window (read here through supabase-js), and its headline is checked
 // against the counts of the rows this test wrote. The same digest goes to a Slack-compatible
-// incoming webhook as `{"text": …}`; every mail carries a one-click unsubscribe (RFC 8058).
+// incoming webhook as `{"text": …}`; every mail carries a one-click unsubscribe (RFC 8058). Mail
+// goes only to an address its owner confirmed by a link mailed to it (double opt-in): this server
+// proves no address at sign-up, and a subscriber from before the rule gets the link once instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { wilson } from "../../src/analysis/stats";
 import { completedPeriod } from "../../src/digests/model";
@@ -122,6 +124,46 @@ describe("choosing", () => {
     expect((await choose(key.secret, brandId, { frequency: "weekly" })).status).toBe(403);
   });
 
+  test("choosing mail sends a link to confirm the address first (once an hour); the link's page only asks, its button confirms; a forged or edited link is refused; nothing is mailed meanwhile", async () => {
+    const confirmations = (to: string) => mailsTo(to, /^Confirm your address for answerwatch digests$/);
+    const memberEmail = (await (await api("/api/digests", member.token)).json()).address.email as string;
+    for (const to of [ownerEmail, memberEmail]) {
+      const until = Date.now() + 10_000;
+      while (!confirmations(to).length && Date.now() < until) await Bun.sleep(20);
+      expect(confirmations(to)).toHaveLength(1);
+    }
+    const mine = await (await api("/api/digests", org.ownerToken)).json();
+    expect(mine.address).toEqual({ email: ownerEmail, confirmed: false, confirmation_sent_at: expect.any(String) });
+    // Choosing again, or asking for the link again, within the hour mails nothing more.
+    const again = await (await choose(org.ownerToken, brandId, { frequency: "weekly", alerts: true })).json();
+    expect([again.address_confirmed, again.confirmation_sent]).toEqual([false, false]);
+    const resend = await api("/api/digests/confirmation", org.ownerToken, { method: "POST" });
+    expect([resend.status, (await resend.json()).error.code]).toEqual([429, "rate_limited"]);
+    await Bun.sleep(200);
+    expect(confirmations(ownerEmail)).toHaveLength(1);
+
+    const link = (to: string) => confirmations(to)[0]!.text!.match(/https?:\/\/\S+\/digests\/confirm\?token=\S+/)![0];
+    const page = await fetch(link(ownerEmail));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form method="post"');
+    expect((await (await api("/api/digests", org.ownerToken)).json()).address.confirmed).toBe(false);
+    // Another address put into the link breaks its signature.
+    const edited = link(ownerEmail).replace(/(token=[^.]+\.[^.]+\.)[^.]+/, `$1${Buffer.from("victim@example.com").toString("base64url")}`);
+    expect(edited).not.toBe(link(ownerEmail));
+    expect((await fetch(edited, { method: "POST" })).status).toBe(400);
+    expect((await fetch(`${server.url}/digests/confirm?token=x.y.z.w`, { method: "POST" })).status).toBe(400);
+    for (const to of [ownerEmail, memberEmail]) {
+      const done = await fetch(link(to), { method: "POST" });
+      expect(done.status).toBe(200);
+      expect(await done.text()).toContain(`will go to ${to}`);
+    }
+    expect((await (await api("/api/digests", org.ownerToken)).json()).address.confirmed).toBe(true);
+    expect((await (await choose(org.ownerToken, brandId, { frequency: "weekly", alerts: true })).json()).address_confirmed).toBe(true);
+    // A subscriber from before confirmations (the row as an older release left it): never asked.
+    const viewerId = JSON.parse(Buffer.from(viewer.token.split(".")[1]!, "base64url").toString()).sub;
+    await db.inspect("INSERT INTO digest_subscriptions (brand_id, user_id, frequency, alerts) VALUES (?, ?, 'weekly', ?)", brandId, viewerId, false);
+  });
+
   test("a Slack-compatible endpoint asks for the weekly digest by name; an endpoint for every event does not get it", async () => {
     const url = `http://127.0.0.1:${receiver.port}/services/T0/B0/x`;
     const slack = await api("/api/webhooks", org.ownerToken, { method: "POST", body: JSON.stringify({ url, brand_id: brandId, events: ["digest.weekly"], format: "slack" }) });
@@ -147,9 +189,12 @@ describe("the weekly digest", () => {
     overview = (await org.owner.rpc("insights_overview", args)).data;
   });
 
-  test("goes once to the weekly subscriber only, with the period in its subject", async () => {
+  test("goes once to the weekly subscriber only, with the period in its subject; a subscriber never asked to confirm gets the link instead, once", async () => {
     expect(mail.subject).toBe(`Weekly digest: Brand digest, ${week.window.from} – ${week.window.to}`);
-    expect(mailsTo(ownerEmail, /digest/i)).toHaveLength(1);
+    const viewerEmail = (await (await api("/api/digests", viewer.token)).json()).address.email as string;
+    for (let i = 0; i < 200 && !mailsTo(viewerEmail).length; i++) await Bun.sleep(25);
+    expect(mailsTo(viewerEmail).map((m) => m.subject)).toEqual(["Confirm your address for answerwatch digests"]);
+    expect(mailsTo(ownerEmail, /^(Weekly|Monthly) digest/)).toHaveLength(1);
     const memberMail = sink.received.filter((m) => /^Weekly digest/.test(m.subject ?? ""));
     expect(memberMail).toHaveLength(1);
     expect(await db.inspect("SELECT period FROM digest_runs WHERE brand_id = ? ORDER BY period", brandId)).toEqual(expect.arrayContaining([{ period: week.period }]));

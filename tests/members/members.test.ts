@@ -85,7 +85,13 @@ test("adding someone makes an invitation: the same answer whether or not the add
   // The invited person sees it, with the organization's name; nobody else can answer it.
   const mine = await api(stranger.ownerToken, "GET", "/api/invitations");
   expect(mine.status).toBe(200);
-  expect(mine.body.invitations).toEqual([expect.objectContaining({ id: invited.body.invitation.id, organization_id: org.id, organization_name: "Members", role: "member" })]);
+  // The list says the role and until when; who invites, and where, is for the link's holder.
+  expect(mine.body.invitations).toEqual([{ id: invited.body.invitation.id, role: "member", expires_at: invited.body.invitation.expires_at, created_at: invited.body.invitation.created_at }]);
+  const opened = await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/open`, { key: keyOf(invited) });
+  expect(opened.body.invitation).toMatchObject({ id: invited.body.invitation.id, organization_id: org.id, organization_name: "Members", role: "member" });
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/open`, { key: keyOf(unknown) })).status).toBe(404);
+  expect((await api(stranger.ownerToken, "POST", `/api/invitations/${invited.body.invitation.id}/open`)).status).toBe(403);
+  expect((await api(viewer.token, "POST", `/api/invitations/${invited.body.invitation.id}/open`, { key: keyOf(invited) })).status).toBe(404);
   expect((await api(viewer.token, "GET", "/api/invitations")).body.invitations).toEqual([]);
   expect((await api(viewer.token, "POST", `/api/invitations/${invited.body.invitation.id}/accept`, { key: keyOf(invited) })).status).toBe(404);
   expect((await api(stranger.ownerToken, "POST", "/api/invitations/not-a-uuid/accept")).status).toBe(400);

@@ -61,7 +61,7 @@ test("every /api route that reads a JSON object documents its body, and the serv
   );
   const apiBodies = Object.fromEntries(bodies.filter(([route]) => route.includes(" /api/")));
   // Routes under /api taking a JSON object; the others take none (accept, cancel, retry…) or NDJSON (crawler logs).
-  expect(Object.keys(apiBodies).sort()).toEqual(["patch /api/webhooks/{id}", "post /api/invitations/{invitationId}/accept", "post /api/invitations/{invitationId}/decline", "post /api/keys", "post /api/organizations/{id}/invitations", "post /api/organizations/{id}/members", "post /api/share-links", "post /api/tracking/start", "post /api/webhooks", "put /api/brands/{id}/digest"]);
+  expect(Object.keys(apiBodies).sort()).toEqual(["patch /api/webhooks/{id}", "post /api/invitations/{invitationId}/accept", "post /api/invitations/{invitationId}/decline", "post /api/invitations/{invitationId}/open", "post /api/keys", "post /api/organizations/{id}/invitations", "post /api/organizations/{id}/members", "post /api/share-links", "post /api/tracking/start", "post /api/webhooks", "put /api/brands/{id}/digest"]);
   for (const schema of Object.values(apiBodies)) ajv.compile(schema);
 
   const org = await signedUpOrg(server, "Bodies");

@@ -2,7 +2,7 @@
 // Reads are admitted REST_READERS at a time: by reader threads on SQLite, by the gate (gate.ts) on
 // Postgres, so that a burst of heavy reads holds neither every pooled connection nor every core.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createGate } from "../../src/platform/rest/gate";
+import { createCallerShares, createGate } from "../../src/platform/rest/gate";
 import { testServer } from "../helpers/app";
 import { rest, signedUpOrg, type Org, type Server } from "./helpers";
 
@@ -44,11 +44,32 @@ test("beyond the waiting room the gate refuses at once with the database-busy 50
   expect(await Promise.all(queued)).toEqual([1, 2]);
 });
 
+test("each caller holds at most its share: the next is refused at once with 429 (nothing run); others and exempt callers are not counted against it; a share frees as its requests end", async () => {
+  const shares = createCallerShares<string>(2, (caller) => (caller === "service" ? null : caller));
+  const releases: (() => void)[] = [];
+  const hold = (caller: string) => shares.run(caller, () => new Promise<string>((resolve) => releases.push(() => resolve(caller))));
+  const held = [hold("alice"), hold("alice")];
+  let ran = false;
+  const refused = await shares.run("alice", async () => void (ran = true)).catch((e) => e);
+  expect([refused.status, refused.code, refused.extra.headers?.["retry-after"], ran]).toEqual([429, "53300", "1", false]);
+  // Bob and the exempt service caller still get through while Alice's two wait.
+  expect(await shares.run("bob", async () => "bob")).toBe("bob");
+  const exempt = [hold("service"), hold("service"), hold("service")];
+  releases.shift()!();
+  expect(await held[0]).toBe("alice");
+  // One of Alice's ended: she has room for one more; a failed run frees its place too.
+  await expect(shares.run("alice", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+  expect(await shares.run("alice", async () => "again")).toBe("again");
+  for (const release of releases.splice(0)) release();
+  await Promise.all([...held, ...exempt]);
+  expect(shares.callers()).toBe(0);
+});
+
 let server: Server;
 let org: Org;
 const TOKEN = "metrics-token-gate-0123456789";
 beforeAll(async () => {
-  server = await testServer({ REST_READERS: "1", METRICS_TOKEN: TOKEN });
+  server = await testServer({ REST_READERS: "1", REST_PER_CALLER: "16", METRICS_TOKEN: TOKEN });
   org = await signedUpOrg(server, "gate@example.com");
 });
 afterAll(() => server.stop());
@@ -74,4 +95,17 @@ test("with REST_READERS=1, concurrent reads all answer and wait their turn", asy
   expect(count - countBefore).toBeGreaterThanOrEqual(12);
   // …and one at a time: eleven of twelve issued together waited for the one before them.
   expect(sum - sumBefore).toBeGreaterThan(0);
+});
+
+test("one person's burst past REST_PER_CALLER is refused with 429 in PostgREST's shape, while another person's reads, sent beside it, answer", async () => {
+  const other = await signedUpOrg(server, "gate-other@example.com");
+  const read = (token: string, i: number) => rest(server, `/organizations?select=id,name,brands(id,name,brand_domains(domain))&limit=${1000 + i}`, { token });
+  const [burst, beside] = await Promise.all([Promise.all(Array.from({ length: 80 }, (_, i) => read(org.ownerToken, i))), Promise.all(Array.from({ length: 4 }, (_, i) => read(other.ownerToken, 200 + i)))]);
+  const refused = burst.filter((r) => r.status === 429);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(burst.filter((r) => r.status !== 429).every((r) => r.status === 200)).toBe(true);
+  expect(refused[0]!.body).toMatchObject({ code: "53300", message: expect.stringContaining("16 requests waiting") });
+  expect(beside.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  // Once the burst is over the share is free again.
+  expect((await read(org.ownerToken, 999)).status).toBe(200);
 });

@@ -406,12 +406,15 @@ test("members: invited by e-mail, accepted by the invited person on their home p
   // (this server proves no address, so whoever signed up with it first must not join by it).
   const { context: other, page: np } = await signedInContext(newcomer);
   const invitations = np.locator("section", { has: np.getByRole("heading", { name: "Invitations" }) });
-  await invitations.getByText("invites you as").waitFor();
+  await invitations.getByText("An invitation as").waitFor();
   expect(await invitations.innerText()).toContain("viewer");
-  expect(await invitations.innerText()).toContain("open the invitation's link");
+  expect(await invitations.innerText()).toContain("Open its link");
+  // Who invites, and where, is for the link's holder only.
+  expect(await invitations.innerText()).not.toContain(EMAIL);
   expect(await invitations.getByRole("button", { name: "Accept" }).count()).toBe(0);
   await np.goto(mailedLink);
-  await invitations.getByRole("button", { name: "Accept" }).waitFor();
+  await invitations.getByText("invites you as").waitFor();
+  expect(await invitations.innerText()).toContain(`(from ${EMAIL})`);
   await np.screenshot({ path: join(ARTIFACTS, "home-invitation-1280.png"), fullPage: true });
   await invitations.getByRole("button", { name: "Accept" }).click();
   await np.getByRole("status").filter({ hasText: "You joined" }).waitFor();
@@ -561,7 +564,7 @@ test("forgot password: the mailed link signs in on the account page, a new passw
   expect((await fresh.auth.signInWithPassword({ email, password: "first-password" })).error).not.toBeNull();
 }, 60_000);
 
-test("the account page: each brand's digest and alerts are the member's own choice, saved as chosen and shown again", async () => {
+test("the account page: each brand's digest and alerts are the member's own choice, saved as chosen and shown again; nothing is mailed until the address is confirmed by its link", async () => {
   await page.goto(`${bin.url}/account`);
   const section = page.getByRole("region", { name: "Digests and alerts" });
   await section.waitFor();
@@ -575,7 +578,19 @@ test("the account page: each brand's digest and alerts are the member's own choi
   const again = page.getByRole("region", { name: "Digests and alerts" }).locator(`tr[data-digest-brand="${brand}"]`);
   expect(await again.getByLabel(`Digest of ${brand}`).inputValue()).toBe("weekly");
   expect(await again.getByLabel(`Alerts about ${brand}`).isChecked()).toBe(true);
+  // Double opt-in: the page says so until the mailed link is followed.
+  const waiting = page.getByRole("region", { name: "Digests and alerts" }).getByRole("note").filter({ hasText: `Nothing is mailed to ${EMAIL} until you confirm it` });
+  await waiting.waitFor();
   await shoot("account-digests");
+  const confirmation = async () => sink.received.find((m) => m.to && !Array.isArray(m.to) && m.to.text === EMAIL && m.subject === "Confirm your address for answerwatch digests");
+  for (let i = 0; i < 200 && !(await confirmation()); i++) await new Promise((r) => setTimeout(r, 50));
+  const link = (await confirmation())!.text!.match(/https?:\/\/\S+\/digests\/confirm\?token=\S+/)![0];
+  await page.goto(link);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await page.getByText(`will go to ${EMAIL}`).waitFor();
+  await page.goto(`${bin.url}/account`);
+  await page.getByRole("region", { name: "Digests and alerts" }).locator(`tr[data-digest-brand="${brand}"]`).waitFor();
+  expect(await waiting.count()).toBe(0);
 }, 60_000);
 
 test("every page visited ran under the Content-Security-Policy without a violation, /docs included", async () => {

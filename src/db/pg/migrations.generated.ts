@@ -126,5 +126,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0024_invitation_key",
     "when": 1795905331106,
     "sql": "ALTER TABLE \"organization_invitations\" ADD COLUMN \"key_hash\" text;"
+  },
+  {
+    "tag": "0025_digest_addresses",
+    "when": 1795906373793,
+    "sql": "CREATE TABLE \"digest_addresses\" (\n\t\"user_id\" uuid NOT NULL,\n\t\"email\" text NOT NULL,\n\t\"requested_at\" timestamp with time zone,\n\t\"confirmed_at\" timestamp with time zone,\n\tCONSTRAINT \"digest_addresses_user_id_email_pk\" PRIMARY KEY(\"user_id\",\"email\")\n);\n--> statement-breakpoint\nALTER TABLE \"digest_addresses\" ADD CONSTRAINT \"digest_addresses_user_id_users_id_fk\" FOREIGN KEY (\"user_id\") REFERENCES \"auth\".\"users\"(\"id\") ON DELETE cascade ON UPDATE no action;"
   }
 ];

@@ -877,6 +877,20 @@ export const mailOutbox = pgTable(
 );
 
 /** Who gets a brand's digest (src/db/schema.ts says how it is used). */
+/** Addresses a member confirmed for digests and alerts (double opt-in; see the SQLite schema). */
+export const digestAddresses = pgTable(
+  "digest_addresses",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    requestedAt: at("requested_at"),
+    confirmedAt: at("confirmed_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.email] })],
+);
+
 export const digestSubscriptions = pgTable(
   "digest_subscriptions",
   {
@@ -962,4 +976,4 @@ export const ORGANIZATION_INDEX_ADDED = ["jobs", "share_links"] as const;
 export const ORGANIZATION_FROM_BRAND_KEPT = ["jobs", "share_links", "webhook_endpoints", "webhook_events"] as const;
 
 /** Tables without organization_id on purpose: users and their sessions (not a tenant's), a global URL dictionary, rollup bookkeeping, mail addressed to people; organizations itself. */
-export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "one_time_tokens", "organizations", "citation_urls", "crawler_agents", "rollup_state", "mail_outbox"] as const;
+export const NOT_TENANT_TABLES = ["users", "sessions", "refresh_tokens", "one_time_tokens", "organizations", "citation_urls", "crawler_agents", "rollup_state", "mail_outbox", "digest_addresses"] as const;

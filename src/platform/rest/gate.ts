@@ -32,3 +32,34 @@ export function createGate(size: number, maxQueued = 256, onWait?: (ms: number) 
     load: () => ({ active, waiting: waiting.length }),
   };
 }
+
+/** The 429 of a caller who already has `limit` requests waiting or running. */
+export const tooManyFromCaller = (limit: number) =>
+  new AppError(429, "53300", `You have ${limit} requests waiting for the database already; wait for their answers`, { headers: { "retry-after": "1" } });
+
+/**
+ * Each caller's share of the waiting room: at most `perCaller` of one caller's requests waiting or
+ * running at once (the rest refused with 429), so one account looping heavy reads cannot fill the
+ * room everyone waits in. `keyOf` names the caller; null exempts it.
+ */
+export function createCallerShares<C>(perCaller: number, keyOf: (caller: C) => string | null) {
+  const inFlight = new Map<string, number>();
+  return {
+    async run<T>(caller: C, work: () => Promise<T>): Promise<T> {
+      const key = keyOf(caller);
+      if (key === null) return work();
+      const held = inFlight.get(key) ?? 0;
+      if (held >= perCaller) throw tooManyFromCaller(perCaller);
+      inFlight.set(key, held + 1);
+      try {
+        return await work();
+      } finally {
+        const left = inFlight.get(key)! - 1;
+        if (left) inFlight.set(key, left);
+        else inFlight.delete(key);
+      }
+    },
+    /** Callers holding requests now (bounded by the requests in flight). */
+    callers: () => inFlight.size,
+  };
+}

@@ -13,7 +13,7 @@ import { INSIGHT_RPCS } from "../../insights/rpc";
 import { applyQuery } from "./computed-rows";
 import { noFunction, planRpc } from "./rpc";
 import type { RestThreadPool } from "./thread-pool";
-import { createGate } from "./gate";
+import { createCallerShares, createGate } from "./gate";
 import { createResponseCache, type ResponseCacheOptions } from "./response-cache";
 import type { RestExecutor, RestSession } from "./executor";
 
@@ -32,7 +32,13 @@ export interface RestServiceDeps {
   readConcurrency?: number;
   /** How long a read waited for its turn (the readers' wait metric). */
   onReadWait?: (ms: number) => void;
+  /** Requests one caller may have waiting or running at once (REST_PER_CALLER); the service role is not counted. */
+  perCaller?: number;
 }
+
+/** Whose share a request counts against: a person (their session and keys alike), a share link's brand, or every anonymous caller together. */
+const callerKey = (caller: Caller): string | null =>
+  caller.role === "service_role" ? null : caller.user ? `user:${caller.user.id}` : caller.shareBrandId ? `share:${caller.shareBrandId}` : "anon";
 
 const PREFIX = "/rest/v1";
 
@@ -45,13 +51,14 @@ export function createRestService(deps: RestServiceDeps) {
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
   const readGate = !deps.readers && deps.readConcurrency ? createGate(deps.readConcurrency, 256, deps.onReadWait) : null;
   const gatedReads = readGate && { run: (request: Request, caller: Caller) => readGate.run(() => compute(request, caller)) };
+  const shares = createCallerShares(deps.perCaller ?? 32, callerKey);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
     const isRpc = request.url.includes("/rest/v1/rpc/");
     const isTableRead = (request.method === "GET" || request.method === "HEAD") && !isRpc;
     const isWrite = !isRpc && (request.method === "POST" || request.method === "PATCH" || request.method === "DELETE");
     const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? (deps.readers ?? gatedReads ?? undefined) : isWrite ? deps.writer : undefined;
-    const respond = pool ? pool.run : compute;
+    const respond = pool ? (r: Request, c: Caller) => shares.run(c, () => pool.run(r, c)) : compute;
     // Table reads only: RPC functions may one day depend on more than the data.
     if (responses && isTableRead) {
       const cached = responses.lookup(request, caller);

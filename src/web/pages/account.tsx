@@ -59,21 +59,32 @@ interface Subscription {
 
 /** Per brand: a weekly or monthly digest (or none) and alerts, saved as soon as they change. */
 function Digests({ conn }: { conn: Connection }) {
-  const list = useAsync(() => conn.api<{ mail_enabled: boolean; subscriptions: Subscription[] }>("GET", "/api/digests"), []);
+  const list = useAsync(() => conn.api<{ mail_enabled: boolean; address: { email: string; confirmed: boolean; confirmation_sent_at: string | null } | null; subscriptions: Subscription[] }>("GET", "/api/digests"), []);
   const [saved, setSaved] = useState<{ ok: boolean; text: string } | null>(null);
   async function save(row: Subscription, change: Partial<Subscription>) {
     const next = { ...row, ...change };
     try {
-      await conn.api("PUT", `/api/brands/${row.brand_id}/digest`, { frequency: next.frequency, alerts: next.alerts });
+      const answer = await conn.api<{ confirmation_sent: boolean }>("PUT", `/api/brands/${row.brand_id}/digest`, { frequency: next.frequency, alerts: next.alerts });
       Object.assign(row, change);
-      setSaved({ ok: true, text: `Saved for ${row.brand_name}.` });
+      setSaved({ ok: true, text: answer.confirmation_sent ? `Saved for ${row.brand_name}. We mailed you a link to confirm your address: mail starts once you follow it.` : `Saved for ${row.brand_name}.` });
+      if (answer.confirmation_sent) list.reload();
+    } catch (error) {
+      setSaved({ ok: false, text: (error as Error).message });
+    }
+  }
+  async function resend() {
+    try {
+      await conn.api("POST", "/api/digests/confirmation");
+      setSaved({ ok: true, text: "We mailed you the link again." });
+      list.reload();
     } catch (error) {
       setSaved({ ok: false, text: (error as Error).message });
     }
   }
   if (list.loading && !list.data) return <Loading what="Loading your digests" />;
   if (list.error) return <ErrorBox error={list.error} />;
-  const { mail_enabled, subscriptions } = list.data!;
+  const { mail_enabled, address, subscriptions } = list.data!;
+  const wantsMail = subscriptions.some((s) => s.frequency !== "none" || s.alerts);
   return (
     <section class="card" aria-label="Digests and alerts">
       <h2>Digests and alerts</h2>
@@ -83,6 +94,14 @@ function Digests({ conn }: { conn: Connection }) {
       {!mail_enabled && (
         <p class="warning" role="note">
           This server sends no mail (SMTP_URL is not set): your choices are kept, and mail starts once an operator sets it up. A webhook endpoint can receive digests meanwhile (events digest.weekly, digest.monthly).
+        </p>
+      )}
+      {mail_enabled && address && !address.confirmed && wantsMail && (
+        <p class="warning" role="note">
+          Nothing is mailed to {address.email} until you confirm it{address.confirmation_sent_at ? ": follow the link we mailed you" : ""}.{" "}
+          <button type="button" class="link" onClick={resend}>
+            Send the link {address.confirmation_sent_at ? "again" : ""}
+          </button>
         </p>
       )}
       {!subscriptions.length ? (

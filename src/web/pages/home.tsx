@@ -10,34 +10,39 @@ import { Portfolio, portfolioQuery, type PortfolioAnswer } from "./portfolio";
 
 interface Invitation {
   id: string;
-  organization_name: string;
   role: string;
-  invited_by_email: string | null;
   expires_at: string;
 }
 
+interface OpenedInvitation extends Invitation {
+  organization_name: string;
+  invited_by_email: string | null;
+}
+
 /**
- * The invitations waiting for the user. Answering one needs the key of its link (`?invitation=…&key=…`)
- * where the server proves no address (`key_required`): the others wait for their own link.
+ * The invitations waiting for the user. Each is opened and answered with the key of its link
+ * (`?invitation=…&key=…`): the list alone says only the role and until when, since whoever claimed
+ * an invited address must learn neither who invites nor where.
  */
 function Invitations({ conn, answered }: { conn: Connection; answered(): void }) {
   const loc = useLocation();
   const linked = { id: loc.query.get("invitation"), key: loc.query.get("key") };
-  const invitations = useAsync(() => conn.api<{ invitations: Invitation[]; key_required?: boolean }>("GET", "/api/invitations"), []);
+  const invitations = useAsync(() => conn.api<{ invitations: Invitation[] }>("GET", "/api/invitations"), []);
+  const opened = useAsync(
+    async () => (linked.id && linked.key ? (await conn.api<{ invitation: OpenedInvitation }>("POST", `/api/invitations/${linked.id}/open`, { key: linked.key })).invitation : null),
+    [linked.id, linked.key],
+  );
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const note = message && (
     <p class={message.ok ? "ok" : "error"} role={message.ok ? "status" : "alert"}>
       {message.text}
     </p>
   );
-  if (invitations.loading || invitations.error || !invitations.data?.invitations.length) return note;
-  const keyFor = (inv: Invitation) => (linked.id === inv.id && linked.key ? linked.key : undefined);
-  const answer = async (inv: Invitation, verb: "accept" | "decline") => {
+  const answer = async (inv: OpenedInvitation, verb: "accept" | "decline") => {
     try {
-      const key = keyFor(inv);
-      await conn.api("POST", `/api/invitations/${inv.id}/${verb}`, key ? { key } : undefined);
+      await conn.api("POST", `/api/invitations/${inv.id}/${verb}`, { key: linked.key });
       // The key has done its work: it leaves the address bar (and the history entry).
-      if (key) setQuery({ invitation: null, key: null });
+      setQuery({ invitation: null, key: null });
       setMessage({ ok: true, text: verb === "accept" ? `You joined ${inv.organization_name}.` : `Invitation to ${inv.organization_name} declined.` });
       invitations.reload();
       answered();
@@ -45,27 +50,35 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
       setMessage({ ok: false, text: errorMessage(e) });
     }
   };
+  const open = opened.data;
+  const others = (invitations.data?.invitations ?? []).filter((inv) => inv.id !== open?.id);
+  if (!open && !others.length && !opened.error) return note;
   return (
     <section class="card" aria-label="Invitations">
       <h2>Invitations</h2>
       {note}
+      {opened.error && (
+        <p class="error" role="alert">
+          This invitation's link does not open an invitation of yours: it may have expired, been withdrawn or sent again (a newer link replaces it), or be meant for another address.
+        </p>
+      )}
       <ul class="plain">
-        {invitations.data.invitations.map((inv) => (
+        {open && (
+          <li key={open.id}>
+            <strong>{open.organization_name}</strong> invites you as <strong>{open.role}</strong>
+            {open.invited_by_email ? ` (from ${open.invited_by_email})` : ""}, until {dateTime(open.expires_at)}.{" "}
+            <button type="button" class="primary" onClick={() => answer(open, "accept")}>
+              Accept
+            </button>{" "}
+            <button type="button" onClick={() => answer(open, "decline")}>
+              Decline
+            </button>
+          </li>
+        )}
+        {others.map((inv) => (
           <li key={inv.id}>
-            <strong>{inv.organization_name}</strong> invites you as <strong>{inv.role}</strong>
-            {inv.invited_by_email ? ` (from ${inv.invited_by_email})` : ""}, until {dateTime(inv.expires_at)}.{" "}
-            {invitations.data!.key_required && !keyFor(inv) ? (
-              <span class="muted">To answer, open the invitation's link (mailed to you, or sent by whoever invited you).</span>
-            ) : (
-              <>
-                <button type="button" class="primary" onClick={() => answer(inv, "accept")}>
-                  Accept
-                </button>{" "}
-                <button type="button" onClick={() => answer(inv, "decline")}>
-                  Decline
-                </button>
-              </>
-            )}
+            An invitation as <strong>{inv.role}</strong>, until {dateTime(inv.expires_at)}.{" "}
+            <span class="muted">Open its link (mailed to you, or sent by whoever invited you) to see who invites you and to answer.</span>
           </li>
         ))}
       </ul>
