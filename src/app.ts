@@ -141,7 +141,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // digests are the server's own work.
   const statementTimeoutMs = deps.config.rest.statementTimeoutMs;
   const reports = deps.rest?.readers.report ?? inProcessReports({ ...deps.stores.requestReads(statementTimeoutMs), sourceCategories: deps.config.rest.sourceCategories, timeoutMs: statementTimeoutMs });
-  const digests = createDigestService({ store: deps.stores.digests, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, mail: deps.mail, publicUrl, secret: deps.secrets.jwtSecret, now: deps.now, logger: deps.logger, report: (input) => buildClientReport(reportDeps, input) });
+  const digests = createDigestService({ store: deps.stores.digests, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, mail: deps.mail, publicUrl, secret: deps.secrets.jwtSecret, now: deps.now, logger: deps.logger, limits, report: (input) => buildClientReport(reportDeps, input) });
 
   const storage = deps.storage ?? createStorageHealth();
   const crawlerStore = deps.stores.crawlers;
@@ -167,7 +167,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
   const pixel = pixelRoutes({ store: deps.stores.pixel({ maxPageKeys: deps.config.pixelMaxPages }), callers, meta, now: deps.now, reports, clientAddress, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
-  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, perCaller: deps.config.rest.perCaller, onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
+  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, perCaller: deps.config.rest.perCaller, writeConcurrency: Math.max(1, Math.floor(deps.config.database.poolSize / 2)), onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
       const surface = surfaceOf(new URL(request.url).pathname);

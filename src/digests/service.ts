@@ -12,6 +12,8 @@ import type { CategoryList } from "../analysis/source-categories";
 import type { ApiUser } from "../common/identity";
 import { AppError } from "../http/errors";
 import type { Logger } from "../http/log";
+import type { RateLimitStore } from "../http/rate-limit";
+import { sha256Hex } from "../common/tokens";
 import { requireUuid } from "../http/validate";
 import type { VisibilityAlert } from "../insights/alerts";
 import { insightsContext } from "../insights/rpc";
@@ -32,6 +34,15 @@ const SUBSCRIPTIONS_LISTED = 1000;
 /** How long a confirmation link works, and how soon another may be mailed to an address not confirmed yet. */
 const CONFIRM_LINK_MS = 7 * 86_400_000;
 const CONFIRM_RESEND_MS = 3_600_000;
+/**
+ * Confirmation mails an address gets a day whatever account asks, and an account sends a day:
+ * without them one account changing its address (immediate where addresses are not proven), or
+ * several passing one address around, could mail any number of strangers.
+ */
+const CONFIRMATIONS_PER_ADDRESS_DAY = 3;
+const CONFIRMATIONS_PER_ACCOUNT_DAY = 5;
+/** Subscribers never asked to confirm (from before confirmations) asked per call. */
+const UNASKED_PER_CALL = 200;
 
 export interface DigestDeps {
   store: DigestStore;
@@ -45,11 +56,15 @@ export interface DigestDeps {
   report?: (input: { brandId: string; window: DateWindow }) => Promise<{ html: string; filename: string }>;
   now?: () => Date;
   logger?: Logger;
+  /** Shared by instances on Postgres: how many confirmation mails an address, and an account, get. */
+  limits?: RateLimitStore;
 }
 
 export function createDigestService(deps: DigestDeps) {
   const { store } = deps;
   const now = deps.now ?? (() => new Date());
+  const confirmationsByAddress = deps.limits?.limiter("digests.confirm.address", { limit: CONFIRMATIONS_PER_ADDRESS_DAY, windowMs: 86_400_000 });
+  const confirmationsByAccount = deps.limits?.limiter("digests.confirm.account", { limit: CONFIRMATIONS_PER_ACCOUNT_DAY, windowMs: 86_400_000 });
   const site = () => deps.publicUrl().replace(/\/+$/, "");
 
   const signature = (id: string) => createHmac("sha256", deps.secret).update(`answerwatch digest unsubscribe:${id}`).digest("base64url");
@@ -78,11 +93,19 @@ export function createDigestService(deps: DigestDeps) {
     return { userId, email: Buffer.from(email, "base64url").toString() };
   }
 
-  /** Mails the link confirming the account's address, unless it is confirmed or one went within the hour: whether one was queued. */
+  /**
+   * Mails the link confirming the account's address, unless it is confirmed, one went within the
+   * hour, or the address or the account had their day's confirmations: whether one was queued.
+   */
   async function askToConfirm(userId: string, email: string): Promise<boolean> {
     if (!deps.mail?.enabled) return false;
     const at = now();
+    const addressKey = sha256Hex(email);
+    if (confirmationsByAddress && !(await confirmationsByAddress.allows(addressKey))) return false;
+    if (confirmationsByAccount && !(await confirmationsByAccount.allows(userId))) return false;
     if (!(await store.requestConfirmation({ userId, email, at: at.toISOString(), resendAfter: new Date(at.getTime() - CONFIRM_RESEND_MS).toISOString() }))) return false;
+    await confirmationsByAddress?.hit(addressKey);
+    await confirmationsByAccount?.hit(userId);
     const link = confirmationUrl(userId, email);
     const text = [
       `Someone signed in to answerwatch at ${site()} as ${email} chose to receive digests or alerts there.`,
@@ -137,11 +160,8 @@ export function createDigestService(deps: DigestDeps) {
         attachments = [{ filename: report.filename, contentType: "text/html; charset=utf-8", content: report.html }];
       }
       for (const r of recipients) {
-        if (!r.confirmed) {
-          // Never asked (a subscriber from before confirmations): the link once, not the digest.
-          if (!r.requested && (await askToConfirm(r.user_id, r.email))) mails++;
-          continue;
-        }
+        // Not confirmed: nothing (one never asked gets the link once, from askUnasked).
+        if (!r.confirmed) continue;
         const link = unsubscribeUrl(r.subscription_id);
         const id = await deps.mail.queue({
           kind: "digest",
@@ -198,7 +218,7 @@ export function createDigestService(deps: DigestDeps) {
       if (!address) throw new AppError(404, "not_found", "No such account");
       if (address.confirmed) return { success: true, address_confirmed: true, confirmation_sent: false };
       const sent = await askToConfirm(user.user.id, address.email);
-      if (!sent) throw new AppError(429, "rate_limited", "A confirmation link was mailed to this address within the hour: look for it, or try again later", { headers: { "retry-after": "3600" } });
+      if (!sent) throw new AppError(429, "rate_limited", "A confirmation link was mailed to this address within the hour (or as many as a day allows): look for it, or try again later", { headers: { "retry-after": "3600" } });
       return { success: true, address_confirmed: false, confirmation_sent: true };
     },
 
@@ -225,6 +245,8 @@ export function createDigestService(deps: DigestDeps) {
     /** Every digest due now (the last complete week and month of each brand that wants one), up to DIGESTS_PER_CALL per kind. */
     async sendDue() {
       const outcome = { digests: 0, mails: 0, failed: 0 };
+      // Subscribers from before confirmations (digests or alerts), never asked: the link, once.
+      if (deps.mail?.enabled) for (const r of await store.unaskedSubscribers({ limit: UNASKED_PER_CALL })) if (await askToConfirm(r.user_id, r.email)) outcome.mails++;
       for (const kind of DIGEST_KINDS) {
         const period = completedPeriod(kind as DigestKind, now());
         for (const brand of await store.brandsDue({ kind, period: period.period, limit: DIGESTS_PER_CALL })) {

@@ -103,6 +103,16 @@ export function createPgDigestStore(sql: SQL): DigestStore {
         RETURNING 1`;
       return rows.length > 0;
     },
+    async unaskedSubscribers({ limit }) {
+      return rowsOf<{ user_id: string; email: string }>(
+        await sql`
+          SELECT DISTINCT s.user_id, u.email FROM digest_subscriptions s JOIN brands b ON b.id = s.brand_id
+            JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id
+            JOIN auth.users u ON u.id = s.user_id
+           WHERE (s.frequency <> 'none' OR s.alerts) AND NOT EXISTS (SELECT 1 FROM digest_addresses a WHERE a.user_id = s.user_id AND a.email = u.email)
+           ORDER BY s.user_id LIMIT ${limit}`,
+      );
+    },
     async confirmAddress({ userId, email, at }) {
       if (!isUuid(userId)) return false;
       const rows = await sql`

@@ -65,6 +65,11 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
         WHERE digest_addresses.confirmed_at IS NULL AND (digest_addresses.requested_at IS NULL OR digest_addresses.requested_at < ?4)
        RETURNING 1 AS due`,
     ),
+    unasked: sqlite.prepare(
+      `SELECT DISTINCT s.user_id, u.email FROM digest_subscriptions s ${MEMBER} JOIN users u ON u.id = s.user_id
+        WHERE (s.frequency <> 'none' OR s.alerts = 1) AND NOT EXISTS (SELECT 1 FROM digest_addresses a WHERE a.user_id = s.user_id AND a.email = u.email)
+        ORDER BY s.user_id LIMIT ?`,
+    ),
     confirm: sqlite.prepare(
       `UPDATE digest_addresses SET confirmed_at = coalesce(confirmed_at, ?3)
         WHERE user_id = ?1 AND email = ?2 AND email = (SELECT email FROM users WHERE id = ?1) RETURNING 1 AS done`,
@@ -101,6 +106,9 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
     },
     async requestConfirmation({ userId, email, at, resendAfter }) {
       return q.request.get(userId, email, at, resendAfter) !== null;
+    },
+    async unaskedSubscribers({ limit }) {
+      return q.unasked.all(limit) as { user_id: string; email: string }[];
     },
     async confirmAddress({ userId, email, at }) {
       return q.confirm.get(userId, email, at) !== null;

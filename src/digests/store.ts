@@ -73,6 +73,8 @@ export interface DigestStore {
    * one was asked at or after `resendAfter`: true when the mail should go.
    */
   requestConfirmation(input: { userId: string; email: string; at: string; resendAfter: string }): Promise<boolean>;
+  /** Current members subscribed to any mail (a digest or alerts) whose address was never asked to confirm; at most `limit`. */
+  unaskedSubscribers(input: { limit: number }): Promise<{ user_id: string; email: string }[]>;
   /** Confirms `email` for the account, if it is still the account's address: false otherwise. */
   confirmAddress(input: { userId: string; email: string; at: string }): Promise<boolean>;
   /** The brand's open suggestions (new, accepted, in progress), high priority first, then newest; at most `limit`. */

@@ -13,7 +13,7 @@ import { canonicalEmail, isEmailFormat } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
-import type { InvitationRow, MembersStore } from "./store";
+import type { InvitationRow, KeyedInvitationRow, MembersStore } from "./store";
 import { escapeHtml, type MailService } from "../mail/service";
 import { opaqueToken, sha256Hex } from "../common/tokens";
 
@@ -102,7 +102,7 @@ export function createMembersService(deps: MembersDeps) {
   }
 
   /** The caller's own live invitation `id` whose key matches, or 404 (someone else's reads as missing). */
-  async function ownInvitation(user: ApiUser, id: unknown, keyHash: string): Promise<InvitationRow> {
+  async function ownInvitation(user: ApiUser, id: unknown, keyHash: string): Promise<KeyedInvitationRow> {
     const row = await store.invitationById(requireUuid(id, "invitation id"));
     if (!row || row.email !== (await addressOf(user)) || row.expires_at <= now().toISOString() || row.key_hash !== keyHash) throw INVITATION_GONE();
     return row;
@@ -157,19 +157,18 @@ export function createMembersService(deps: MembersDeps) {
     async mine(user: ApiUser & { viaKey?: string }) {
       person(user);
       const received = await store.invitationsFor({ email: await addressOf(user), now: now().toISOString(), limit: MAX_PENDING_INVITATIONS });
-      return { success: true, key_required: true, invitations: received.map(({ id, role, expires_at, created_at }) => ({ id, role, expires_at, created_at })) };
+      return { success: true, invitations: received.map(({ id, role, expires_at, created_at }) => ({ id, role, expires_at, created_at })) };
     },
 
     /** One of the caller's invitations in full (organization, inviter), for the key of its link; 404 otherwise. */
     async open(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {
       person(user);
       const id = requireUuid(invitationId, "invitation id");
-      const keyHash = keyHashFrom(body);
-      const email = await addressOf(user);
-      await ownInvitation(user, id, keyHash);
-      const received = (await store.invitationsFor({ email, now: now().toISOString(), limit: MAX_PENDING_INVITATIONS })).find((i) => i.id === id);
-      if (!received) throw INVITATION_GONE();
-      return { success: true, invitation: received };
+      const { key_hash: _, ...row } = await ownInvitation(user, id, keyHashFrom(body));
+      const [organizationName, inviter] = await Promise.all([store.organizationName(row.organization_id), row.invited_by ? store.accountAddress(row.invited_by) : null]);
+      if (organizationName === null) throw INVITATION_GONE();
+      const { email: _email, invited_by: _by, ...shown } = row;
+      return { success: true, invitation: { ...shown, organization_name: organizationName, invited_by_email: inviter } };
     },
 
     async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {

@@ -85,6 +85,34 @@ describe("session lifecycle through supabase-js", () => {
     expect((await api("/api/health", { headers: authHeaders(other.data.session!.access_token) })).status).toBe(401);
   });
 
+  test("a new password ends every other session of the account (one stolen before a reset dies with the old password); the session that changed it stays", async () => {
+    const first = await signedUpClient(server.url, server.secrets.anonKey);
+    const stolen = await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: first.email, password: first.password });
+    expect((await api("/api/health", { headers: authHeaders(stolen.data.session!.access_token) })).status).toBe(200);
+    // Metadata alone ends nothing.
+    expect((await first.sb.auth.updateUser({ data: { seen: true } })).error).toBeNull();
+    expect((await api("/api/health", { headers: authHeaders(stolen.data.session!.access_token) })).status).toBe(200);
+    expect((await first.sb.auth.updateUser({ password: "a-new-secret" })).error).toBeNull();
+    expect((await api("/api/health", { headers: authHeaders(stolen.data.session!.access_token) })).status).toBe(401);
+    const refreshed = await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, { method: "POST", headers: { apikey: server.secrets.anonKey, "content-type": "application/json" }, body: JSON.stringify({ refresh_token: stolen.data.session!.refresh_token }) });
+    expect(refreshed.status).toBe(400);
+    expect((await api("/api/health", { headers: authHeaders(first.session.access_token) })).status).toBe(200);
+  });
+
+  test.skipIf(TEST_BACKEND !== "sqlite")("a made-up refresh token is refused while another connection holds SQLite's write lock (it never waits for the lock)", async () => {
+    const { Database } = await import("bun:sqlite");
+    if (server.backend.kind !== "sqlite") throw new Error("SQLite only");
+    const holder = new Database(server.backend.dbPath);
+    holder.run("BEGIN IMMEDIATE");
+    try {
+      const res = await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, { method: "POST", headers: { apikey: server.secrets.anonKey, "content-type": "application/json" }, body: JSON.stringify({ refresh_token: "made-up-token-0123456789" }) });
+      expect([res.status, (await res.json()).error_code]).toEqual([400, "refresh_token_not_found"]);
+    } finally {
+      holder.run("ROLLBACK");
+      holder.close();
+    }
+  });
+
   test("updateUser changes the password and metadata", async () => {
     const { sb, email } = await signedUpClient(server.url, server.secrets.anonKey);
     const updated = await sb.auth.updateUser({ password: "another-pass", data: { plan: "pro" } });

@@ -263,11 +263,14 @@ describe("the weekly digest", () => {
     expect(chat.filter((c) => c.body.type === "digest.weekly")).toHaveLength(0);
   });
 
-  test("asking again mails and posts nothing more", async () => {
+  test("asking again mails and posts nothing more: no digest, and no second link to the subscriber asked but not confirmed", async () => {
     const out = await cron();
     expect(out.digests).toBe(0);
+    expect(out.mails).toBe(0);
     await Bun.sleep(300);
     expect(mailsTo(ownerEmail, /^Weekly digest/)).toHaveLength(1);
+    const viewerEmail = (await (await api("/api/digests", viewer.token)).json()).address.email as string;
+    expect(mailsTo(viewerEmail)).toHaveLength(1);
     expect(chat.filter((c) => typeof c.body.text === "string")).toHaveLength(1);
   });
 

@@ -237,6 +237,8 @@ describe("finding 5: the work one request may ask for is bounded", () => {
     ["1,000 selected columns", `select=${Array.from({ length: 1000 }, (_, i) => `c${i}:text`).join(",")}`, "54011"],
     ["embeds nested 6 deep", "select=id,prompt_sets(id,brands(id,prompt_sets(id,brands(id,prompt_sets(id,brands(id))))))", "54001"],
     ["a like pattern with 9 wildcards", `text=like.${encodeURIComponent("*a*b*c*d*e*f*g*h*")}`, "54001"],
+    ["33 order terms over an embed (a subquery per row each)", `order=${Array.from({ length: 33 }, () => "prompt_sets(name)").join(",")}`, "54001"],
+    ["a JSON path of 17 steps", `select=platforms${"->a".repeat(17)}`, "54001"],
   ])("%s → 400", async (_, query, code) => {
     const res = await api(`/rest/v1/prompts?${query}`, { token: users.ownerB.token });
     expect(res.status).toBe(400);
@@ -249,6 +251,9 @@ describe("finding 5: the work one request may ask for is bounded", () => {
     const columns = Array.from({ length: 200 }, (_, i) => `c${i}:text`).join(",");
     const res = await api(`/rest/v1/prompts?select=${columns}&platforms=cd.${cs}&${filters}`, { token: users.ownerB.token });
     expect(res.status).toBe(200);
+    const orders = Array.from({ length: 32 }, (_, i) => (i % 2 ? "prompt_sets(name)" : "text")).join(",");
+    const atLimits = await api(`/rest/v1/prompts?select=id,deep:platforms${"->a".repeat(16)},prompt_sets(name)&order=${orders}`, { token: users.ownerB.token });
+    expect([atLimits.status, atLimits.body]).toEqual([200, expect.anything()]);
   });
 });
 

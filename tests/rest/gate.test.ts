@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createCallerShares, createGate } from "../../src/platform/rest/gate";
 import { testServer } from "../helpers/app";
-import { rest, signedUpOrg, type Org, type Server } from "./helpers";
+import { createBrand, rest, signedUpOrg, type Org, type Server } from "./helpers";
 
 test("the gate runs at most `size` at once, in order, and hands a failed run's place on", async () => {
   const gate = createGate(3, 100);
@@ -108,4 +108,19 @@ test("one person's burst past REST_PER_CALLER is refused with 429 in PostgREST's
   expect(beside.map((r) => r.status)).toEqual([200, 200, 200, 200]);
   // Once the burst is over the share is free again.
   expect((await read(org.ownerToken, 999)).status).toBe(200);
+});
+
+test("an RPC is told by its decoded path, not by a substring of the URL: %72pc/… is the RPC and waits for a reader; a query string naming /rest/v1/rpc/ leaves a write a write", async () => {
+  const brand = await createBrand(org.owner, org.id, `route-${crypto.randomUUID().slice(0, 8)}`);
+  const args = JSON.stringify({ p_brand_id: brand.id, p_from: "2026-01-01", p_to: "2026-01-31" });
+  const plain = await rest(server, "/rpc/insights_overview", { method: "POST", token: org.ownerToken, body: args });
+  expect(plain.status).toBe(200);
+  const [before] = await waits();
+  const encoded = await rest(server, "/%72pc/insights_overview", { method: "POST", token: org.ownerToken, body: args });
+  expect([encoded.status, encoded.body]).toEqual([200, plain.body]);
+  // It passed the readers (their wait was recorded), not the writer.
+  expect((await waits())[0] - before).toBe(1);
+  const slug = `write-${crypto.randomUUID().slice(0, 8)}`;
+  const write = await rest(server, `/brands?select=slug&x=${encodeURIComponent("/rest/v1/rpc/")}`, { method: "POST", token: org.ownerToken, headers: { prefer: "return=representation" }, body: JSON.stringify({ organization_id: org.id, name: "Written", slug }) });
+  expect([write.status, write.body]).toEqual([201, [{ slug }]]);
 });

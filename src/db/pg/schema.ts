@@ -876,7 +876,6 @@ export const mailOutbox = pgTable(
   (t) => [uniqueIndex("mail_outbox_dedupe_unique").on(t.dedupeKey), index("mail_outbox_due_idx").on(t.status, t.nextAt)],
 );
 
-/** Who gets a brand's digest (src/db/schema.ts says how it is used). */
 /** Addresses a member confirmed for digests and alerts (double opt-in; see the SQLite schema). */
 export const digestAddresses = pgTable(
   "digest_addresses",
@@ -891,6 +890,7 @@ export const digestAddresses = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.email] })],
 );
 
+/** Who gets a brand's digest (src/db/schema.ts says how it is used). */
 export const digestSubscriptions = pgTable(
   "digest_subscriptions",
   {

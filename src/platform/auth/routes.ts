@@ -86,7 +86,7 @@ export function authRoutes(deps: {
     .put("/user", async ({ request, body, query }) => {
       const user = await callers.authUser(request);
       const b = objectBody(body);
-      return auth.updateUser(user.id, { password: b.password, data: b.data, email: b.email }, query.redirect_to, addressOf(request));
+      return auth.updateUser(user.id, { password: b.password, data: b.data, email: b.email }, query.redirect_to, addressOf(request), user.sessionId);
     })
     .post("/logout", async ({ request, query }) => {
       const user = await callers.authUser(request);

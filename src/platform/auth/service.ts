@@ -99,6 +99,9 @@ export function createAuthService(deps: AuthServiceDeps) {
   const recoveriesByEmail = limits.limiter("auth.recover.email", { limit: 1, windowMs: 60_000 });
   const verificationsByAddress = limits.limiter("auth.verify", { limit: 30, windowMs: 300_000 });
   const codesByAddressAndEmail = limits.limiter("auth.verify.code", { limit: 10, windowMs: 3_600_000 });
+  // Wrong codes for one address from anywhere: many client addresses would otherwise each get their
+  // ten guesses at one six-digit code. The mailed link still works meanwhile.
+  const wrongCodesByEmail = limits.limiter("auth.verify.code.wrong", { limit: 10, windowMs: 3_600_000 });
   const siteUrl = () => (deps.publicUrl?.() ?? deps.config.publicUrl).replace(/\/+$/, "");
 
   /** Where a mailed link may send its session: this server's own origin only (anything else would hand the tokens to another site). */
@@ -162,14 +165,15 @@ export function createAuthService(deps: AuthServiceDeps) {
     // An e-mail change is made by its link only (the link names the new address; no code is mailed).
     const newEmail = type === "email_change" ? (token !== undefined && "tokenHash" in by ? changedEmailOf(token) : null) : undefined;
     if (newEmail === null) return null;
-    // An address taken since the link was mailed: refused before the link is used up.
-    if (newEmail && (await store.findUserByEmail(newEmail))) throw emailTaken();
+    // The token first: asking whether the address it names is taken before knowing the token real
+    // told anyone with a made-up token which addresses have accounts. One taken since the link was
+    // mailed is refused below, the link used up.
     const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
     if (userId && newEmail) {
       try {
         await store.updateUser({ id: userId, patch: { email: newEmail, emailConfirmedAt: at, updatedAt: at } });
       } catch (error) {
-        // Taken in the moment between (the unique index said so).
+        // Taken since the link was mailed (the unique index said so).
         if (await store.findUserByEmail(newEmail)) throw emailTaken();
         throw error;
       }
@@ -377,8 +381,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       else if (typeof body.email === "string" && typeof body.token === "string" && body.token) {
         const email = normalizeEmail(body.email);
         if (!(await codesByAddressAndEmail.hit(`${addressKey(address)} ${email}`))) throw rateLimited();
+        if (!(await wrongCodesByEmail.allows(email))) throw rateLimited();
         const user = await store.findUserByEmail(email);
         userId = user ? await consumeToken(type, { userId: user.id, otpHash: sha256Hex(body.token.trim()) }) : null;
+        if (!userId) await wrongCodesByEmail.hit(email);
       } else throw new AppError(400, "validation_failed", "Verify requires a token and an email, or a token_hash");
       if (!userId) throw tokenFailed();
       return startSession(userId);
@@ -448,7 +454,8 @@ export function createAuthService(deps: AuthServiceDeps) {
       return userJson(row);
     },
 
-    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }, redirectTo?: unknown, address = "unknown"): Promise<UserJson & { new_email?: string; email_change_sent_at?: string }> {
+    /** `sessionId`: the session asking, which a password change keeps (every other session of the account ends, as GoTrue does). */
+    async updateUser(userId: string, body: { password?: unknown; data?: unknown; email?: unknown }, redirectTo?: unknown, address = "unknown", sessionId?: string): Promise<UserJson & { new_email?: string; email_change_sent_at?: string }> {
       const row = await store.userById(userId);
       if (!row) throw new AppError(404, "user_not_found", "User not found");
       const patch: Parameters<AuthStore["updateUser"]>[0]["patch"] = { updatedAt: now().toISOString() };
@@ -475,6 +482,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         } else patch.email = email;
       }
       const user = userJson((await store.updateUser({ id: userId, patch }))!);
+      // A new password ends the other sessions: one stolen before a reset (recover, then this) dies with the old password.
+      if (patch.passwordHash) await revokeSessions(sessionId ? { userId, exceptSessionId: sessionId } : { userId });
       if (!newEmail) return user;
       await mailEmailChange(row, newEmail, redirectTo);
       return { ...user, new_email: newEmail, email_change_sent_at: now().toISOString() };

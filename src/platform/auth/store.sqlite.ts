@@ -125,6 +125,9 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
       return row?.userId ?? null;
     },
     async rotateRefreshToken({ tokenHash, newTokenId, newTokenHash, at, reuseIntervalMs }) {
+      // A made-up token is found missing by a plain read: the write lock (and its wait, on the
+      // thread that answers every request) is taken only for a token that exists.
+      if (!db.select({ id: refreshTokens.id }).from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).get()) return { kind: "not_found" as const };
       return db.transaction(() => {
         const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).get();
         if (!row) return { kind: "not_found" as const };

@@ -20,6 +20,10 @@ export const REST_LIMITS = {
   /** Length of one like/ilike pattern, and its `*`/`%` wildcards (each can multiply a match's cost). */
   patternLength: 256,
   patternWildcards: 4,
+  /** Terms of one order= (each over an embed is a subquery per row). */
+  orderTerms: 32,
+  /** Steps of one JSON path (`->`, `->>`). */
+  jsonSteps: 16,
 } as const;
 
 export function limitExceeded(code: "54001" | "54011" | "54023", message: string, limit: number): AppError {

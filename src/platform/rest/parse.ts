@@ -2,6 +2,7 @@
 // grammar (PostgREST.ApiRequest.QueryParams) and its PGRST100/102/103/106/107/122 errors. Nothing here
 // knows the schema; names stay names until plan.ts resolves them.
 import { AppError } from "../../http/errors";
+import { limitExceeded, REST_LIMITS } from "./limits";
 
 export interface JsonStep {
   /** `->` keeps JSON, `->>` yields text. */
@@ -199,6 +200,7 @@ function jsonPath(c: Cursor): JsonStep[] {
   for (;;) {
     const arrow = c.eat("->>") ? "->>" : c.eat("->") ? "->" : null;
     if (!arrow) return steps;
+    if (steps.length >= REST_LIMITS.jsonSteps) throw limitExceeded("54001", `a JSON path of more than ${REST_LIMITS.jsonSteps} steps`, REST_LIMITS.jsonSteps);
     const index = /^-?[0-9]+(?=->|::|\.|,|\)|$)/.exec(c.input.slice(c.pos));
     if (index) {
       c.pos += index[0].length;
@@ -440,6 +442,7 @@ function orderTerms(input: string): OrderTerm[] {
     c.ws();
     if (!(c.atEnd() || c.peek(","))) c.fail(['"asc"', '"desc"', '"nullsfirst"', '"nullslast"', '","', "end of input"]);
     terms.push({ field: f, relation, direction, nulls });
+    if (terms.length > REST_LIMITS.orderTerms) throw limitExceeded("54001", `more than ${REST_LIMITS.orderTerms} order terms`, REST_LIMITS.orderTerms);
   } while (c.eat(","));
   return terms;
 }
@@ -624,17 +627,32 @@ function parsePayload(text: string, contentType: string | null, isRpc: boolean, 
   return json && typeof json === "object" ? json : [];
 }
 
-export async function parseRequest(request: Request, path: string): Promise<ApiRequest> {
-  const method = request.method.toUpperCase();
-  if (!["GET", "HEAD", "POST", "PATCH", "DELETE"].includes(method))
-    throw new AppError(405, "PGRST117", `Unsupported HTTP method: ${method}`);
-  const segments = path.split("/").filter(Boolean).map((s) => {
+/** The segments of a path under /rest/v1, each percent-decoded as PostgREST decodes them. */
+export function restSegments(path: string): string[] {
+  return path.split("/").filter(Boolean).map((s) => {
     try {
       return decodeURIComponent(s);
     } catch {
       return s;
     }
   });
+}
+
+/**
+ * Whether a /rest/v1 URL names an RPC (`rpc/<name>`, decoded): what the routing to readers or the
+ * writer and the parser both go by — a substring test of the raw URL let `%72pc/…` run an RPC as
+ * a table write, and a query string holding `/rest/v1/rpc/` send a write to a read-only reader.
+ */
+export function isRpcUrl(url: string): boolean {
+  const segments = restSegments(new URL(url).pathname.replace(/^\/rest\/v1/, ""));
+  return segments[0] === "rpc" && segments.length === 2;
+}
+
+export async function parseRequest(request: Request, path: string): Promise<ApiRequest> {
+  const method = request.method.toUpperCase();
+  if (!["GET", "HEAD", "POST", "PATCH", "DELETE"].includes(method))
+    throw new AppError(405, "PGRST117", `Unsupported HTTP method: ${method}`);
+  const segments = restSegments(path);
   const isRpc = segments[0] === "rpc" && segments.length === 2;
   if (segments.length !== 1 && !isRpc) throw new AppError(404, "PGRST125", "Invalid path specified in request URL");
   if (isRpc && !["GET", "HEAD", "POST"].includes(method)) throw new AppError(405, "PGRST101", `Cannot use the ${method} method on RPC`);

@@ -18,10 +18,11 @@ export interface RestDeps {
   readConcurrency?: RestServiceDeps["readConcurrency"];
   onReadWait?: RestServiceDeps["onReadWait"];
   perCaller?: RestServiceDeps["perCaller"];
+  writeConcurrency?: RestServiceDeps["writeConcurrency"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait, perCaller: deps.perCaller });
+  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait, perCaller: deps.perCaller, writeConcurrency: deps.writeConcurrency });
   /** A /rest/v1 request answered as PostgREST would (also for other doors: a share link's CSV). */
   async function answer(request: Request): Promise<Response> {
     try {

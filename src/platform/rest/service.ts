@@ -4,7 +4,7 @@
 import { AppError } from "../../http/errors";
 import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
-import { parseRequest, type ApiRequest } from "./parse";
+import { isRpcUrl, parseRequest, type ApiRequest } from "./parse";
 import { planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
 import { executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
@@ -32,6 +32,8 @@ export interface RestServiceDeps {
   readConcurrency?: number;
   /** How long a read waited for its turn (the readers' wait metric). */
   onReadWait?: (ms: number) => void;
+  /** Without a writer thread: writes run this many at a time (gate.ts), so they never hold every pooled connection. */
+  writeConcurrency?: number;
   /** Requests one caller may have waiting or running at once (REST_PER_CALLER); the service role is not counted. */
   perCaller?: number;
 }
@@ -51,14 +53,17 @@ export function createRestService(deps: RestServiceDeps) {
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
   const readGate = !deps.readers && deps.readConcurrency ? createGate(deps.readConcurrency, 256, deps.onReadWait) : null;
   const gatedReads = readGate && { run: (request: Request, caller: Caller) => readGate.run(() => compute(request, caller)) };
+  const writeGate = !deps.writer && deps.writeConcurrency ? createGate(deps.writeConcurrency, 256) : null;
+  const gatedWrites = writeGate && { run: (request: Request, caller: Caller) => writeGate.run(() => compute(request, caller)) };
   const shares = createCallerShares(deps.perCaller ?? 32, callerKey);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
-    const isRpc = request.url.includes("/rest/v1/rpc/");
+    const isRpc = isRpcUrl(request.url);
     const isTableRead = (request.method === "GET" || request.method === "HEAD") && !isRpc;
     const isWrite = !isRpc && (request.method === "POST" || request.method === "PATCH" || request.method === "DELETE");
-    const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? (deps.readers ?? gatedReads ?? undefined) : isWrite ? deps.writer : undefined;
-    const respond = pool ? (r: Request, c: Caller) => shares.run(c, () => pool.run(r, c)) : compute;
+    const pool = isTableRead || (isRpc && request.method !== "OPTIONS") ? (deps.readers ?? gatedReads ?? undefined) : isWrite ? (deps.writer ?? gatedWrites ?? undefined) : undefined;
+    // Every request that reaches the database counts against its caller's share (writes on Postgres run here, without a pool).
+    const respond = (r: Request, c: Caller) => shares.run(c, () => (pool ? pool.run(r, c) : compute(r, c)));
     // Table reads only: RPC functions may one day depend on more than the data.
     if (responses && isTableRead) {
       const cached = responses.lookup(request, caller);

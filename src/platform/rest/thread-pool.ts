@@ -8,6 +8,7 @@
 import type { CategoryList } from "../../analysis/source-categories";
 import { AppError } from "../../http/errors";
 import { tooManyWaiting } from "./gate";
+import { isRpcUrl } from "./parse";
 import type { ReportArgs, ReportName, ReportRunner } from "../../reports/registry";
 import type { Caller } from "../auth/caller";
 
@@ -148,7 +149,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
         body,
         caller: { role: caller.role, user: caller.user, orgRoles: [...caller.orgRoles], shareBrandId: caller.shareBrandId },
       };
-      return submit((id) => ({ type: "request", id, ...task }), new URL(request.url).pathname.startsWith("/rest/v1/rpc/")) as Promise<Response>;
+      return submit((id) => ({ type: "request", id, ...task }), isRpcUrl(request.url)) as Promise<Response>;
     },
     /** A report (src/reports/registry.ts) computed on one of the pool's threads; the caller has checked access. */
     report: (<N extends ReportName>(name: N, args: ReportArgs<N>) => submit((id) => ({ type: "report", id, name, args }), true)) as ReportRunner,

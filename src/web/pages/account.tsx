@@ -100,7 +100,7 @@ function Digests({ conn }: { conn: Connection }) {
         <p class="warning" role="note">
           Nothing is mailed to {address.email} until you confirm it{address.confirmation_sent_at ? ": follow the link we mailed you" : ""}.{" "}
           <button type="button" class="link" onClick={resend}>
-            Send the link {address.confirmation_sent_at ? "again" : ""}
+            {address.confirmation_sent_at ? "Send the link again" : "Send the link"}
           </button>
         </p>
       )}

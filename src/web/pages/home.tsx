@@ -59,7 +59,9 @@ function Invitations({ conn, answered }: { conn: Connection; answered(): void })
       {note}
       {opened.error && (
         <p class="error" role="alert">
-          This invitation's link does not open an invitation of yours: it may have expired, been withdrawn or sent again (a newer link replaces it), or be meant for another address.
+          {(opened.error as { status?: number }).status === 404
+            ? "This invitation's link does not open an invitation of yours: it may have expired, been withdrawn or sent again (a newer link replaces it), or be meant for another address."
+            : errorMessage(opened.error)}
         </p>
       )}
       <ul class="plain">
