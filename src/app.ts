@@ -167,7 +167,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   }
   const pixel = pixelRoutes({ store: deps.stores.pixel({ maxPageKeys: deps.config.pixelMaxPages }), callers, meta, now: deps.now, reports, clientAddress, onClose: (fn) => closers.push(fn) });
   const direct = pixel.direct;
-  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, perCaller: deps.config.rest.perCaller, writeConcurrency: Math.max(1, Math.floor(deps.config.database.poolSize / 2)), onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
+  const rest = restRoutes({ executor: deps.stores.rest, callers, now: deps.now, readers: deps.rest?.readers, writer: deps.rest?.writer, readConcurrency: deps.config.rest.readers, perCaller: deps.config.rest.perCaller, maxRows: deps.config.rest.maxRows || undefined, writeConcurrency: Math.max(1, Math.floor(deps.config.database.poolSize / 2)), onReadWait: deps.metrics?.readerWait, statementTimeoutMs, responseCache: deps.config.restCacheBytes > 0 && { maxBytes: deps.config.restCacheBytes, maxEntryBytes: Math.min(deps.config.restCacheBytes / 8, 4 * 1024 * 1024) } });
   const elysia = new Elysia()
     .onError(({ code, error, request }) => {
       const surface = surfaceOf(new URL(request.url).pathname);

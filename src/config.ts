@@ -29,7 +29,7 @@ export interface Config {
   /** Memory for cached /rest/v1 GET responses, in bytes (0 = no cache). */
   restCacheBytes: number;
   /** Reader threads for /rest/v1 reads and RPCs, and how long one read may run. */
-  rest: { readers: number; perCaller: number; statementTimeoutMs: number; sourceCategories?: CategoryList };
+  rest: { readers: number; perCaller: number; maxRows: number; statementTimeoutMs: number; sourceCategories?: CategoryList };
   /** Days an answer keeps its text; 0 keeps it for good. */
   retentionDaysRawAnswers: number;
   /** Whole months of raw pixel and crawler log rows kept before the current one (Postgres); 0 keeps all. */
@@ -81,6 +81,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "TRUSTED_PROXIES", default: "private", meaning: "peers whose X-Forwarded-For names the client (rate limits, the pixel's visitors): private = loopback and private networks, none = clients connect directly (set it when no proxy is in front, e.g. docker run -p), or addresses and CIDR ranges, comma-separated" },
   { name: "MAX_BODY_BYTES", default: "1048576", meaning: "largest request body accepted (413 above)" },
   { name: "REST_CACHE_MB", default: "32", meaning: "memory for /rest/v1 GET responses kept until the next database write (0 = off)" },
+  { name: "REST_MAX_ROWS", default: "0", meaning: "most rows a /rest/v1 table read returns at each level (PostgREST's db-max-rows; a hosted Supabase project has 1000); Content-Range says where it stopped; 0 = no cap" },
   { name: "REST_PER_CALLER", default: "32", meaning: "/rest/v1 requests one person (their sessions and API keys), one share link or all anonymous callers together may have waiting or running at once; beyond, 429 (the service role is not counted)" },
   { name: "REST_READERS", default: "2", meaning: "/rest/v1 reads and RPCs run at once: threads each with its own read-only connection (SQLite); admitted this many at a time per instance (Postgres)" },
   { name: "STATEMENT_TIMEOUT_MS", default: "10000", meaning: "a /rest/v1 request whose SQL runs longer is stopped and answers 503 (57014)" },
@@ -272,7 +273,7 @@ export function loadConfig(env: Env): Config {
     pixelMaxPages: intVar(env, "PIXEL_MAX_PAGES", 10_000, 1, 1_000_000),
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
-    rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), perCaller: intVar(env, "REST_PER_CALLER", 32, 1, 256), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
+    rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), perCaller: intVar(env, "REST_PER_CALLER", 32, 1, 256), maxRows: intVar(env, "REST_MAX_ROWS", 0, 0, 10_000_000), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },
     retentionDaysRawAnswers: intVar(env, "RETENTION_DAYS_RAW_ANSWERS", 0, 0, 36_500),
     logRetentionMonths,
     metricsToken: metricsToken(env),

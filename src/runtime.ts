@@ -57,6 +57,7 @@ export async function startRuntime(input: {
       workerUrl: restUrl,
       writable,
       statementTimeoutMs: config.rest.statementTimeoutMs,
+      maxRows: config.rest.maxRows || undefined,
       sourceCategories: config.rest.sourceCategories,
       onInternalError: (error) => logger.error("unhandled error in /rest/v1", { error }),
       onSqliteError: (error) => storage.record(error),

@@ -72,6 +72,27 @@ describe("request errors (PGRST1xx)", () => {
   });
 });
 
+describe("Prefer: max-affected", () => {
+  test("PGRST124: with handling=strict an update or delete of more rows than max-affected is 400 and rolled back; lenient ignores it; a bad value is PGRST122", async () => {
+    const set = (await a.owner.from("prompt_sets").insert({ brand_id: brandA.id, name: "Affected" }).select().single()).data!.id;
+    expect((await a.owner.from("prompts").insert(["one?", "two?", "three?"].map((text) => ({ prompt_set_id: set, brand_id: brandA.id, text })))).error).toBeNull();
+    const patch = (prefer: string, text: string) => as(`/prompts?prompt_set_id=eq.${set}`, { method: "PATCH", body: JSON.stringify({ text }), headers: { prefer } });
+    const over = await patch("handling=strict, max-affected=2", "changed");
+    expectPgrstError(over, 400, "PGRST124");
+    expect(over.body).toEqual({ code: "PGRST124", details: "The query affects 3 rows", hint: null, message: "Query result exceeds max-affected preference constraint" });
+    const texts = async () => ((await a.owner.from("prompts").select("text").eq("prompt_set_id", set)).data as { text: string }[]).map((p) => p.text).sort();
+    expect(await texts()).toEqual(["one?", "three?", "two?"]);
+    expect((await patch("handling=strict, max-affected=3", "exact")).status).toBe(204);
+    expect(await texts()).toEqual(["exact", "exact", "exact"]);
+    expect((await patch("handling=lenient, max-affected=1", "lenient")).status).toBe(204);
+    expect(await texts()).toEqual(["lenient", "lenient", "lenient"]);
+    expectPgrstError(await patch("handling=strict, max-affected=many", "x"), 400, "PGRST122");
+    const removed = await as(`/prompts?prompt_set_id=eq.${set}`, { method: "DELETE", headers: { prefer: "handling=strict, max-affected=0" } });
+    expectPgrstError(removed, 400, "PGRST124");
+    expect(await texts()).toHaveLength(3);
+  });
+});
+
 describe("schema cache errors (PGRST2xx)", () => {
   test("PGRST200: no relationship to embed", async () => {
     const res = await as("/brands?select=*,brand_domain(*)");

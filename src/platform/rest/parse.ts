@@ -75,6 +75,8 @@ export interface Preferences {
   resolution?: "merge-duplicates" | "ignore-duplicates";
   missing?: "default" | "null";
   handling?: "strict" | "lenient";
+  /** `max-affected=n` with handling=strict: an update or delete of more rows is rolled back (PGRST124); ignored when lenient, as PostgREST does. */
+  maxAffected?: number;
 }
 
 export type MediaKind = "json" | "object" | "csv";
@@ -546,8 +548,10 @@ export function parsePreferences(headers: Headers): Preferences {
   for (const token of raw.split(",").map((t) => t.trim()).filter(Boolean)) {
     const [name, value] = token.split("=").map((s) => s.trim());
     if (allowed[name]?.includes(value)) (prefs as Record<string, string>)[name] = value;
-    else if (!["tx", "timezone", "max-affected", "params"].includes(name)) invalid.push(token);
+    else if (name === "max-affected" && /^\d{1,15}$/.test(value ?? "")) prefs.maxAffected = Number(value);
+    else if (!["tx", "timezone", "params"].includes(name)) invalid.push(token);
   }
+  if (prefs.handling !== "strict") delete prefs.maxAffected;
   if (prefs.handling === "strict" && invalid.length)
     throw new AppError(400, "PGRST122", "Invalid preferences given with handling=strict", { details: `Invalid preferences: ${invalid.join(", ")}` });
   return prefs;

@@ -295,6 +295,16 @@ function planOrder(node: ReadPlan, term: OrderTerm): OrderBy {
   return { ref: columnRef(target.table, target.policy, term.field), via: target === node ? undefined : target, descending, nullsFirst };
 }
 
+/**
+ * Caps every level of a read at `maxRows` (REST_MAX_ROWS, as PostgREST's db-max-rows): the root's
+ * rows, and each embed's rows per parent row; a smaller limit asked for stays.
+ */
+export function capRows(node: ReadPlan, maxRows: number): ReadPlan {
+  node.range = { ...node.range, limit: Math.min(node.range.limit ?? maxRows, maxRows) };
+  for (const embed of node.embeds) capRows(embed, maxRows);
+  return node;
+}
+
 /** The read plan of `table` for this query string; `topRange` is the root's limit/offset with the Range header. */
 export function planRead(p: Planner, tableName: string, query: QueryParams, topRange: Range): ReadPlan {
   const { table, policy } = resolveTable(p, tableName);

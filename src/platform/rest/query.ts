@@ -124,6 +124,8 @@ export interface WriteOptions {
   representation: boolean;
   /** Accept: vnd.pgrst.object — anything but one row rolls the write back (PGRST116). */
   singular: boolean;
+  /** Prefer: max-affected with handling=strict — more rows roll the write back (PGRST124). */
+  maxAffected?: number;
 }
 
 async function withCheck(run: Runner, ctx: SqlContext, table: TableInfo, action: Action, values: SqlValue[]): Promise<void> {
@@ -264,6 +266,8 @@ async function runWrite(run: Runner, ctx: SqlContext, table: TableInfo, statemen
 
 async function finish(run: Runner, ctx: SqlContext, read: ReadPlan, rowids: number[], inserted: number, options: WriteOptions): Promise<WriteOutcome> {
   if (options.singular && rowids.length !== 1) throw singularityError(rowids.length);
+  if (options.maxAffected !== undefined && rowids.length > options.maxAffected)
+    throw new AppError(400, "PGRST124", "Query result exceeds max-affected preference constraint", { details: `The query affects ${rowids.length} rows` });
   const rows = options.representation && rowids.length ? (await executeRead(run, ctx, read, undefined, rowids)).rows : options.representation ? [] : undefined;
   return { rows, affected: rowids.length, inserted };
 }

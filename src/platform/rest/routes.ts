@@ -19,10 +19,11 @@ export interface RestDeps {
   onReadWait?: RestServiceDeps["onReadWait"];
   perCaller?: RestServiceDeps["perCaller"];
   writeConcurrency?: RestServiceDeps["writeConcurrency"];
+  maxRows?: RestServiceDeps["maxRows"];
 }
 
 export function restRoutes(deps: RestDeps) {
-  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait, perCaller: deps.perCaller, writeConcurrency: deps.writeConcurrency });
+  const service = createRestService({ executor: deps.executor, now: deps.now, responseCache: deps.responseCache, readers: deps.readers, writer: deps.writer, statementTimeoutMs: deps.statementTimeoutMs, readConcurrency: deps.readConcurrency, onReadWait: deps.onReadWait, perCaller: deps.perCaller, writeConcurrency: deps.writeConcurrency, maxRows: deps.maxRows });
   /** A /rest/v1 request answered as PostgREST would (also for other doors: a share link's CSV). */
   async function answer(request: Request): Promise<Response> {
     try {

@@ -5,7 +5,7 @@ import { AppError } from "../../http/errors";
 import { VERSION } from "../../version";
 import type { Caller } from "../auth/caller";
 import { isRpcUrl, parseRequest, type ApiRequest } from "./parse";
-import { planInsert, planRead, planUpdate, type Planner } from "./plan";
+import { capRows, planInsert, planRead, planUpdate, type Planner } from "./plan";
 import { REST_POLICIES, type Policies } from "./policies";
 import { executeDelete, executeInsert, executeRead, executeUpdate } from "./query";
 import { renderRead, renderWrite } from "./render";
@@ -32,6 +32,8 @@ export interface RestServiceDeps {
   readConcurrency?: number;
   /** How long a read waited for its turn (the readers' wait metric). */
   onReadWait?: (ms: number) => void;
+  /** Most rows a table read returns at each level (REST_MAX_ROWS); unset: all. */
+  maxRows?: number;
   /** Without a writer thread: writes run this many at a time (gate.ts), so they never hold every pooled connection. */
   writeConcurrency?: number;
   /** Requests one caller may have waiting or running at once (REST_PER_CALLER); the service role is not counted. */
@@ -113,17 +115,20 @@ export function createRestService(deps: RestServiceDeps) {
     switch (req.method) {
       case "GET":
       case "HEAD":
-        return renderRead(req, await executeRead(run, ctx, planRead(planner, name, req.query, req.topRange), count));
+        {
+          const plan = planRead(planner, name, req.query, req.topRange);
+          return renderRead(req, await executeRead(run, ctx, deps.maxRows ? capRows(plan, deps.maxRows) : plan, count));
+        }
       case "POST": {
         const insert = planInsert(planner, name, req.query, req.preferences, req.payload);
         return renderWrite(req, await executeInsert(run, ctx, insert, planRead(planner, name, req.query, { offset: 0 }), options));
       }
       case "PATCH": {
         const set = planUpdate(planner, name, req.query, req.payload);
-        return renderWrite(req, await executeUpdate(run, ctx, planRead(planner, name, req.query, req.topRange), set, now().toISOString(), options));
+        return renderWrite(req, await executeUpdate(run, ctx, planRead(planner, name, req.query, req.topRange), set, now().toISOString(), { ...options, maxAffected: req.preferences.maxAffected }));
       }
       case "DELETE":
-        return renderWrite(req, await executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), options));
+        return renderWrite(req, await executeDelete(run, ctx, planRead(planner, name, req.query, req.topRange), { ...options, maxAffected: req.preferences.maxAffected }));
     }
   }
 

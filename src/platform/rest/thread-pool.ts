@@ -22,7 +22,7 @@ export interface ThreadTask {
 }
 
 export type ThreadCommand =
-  | { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number; sourceCategories?: CategoryList }
+  | { type: "init"; dbPath: string; writable: boolean; statementTimeoutMs: number; maxRows?: number; sourceCategories?: CategoryList }
   | ({ type: "request"; id: number } & ThreadTask)
   | { type: "report"; id: number; name: ReportName; args: unknown };
 
@@ -38,6 +38,8 @@ export interface RestThreadPoolOptions {
   /** A writer pool: a read-write connection. */
   writable?: boolean;
   statementTimeoutMs: number;
+  /** Most rows a table read returns at each level (REST_MAX_ROWS). */
+  maxRows?: number;
   /** The user's source categories (SOURCE_CATEGORIES_FILE) for the insights RPCs. */
   sourceCategories?: CategoryList;
   /** Requests waiting for a thread beyond this many are refused at once (503) instead of queued. */
@@ -104,7 +106,7 @@ export function createRestThreadPool(options: RestThreadPoolOptions) {
     };
     worker.addEventListener("error", onDeath);
     worker.addEventListener("close", onDeath);
-    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs, sourceCategories: options.sourceCategories } satisfies ThreadCommand);
+    worker.postMessage({ type: "init", dbPath: options.dbPath, writable: options.writable === true, statementTimeoutMs: options.statementTimeoutMs, maxRows: options.maxRows, sourceCategories: options.sourceCategories } satisfies ThreadCommand);
   }
 
   // RPCs and reports may take up all threads but one: a few dashboards looping a year-long report

@@ -45,7 +45,7 @@ self.onmessage = async (event: MessageEvent<ThreadCommand>) => {
   const command = event.data;
   if (command.type === "init") {
     connection = openRestThreadConnection(command, { sourceCategories: command.sourceCategories });
-    rest = createRestService({ executor: connection.executor, responseCache: false, statementTimeoutMs: command.statementTimeoutMs });
+    rest = createRestService({ executor: connection.executor, responseCache: false, statementTimeoutMs: command.statementTimeoutMs, maxRows: command.maxRows });
     self.postMessage({ type: "ready" } satisfies ThreadReply);
   } else if (command.type === "report") {
     self.postMessage(await runReport(command));
