@@ -157,6 +157,11 @@ test("a new address given to updateUser counts once a link mailed to it is used:
   expect(followed.status).toBe(303);
   expect(followed.headers.get("location")).toContain("access_token=");
   expect(await confirmedAt(invited)).not.toBeNull();
+  // The former address is told (a takeover through a stolen session is seen by whoever held it).
+  let notice = sink.received.find((m) => m.subject === "Your answerwatch address changed");
+  for (let i = 0; i < 250 && !notice; i++, await Bun.sleep(20)) notice = sink.received.find((m) => m.subject === "Your answerwatch address changed");
+  expect(notice?.to && !Array.isArray(notice.to) ? notice.to.text : null).toBe(changerEmail);
+  expect(notice!.text).toContain(`changed from ${changerEmail} to ${invited}`);
   // Invitations follow the account's address as it is now, not the one a token was issued to: the
   // token from before the change (still naming the old address) finds the new address's invitation,
   // and one to the old address is no longer the account's to see or accept.

@@ -148,6 +148,19 @@ export function createAuthService(deps: AuthServiceDeps) {
     await deps.mail!.queue({ kind: "confirmation", to: newEmail, subject: "Confirm your new answerwatch address", text, html });
   }
 
+  /**
+   * Tells the former address that the account's address changed (GoTrue's "email changed" notice):
+   * a takeover through a stolen session is seen by the one who held the address. Only where
+   * addresses are proven (a link mailed to the new one made the change); an immediate change would
+   * let an account mail any address it had set.
+   */
+  async function mailAddressChanged(formerEmail: string, newEmail: string) {
+    const site = siteUrl();
+    const text = [`The address of your answerwatch account at ${site} changed from ${formerEmail} to ${newEmail}.`, "", `If you did not do this, someone else holds your account: reset its password from ${site}/forgot with the new address, or ask the server's operator.`].join("\n");
+    const html = `<p>The address of your answerwatch account at ${escapeHtml(site)} changed from <b>${escapeHtml(formerEmail)}</b> to <b>${escapeHtml(newEmail)}</b>.</p><p>If you did not do this, someone else holds your account: ask the server's operator.</p>`;
+    await deps.mail!.queue({ kind: "notice", to: formerEmail, subject: "Your answerwatch address changed", text, html });
+  }
+
   /** The new address an e-mail change link carries, or null. */
   function changedEmailOf(token: string): string | null {
     const dot = token.indexOf(".");
@@ -170,6 +183,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     // mailed is refused below, the link used up.
     const userId = await store.consumeOneTimeToken({ type: TOKEN_TYPES[type], at, ...by });
     if (userId && newEmail) {
+      const former = (await store.userById(userId))?.email;
       try {
         await store.updateUser({ id: userId, patch: { email: newEmail, emailConfirmedAt: at, updatedAt: at } });
       } catch (error) {
@@ -177,6 +191,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (await store.findUserByEmail(newEmail)) throw emailTaken();
         throw error;
       }
+      if (former && former !== newEmail && deps.mail?.enabled) await mailAddressChanged(former, newEmail);
     } else if (userId && type !== "recovery") {
       const user = await store.userById(userId);
       if (user && !user.emailConfirmedAt) await store.updateUser({ id: userId, patch: { emailConfirmedAt: at, updatedAt: at } });
