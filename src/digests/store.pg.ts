@@ -59,7 +59,7 @@ export function createPgDigestStore(sql: SQL): DigestStore {
       if (!isUuid(brandId)) return [];
       return rowsOf<Recipient>(
         await sql`
-          SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at IS NOT NULL AS requested
+          SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed
             FROM digest_subscriptions s JOIN brands b ON b.id = s.brand_id
             JOIN organization_members m ON m.organization_id = b.organization_id AND m.user_id = s.user_id
             JOIN auth.users u ON u.id = s.user_id

@@ -38,7 +38,7 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
         ORDER BY b.created_at, b.id LIMIT ?3`,
     ),
     recipients: sqlite.prepare(
-      `SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed, a.requested_at IS NOT NULL AS requested
+      `SELECT s.id AS subscription_id, s.user_id, u.email, a.confirmed_at IS NOT NULL AS confirmed
          FROM digest_subscriptions s ${MEMBER} JOIN users u ON u.id = s.user_id LEFT JOIN digest_addresses a ON a.user_id = s.user_id AND a.email = u.email
         WHERE s.brand_id = ?1 AND s.frequency = ?2 ORDER BY u.email`,
     ),
@@ -98,7 +98,7 @@ export function createSqliteDigestStore(sqlite: Database): DigestStore {
       return q.brandsDue.all(kind, period, limit) as DigestBrand[];
     },
     async recipients({ brandId, kind }) {
-      return (q.recipients.all(brandId, kind) as (Omit<Recipient, "confirmed" | "requested"> & { confirmed: number; requested: number })[]).map((r) => ({ ...r, confirmed: !!r.confirmed, requested: !!r.requested }));
+      return (q.recipients.all(brandId, kind) as (Omit<Recipient, "confirmed"> & { confirmed: number })[]).map((r) => ({ ...r, confirmed: !!r.confirmed }));
     },
     async address(userId) {
       const row = q.address.get(userId) as (Omit<DigestAddress, "confirmed"> & { confirmed: number }) | null;

@@ -27,8 +27,6 @@ export interface Recipient {
   email: string;
   /** The address was confirmed for digests (a link mailed to it followed): only then is a digest sent. */
   confirmed: boolean;
-  /** A confirmation was ever asked of this address. */
-  requested: boolean;
 }
 
 /** An account's address and where its confirmation for digests stands. */

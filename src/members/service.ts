@@ -13,7 +13,7 @@ import { canonicalEmail, isEmailFormat } from "../platform/auth/email";
 import type { RateLimitStore } from "../http/rate-limit";
 import { requireUuid } from "../http/validate";
 import type { ApiUser, OrgRole } from "../common/identity";
-import type { InvitationRow, KeyedInvitationRow, MembersStore } from "./store";
+import type { InvitationRow, KeyedInvitationRow, MembersStore, ReceivedInvitation } from "./store";
 import { escapeHtml, type MailService } from "../mail/service";
 import { opaqueToken, sha256Hex } from "../common/tokens";
 
@@ -164,11 +164,11 @@ export function createMembersService(deps: MembersDeps) {
     async open(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {
       person(user);
       const id = requireUuid(invitationId, "invitation id");
-      const { key_hash: _, ...row } = await ownInvitation(user, id, keyHashFrom(body));
+      const row = await ownInvitation(user, id, keyHashFrom(body));
       const [organizationName, inviter] = await Promise.all([store.organizationName(row.organization_id), row.invited_by ? store.accountAddress(row.invited_by) : null]);
       if (organizationName === null) throw INVITATION_GONE();
-      const { email: _email, invited_by: _by, ...shown } = row;
-      return { success: true, invitation: { ...shown, organization_name: organizationName, invited_by_email: inviter } };
+      const invitation: ReceivedInvitation = { id: row.id, organization_id: row.organization_id, organization_name: organizationName, role: row.role, invited_by_email: inviter, expires_at: row.expires_at, created_at: row.created_at };
+      return { success: true, invitation };
     },
 
     async accept(user: ApiUser & { viaKey?: string }, invitationId: unknown, body?: unknown) {

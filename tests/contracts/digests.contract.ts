@@ -75,13 +75,15 @@ export function describeDigestStoreContract(name: string, make: () => Promise<Ha
       expect(await h.store.address(owner)).toEqual({ email, confirmed: false, requested_at: null });
       expect(await h.store.address(crypto.randomUUID())).toBeNull();
       await h.store.setSubscription({ userId: owner, brandId: brand, frequency: "weekly", alerts: true, at: T0 });
-      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => [r.user_id, r.confirmed, r.requested])).toEqual([[owner, false, false]]);
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => [r.user_id, r.confirmed])).toEqual([[owner, false]]);
+      expect((await h.store.unaskedSubscribers({ limit: 10_000 })).filter((r) => r.user_id === owner)).toEqual([{ user_id: owner, email }]);
       const at1 = "2026-01-05T10:00:00.000Z";
       expect(await h.store.requestConfirmation({ userId: owner, email, at: at1, resendAfter: "2026-01-05T09:00:00.000Z" })).toBe(true);
       // Within the hour: not again; after it: again.
       expect(await h.store.requestConfirmation({ userId: owner, email, at: "2026-01-05T10:30:00.000Z", resendAfter: "2026-01-05T09:30:00.000Z" })).toBe(false);
       expect(new Date((await h.store.address(owner))!.requested_at!).toISOString()).toBe(at1);
-      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => [r.confirmed, r.requested])).toEqual([[false, true]]);
+      expect((await h.store.recipients({ brandId: brand, kind: "weekly" })).map((r) => r.confirmed)).toEqual([false]);
+      expect((await h.store.unaskedSubscribers({ limit: 10_000 })).filter((r) => r.user_id === owner)).toEqual([]);
       // An event while unconfirmed is mailed to nobody.
       await h.inspect("INSERT INTO webhook_events (organization_id, brand_id, type, payload, created_at) VALUES (?, ?, 'visibility.changed', '{}', ?)", org, brand, "2026-01-05T12:00:00.000Z");
       expect((await h.store.alertMails({ since: "2026-01-01T00:00:00.000Z", limit: 10_000 })).filter((m) => m.brand_id === brand)).toEqual([]);
