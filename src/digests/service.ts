@@ -81,7 +81,7 @@ export function createDigestService(deps: DigestDeps) {
   }
 
   /** The account and address a confirmation token names, if its signature holds and it has not expired. */
-  function addressOf(token: unknown): { userId: string; email: string } {
+  function confirmationOf(token: unknown): { userId: string; email: string } {
     const invalid = new AppError(400, "invalid_token", "This confirmation link is not valid (it may have been cut when copied, or be older than a week)");
     if (typeof token !== "string" || token.length > 1000) throw invalid;
     const parts = token.split(".");
@@ -224,7 +224,7 @@ export function createDigestService(deps: DigestDeps) {
 
     /** Confirms the address a signed link names for digests and alerts (it must still be the account's). */
     async confirmAddress(token: unknown) {
-      const { userId, email } = addressOf(token);
+      const { userId, email } = confirmationOf(token);
       if (!(await store.confirmAddress({ userId, email, at: now().toISOString() })))
         throw new AppError(404, "not_found", "This address is no longer the account's (or the account is gone): choose digests again from your account to get a new link");
       return { email };
@@ -240,7 +240,7 @@ export function createDigestService(deps: DigestDeps) {
     /** Checks a token without acting on it (the confirmation page). */
     checkToken: (token: unknown) => void subscriptionOf(token),
     /** Checks an address confirmation token without acting on it (its page); the address it names. */
-    checkConfirmToken: (token: unknown) => addressOf(token).email,
+    checkConfirmToken: (token: unknown) => confirmationOf(token).email,
 
     /** Every digest due now (the last complete week and month of each brand that wants one), up to DIGESTS_PER_CALL per kind. */
     async sendDue() {

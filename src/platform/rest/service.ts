@@ -53,10 +53,14 @@ export function createRestService(deps: RestServiceDeps) {
   const now = deps.now ?? (() => new Date());
   const responses = deps.responseCache === false ? null : createResponseCache(executor, deps.responseCache);
   const timeoutMs = deps.statementTimeoutMs ?? 10_000;
-  const readGate = !deps.readers && deps.readConcurrency ? createGate(deps.readConcurrency, 256, deps.onReadWait) : null;
-  const gatedReads = readGate && { run: (request: Request, caller: Caller) => readGate.run(() => compute(request, caller)) };
-  const writeGate = !deps.writer && deps.writeConcurrency ? createGate(deps.writeConcurrency, 256) : null;
-  const gatedWrites = writeGate && { run: (request: Request, caller: Caller) => writeGate.run(() => compute(request, caller)) };
+  /** Requests computed on this thread, `size` at a time (without threads: Postgres). */
+  const gated = (size: number | undefined, onWait?: (ms: number) => void) => {
+    if (!size) return null;
+    const gate = createGate(size, 256, onWait);
+    return { run: (request: Request, caller: Caller) => gate.run(() => compute(request, caller)) };
+  };
+  const gatedReads = deps.readers ? null : gated(deps.readConcurrency, deps.onReadWait);
+  const gatedWrites = deps.writer ? null : gated(deps.writeConcurrency);
   const shares = createCallerShares(deps.perCaller ?? 32, callerKey);
 
   async function handle(request: Request, caller: Caller): Promise<Response> {
