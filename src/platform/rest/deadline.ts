@@ -11,4 +11,7 @@ export const statementTimeout = (ms: number) =>
     details: `The request ran longer than STATEMENT_TIMEOUT_MS (${ms} ms) and was stopped.`,
     hint: "Narrow the request with filters or a smaller limit.",
     headers: { "retry-after": "1" },
+    // The words Postgres' own statement_timeout gets on each surface (http/errors.ts), so a
+    // deadline is one error whichever fired first: this check or the database's timeout.
+    surfaceCodes: { auth: "request_timeout", api: "statement_timeout" },
   });
