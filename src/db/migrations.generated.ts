@@ -156,5 +156,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0030_digest_addresses",
     "when": 1795906370200,
     "sql": "CREATE TABLE `digest_addresses` (\n\t`user_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`requested_at` text,\n\t`confirmed_at` text,\n\tPRIMARY KEY(`user_id`, `email`),\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+  },
+  {
+    "tag": "0031_platform_retry",
+    "when": 1795917513792,
+    "sql": "ALTER TABLE `brand_platforms` ADD `failed_runs` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `brand_platforms` ADD `retry_at` text;"
   }
 ];

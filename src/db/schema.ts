@@ -245,6 +245,10 @@ export const brandPlatforms = sqliteTable(
     /** Answers asked per prompt × model × region in each run (1–10). */
     samples: integer("samples").notNull().default(1),
     lastCheckedAt: text("last_checked_at"),
+    /** Scheduled runs in a row in which none of this platform's units succeeded (reset by one that does). */
+    failedRuns: integer("failed_runs").notNull().default(0),
+    /** After such a run, the platform is not due before this (src/schedule/due.ts failedRetryDelay). */
+    retryAt: text("retry_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -3,6 +3,7 @@
 import { AppError } from "../http/errors";
 import type { TrackingService } from "../tracking/service";
 import type { Logger } from "../http/log";
+import { PLATFORM_IDS } from "../engines/types";
 import { isDue } from "./due";
 import type { ScheduleStore } from "./store";
 
@@ -12,7 +13,8 @@ export interface ScheduleOutcome {
   skipped: { brandId: string; reason: string }[];
 }
 
-export function createScheduleService(deps: { store: ScheduleStore; tracking: TrackingService; now?: () => Date; logger?: Logger }) {
+/** `timeZone`: CRON_TZ, whose wall clock a daily, weekly or monthly check keeps (src/schedule/due.ts). */
+export function createScheduleService(deps: { store: ScheduleStore; tracking: TrackingService; now?: () => Date; logger?: Logger; timeZone?: string }) {
   const { store } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -29,7 +31,8 @@ export function createScheduleService(deps: { store: ScheduleStore; tracking: Tr
     for (const row of await store.platformSchedules({ organizationId: options.organizationId ?? null })) {
       if (!row.brand_active) inactive.add(row.brand_id);
       if (!dueByBrand.has(row.brand_id)) dueByBrand.set(row.brand_id, []);
-      if (isDue(row, at)) dueByBrand.get(row.brand_id)!.push(row.platform);
+      // A platform name no engine has (a row written through /rest/v1) is left out, not the brand.
+      if (KNOWN_PLATFORMS.has(row.platform) && isDue(row, at, deps.timeZone)) dueByBrand.get(row.brand_id)!.push(row.platform);
     }
     const outcome: ScheduleOutcome = { success: true, enqueued: [], skipped: [] };
     // An inactive brand (is_active = false) is never tracked on a schedule.
@@ -59,7 +62,9 @@ export function createScheduleService(deps: { store: ScheduleStore; tracking: Tr
     if (!configured.length)
       return skip(`no due platform is configured (${platforms.map((p) => `${p}: set ${deps.tracking.registry.missingVariable(p as never)}`).join(", ")})`);
     try {
-      const run = await deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true });
+      // Unless any run of the brand opened meanwhile (a "Run now" on another instance): the check
+      // above and this enqueue are not one step, the enqueue's own check is.
+      const run = await deps.tracking.enqueueRun({ brandId, platforms: configured, createdBy: null, force: true, unlessAnyOpen: true });
       outcome.enqueued.push({ brandId, jobId: run.jobId, platforms: run.platforms });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -69,5 +74,7 @@ export function createScheduleService(deps: { store: ScheduleStore; tracking: Tr
     }
   }
 }
+
+const KNOWN_PLATFORMS: ReadonlySet<string> = new Set(PLATFORM_IDS);
 
 export type ScheduleService = ReturnType<typeof createScheduleService>;

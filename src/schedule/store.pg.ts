@@ -16,7 +16,7 @@ export function createPgScheduleStore(sql: SQL): ScheduleStore {
     async platformSchedules({ organizationId }) {
       if (organizationId !== null && !isUuid(organizationId)) return [];
       const rows = await sql`
-        SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, b.is_active AS brand_active
+        SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, bp.retry_at, b.is_active AS brand_active
           FROM brand_platforms bp JOIN brands b ON b.id = bp.brand_id
          WHERE (${organizationId}::uuid IS NULL OR b.organization_id = ${organizationId}::uuid)
          ORDER BY b.created_at, b.id, bp.platform`;

@@ -7,7 +7,7 @@ const runsOnFile = new Map<string, ReturnType<typeof serialized>>();
 export function createSqliteScheduleStore(sqlite: Database): ScheduleStore {
   const q = {
     platforms: sqlite.prepare(
-      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, b.is_active AS brand_active
+      `SELECT bp.brand_id, bp.platform, bp.is_enabled, bp.check_frequency, bp.last_checked_at, bp.retry_at, b.is_active AS brand_active
        FROM brand_platforms bp JOIN brands b ON b.id = bp.brand_id
        WHERE (?1 IS NULL OR b.organization_id = ?1) ORDER BY b.created_at, b.id, bp.platform`,
     ),

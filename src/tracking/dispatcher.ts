@@ -138,6 +138,8 @@ export function createDispatcher(options: DispatcherOptions) {
   const retryMaxMs = options.retryMaxMs ?? 60_000;
   const owner = `${OWNER_PREFIX}${crypto.randomUUID()}`;
   const active = new Map<string, ActiveJob>();
+  /** Jobs whose last unit settled, their summary being made (finish): still ours until it commits. */
+  const finishing = new Set<string>();
   const writer = createResultWriter(options.tracking);
   const limiters = new Map<string, Limiter>();
   let stopped = false;
@@ -161,6 +163,8 @@ export function createDispatcher(options: DispatcherOptions) {
     active.delete(job.id);
     job.timers.forEach(clearTimeout);
     if (job.abort.signal.aborted) return void wake();
+    // Its lease is still renewed while the summary is made, and a claim of it meanwhile is ours.
+    finishing.add(job.id);
     try {
       const counts = await store.counts(job.id);
       // The phase is set while the summary reads; a job no longer running keeps its own (the queue
@@ -177,6 +181,8 @@ export function createDispatcher(options: DispatcherOptions) {
     } catch (error) {
       logger.error("tracking job finalize failed", { job_id: job.id, error: String(error) });
       await failJob(job.id, `could not finalize the run: ${String(error)}`);
+    } finally {
+      finishing.delete(job.id);
     }
     wake();
   }
@@ -292,8 +298,21 @@ export function createDispatcher(options: DispatcherOptions) {
       isOver: false,
       slot: how.chained?.slot,
     };
-    void runUnit(job, unit, laneCall, { posted, over }, how);
+    // runUnit records its own failures; what escapes it is logged and hands the job back, so no
+    // rejection goes unhandled and no job stays running with a unit nobody will settle.
+    runUnit(job, unit, laneCall, { posted, over }, how).catch((error) => lostUnit(job, error));
     return laneCall;
+  }
+
+  /**
+   * A unit's outcome could not be recorded (the database failed under a retry or a failure): the
+   * job is given up here, its lease left to run out, and whoever claims it next — this instance
+   * too — resumes its pending units. Going on would leave the unit unsettled and the job active for good.
+   */
+  function lostUnit(job: ActiveJob, error: unknown) {
+    if (stopped || job.abort.signal.aborted) return;
+    logger.error("a tracking unit's outcome could not be recorded: the job is handed back", { job_id: job.id, error: String(error) });
+    abortJob(job);
   }
 
   async function runUnit(job: ActiveJob, unit: UnitRow, laneCall: LaneCall, marks: { posted: () => void; over: () => void }, { firstRound, ahead, chained }: UnitStart): Promise<void> {
@@ -333,7 +352,8 @@ export function createDispatcher(options: DispatcherOptions) {
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
       laneCall.slot ??= { release: await limiterFor(unit.platform).acquire(unit.platform as PlatformId, job.abort.signal), handedOn: false };
-      if (job.abort.signal.aborted) return;
+      // Stopping: no new paid call whose answer the stop would drop (the next start asks it).
+      if (job.abort.signal.aborted || stopped) return;
       if (job.deadPlatforms.has(unit.platform)) return await failDead();
       calledAt = performance.now();
       const run = pool.run({ jobId: job.id, seq: unit.seq, brandId: unit.brand_id, promptId: unit.prompt_id, platform: unit.platform, model: unit.model, region: unit.region, sample: unit.sample, input, entities }, release, chained?.after.taskId);
@@ -438,6 +458,9 @@ export function createDispatcher(options: DispatcherOptions) {
         while (!stopped && active.size < maxActiveJobs) {
           const row = await store.claim({ owner, leaseMs });
           if (!row) break;
+          // Our own job, its lease lapsed while heartbeats failed: the claim renewed it, and the
+          // job runs on here. Starting it again would ask its pending units twice.
+          if (active.has(row.id) || finishing.has(row.id)) continue;
           try {
             await startJob(row);
           } catch (error) {
@@ -465,6 +488,8 @@ export function createDispatcher(options: DispatcherOptions) {
       for (const job of [...active.values()]) {
         if (!(await store.heartbeat({ jobId: job.id, owner, leaseMs }))) abortJob(job);
       }
+      // A lost lease here shows in the run's end, which records only under its lease.
+      for (const jobId of [...finishing]) await store.heartbeat({ jobId, owner, leaseMs });
     } catch (error) {
       logger.error("tracking dispatcher could not renew its leases", { error: String(error) });
     }

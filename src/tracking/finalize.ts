@@ -47,6 +47,19 @@ export function describeFailures(failed: FailedUnit[]): string | null {
     .join("; ");
 }
 
+/**
+ * What a run of every active prompt tells the scheduler: a platform with at least one unit done (an
+ * answer, or "no surface" — the engine showed none, which is an answer too) was checked; one whose
+ * every unit failed waits before it is due again (src/schedule/due.ts). Without that, a platform
+ * with no surface or a broken key was due again at every tick: paid calls each hour.
+ */
+function checkedOnSchedule(run: { job: { createdAt: string; everyPrompt: boolean } | null; noSurfacePlatforms: string[] }, results: { platform: string }[], failedUnits: { platform: string }[]) {
+  if (!run.job?.everyPrompt) return undefined;
+  const platforms = new Set([...results.map((r) => r.platform), ...run.noSurfacePlatforms]);
+  const failed = new Set(failedUnits.map((f) => f.platform).filter((p) => !platforms.has(p)));
+  return { at: run.job.createdAt, platforms: [...platforms].sort(), failed: [...failed].sort() };
+}
+
 export async function finalizeJob(input: {
   store: TrackingStore;
   jobId: string;
@@ -133,6 +146,7 @@ export async function finalizeJob(input: {
     progress,
     suggestions,
     answeredPlatforms: [...new Set(results.map((r) => r.platform))],
+    checked: checkedOnSchedule(run, results, failedUnits),
     now: input.now(),
     visibilityAlertPoints: input.visibilityAlertPoints,
   });

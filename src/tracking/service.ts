@@ -152,7 +152,8 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
   }
 
   /** Turns a validated request into units and one waiting job; shared by the API and the scheduler. */
-  async function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; samples?: number; createdBy: string | null }) {
+  /** `unlessAnyOpen`: the scheduler's — any run of the brand waiting or running is the answer (409), whatever its platforms. */
+  async function enqueueRun(input: { brandId: string; platforms?: string[]; models?: string[]; promptIds?: string[]; force?: boolean; unlessAnyOpen?: boolean; samples?: number; createdBy: string | null }) {
     const brand = await tracking.brandForRun(input.brandId);
     if (!brand) throw new AppError(404, "not_found", "Brand not found");
     if (!brand.is_active) throw new AppError(409, "brand_inactive", "The brand is inactive (is_active = false): activate it to track it");
@@ -195,6 +196,7 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
     // looked for and enqueued in one step, so two starts at once (two instances) make one run.
     // Either way the brand's open runs are counted in the same step (a throw rolls the step back).
     const samePlatforms = (open: { id: string; data: string }[]) => {
+      if (input.unlessAnyOpen && open.length) return open[0]!.id;
       const same = input.force ? undefined : open.find((o) => ((JSON.parse(o.data) as { platforms?: string[] }).platforms ?? []).slice().sort().join(",") === platforms.join(","));
       if (same) return same.id;
       if (open.length >= MAX_OPEN_RUNS_PER_BRAND) throw tooManyRuns(`${open.length} tracking runs of this brand are already waiting or running (at most ${MAX_OPEN_RUNS_PER_BRAND}): wait for one to finish or cancel one`, MAX_OPEN_RUNS_PER_BRAND);

@@ -9,6 +9,7 @@ import type { DateWindow } from "../insights/window";
 import { isUuid, plainRow, plainRows } from "../db/pg/values";
 import { insertResults, markUnitsDone } from "../results/store.pg";
 import type { ResultKey } from "../results/store";
+import { failedRetryAt } from "../schedule/due";
 import type { FailedUnitRow, FinishRunInput, RunBrand, RunPrompt, SummaryResultRow, TrackingStore, WriteOutcome } from "./store";
 import type { ResultValues } from "./unit";
 
@@ -115,14 +116,23 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
       const job = isUuid(jobId);
       const brandOk = isUuid(brandId);
       // Five independent reads side by side: the run's end waits on them (issue #29).
-      const [rows, failedUnits, noSurface, brand, texts] = await Promise.all([
+      const [rows, failedUnits, noSurface, jobRow, brand, texts] = await Promise.all([
         job ? sql.unsafe(SUMMARY_SQL, [jobId]).then((r) => plainRows<SummaryResultRow>(r)) : [],
         job ? sql`SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ${jobId} AND status = 'failed' ORDER BY seq`.then((r) => [...r] as FailedUnitRow[]) : [],
-        job ? sql`SELECT count(*) AS n FROM job_units WHERE job_id = ${jobId} AND status = 'done' AND error LIKE 'no_surface%'`.then((r) => Number(r[0].n)) : 0,
+        job ? sql`SELECT platform, count(*)::int AS n FROM job_units WHERE job_id = ${jobId} AND status = 'done' AND error LIKE 'no_surface%' GROUP BY platform`.then((r) => [...r] as { platform: string; n: number }[]) : [],
+        job ? sql`SELECT created_at, coalesce(jsonb_typeof(data -> 'promptIds'), 'null') = 'null' AS every FROM jobs WHERE id = ${jobId}`.then((r) => r[0] as { created_at: Date; every: boolean } | undefined) : undefined,
         brandOk ? sql`SELECT name FROM brands WHERE id = ${brandId}`.then((r) => r[0] as { name: string } | undefined) : undefined,
         brandOk ? sql`SELECT id, text FROM prompts WHERE brand_id = ${brandId}`.then((r) => [...r] as { id: string; text: string }[]) : [],
       ]);
-      return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts: new Map(texts.map((p) => [p.id, p.text])) };
+      return {
+        results: rows,
+        failedUnits,
+        noSurface: noSurface.reduce((n, r) => n + r.n, 0),
+        noSurfacePlatforms: noSurface.map((r) => r.platform),
+        job: jobRow ? { createdAt: new Date(jobRow.created_at).toISOString(), everyPrompt: jobRow.every } : null,
+        brandName: brand?.name ?? null,
+        promptTexts: new Map(texts.map((p) => [p.id, p.text])),
+      };
     },
 
     async refreshStatistics() {
@@ -148,8 +158,16 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
            WHERE id = ${input.jobId} AND lease_owner = ${input.owner} AND status = 'active'`;
         if (finished.count === 0) return false;
         const created = await upsertSuggestions(tx, input, at);
-        if (input.answeredPlatforms.length)
-          await tx`UPDATE brand_platforms SET last_checked_at = ${at} WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(input.answeredPlatforms, "text")})`;
+        if (input.checked) {
+          const { at: checkedAt, platforms, failed } = input.checked;
+          if (platforms.length)
+            await tx`UPDATE brand_platforms SET last_checked_at = ${checkedAt}, failed_runs = 0, retry_at = NULL WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(platforms, "text")})`;
+          if (failed.length) {
+            const rows = (await tx`SELECT platform, check_frequency, failed_runs FROM brand_platforms WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(failed, "text")}) ORDER BY platform FOR UPDATE`) as { platform: string; check_frequency: string; failed_runs: number }[];
+            for (const row of rows)
+              await tx`UPDATE brand_platforms SET failed_runs = failed_runs + 1, retry_at = ${failedRetryAt(row.check_frequency, row.failed_runs, checkedAt)} WHERE brand_id = ${input.brandId} AND platform = ${row.platform}`;
+          }
+        }
         if (input.organizationId) {
           const events: { type: string; data: unknown }[] = [
             { type: input.status === "completed" ? "tracking.completed" : "tracking.failed", data: { job_id: input.jobId, status: input.status, failed_reason: input.eventFailedReason, result: input.result } },

@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { visibilityAlerts } from "../insights/alerts.sqlite";
 import { prepareJobFinish } from "../queue/store.sqlite";
 import { createResultStore } from "../results/store.sqlite";
+import { failedRetryAt } from "../schedule/due";
 import { recordEvent } from "../webhooks/events.sqlite";
 import type { FailedUnitRow, ResultToRecord, RunBrand, RunPrompt, SummaryResultRow, TrackingStore, WriteOutcome } from "./store";
 import type { ResultValues } from "./unit";
@@ -88,10 +89,19 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
         )
         .all(jobId) as SummaryResultRow[];
       const failedUnits = sqlite.query("SELECT seq, prompt_id, platform, model, region, error FROM job_units WHERE job_id = ? AND status = 'failed' ORDER BY seq").all(jobId) as FailedUnitRow[];
-      const noSurface = (sqlite.query("SELECT count(*) AS n FROM job_units WHERE job_id = ? AND status = 'done' AND error LIKE 'no_surface%'").get(jobId) as { n: number }).n;
+      const noSurface = sqlite.query("SELECT platform, count(*) AS n FROM job_units WHERE job_id = ? AND status = 'done' AND error LIKE 'no_surface%' GROUP BY platform").all(jobId) as { platform: string; n: number }[];
       const brand = sqlite.query("SELECT name FROM brands WHERE id = ?").get(brandId) as { name: string } | null;
       const promptTexts = new Map((sqlite.query("SELECT id, text FROM prompts WHERE brand_id = ?").all(brandId) as { id: string; text: string }[]).map((p) => [p.id, p.text]));
-      return { results: rows, failedUnits, noSurface, brandName: brand?.name ?? null, promptTexts };
+      const job = sqlite.query("SELECT created_at, json_extract(data, '$.promptIds') IS NULL AS every FROM jobs WHERE id = ?").get(jobId) as { created_at: string; every: number } | null;
+      return {
+        results: rows,
+        failedUnits,
+        noSurface: noSurface.reduce((n, r) => n + r.n, 0),
+        noSurfacePlatforms: noSurface.map((r) => r.platform),
+        job: job && { createdAt: job.created_at, everyPrompt: !!job.every },
+        brandName: brand?.name ?? null,
+        promptTexts,
+      };
     },
 
     // SQLite's planner reads no statistics an insert makes stale: its indexes are chosen by shape.
@@ -117,8 +127,17 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
             const row = upsert.get(input.brandId, s.type, s.key, s.title, s.detail, JSON.stringify(s.evidence), s.priority, at) as { id: string; created: number };
             if (row.created) created.push({ id: row.id, type: s.type, key: s.key, title: s.title, priority: s.priority });
           }
-          const stamp = sqlite.prepare("UPDATE brand_platforms SET last_checked_at = ? WHERE brand_id = ? AND platform = ?");
-          for (const p of input.answeredPlatforms) stamp.run(at, input.brandId, p);
+          if (input.checked) {
+            const { at: checkedAt, platforms, failed } = input.checked;
+            const stamp = sqlite.prepare("UPDATE brand_platforms SET last_checked_at = ?, failed_runs = 0, retry_at = NULL WHERE brand_id = ? AND platform = ?");
+            for (const p of platforms) stamp.run(checkedAt, input.brandId, p);
+            const schedule = sqlite.prepare("SELECT check_frequency, failed_runs FROM brand_platforms WHERE brand_id = ? AND platform = ?");
+            const wait = sqlite.prepare("UPDATE brand_platforms SET failed_runs = failed_runs + 1, retry_at = ? WHERE brand_id = ? AND platform = ?");
+            for (const p of failed) {
+              const row = schedule.get(input.brandId, p) as { check_frequency: string; failed_runs: number } | null;
+              if (row) wait.run(failedRetryAt(row.check_frequency, row.failed_runs, checkedAt), input.brandId, p);
+            }
+          }
           if (input.organizationId) {
             const emit = (type: Parameters<typeof recordEvent>[1]["type"], data: unknown) =>
               recordEvent(sqlite, { organizationId: input.organizationId!, brandId: input.brandId, type, data }, at);

@@ -71,6 +71,10 @@ export interface RunForSummary {
   failedUnits: FailedUnitRow[];
   /** Units done without an answer (the platform had no surface for them). */
   noSurface: number;
+  /** The platforms of those units. */
+  noSurfacePlatforms: string[];
+  /** When the job was made (a scheduled run: its tick) and whether it asked every active prompt; null when the job is gone. */
+  job: { createdAt: string; everyPrompt: boolean } | null;
   /** Null when the brand was deleted. */
   brandName: string | null;
   /** The brand's prompts' texts by id (suggestion titles quote them). */
@@ -91,8 +95,15 @@ export interface FinishRunInput {
   result: unknown;
   progress: object;
   suggestions: Suggestion[];
-  /** Platforms with at least one answer: their brand_platforms.last_checked_at is stamped. */
+  /** Platforms with at least one answer (visibility alerts compare them). */
   answeredPlatforms: string[];
+  /**
+   * A run of every active prompt, for the scheduler (src/schedule/due.ts): `platforms` (at least one
+   * unit done, an answer or "no surface") are stamped checked at `at`, the job's creation — the
+   * scheduler's tick, so the next tick finds them due whatever the run took; `failed` (none done)
+   * wait failedRetryAt. Absent for a run of some prompts only: it checks nothing on the schedule.
+   */
+  checked?: { at: string; platforms: string[]; failed: string[] };
   now: Date;
   /** visibility.changed fires on a significant move of at least this many points (src/insights/alerts.ts). */
   visibilityAlertPoints: number;

@@ -31,10 +31,12 @@ export function describeScheduleStoreContract(name: string, make: () => Promise<
         [first, "perplexity"],
         [second, "perplexity"],
       ]);
-      expect(rows.map((r) => ({ enabled: !!r.is_enabled, active: !!r.brand_active, frequency: r.check_frequency, last: r.last_checked_at }))).toEqual([
-        { enabled: false, active: true, frequency: "manual", last: null },
-        { enabled: true, active: true, frequency: "daily", last: null },
-        { enabled: true, active: false, frequency: "weekly", last: "2026-05-01T00:00:00.000Z" },
+      await h.inspect("UPDATE brand_platforms SET retry_at = '2026-05-02T01:00:00.000Z' WHERE brand_id = ?", second);
+      const rows2 = await h.store.platformSchedules({ organizationId: org });
+      expect(rows2.map((r) => ({ enabled: !!r.is_enabled, active: !!r.brand_active, frequency: r.check_frequency, last: r.last_checked_at, retry: r.retry_at }))).toEqual([
+        { enabled: false, active: true, frequency: "manual", last: null, retry: null },
+        { enabled: true, active: true, frequency: "daily", last: null, retry: null },
+        { enabled: true, active: false, frequency: "weekly", last: "2026-05-01T00:00:00.000Z", retry: "2026-05-02T01:00:00.000Z" },
       ]);
       const all = await h.store.platformSchedules({ organizationId: null });
       expect(all.map((r) => r.brand_id)).toEqual(expect.arrayContaining([first, second, elsewhere]));

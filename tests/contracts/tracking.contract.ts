@@ -153,11 +153,16 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(negative.sentiment_score).toBe(-0.5);
       expect(s.failedUnits).toEqual([{ seq: 3, prompt_id: r.promptIds[3]!, platform: "perplexity", model: "sonar", region: "US", error: "perplexity: bad key" }]);
       expect(s.noSurface).toBe(1);
+      expect(s.noSurfacePlatforms).toEqual(["perplexity"]);
+      // The job's making (what the scheduler's stamp is) and that it asked every active prompt (no promptIds).
+      expect(s.job).toEqual({ createdAt: (await h.queue.get(r.jobId))!.created_at, everyPrompt: true });
       expect(s.brandName).toBeString();
       expect(s.promptTexts.get(r.promptIds[0]!)).toStartWith("question 0 ");
       expect(s.promptTexts.size).toBe(4);
       const unknown = await h.store.runForSummary({ jobId: crypto.randomUUID(), brandId: crypto.randomUUID() });
-      expect(unknown).toEqual({ results: [], failedUnits: [], noSurface: 0, brandName: null, promptTexts: new Map() });
+      expect(unknown).toEqual({ results: [], failedUnits: [], noSurface: 0, noSurfacePlatforms: [], job: null, brandName: null, promptTexts: new Map() });
+      const some = await h.queue.enqueue({ type: "tracking", brandId: r.brand, organizationId: r.org, data: { promptIds: [r.promptIds[0]!] }, units: [{ promptId: r.promptIds[0]!, platform: "perplexity", model: "sonar", region: "US" }] });
+      expect((await h.store.runForSummary({ jobId: some, brandId: r.brand })).job).toMatchObject({ everyPrompt: false });
     });
 
     test("finishRun: suggestions, platform stamps, webhook events and the job's end in one go, and only if the lease is ours", async () => {
@@ -168,6 +173,7 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       const input = {
         jobId: r.jobId, owner: "someone-else", brandId: r.brand, organizationId: r.org, status: "completed" as const, jobFailedReason: null, eventFailedReason: null,
         result: { units: { total: 1 } }, progress: { phase: "done", completed: 1, total: 1 }, suggestions: [suggestion], answeredPlatforms: ["perplexity"], now, visibilityAlertPoints: 10,
+        checked: { at: "2026-03-02T08:00:01.000Z", platforms: ["perplexity"], failed: [] },
       };
       // Without the lease nothing is recorded: the instance that holds it finishes the run (a lost
       // lease finishing too was one tracking.completed webhook per instance).
@@ -181,10 +187,42 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(job).toMatchObject({ status: "completed", finished_at: later.toISOString(), lease_owner: null, failed_reason: null });
       expect(JSON.parse(job.result!)).toEqual({ units: { total: 1 } });
       expect(await h.inspect("SELECT type, title, priority FROM suggestions WHERE brand_id = ?", r.brand)).toEqual([{ type: "content_gap", title: "Write about it", priority: "high" }]);
-      expect(await h.inspect("SELECT last_checked_at FROM brand_platforms WHERE brand_id = ?", r.brand)).toEqual([{ last_checked_at: later.toISOString() }]);
+      // Stamped with the job's making (the scheduler's tick), not the run's end.
+      expect(await h.inspect("SELECT last_checked_at FROM brand_platforms WHERE brand_id = ?", r.brand)).toEqual([{ last_checked_at: "2026-03-02T08:00:01.000Z" }]);
       const events = await h.inspect<{ type: string; payload: string }>("SELECT type, payload FROM webhook_events WHERE brand_id = ? ORDER BY type", r.brand);
       expect(events.map((e) => e.type)).toEqual(["suggestion.created", "tracking.completed"]);
       expect(JSON.parse(events[1]!.payload)).toEqual({ job_id: r.jobId, status: "completed", failed_reason: null, result: { units: { total: 1 } } });
+    });
+
+    test("finishRun: a platform with no unit done waits 1 h, then 2 h, 4 h… at most its interval; one done resets it; a run of some prompts stamps nothing", async () => {
+      const r = await run(1);
+      await h.fixtures.brandPlatform(r.brand, "perplexity", { frequency: "daily", lastCheckedAt: "2026-03-01T09:00:00.000Z" });
+      await h.fixtures.brandPlatform(r.brand, "chatgpt", { frequency: "hourly" });
+      const row = async (platform: string) => (await h.inspect<{ last_checked_at: string | null; failed_runs: number; retry_at: string | null }>("SELECT last_checked_at, failed_runs, retry_at FROM brand_platforms WHERE brand_id = ? AND platform = ?", r.brand, platform))[0]!;
+      const finish = async (checked: { at: string; platforms: string[]; failed: string[] } | undefined) => {
+        const job = await h.queue.enqueue({ type: "tracking", brandId: r.brand, organizationId: r.org, data: {}, units: [{ promptId: r.promptIds[0]!, platform: "perplexity", model: "sonar", region: "US" }] });
+        for (let i = 0; i < 50 && (await h.queue.get(job))!.status === "waiting"; i++) await h.queue.claim({ owner: "me", leaseMs: 600_000 });
+        const base = { jobId: job, owner: "me", brandId: r.brand, organizationId: r.org, status: "failed" as const, jobFailedReason: "x", eventFailedReason: null, result: null, progress: {}, suggestions: [], answeredPlatforms: [], now: new Date(), visibilityAlertPoints: 10 };
+        expect(await h.store.finishRun({ ...base, checked })).toBe(true);
+      };
+      await h.queue.cancel(r.jobId);
+      await finish({ at: "2026-03-02T09:00:00.000Z", platforms: [], failed: ["perplexity", "chatgpt"] });
+      expect(await row("perplexity")).toEqual({ last_checked_at: "2026-03-01T09:00:00.000Z", failed_runs: 1, retry_at: "2026-03-02T10:00:00.000Z" });
+      expect(await row("chatgpt")).toEqual({ last_checked_at: null, failed_runs: 1, retry_at: "2026-03-02T10:00:00.000Z" });
+      await finish({ at: "2026-03-02T10:00:00.000Z", platforms: [], failed: ["perplexity", "chatgpt"] });
+      expect(await row("perplexity")).toMatchObject({ failed_runs: 2, retry_at: "2026-03-02T12:00:00.000Z" });
+      // An hourly platform waits at most an hour.
+      expect(await row("chatgpt")).toMatchObject({ failed_runs: 2, retry_at: "2026-03-02T11:00:00.000Z" });
+      for (const at of ["2026-03-02T12:00:00.000Z", "2026-03-02T16:00:00.000Z", "2026-03-03T00:00:00.000Z"]) await finish({ at, platforms: [], failed: ["perplexity"] });
+      expect(await row("perplexity")).toMatchObject({ failed_runs: 5, retry_at: "2026-03-03T16:00:00.000Z" });
+      // 1, 2, 4, 8, 16, then 32 h capped at the daily interval (24 h).
+      await finish({ at: "2026-03-03T16:00:00.000Z", platforms: [], failed: ["perplexity"] });
+      expect(await row("perplexity")).toMatchObject({ failed_runs: 6, retry_at: "2026-03-04T16:00:00.000Z" });
+      // A run of some prompts changes nothing; one with a unit done stamps and resets.
+      await finish(undefined);
+      expect(await row("perplexity")).toMatchObject({ failed_runs: 6 });
+      await finish({ at: "2026-03-04T16:00:02.000Z", platforms: ["perplexity"], failed: [] });
+      expect(await row("perplexity")).toEqual({ last_checked_at: "2026-03-04T16:00:02.000Z", failed_runs: 0, retry_at: null });
     });
 
     test("finishRun of a failed run records its reasons; a job of no organization records no event", async () => {

@@ -118,3 +118,53 @@ test("the internal scheduler runs the same function on CRON_SCHEDULE", async () 
     await ticking.stop();
   }
 });
+
+test("after a run, a platform with no surface is checked, one whose every unit failed waits an hour, and a run of some prompts checks nothing: none is due at the next tick", async () => {
+  const { user, session } = await signedUpClient(server.url, server.secrets.anonKey);
+  const orgId = await organizationIn(db, user.id);
+  fake.setBehavior("google-ai-overview", { fixture: "serpapi-google-no-ai-overview.json" });
+  fake.setBehavior("chatgpt", { status: 401 });
+  try {
+    const { brandId, promptIds } = await seedBrandIn(db, orgId, {
+      prompts: 2,
+      platforms: ["perplexity", "google-ai-overview", "chatgpt"].map((platform) => ({ platform, frequency: "daily", lastCheckedAt: null })),
+    });
+    // A platform name no engine has (written through /rest/v1) leaves the brand's others due.
+    await db.inspect("INSERT INTO brand_platforms (brand_id, platform, check_frequency) VALUES (?, 'openai', 'hourly')", brandId);
+    const finished = async (jobId: string) => {
+      for (let i = 0; i < 300; i++) {
+        const [job] = await db.inspect<{ status: string; created_at: string }>("SELECT status, created_at FROM jobs WHERE id = ?", jobId);
+        if (job && job.status !== "waiting" && job.status !== "active") return job;
+        await Bun.sleep(50);
+      }
+      throw new Error(`job ${jobId} did not finish`);
+    };
+    const platforms = async () =>
+      Object.fromEntries((await db.inspect<{ platform: string; last_checked_at: string | null; failed_runs: number; retry_at: string | null }>("SELECT platform, last_checked_at, failed_runs, retry_at FROM brand_platforms WHERE brand_id = ?", brandId)).map(({ platform, ...r }) => [platform, r]));
+
+    // A "Run now" of one prompt first: it asks, but checks nothing on the schedule.
+    const api = await fetch(`${server.url}/api/tracking/start`, { method: "POST", headers: { authorization: `Bearer ${session.access_token}`, "content-type": "application/json" }, body: JSON.stringify({ brandId, platforms: ["perplexity"], promptIds: [promptIds[0]] }) });
+    expect(api.status).toBe(200);
+    expect((await finished(((await api.json()) as { jobId: string }).jobId)).status).toBe("completed");
+    expect((await platforms()).perplexity).toEqual({ last_checked_at: null, failed_runs: 0, retry_at: null });
+
+    const tick = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
+    expect(tick.body.enqueued).toHaveLength(1);
+    expect(tick.body.enqueued[0].platforms).toEqual(["chatgpt", "google-ai-overview", "perplexity"]);
+    const job = await finished(tick.body.enqueued[0].jobId);
+    const made = Date.parse(job.created_at);
+    const after = await platforms();
+    // Stamped with the job's making (the tick), so a daily check does not drift by the run's length.
+    expect(after.perplexity).toEqual({ last_checked_at: new Date(made).toISOString(), failed_runs: 0, retry_at: null });
+    expect(after["google-ai-overview"]).toEqual({ last_checked_at: new Date(made).toISOString(), failed_runs: 0, retry_at: null });
+    expect(after.chatgpt).toEqual({ last_checked_at: null, failed_runs: 1, retry_at: new Date(made + H).toISOString() });
+    expect(after.openai).toMatchObject({ last_checked_at: null, failed_runs: 0 });
+
+    const next = await cron("/cron/daily-tracking", server.secrets.cronSecret, { organizationId: orgId });
+    expect(next.body.enqueued).toEqual([]);
+    expect(next.body.skipped.find((s: { brandId: string }) => s.brandId === brandId)?.reason).toBe("no platform is due");
+  } finally {
+    fake.setBehavior("google-ai-overview", undefined);
+    fake.setBehavior("chatgpt", undefined);
+  }
+});

@@ -6,6 +6,7 @@ import { HANDED_BACK_KIND, type TaskError } from "../../src/queue/messages";
 import { TaskFailure, type WorkerPool } from "../../src/queue/pool";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { UnitTask } from "../../src/tracking/unit-runner";
+import type { QueueStore } from "../../src/queue/store";
 import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
 /**
@@ -70,18 +71,19 @@ async function handedOut(calls: unknown[], n: number) {
 }
 
 /** A job of `prompts` perplexity units and a dispatcher over the hand pool at `concurrency`. */
-async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number; writeWindowMs?: number }) {
+async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number; writeWindowMs?: number; leaseMs?: number; pollMs?: number; queue?: (store: QueueStore) => QueueStore }) {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
   const { brandId, promptIds } = await seedBrandIn(db, org, { prompts });
-  const store = stores.queue();
+  const plain = stores.queue();
+  const store = options.queue ? options.queue(plain) : plain;
   const jobId = await store.enqueue({ type: "tracking", brandId, organizationId: org, data: {}, units: promptIds.map((promptId) => ({ promptId, platform: "perplexity", model: "sonar", region: "" })) });
   const { pool, calls, handed } = handPool();
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: String(options.rpm ?? 0) });
   // The store's statistics refresh, counted (on Postgres it analyzes; its contract test has that).
   let refreshes = 0;
   const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []), ...(options.writeWindowMs ? { writeBatching: { idleMs: options.writeWindowMs, maxWaitMs: options.writeWindowMs } } : {}) };
-  dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent") });
+  dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent"), leaseMs: options.leaseMs, pollMs: options.pollMs });
   /** Finishes every call, waits for the job to end and closes everything; the job's unit counts. */
   const finish = async () => {
     for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
@@ -175,4 +177,57 @@ test("a job's last outcomes are committed at once, not after the writer's window
   // finish() answers the rest and waits up to 2 s for the job to end: with a 60 s window it would
   // still be active, its last results waiting to fill a batch no other result will join.
   expect(await finish()).toMatchObject({ status: "completed", counts: { done: 3, pending: 0 } });
+});
+
+test("a retry the database cannot record hands the job back (no unhandled rejection, no job active for good): it is claimed again and finishes", async () => {
+  let refusals = 1;
+  const run = await dispatched(1, 1, {
+    readAhead: false,
+    leaseMs: 300,
+    pollMs: 50,
+    queue: (store) => ({
+      ...store,
+      scheduleRetry: async (input) => {
+        if (refusals-- > 0) throw new Error("database is locked");
+        return store.scheduleRetry(input);
+      },
+    }),
+  });
+  await handedOut(run.calls, 1);
+  run.calls[0]!.fail({ message: "upstream 503", kind: "server", permanent: false });
+  // The lease runs out (300 ms) and the poll claims the job again: its unit is asked once more.
+  await handedOut(run.calls, 2);
+  expect(run.calls.map((c) => c.task.seq)).toEqual([0, 0]);
+  run.calls[1]!.answered();
+  const job = await run.finish();
+  expect(job.status).toBe("completed");
+  expect(job.counts).toMatchObject({ done: 1, failed: 0, pending: 0 });
+});
+
+test("a job whose lease lapsed while its heartbeats failed is not started a second time by its own dispatcher: each unit is asked once", async () => {
+  let failing = true;
+  const run = await dispatched(2, 1, {
+    readAhead: false,
+    leaseMs: 150,
+    pollMs: 20,
+    queue: (store) => ({
+      ...store,
+      heartbeat: async (input) => {
+        if (failing) throw new Error("connection reset");
+        return store.heartbeat(input);
+      },
+    }),
+  });
+  await handedOut(run.calls, 1);
+  // Several leases' worth of failed heartbeats and polls.
+  await Bun.sleep(600);
+  failing = false;
+  // The lane's next unit waits in its thread behind the call in flight; neither is handed twice.
+  expect(run.handed.map((h) => h.seq)).toEqual([0, 1]);
+  run.calls[0]!.answered();
+  await handedOut(run.calls, 2);
+  run.calls[1]!.answered();
+  const job = await run.finish();
+  expect(run.handed.map((h) => h.seq)).toEqual([0, 1]);
+  expect(job).toMatchObject({ status: "completed", counts: { done: 2, pending: 0 } });
 });

@@ -131,5 +131,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0025_digest_addresses",
     "when": 1795906373793,
     "sql": "CREATE TABLE \"digest_addresses\" (\n\t\"user_id\" uuid NOT NULL,\n\t\"email\" text NOT NULL,\n\t\"requested_at\" timestamp with time zone,\n\t\"confirmed_at\" timestamp with time zone,\n\tCONSTRAINT \"digest_addresses_user_id_email_pk\" PRIMARY KEY(\"user_id\",\"email\")\n);\n--> statement-breakpoint\nALTER TABLE \"digest_addresses\" ADD CONSTRAINT \"digest_addresses_user_id_users_id_fk\" FOREIGN KEY (\"user_id\") REFERENCES \"auth\".\"users\"(\"id\") ON DELETE cascade ON UPDATE no action;"
+  },
+  {
+    "tag": "0026_platform_retry",
+    "when": 1795917515991,
+    "sql": "ALTER TABLE \"brand_platforms\" ADD COLUMN \"failed_runs\" integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE \"brand_platforms\" ADD COLUMN \"retry_at\" timestamp with time zone;"
   }
 ];

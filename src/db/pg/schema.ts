@@ -300,6 +300,8 @@ export const brandPlatforms = pgTable(
     apiModel: text("api_model").generatedAlwaysAs(sql`model`),
     samples: integer("samples").notNull().default(1),
     lastCheckedAt: at("last_checked_at"),
+    failedRuns: integer("failed_runs").notNull().default(0),
+    retryAt: at("retry_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
