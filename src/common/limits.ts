@@ -29,3 +29,26 @@ export function isLanguageTag(value: string): boolean {
 /** Aliases of a brand or competitor: as many and as long as a JSON list column holds (REST's rule). */
 export const MAX_ALIASES = 100;
 export const MAX_ALIAS_CHARS = 500;
+
+/**
+ * A key's text as a database index can hold it: PostgreSQL refuses a B-tree entry over ~2.7 KB,
+ * and such a value failed the whole batch it rode in. Caps count UTF-8 bytes, not characters (a
+ * character may take four), so a key of any script fits.
+ */
+export const MAX_KEY_TEXT_BYTES = 2048;
+
+/** `text` cut to at most `maxBytes` of UTF-8, never inside a character. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return text;
+  const bytes = Buffer.from(text).subarray(0, maxBytes);
+  // Back off any continuation bytes (10xxxxxx) and the lead byte of a character cut short.
+  let end = bytes.length;
+  let back = 0;
+  while (back < 4 && end - back > 0 && (bytes[end - back - 1]! & 0xc0) === 0x80) back++;
+  const lead = bytes[end - back - 1];
+  if (lead !== undefined && lead >= 0xc0) {
+    const width = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (back + 1 < width) end -= back + 1;
+  }
+  return bytes.subarray(0, end).toString("utf8");
+}

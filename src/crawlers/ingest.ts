@@ -1,5 +1,6 @@
 // One normalized record per request, from every source (issue #21): checked, classified, verified,
 // stored without its client address, and recognised when sent again (a keyed hash of the record).
+import { cutToBytes, MAX_KEY_TEXT_BYTES } from "../common/limits";
 import { dayInRange, FIRST_DAY, LAST_DAY } from "../http/date-range";
 import { hitKind, identify } from "./classify";
 import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
@@ -25,23 +26,41 @@ export interface IngestResult {
 
 export const MAX_BATCH = 1000;
 
+/** A user agent is kept to this many UTF-8 bytes (it is a unique key of crawler_agents). */
+export const MAX_USER_AGENT_BYTES = 1024;
+
 /**
  * The largest response one request may report (4 GiB): the day, week and month totals sum bytes in a
  * bigint, which 2^31 such records in one bucket would still not fill.
  */
 export const MAX_RECORD_BYTES = 2 ** 32;
 
+/** How far past the server's clock a record may be dated (clocks and time zones disagree a little; logs are never from the future). */
+export const MAX_FUTURE_MS = 24 * 3_600_000;
+
+// A date-time with no offset: read as UTC, whatever the time zone of the machine importing it.
+const NO_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
+
+function timestampOf(value: unknown): Date | null {
+  if (typeof value === "number") return new Date(value < 1e12 ? value * 1000 : value);
+  if (typeof value !== "string" || value.length > 64) return null;
+  return new Date(NO_OFFSET.test(value) ? `${value.replace(" ", "T")}Z` : value);
+}
+
 /** A record as sent, checked field by field; a string naming the first problem otherwise. */
-export function normalizeRecord(raw: unknown): CrawlerRecord | string {
+export function normalizeRecord(raw: unknown, now = Date.now()): CrawlerRecord | string {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
   const r = raw as Record<string, unknown>;
-  const at = typeof r.timestamp === "string" || typeof r.timestamp === "number" ? new Date(typeof r.timestamp === "number" && r.timestamp < 1e12 ? r.timestamp * 1000 : (r.timestamp as string | number)) : null;
+  const at = timestampOf(r.timestamp);
   if (!at || Number.isNaN(at.getTime())) return "timestamp must be an ISO 8601 date-time or epoch seconds";
   // Past year 9999 an ISO date turns into `+010000-…`, which no day or week bucket can hold: the
   // whole batch used to fail with it (500). Refused alone, as any other bad record is.
   if (!dayInRange(at.toISOString())) return `timestamp must fall between ${FIRST_DAY} and ${LAST_DAY}`;
+  // A record dated months ahead would also sit in Postgres' default log partition and keep that
+  // month's own partition from being made, for every organization (src/db/pg/partitions.ts).
+  if (at.getTime() > now + MAX_FUTURE_MS) return "timestamp is in the future (more than a day past this server's clock)";
   if (typeof r.method !== "string" || !/^[A-Z]{3,10}$/.test(r.method)) return "method must be an HTTP method (GET, HEAD, …)";
-  if (typeof r.path !== "string" || !r.path.startsWith("/") || r.path.length > 2048) return "path must start with / (at most 2048 characters)";
+  if (typeof r.path !== "string" || !r.path.startsWith("/") || Buffer.byteLength(r.path) > MAX_KEY_TEXT_BYTES) return `path must start with / (at most ${MAX_KEY_TEXT_BYTES} bytes)`;
   if (typeof r.status !== "number" || !Number.isInteger(r.status) || r.status < 100 || r.status > 599) return "status must be an HTTP status (100–599)";
   if (typeof r.ip !== "string" || !r.ip.trim()) return "ip is required (it is used to verify bots, then dropped)";
   if (typeof r.user_agent !== "string") return "user_agent must be text";
@@ -55,7 +74,7 @@ export function normalizeRecord(raw: unknown): CrawlerRecord | string {
     path: r.path.split("#")[0]!,
     status: r.status,
     ip: r.ip.trim(),
-    user_agent: r.user_agent.slice(0, 1024),
+    user_agent: cutToBytes(r.user_agent, MAX_USER_AGENT_BYTES),
     referer: typeof r.referer === "string" ? r.referer : null,
     bytes: typeof r.bytes === "number" ? Math.round(r.bytes) : null,
   };
@@ -95,8 +114,9 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
     async ingest(brandId: string, raw: unknown[], turn?: WriteTurn, dns: DnsBudget = deps.verifier.newBudget()): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
       const hits: CrawlerHit[] = [];
+      const now = (deps.now?.() ?? new Date()).getTime();
       for (const [index, item] of raw.entries()) {
-        const r = normalizeRecord(item);
+        const r = normalizeRecord(item, now);
         if (typeof r === "string") {
           errors.push({ index, message: r });
           continue;

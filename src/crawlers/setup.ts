@@ -3,11 +3,15 @@
 import { resolve4, resolve6, reverse } from "node:dns/promises";
 import { createCrawlerIngest } from "./ingest";
 import type { CrawlerStore } from "./store";
-import { createVerifier, type Resolver } from "./verify";
+import { createVerifier, isNoRecord, type Resolver } from "./verify";
 
 export const systemResolver: Resolver = {
   reverse: (ip) => reverse(ip),
-  forward: async (host) => [...(await resolve4(host).catch(() => [] as string[])), ...(await resolve6(host).catch(() => [] as string[]))],
+  // A family without records adds no address; a failed lookup leaves the address unchecked (verify.ts).
+  forward: async (host) => {
+    const family = (ask: (host: string) => Promise<string[]>) => ask(host).catch((error) => (isNoRecord(error) ? [] : Promise.reject(error)));
+    return [...(await family(resolve4)), ...(await family(resolve6))];
+  },
 };
 
 export function crawlerIngestFor(deps: { store: CrawlerStore; jwtSecret: string; verifyRdns: boolean; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {

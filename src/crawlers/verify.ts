@@ -41,6 +41,9 @@ export interface DnsBudget {
 }
 const DNS_BUDGET = { lookups: 500, ms: 5_000, lookupMs: 1_500 };
 
+/** A resolver's error that says the name or address has no such record (node:dns codes): an answer, not a failure. */
+export const isNoRecord = (error: unknown) => ["ENOTFOUND", "ENODATA"].includes((error as { code?: string } | null)?.code ?? "");
+
 /** `promise`, or `fallback` once `ms` have passed. */
 const within = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,7 +77,9 @@ export function createVerifier(options: { rdns?: Resolver | null; dnsBudget?: ty
         return null;
       }
       if (budget) budget.lookups--;
-      const answer = await within(ask().catch(() => [] as string[]), limits.lookupMs, null);
+      // "No such record" is an answer (no names); any other failure (SERVFAIL, a resolver down,
+      // a refusal) is none, like a timeout: it must not brand a real crawler spoofed, and remembered.
+      const answer = await within(Promise.resolve().then(ask).catch((error) => (isNoRecord(error) ? ([] as string[]) : null)), limits.lookupMs, null);
       // No answer in time says nothing about the address (a slow resolver, not a lie): as without
       // DNS, and the request's budget is spent so nothing judged from here on is remembered.
       if (!answer && budget) Object.assign(budget, { lookups: 0, missed: budget.missed + 1 });

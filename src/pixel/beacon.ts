@@ -1,7 +1,7 @@
 // The beacon t.js sends, validated field by field: the body is public input, so anything that is
 // not exactly the expected shape is a 400 (never a 5xx, never a row).
 import { AppError } from "../http/errors";
-import { TRACKING_CODE } from "../common/limits";
+import { MAX_KEY_TEXT_BYTES, TRACKING_CODE } from "../common/limits";
 
 export interface Beacon {
   trackingCode: string;
@@ -35,6 +35,10 @@ function parseUrl(value: string, key: string, schemes: Set<string>): URL {
   if (value.length > MAX_URL) throw invalid(`${key} is longer than ${MAX_URL} characters`);
   const url = URL.parse(value);
   if (!url || !schemes.has(url.protocol) || !url.hostname) throw invalid(`${key} must be an absolute ${[...schemes].join("/")} URL`);
+  // Parsing percent-encodes a path: 2,048 characters of another script grow to ~18 KB, past what
+  // a database index holds (the landing page is a key), which on Postgres failed every beacon
+  // written beside it.
+  if (url.pathname.length > MAX_KEY_TEXT_BYTES) throw invalid(`${key}'s path is longer than ${MAX_KEY_TEXT_BYTES} bytes once percent-encoded`);
   return url;
 }
 

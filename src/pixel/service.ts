@@ -8,7 +8,7 @@ import { createBrandDirectory, type PixelBrand } from "./brands";
 import { createSourceClassifier, createUserAgentReader } from "./classify";
 import { createClientAddress } from "../http/client-address";
 import { hostAllowed, originHost } from "./origin";
-import type { PixelStore, TrafficRow } from "./store";
+import { ROW_REFUSED, type PixelStore, type TrafficRow } from "./store";
 import type { ReportRunner } from "../reports/registry";
 import { parseTrafficQuery, type TrafficReport } from "./traffic";
 import { createVisitorHasher } from "./visitor";
@@ -133,6 +133,8 @@ export function createPixelService(deps: PixelServiceDeps) {
       // The brand was deleted between lookup and write: its rows would be gone anyway.
       if (error instanceof RowNotWrittenError && error.message.includes("FOREIGN KEY"))
         throw new AppError(404, "unknown_tracking_code", "No brand has this tracking code");
+      if (error instanceof RowNotWrittenError && error.message.startsWith(ROW_REFUSED))
+        throw new AppError(400, "invalid_beacon", "The visit holds a value the database cannot store");
       // The database could not take the row (locked too long, disk full, writer thread died):
       // nothing was stored, and the browser may send it again later.
       throw new AppError(503, "storage_unavailable", "The visit could not be stored now; try again later", { headers: { "retry-after": "5" } });

@@ -5,7 +5,7 @@
 // write locks, then the insert) and one commit.
 import type { SQL } from "bun";
 import { isUuid, pgCode, withoutNul } from "../db/pg/values";
-import { DEFAULT_MAX_PAGE_KEYS, OTHER_PAGES, type PixelStore, type PixelStoreOptions, type TrafficRow } from "./store";
+import { DEFAULT_MAX_PAGE_KEYS, OTHER_PAGES, ROW_REFUSED, type PixelStore, type PixelStoreOptions, type TrafficRow } from "./store";
 
 export interface PgPixelStoreOptions extends PixelStoreOptions {
   /** How long the first call of a batch waits for others (ms). */
@@ -106,30 +106,52 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
       }),
     );
     if (!rows.length) return failures;
-    let outcome: Awaited<ReturnType<typeof insert>> | undefined;
-    let lastError: unknown;
-    // A brand deleted between the statement's check and its insert fails the statement with a
-    // foreign key violation; once more and the check sees it.
-    for (let attempt = 0; attempt < 3 && !outcome; attempt++) {
-      try {
-        outcome = await insert(rows);
-      } catch (error) {
-        lastError = error;
-        if (pgCode(error) !== "23503") break;
-      }
-    }
-    if (!outcome) {
-      for (const [c, i] of at) failures[c]!.set(i, `${UNAVAILABLE}: ${String(lastError)}`);
-      return failures;
-    }
-    const { written, missingBrands } = outcome;
+    const written = new Set<string>();
+    const missingBrands = new Set<string>();
+    const refused = new Map<number, string>();
+    await insertIsolating(rows, 0, { written, missingBrands, refused });
     rows.forEach((row, k) => {
       const [c, i] = at[k]!;
+      const reason = refused.get(k);
+      if (reason !== undefined) return void failures[c]!.set(i, reason);
       // The first row with an id took it; a repeat of it in the batch fails like a stored one.
       if (written.delete(row.id.toLowerCase())) return;
       failures[c]!.set(i, missingBrands.has(row.brandId.toLowerCase()) ? NO_BRAND : DUPLICATE);
     });
     return failures;
+  }
+
+  /**
+   * Inserts `rows` (the batch's from `offset`), noting what was written and the rows refused. Rows
+   * the database refuses for what they hold (SQLSTATE classes 22, 23 and 54: a value, a key, an
+   * index entry too large) fail alone: the batch is split in halves until the refused row is by
+   * itself, so one visitor's beacon cannot fail those of other sites written beside it. Any other
+   * error (the database unreachable) fails the rows as they are, without more statements.
+   */
+  async function insertIsolating(rows: TrafficRow[], offset: number, out: { written: Set<string>; missingBrands: Set<string>; refused: Map<number, string> }): Promise<void> {
+    let lastError: unknown;
+    // A brand deleted between the statement's check and its insert fails the statement with a
+    // foreign key violation; once more and the check sees it.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const outcome = await insert(rows);
+        for (const id of outcome.written) out.written.add(id);
+        for (const id of outcome.missingBrands) out.missingBrands.add(id);
+        return;
+      } catch (error) {
+        lastError = error;
+        if (pgCode(error) !== "23503") break;
+      }
+    }
+    const code = pgCode(lastError) ?? "";
+    if (rows.length > 1 && /^(22|23|54)/.test(code)) {
+      const half = Math.ceil(rows.length / 2);
+      await insertIsolating(rows.slice(0, half), offset, out);
+      await insertIsolating(rows.slice(half), offset + half, out);
+      return;
+    }
+    const reason = /^(22|23|54)/.test(code) ? `${ROW_REFUSED} (${code}): ${String(lastError)}` : `${UNAVAILABLE}: ${String(lastError)}`;
+    for (let k = 0; k < rows.length; k++) out.refused.set(offset + k, reason);
   }
 
   function flush(): void {

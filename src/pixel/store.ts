@@ -32,6 +32,8 @@ export interface TrackedBrand {
  * this (a path starts with "/"); the row's url keeps the page.
  */
 export const OTHER_PAGES = "(other)";
+/** How a store names a row the database refused for what it holds (a value no check foresaw): that row fails alone, with a 400. */
+export const ROW_REFUSED = "refused by the database";
 /** Landing pages (platform × path) a brand keeps before new ones are counted under OTHER_PAGES. */
 export const DEFAULT_MAX_PAGE_KEYS = 10_000;
 

@@ -44,3 +44,26 @@ test.skipIf(!h)("postgres: two instances' batches of one brand with crossing rol
   await other.close();
   await pg.close();
 });
+
+// Postgres only: a row the database refuses for what it holds (here a landing path past what a
+// B-tree entry takes; /t/collect refuses such a path before it gets here) fails alone — before,
+// the whole group commit failed, every other site's visit in it with a 503.
+test.skipIf(!h)("postgres: a row the database refuses fails alone, the rest of its group commit is written", async () => {
+  const pg = (await pgHarness())!;
+  const org = await pg.fixtures.organization();
+  const { id: brandId } = await pg.fixtures.trackedBrand(org);
+  const row = (n: number, path = `/${n}`): TrafficRow => ({
+    id: Bun.randomUUIDv7(), brandId, url: `https://acme.com/${n}`, path, referrerHost: "chatgpt.com", sourcePlatform: "ChatGPT", utmSource: null,
+    visitorHash: `v${n}`, country: null, language: null, screen: null, userAgentFamily: "Chrome", createdAt: "2026-11-20T08:00:00.000Z",
+  });
+  // ~9 KB of varied characters: no compression brings it under the index's ~2.7 KB.
+  const huge = `/${Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join("")}`;
+  const store = createPgPixelStore(pg.pg.sql);
+  const rows = [row(0), row(1), row(2, huge), row(3), row(4)];
+  const failed = await store.appendBeacons(rows);
+  expect([...failed.keys()]).toEqual([2]);
+  expect(failed.get(2)).toStartWith("refused by the database (54000)");
+  expect((await pg.inspect<{ path: string }>("SELECT path FROM ai_traffic_logs WHERE brand_id = ? ORDER BY path", brandId)).map((r) => r.path)).toEqual(["/0", "/1", "/3", "/4"]);
+  await store.close();
+  await pg.close();
+});

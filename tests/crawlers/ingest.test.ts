@@ -235,3 +235,42 @@ test("Logpush bodies are read two at a time per instance: the rest wait unread, 
   // Then the instance takes pushes again.
   expect((await fetch(url, { method: "POST", headers, body: '{"content":"test message"}\n' })).status).toBe(200);
 });
+
+test("a record dated over a day ahead is refused alone; a date-time without an offset is UTC; a long non-Latin user agent is cut to 1,024 bytes and a path over 2,048 bytes refused alone — the rest of the batch stored", async () => {
+  const other = await createBrand(org.owner, org.id, "crawled-edges");
+  // Varied characters (three UTF-8 bytes each), so no database compresses them under its index limit.
+  const cjk = (n: number, from = 0x4e00) => Array.from({ length: n }, (_, i) => String.fromCharCode(from + i)).join("");
+  const longAgent = `${GPTBOT} ${cjk(1500)}`;
+  const deepPath = `/${cjk(682)}`; // 2,047 bytes
+  const batch = [
+    { timestamp: new Date(Date.now() + 2 * 86_400_000).toISOString(), method: "GET", path: "/", status: 200, ip: "20.171.206.17", user_agent: GPTBOT },
+    { timestamp: "2026-11-22T07:00:00", method: "GET", path: "/no-offset", status: 200, ip: "20.171.206.17", user_agent: GPTBOT },
+    { timestamp: "2026-11-22T07:00:01Z", method: "GET", path: "/agent", status: 200, ip: "20.171.206.17", user_agent: longAgent },
+    { timestamp: "2026-11-22T07:00:02Z", method: "GET", path: `/${cjk(700, 0x5e00)}`, status: 200, ip: "20.171.206.17", user_agent: GPTBOT },
+    { timestamp: "2026-11-22T07:00:03Z", method: "GET", path: deepPath, status: 200, ip: "20.171.206.17", user_agent: GPTBOT },
+  ];
+  const res = await fetch(`${server.url}/api/brands/${other.id}/crawler-logs`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify(batch) });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { accepted: number; errors: { index: number; message: string }[] };
+  expect(body.accepted).toBe(3);
+  expect(body.errors).toEqual([
+    { index: 0, message: "timestamp is in the future (more than a day past this server's clock)" },
+    { index: 3, message: "path must start with / (at most 2048 bytes)" },
+  ]);
+  const rows = await db.inspect<{ at: string; path: string; user_agent: string }>(
+    "SELECT h.at, h.path, a.user_agent FROM crawler_hits h JOIN crawler_agents a ON a.id = h.agent_id WHERE h.brand_id = ? ORDER BY h.at",
+    other.id,
+  );
+  expect(rows.map((r) => [r.at, r.path])).toEqual([
+    ["2026-11-22T07:00:00.000Z", "/no-offset"],
+    ["2026-11-22T07:00:01.000Z", "/agent"],
+    ["2026-11-22T07:00:03.000Z", deepPath],
+  ]);
+  const kept = rows[1]!.user_agent;
+  expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(1024);
+  expect(Buffer.byteLength(kept)).toBeGreaterThan(1020);
+  expect(longAgent.startsWith(kept)).toBe(true);
+  // The path's running totals hold the long path's key too.
+  const paths = (await org.owner.rpc("insights_crawler_paths", { p_brand_id: other.id, p_from: "2026-11-22", p_to: "2026-11-22" })).data as { path: string; requests: number }[];
+  expect(paths.map((p) => p.path).sort()).toEqual(["/agent", "/no-offset", deepPath].sort());
+});
