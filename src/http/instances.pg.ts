@@ -2,7 +2,7 @@
 // clock so the instances' own clocks need not agree.
 import type { SQL } from "bun";
 import { plainRows } from "../db/pg/values";
-import type { InstanceInput, InstanceRow, InstanceStore } from "./instances";
+import { GONE_AFTER_MS, type InstanceInput, type InstanceRow, type InstanceStore } from "./instances";
 
 export function createPgInstanceStore(sql: SQL): InstanceStore {
   const upsert = async (i: InstanceInput) => {
@@ -11,13 +11,16 @@ export function createPgInstanceStore(sql: SQL): InstanceStore {
   };
   return {
     register: upsert,
-    heartbeat: upsert,
+    async heartbeat(i) {
+      await upsert(i);
+      // Rows of instances gone ten times as long as counts as gone are dropped, on the heartbeat's
+      // timer: the table stays the size of the deployment, and /healthz (anyone's) only reads.
+      await sql`DELETE FROM answerwatch_instances WHERE heartbeat_at < now() - make_interval(secs => ${(GONE_AFTER_MS * 10) / 1000})`;
+    },
     async remove(id) {
       await sql`DELETE FROM answerwatch_instances WHERE id = ${id}`;
     },
     async live(withinMs) {
-      // Rows of instances gone for ten times the window are dropped: the table stays the size of the deployment.
-      await sql`DELETE FROM answerwatch_instances WHERE heartbeat_at < now() - make_interval(secs => ${(withinMs * 10) / 1000})`;
       const rows = await sql`SELECT id, host, pid, version, url, started_at, heartbeat_at FROM answerwatch_instances
                               WHERE heartbeat_at >= now() - make_interval(secs => ${withinMs / 1000}) ORDER BY started_at, id`;
       return plainRows<InstanceRow>(rows);

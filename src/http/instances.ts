@@ -23,10 +23,10 @@ export interface InstanceInput {
 
 export interface InstanceStore {
   register(input: InstanceInput): Promise<void>;
-  /** Renews the heartbeat (and registers again a row another instance pruned). */
+  /** Renews the heartbeat (and registers again a row another instance pruned); prunes rows gone ten times GONE_AFTER_MS. */
   heartbeat(input: InstanceInput): Promise<void>;
   remove(id: string): Promise<void>;
-  /** The instances whose heartbeat is newer than `withinMs`, oldest first; older rows are pruned. */
+  /** The instances whose heartbeat is newer than `withinMs`, oldest first (a read only: /healthz asks it). */
   live(withinMs: number): Promise<InstanceRow[]>;
 }
 

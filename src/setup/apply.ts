@@ -26,10 +26,10 @@ export class ApplyError extends Error {}
 export function organizationFor(orgs: OrganizationRef[], name: string | undefined): OrganizationRef {
   if (name) {
     // Names are anyone's to choose (and slugs a manager's): a file names one organization by its id,
-    // or by a slug or name only one answers to — never the first of several.
-    const byId = orgs.find((o) => o.id === name);
-    if (byId) return byId;
-    const found = orgs.filter((o) => o.slug === name || o.name.toLowerCase() === name.toLowerCase());
+    // or by a slug or name only one answers to — never the first of several. An id is one answer
+    // among the others: an organization renamed to another's id (what `export` then writes as its
+    // name) must not send a file to that other organization.
+    const found = orgs.filter((o) => o.id === name || o.slug === name || o.name.toLowerCase() === name.toLowerCase());
     if (!found.length) throw new ApplyError(`brand.organization: no organization named "${name}" (${orgs.map((o) => o.name).join(", ") || "none yet: answerwatch user add --org NAME creates one"})`);
     if (found.length > 1)
       throw new ApplyError(`brand.organization: ${found.length} organizations answer to "${name}" (${found.map((o) => `${o.name}, slug ${o.slug}, id ${o.id}`).join("; ")}): name it by its id`);
@@ -98,10 +98,12 @@ export function planBrandFile(state: BrandState, file: BrandFile, options: { dry
 
   // Competitors, by name (case-insensitive).
   // Lookups by key through maps: a file of thousands of entries applies in linear time.
+  // Keys trimmed as the file's values are: a name stored with a trailing space (through /rest/v1)
+  // is the same competitor, renamed, not deleted with its citations' links and made again.
   const fileRivals = new Set(file.competitors.map((c) => c.name.toLowerCase()));
-  const rivalByName = new Map(state.competitors.map((r) => [r.name.toLowerCase(), r]));
+  const rivalByName = new Map(state.competitors.map((r) => [r.name.trim().toLowerCase(), r]));
   for (const r of state.competitors)
-    if (!fileRivals.has(r.name.toLowerCase())) {
+    if (!fileRivals.has(r.name.trim().toLowerCase())) {
       changes.push({ kind: "-", what: `competitor ${r.name}` });
       writes.push({ op: "deleteCompetitor", id: r.id });
     }
@@ -119,11 +121,11 @@ export function planBrandFile(state: BrandState, file: BrandFile, options: { dry
   // Topics, by name; prompts keep theirs until the file moves them.
   const fileTopics = new Set(file.topics);
   for (const t of state.topics)
-    if (!fileTopics.has(t.name)) {
+    if (!fileTopics.has(t.name.trim())) {
       changes.push({ kind: "-", what: `topic ${t.name}` });
       writes.push({ op: "deleteTopic", id: t.id });
     }
-  const topicId = new Map(state.topics.map((t) => [t.name, t.id]));
+  const topicId = new Map(state.topics.map((t) => [t.name.trim(), t.id]));
   const newTopics = new Set<string>();
   for (const name of file.topics)
     if (!topicId.has(name)) {
@@ -135,10 +137,10 @@ export function planBrandFile(state: BrandState, file: BrandFile, options: { dry
 
   // Prompts, by text: new ones added, missing ones deactivated (never deleted), topics kept in step.
   const fileTexts = new Set(file.prompts.map((f) => f.text));
-  const promptByText = new Map(state.prompts.map((p) => [p.text, p]));
-  const topicName = new Map(state.topics.map((t) => [t.id, t.name]));
+  const promptByText = new Map(state.prompts.map((p) => [p.text.trim(), p]));
+  const topicName = new Map(state.topics.map((t) => [t.id, t.name.trim()]));
   for (const p of state.prompts)
-    if (p.is_active && !fileTexts.has(p.text)) {
+    if (p.is_active && !fileTexts.has(p.text.trim())) {
       changes.push({ kind: "-", what: `prompt deactivated: ${p.text}` });
       writes.push({ op: "deactivatePrompt", id: p.id });
     }

@@ -1,6 +1,7 @@
 // Config as code (issue #20): a brand, its domains, competitors, topics, prompts and platforms in
 // one YAML file. Parsing and checking are pure; every problem names its line, column and field.
 import { isMap, isSeq, LineCounter, parseDocument, stringify, type Document } from "yaml";
+import { normalizeDomain } from "../analysis/urls";
 import { isLanguageTag, MAX_ALIAS_CHARS, MAX_ALIASES, MAX_NAME_CHARS, MAX_PROMPT_CHARS } from "../common/limits";
 
 export interface BrandFile {
@@ -93,7 +94,8 @@ export function parseBrandFile(text: string, file = "brand.yaml", platforms: rea
     if (list(p).length > MAX_ALIASES) problem(p, `lists at most ${MAX_ALIASES} aliases`);
     return list(p).slice(0, MAX_ALIASES).map((_, i) => str([...p, i], { required: true, max: MAX_ALIAS_CHARS })!).filter(Boolean);
   };
-  const host = (s: string | null) => (s ? s.replace(/^https?:\/\//i, "").replace(/\/.*$/, "").toLowerCase() : s);
+  // As /rest/v1 stores a domain (no scheme, path or "www."): the pixel compares origins with it.
+  const host = (s: string | null) => (s ? normalizeDomain(s) : s);
 
   known([], ["brand", "competitors", "topics", "prompts", "platforms"]);
   known(["brand"], ["name", "slug", "organization", "website", "domains", "region", "language", "aliases", "industry", "description"]);

@@ -117,12 +117,13 @@ export function checkDestinationUrl(raw: unknown, allowPrivate: boolean): URL {
   return url;
 }
 
-/** The first refused address among a host's answers, as a DestinationError. */
+/**
+ * A DestinationError when any of a host's answers is refused. It names no address: the answer is
+ * the server's own DNS, which would otherwise tell anyone who may add an endpoint what an internal
+ * name (a database, a cluster service) resolves to.
+ */
 function refuseAnswers(host: string, addresses: readonly string[]): void {
-  for (const address of addresses) {
-    const reason = refusalReason(address);
-    if (reason) throw new DestinationError(`${host} resolves to ${reason}; ${ALLOW_HINT}`);
-  }
+  if (addresses.some((address) => refusalReason(address) !== null)) throw new DestinationError(`${host} resolves to an address that is not globally reachable; ${ALLOW_HINT}`);
 }
 
 /**

@@ -144,7 +144,9 @@ export function createWebhookService(deps: {
       if (body.is_active !== undefined && typeof body.is_active !== "boolean") throw new AppError(400, "validation_failed", "is_active must be a boolean");
       const isActive = body.is_active === undefined ? row.is_active : body.is_active;
       const updated = await store.updateEndpoint({ id: row.id, url, events, format, description, isActive, at: now().toISOString() });
-      return { success: true, endpoint: endpointJson(updated!) };
+      // Deleted between the read and the write (a DELETE at the same moment).
+      if (!updated) throw new AppError(404, "not_found", "Webhook endpoint not found");
+      return { success: true, endpoint: endpointJson(updated) };
     },
 
     async remove(user: ApiUser, id: unknown) {
@@ -170,6 +172,8 @@ export function createWebhookService(deps: {
         at: now().toISOString(),
         onlyEndpointId: row.id,
       });
+      // Disabled or deleted between the check and the event: nothing was queued for it.
+      if (!deliveryIds.length) throw new AppError(409, "endpoint_disabled", "The endpoint was disabled or deleted meanwhile: nothing was sent");
       deps.wake();
       return { success: true, eventId, deliveryId: deliveryIds[0]! };
     },

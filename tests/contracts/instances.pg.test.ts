@@ -32,7 +32,12 @@ describe.skipIf(!h)("InstanceStore (postgres)", () => {
     const [row] = (await store.live(30_000)).filter((r) => r.id === a.id);
     expect(row!.heartbeat_at >= row!.started_at).toBe(true);
     await harness.pg.sql`UPDATE answerwatch_instances SET heartbeat_at = now() - interval '400 seconds' WHERE id = ${a.id}`;
+    // /healthz's read writes nothing (anyone may call it); another instance's heartbeat prunes.
     await store.live(30_000);
+    expect(await harness.inspect("SELECT id FROM answerwatch_instances WHERE id = ?", a.id)).toEqual([{ id: a.id }]);
+    const other = me(5);
+    await store.heartbeat(other);
     expect(await harness.inspect("SELECT id FROM answerwatch_instances WHERE id = ?", a.id)).toEqual([]);
+    await store.remove(other.id);
   });
 });

@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDatabase } from "../../src/database";
 import { ROOT, TEST_BACKEND, tempDir } from "../helpers/app";
 import { testPostgres } from "../helpers/postgres";
 import { pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
@@ -92,7 +93,7 @@ test("apply creates the brand and everything in the file, after printing the pla
   const brand = (await rows<{ id: string; region: string; aliases: unknown }>("SELECT id, region, aliases FROM brands WHERE slug = 'lumenly'"))[0]!;
   expect(brand.region).toBe("US");
   expect(json(brand.aliases)).toEqual(["Lumen"]);
-  expect(await rows("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC", brand.id)).toEqual([{ domain: "www.lumenly.example", is_primary: 1 }, { domain: "docs.lumenly.example", is_primary: 0 }]);
+  expect(await rows("SELECT domain, is_primary FROM brand_domains WHERE brand_id = ? ORDER BY is_primary DESC", brand.id)).toEqual([{ domain: "lumenly.example", is_primary: 1 }, { domain: "docs.lumenly.example", is_primary: 0 }]);
   expect(await rows("SELECT text, is_branded FROM prompts WHERE brand_id = ? ORDER BY text", brand.id)).toEqual([
     { text: "Best customer analytics tool for a startup?", is_branded: 0 },
     { text: "How do I export cohorts?", is_branded: 0 },
@@ -111,6 +112,34 @@ test("export prints the same file: apply → export → apply is a no-op", () =>
   expect(exported.out).toContain("slug: lumenly");
   expect(cli("apply", file("exported.yaml", exported.out)).out).toBe("lumenly: no changes\n");
   expect(cli("brands").out).toContain("Agency\tlumenly\tLumenly\t3 prompt(s)");
+});
+
+test("names and texts stored with spaces around them (through /rest/v1) survive export → apply: the competitor renamed in place (its citations keep it), the prompt and topic unchanged", async () => {
+  const write = async (sql: string) => {
+    if (pg) return void (await pg.inspect(sql));
+    // The product's own opening: the tables' triggers call its SQL functions.
+    const d = openDatabase(join(dataDir, "answerwatch.db"));
+    try {
+      d.sqlite.run(sql);
+    } finally {
+      d.close();
+    }
+  };
+  const before = await rows<{ id: string; name: string }>("SELECT id, name FROM competitors ORDER BY name");
+  await write("UPDATE competitors SET name = 'Quantora  ' WHERE name = 'Quantora'");
+  await write("UPDATE prompts SET text = ' Is Lumenly good for product teams? ' WHERE text = 'Is Lumenly good for product teams?'");
+  await write("UPDATE topics SET name = 'Support ' WHERE name = 'Support'");
+  const applied = cli("apply", file("spaced.yaml", cli("export", "brand", "lumenly").out));
+  expect(applied.code).toBe(0);
+  expect(applied.out).toContain("~ competitor Quantora");
+  expect(applied.out).not.toContain("- competitor");
+  expect(applied.out).not.toContain("prompt");
+  expect(applied.out).not.toContain("topic");
+  expect(await rows("SELECT id, name FROM competitors ORDER BY name")).toEqual(before);
+  expect((await rows<{ n: number | string }>("SELECT count(*) AS n FROM prompts WHERE text LIKE '%Is Lumenly good%'")).map((r) => Number(r.n))).toEqual([1]);
+  await write("UPDATE prompts SET text = 'Is Lumenly good for product teams?' WHERE text = ' Is Lumenly good for product teams? '");
+  await write("UPDATE topics SET name = 'Support' WHERE name = 'Support '");
+  expect(cli("apply", file("brand.yaml", BRAND)).out).toBe("lumenly: no changes\n");
 });
 
 test("a prompt removed from the file is deactivated, not deleted; a competitor removed is deleted; a changed schedule is updated", async () => {

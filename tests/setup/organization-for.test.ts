@@ -18,3 +18,10 @@ test("a slug or name only one answers to names it; none names nothing", () => {
   expect(organizationFor([other, victim], "e-1")).toBe(other);
   expect(() => organizationFor([other, victim], "nobody")).toThrow(/no organization named "nobody"/);
 });
+
+test("an organization renamed to another's id does not take that other's files: the id answered by two is refused", () => {
+  const renamed = { id: "00000000-0000-4000-8000-000000000003", name: victim.id, slug: "mallory" };
+  expect(() => organizationFor([renamed, victim], victim.id)).toThrow(/2 organizations answer to "00000000-0000-4000-8000-000000000001"/);
+  expect(organizationFor([renamed, victim], "mallory")).toBe(renamed);
+  expect(organizationFor([renamed, victim], renamed.id)).toBe(renamed);
+});

@@ -155,12 +155,14 @@ describe("creation through HTTP (real server, WEBHOOK_ALLOW_PRIVATE unset)", () 
   let api: ReturnType<typeof apiClient>;
   let routesOnly: ReturnType<typeof Bun.serve>;
   let stubbedApi: ReturnType<typeof apiClient>;
+  let token: string;
   let db: ServerDb;
   beforeAll(async () => {
     server = await testServer();
     db = await serverDb(server);
     const signed = await signedUpClient(server.url, server.secrets.anonKey);
-    api = apiClient(server.url, signed.session.access_token);
+    token = signed.session.access_token;
+    api = apiClient(server.url, token);
     // The app wires no resolver at creation, so names are resolved here on the same routes and
     // service, with the real caller resolution and the /api error shape, over a socket.
     const webhooks = createWebhookService({ store: storesFor(server.backend).webhooks, allowPrivate: false, wake: () => {}, resolve: stubResolver });
@@ -205,6 +207,32 @@ describe("creation through HTTP (real server, WEBHOOK_ALLOW_PRIVATE unset)", () 
   test("PATCH to a name that resolves to a private address → 400", async () => {
     const created = await stubbedApi.call("POST", "/api/webhooks", { url: "https://public.test/hook" });
     for (const url of REFUSED_NAMES) expectRefusal(url, await stubbedApi.call("PATCH", `/api/webhooks/${created.body.endpoint.id}`, { url }));
+  });
+
+  test("a PATCH or a test racing a DELETE answers 404 or 409 in the /api shape, never a 500", async () => {
+    const real = storesFor(server.backend).webhooks;
+    // The endpoint goes between the service's read and its write, as a DELETE at that moment would make it.
+    const racing = { ...real, updateEndpoint: async (input: Parameters<typeof real.updateEndpoint>[0]) => (await real.deleteEndpoint(input.id), real.updateEndpoint(input)) };
+    const disabling = { ...real, recordEvent: async (input: Parameters<typeof real.recordEvent>[0]) => (await real.deleteEndpoint(input.onlyEndpointId!), real.recordEvent(input)) };
+    const serve = (store: typeof real) => {
+      const webhooks = createWebhookService({ store, allowPrivate: false, wake: () => {}, resolve: stubResolver });
+      const app = new Elysia().onError(({ error }) => errorResponse(toAppError(error), "api")).use(webhookRoutes({ webhooks, callers: server.app.callers }));
+      return Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => app.handle(request) });
+    };
+    for (const [store, method, path, status, code] of [
+      [racing, "PATCH", "", 404, "not_found"],
+      [disabling, "POST", "/test", 409, "endpoint_disabled"],
+    ] as const) {
+      const created = await api.call("POST", "/api/webhooks", { url: "https://hooks.example.com/race" });
+      const routes = serve(store);
+      try {
+        const client = apiClient(`http://127.0.0.1:${routes.port}`, token);
+        const res = await client.call(method, `/api/webhooks/${created.body.endpoint.id}${path}`, method === "PATCH" ? { description: "x" } : undefined);
+        expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
+      } finally {
+        routes.stop(true);
+      }
+    }
   });
 
   test("the listener on 127.0.0.1 heard nothing", () => {
