@@ -6,7 +6,7 @@ import { forEachLineCapped } from "../http/body";
 import { AppError } from "../http/errors";
 import { requireUuid } from "../http/validate";
 import type { CallerResolver } from "../platform/auth/caller";
-import { createGate } from "../platform/rest/gate";
+import { createCallerShares, createGate } from "../platform/rest/gate";
 import { MAX_BATCH, type CrawlerIngest } from "./ingest";
 import type { CrawlerStore } from "./store";
 
@@ -17,7 +17,7 @@ const WRITERS = ["owner", "admin", "member"];
  * read at once per instance (more wait, unread; past `queued`, 503, which Logpush retries): each
  * holds up to its inflated cap until stored, so twenty at once could hold gigabytes (README: Security).
  */
-export const LOGPUSH_LIMITS = { inflatedBytes: 64 * 1024 * 1024, records: 100_000, lineBytes: 64 * 1024, atOnce: 2, queued: 8 } as const;
+export const LOGPUSH_LIMITS = { inflatedBytes: 64 * 1024 * 1024, records: 100_000, lineBytes: 64 * 1024, atOnce: 2, queued: 8, perOrganization: 1, bodyDeadlineMs: 60_000 } as const;
 
 /** Cloudflare Logpush's field names (HTTP requests dataset) → the record's. */
 export function fromLogpush(o: Record<string, unknown>): Record<string, unknown> {
@@ -28,35 +28,39 @@ export function fromLogpush(o: Record<string, unknown>): Record<string, unknown>
 }
 
 export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest; callers: CallerResolver }) {
-  async function writableBrand(request: Request, id: string): Promise<string> {
+  async function writableBrand(request: Request, id: string): Promise<{ brandId: string; organization: string }> {
     const user = await deps.callers.apiUser(request);
     const brandId = requireUuid(id, "brandId");
     const organization = await deps.store.brandOrganization(brandId);
     const role = organization ? user.orgRoles.get(organization) : undefined;
     if (!organization || !role) throw new AppError(404, "not_found", "Brand not found");
     if (!WRITERS.includes(role)) throw new AppError(403, "forbidden", "Viewers cannot send crawler logs");
-    return brandId;
+    return { brandId, organization };
   }
-  const logpushes = createGate(LOGPUSH_LIMITS.atOnce, LOGPUSH_LIMITS.queued);
+  const gate = createGate(LOGPUSH_LIMITS.atOnce, LOGPUSH_LIMITS.queued);
+  // The gate is the instance's, shared by every organization: each holds at most this many of its
+  // places (waiting or running; the rest 429), so one account cannot queue out the others.
+  const shares = createCallerShares<string>(LOGPUSH_LIMITS.perOrganization, (organization) => organization);
+  const logpushes = { run: <T>(organization: string, work: () => Promise<T>) => shares.run(organization, () => gate.run(work)) };
   return new Elysia()
     // Cloudflare Logpush's HTTP destination: gzip NDJSON in its field names; the API key in a header
     // (destination_conf "https://<server>/api/brands/<id>/crawler-logs/logpush?header_Authorization=Bearer%20aw_…").
     .post(
       "/api/brands/:brandId/crawler-logs/logpush",
       async ({ request, params }) => {
-        const brandId = await writableBrand(request, params.brandId);
-        return logpushes.run(() => logpush(request, brandId));
+        const { brandId, organization } = await writableBrand(request, params.brandId);
+        return logpushes.run(organization, () => logpush(request, brandId));
       },
       { parse: "none" },
     )
     .post("/api/brands/:brandId/crawler-logs", async ({ request, params, body }) => {
-    const brandId = await writableBrand(request, params.brandId);
+    const { brandId, organization } = await writableBrand(request, params.brandId);
     const records = Array.isArray(body) ? body : (body as { records?: unknown })?.records;
     if (!Array.isArray(records)) throw new AppError(400, "validation_failed", "The body must be a JSON array of records (or {records: [...]})");
     if (records.length > MAX_BATCH) throw new AppError(413, "batch_too_large", `At most ${MAX_BATCH} records a batch (got ${records.length})`);
     // Through the same gate as Logpush bodies: each request has its own reverse-DNS budget, so
     // requests side by side would multiply it (a hundred at once, 50,000 lookups).
-    return logpushes.run(async () => ({ success: true, ...(await deps.ingest.ingest(brandId, records)) }));
+    return logpushes.run(organization, async () => ({ success: true, ...(await deps.ingest.ingest(brandId, records)) }));
   });
 
   async function logpush(request: Request, brandId: string) {
@@ -65,7 +69,7 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
     let malformed = 0;
     let overlong: number;
     try {
-      ({ overlong } = await forEachLineCapped(request, { maxBytes: LOGPUSH_LIMITS.inflatedBytes, maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes }, (line) => {
+      ({ overlong } = await forEachLineCapped(request, { maxBytes: LOGPUSH_LIMITS.inflatedBytes, maxLines: LOGPUSH_LIMITS.records, maxLineBytes: LOGPUSH_LIMITS.lineBytes, deadlineMs: LOGPUSH_LIMITS.bodyDeadlineMs }, (line) => {
         try {
           records.push(fromLogpush(JSON.parse(line)));
         } catch {

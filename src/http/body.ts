@@ -12,6 +12,11 @@ export interface LineCaps {
   maxLines: number;
   /** A longer line is skipped and counted in `overlong`, never held. */
   maxLineBytes: number;
+  /**
+   * The whole body must arrive within this (408 past it): a client sending a byte every few
+   * seconds would otherwise hold its place (and a reader's slot) for as long as it likes.
+   */
+  deadlineMs?: number;
 }
 
 const INFLATE_SLICE = 1024;
@@ -74,8 +79,15 @@ export async function forEachLineCapped(request: Request, caps: LineCaps, onLine
   const { stream, gzip } = await inflatedBody(request.body, caps.maxBytes);
   let lines = 0;
   let overlong = 0;
+  let late = false;
+  const tooSlow = () => new AppError(408, "request_timeout", `The request body did not arrive within ${Math.round(caps.deadlineMs! / 1000)} s`);
+  // The reader holds the stream locked; a pass-through whose controller the deadline errors makes
+  // the read under way fail at once.
+  let guard: TransformStreamDefaultController<Uint8Array> | undefined;
+  const source = caps.deadlineMs === undefined ? stream : stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ start: (controller) => void (guard = controller) }));
+  const deadline = caps.deadlineMs === undefined ? undefined : setTimeout(() => ((late = true), guard?.error(tooSlow())), caps.deadlineMs);
   try {
-    for await (const line of cappedLines(stream, caps.maxLineBytes)) {
+    for await (const line of cappedLines(source, caps.maxLineBytes)) {
       if (line === OVERLONG) overlong++;
       else if (line.trim()) {
         if (++lines > caps.maxLines) throw tooMany(caps.maxLines);
@@ -86,9 +98,12 @@ export async function forEachLineCapped(request: Request, caps: LineCaps, onLine
       }
     }
   } catch (error) {
-    await stream.cancel().catch(() => {});
+    await source.cancel().catch(() => {});
+    if (late) throw tooSlow();
     if (error instanceof AppError) throw error;
     throw new AppError(400, "bad_body", gzip ? "The request body is not valid gzip" : "The request body could not be read");
+  } finally {
+    clearTimeout(deadline);
   }
   return { overlong };
 }

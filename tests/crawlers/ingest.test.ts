@@ -61,7 +61,8 @@ const actual = async () =>
     .sort((a, b) => `${a.bot}|${a.verdict}`.localeCompare(`${b.bot}|${b.verdict}`));
 
 beforeAll(async () => {
-  server = await testServer({ DATA_DIR: dataDir });
+  // Eleven organizations sign up for the Logpush test below.
+  server = await testServer({ DATA_DIR: dataDir, AUTH_SIGNUP_RATE_LIMIT_PER_HOUR: "100" });
   db = await serverDb(server);
   org = await signedUpOrg(server, "Crawlers");
   brand = await createBrand(org.owner, org.id, "crawled");
@@ -212,10 +213,14 @@ test("logs import of several batches (two written at once on Postgres): every li
   expect(await perBot()).toEqual(expectedPerBot);
 });
 
-test("Logpush bodies are read two at a time per instance: the rest wait unread, and past eight waiting a push is told 503 to retry", async () => {
-  const key = (await (await fetch(`${server.url}/api/keys`, { method: "POST", headers: { authorization: `Bearer ${org.ownerToken}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Logpush burst", organization_id: org.id, role: "member" }) })).json()).secret as string;
-  const url = `${server.url}/api/brands/${brand.id}/crawler-logs/logpush`;
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+test("Logpush bodies are read two at a time per instance, at most one per organization: the rest wait unread, a second of one organization is told 429, and past eight waiting a push is told 503", async () => {
+  // Ten organizations, one push each (the gate is shared by every organization of the instance).
+  const senders = await Promise.all(Array.from({ length: 11 }, async (_, i) => {
+    const o = await signedUpOrg(server, `Pusher ${i}`);
+    return { org: o, brand: await createBrand(o.owner, o.id, `pushed-${i}-${crypto.randomUUID().slice(0, 6)}`) };
+  }));
+  const push = (sender: (typeof senders)[number], body: BodyInit) =>
+    fetch(`${server.url}/api/brands/${sender.brand.id}/crawler-logs/logpush`, { method: "POST", headers: { authorization: `Bearer ${sender.org.ownerToken}`, "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
   // Bodies the test finishes when it chooses (Logpush's validation line only: nothing is stored).
   const finish: (() => void)[] = [];
   const held = () =>
@@ -225,15 +230,18 @@ test("Logpush bodies are read two at a time per instance: the rest wait unread, 
         finish.push(() => controller.close());
       },
     });
-  const pushes = Array.from({ length: 10 }, () => fetch(url, { method: "POST", headers, body: held(), duplex: "half" } as RequestInit).then((r) => r.status));
-  // Two are being read, eight wait: one more is refused at once, its body never read.
+  const pushes = senders.slice(0, 10).map((sender) => push(sender, held()).then((r) => r.status));
   await Bun.sleep(500);
-  const refused = await fetch(url, { method: "POST", headers, body: '{"content":"test message"}\n' });
+  // A second push of an organization with one in: refused at once, whatever room is left.
+  const again = await push(senders[0]!, '{"content":"test message"}\n');
+  expect({ status: again.status, code: ((await again.json()) as { error: { code: string } }).error.code }).toEqual({ status: 429, code: "53300" });
+  // Two are being read, eight wait: an eleventh organization's is refused at once, its body never read.
+  const refused = await push(senders[10]!, '{"content":"test message"}\n');
   expect({ status: refused.status, code: ((await refused.json()) as { error: { code: string } }).error.code, retry: refused.headers.get("retry-after") }).toEqual({ status: 503, code: "53300", retry: "1" });
   for (const done of finish) done();
   expect(await Promise.all(pushes)).toEqual(Array.from({ length: 10 }, () => 200));
   // Then the instance takes pushes again.
-  expect((await fetch(url, { method: "POST", headers, body: '{"content":"test message"}\n' })).status).toBe(200);
+  expect((await push(senders[0]!, '{"content":"test message"}\n')).status).toBe(200);
 });
 
 test("a record dated over a day ahead is refused alone; a date-time without an offset is UTC; a long non-Latin user agent is cut to 1,024 bytes and a path over 2,048 bytes refused alone — the rest of the batch stored", async () => {
