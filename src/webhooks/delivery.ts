@@ -21,6 +21,8 @@ export interface DelivererOptions {
   resolve?: Resolver;
   pollMs?: number;
   concurrency?: number;
+  /** Deliveries of one organization in flight at once (default a quarter of `concurrency`). */
+  perOrganization?: number;
 }
 
 /** The promise, or the signal's reason once it fires (a resolver that hangs must not hold a delivery past its time-out). */
@@ -54,6 +56,16 @@ export function createDeliverer(options: DelivererOptions) {
   const doFetch = options.fetch ?? fetch;
   const resolve = options.resolve ?? systemResolver;
   const concurrency = options.concurrency ?? 8;
+  // One organization's share of the slots (its endpoints may never answer, each attempt holding a
+  // slot for the whole timeout): a quarter, at least one.
+  const perOrganization = options.perOrganization ?? Math.max(1, Math.floor(concurrency / 4));
+  const busy = new Map<string, number>();
+  const took = (organization: string | null, delta: number) => {
+    if (organization === null) return;
+    const n = (busy.get(organization) ?? 0) + delta;
+    if (n > 0) busy.set(organization, n);
+    else busy.delete(organization);
+  };
   const leaseMs = options.timeoutMs + 30_000;
   const iso = (offsetMs = 0) => new Date(now().getTime() + offsetMs).toISOString();
   const pollMs = options.pollMs ?? 1000;
@@ -141,7 +153,7 @@ export function createDeliverer(options: DelivererOptions) {
     const leaseUntil = iso(leaseMs);
     let claimed: ClaimedDelivery[];
     try {
-      claimed = await store.claimDue({ now: at, leaseUntil, limit: room });
+      claimed = await store.claimDue({ now: at, leaseUntil, limit: room, perOrganization, busy: Object.fromEntries(busy) });
     } catch (error) {
       inFlight -= room;
       logger.error("webhook claim failed", { error: String(error) });
@@ -149,9 +161,11 @@ export function createDeliverer(options: DelivererOptions) {
     }
     inFlight -= room - claimed.length;
     for (const d of claimed) {
+      took(d.organization_id, 1);
       const p = deliver(d, leaseUntil)
         .catch((error) => logger.error("webhook delivery crashed", { delivery_id: d.id, error: String(error) }))
         .finally(() => {
+          took(d.organization_id, -1);
           inFlight--;
           running.delete(p);
           pump();

@@ -84,13 +84,20 @@ export function createPgWebhookStore(sql: SQL): WebhookStore {
       if (!isUuid(id)) return;
       await sql`UPDATE webhook_deliveries SET status = 'pending', next_at = ${at}, updated_at = ${at} WHERE id = ${id}`;
     },
-    async claimDue({ now, leaseUntil, limit }) {
+    async claimDue({ now, leaseUntil, limit, perOrganization, busy }) {
       // SKIP LOCKED: rows another instance is claiming are left to it; the ones taken here get the
-      // lease as their due time, so nobody else sees them due before it ends.
+      // lease as their due time, so nobody else sees them due before it ends. Each organization's
+      // due ones are counted from its deliveries in flight here, up to its share.
       const rows = await sql`
-        WITH due AS (
-          SELECT id, next_at FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ${now}
-           ORDER BY next_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        WITH ranked AS (
+          SELECT d.id, row_number() OVER (PARTITION BY v.organization_id ORDER BY d.next_at, d.id)
+                   + coalesce((${JSON.stringify(busy ?? {})}::text::jsonb ->> v.organization_id::text)::int, 0) AS nth
+            FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+           WHERE d.status = 'pending' AND d.next_at <= ${now}
+        ), due AS (
+          SELECT d.id, d.next_at FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+           WHERE r.nth <= ${perOrganization ?? limit} AND d.status = 'pending' AND d.next_at <= ${now}
+           ORDER BY d.next_at LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED
         ), claimed AS (
           UPDATE webhook_deliveries d SET next_at = ${leaseUntil}, updated_at = ${now} FROM due WHERE d.id = due.id
           RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, due.next_at AS due_at

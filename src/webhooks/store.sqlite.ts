@@ -1,7 +1,7 @@
 // The webhooks store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
 import { recordEvent } from "./events.sqlite";
-import type { ClaimedDelivery, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
+import type { ClaimedDelivery, ClaimInput, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
 
 const COLUMNS = "id, organization_id, brand_id, url, description, events, format, is_active, created_at, updated_at";
 
@@ -34,9 +34,16 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
     // the deliverer polls every second.
     due: sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?1) AS due`),
+    // The oldest due first, each organization's counted from its deliveries in flight (?4, a JSON
+    // object) up to its share (?5).
     claim: sqlite.prepare(
       `UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2
-       WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at LIMIT ?3)
+       WHERE id IN (
+         SELECT id FROM (
+           SELECT d.id, d.next_at, row_number() OVER (PARTITION BY v.organization_id ORDER BY d.next_at, d.id) + coalesce(json_extract(?4, '$."' || v.organization_id || '"'), 0) AS nth
+             FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+            WHERE d.status = 'pending' AND d.next_at <= ?2)
+          WHERE nth <= ?5 ORDER BY next_at LIMIT ?3)
        RETURNING id`,
     ),
     details: sqlite.prepare(
@@ -58,9 +65,9 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     return { eventId, deliveryIds: (q.deliveriesOfEvent.all(eventId) as { id: string }[]).map((d) => d.id) };
   });
 
-  const claimTx = sqlite.transaction((now: string, leaseUntil: string, limit: number): ClaimedDelivery[] => {
+  const claimTx = sqlite.transaction(({ now, leaseUntil, limit, perOrganization, busy }: ClaimInput): ClaimedDelivery[] => {
     const claimed: ClaimedDelivery[] = [];
-    for (const { id } of q.claim.all(leaseUntil, now, limit) as { id: string }[]) {
+    for (const { id } of q.claim.all(leaseUntil, now, limit, JSON.stringify(busy ?? {}), perOrganization ?? limit) as { id: string }[]) {
       const d = q.details.get(id) as (Omit<ClaimedDelivery, "is_active"> & { is_active: number }) | null;
       if (d) claimed.push({ ...d, is_active: !!d.is_active });
     }
@@ -115,9 +122,9 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     async requeueDelivery({ id, at }) {
       q.requeue.run(at, at, id);
     },
-    async claimDue({ now, leaseUntil, limit }) {
-      if ((q.due.get(now) as { due: number }).due === 0) return [];
-      return claimTx.immediate(now, leaseUntil, limit);
+    async claimDue(input) {
+      if ((q.due.get(input.now) as { due: number }).due === 0) return [];
+      return claimTx.immediate(input);
     },
     async finishDelivery(f) {
       // One statement needs no transaction of its own; disabling the endpoint goes with it.

@@ -59,6 +59,20 @@ export interface ClaimedDelivery {
   event_created_at: string;
 }
 
+export interface ClaimInput {
+  now: string;
+  leaseUntil: string;
+  limit: number;
+  /**
+   * At most this many of one organization's deliveries in flight (its `busy` ones counted): the
+   * deliverer's slots are every organization's, and one whose endpoints never answer (each attempt
+   * holds a slot for the whole timeout) would otherwise hold them all. Unset: no such share.
+   */
+  perOrganization?: number;
+  /** Deliveries in flight now, by organization id. */
+  busy?: Record<string, number>;
+}
+
 export interface WebhookStore {
   endpointById(id: string): Promise<WebhookEndpoint | null>;
   /** The endpoints of the given organizations, oldest first. */
@@ -88,7 +102,7 @@ export interface WebhookStore {
    * to `leaseUntil`, so no other claimer takes them until then; with what sending needs. Writes
    * nothing when none is due.
    */
-  claimDue(input: { now: string; leaseUntil: string; limit: number }): Promise<ClaimedDelivery[]>;
+  claimDue(input: ClaimInput): Promise<ClaimedDelivery[]>;
   /**
    * Records an attempt's outcome, only if the delivery is still pending under the lease it was
    * claimed with (`leaseUntil`); with `disableEndpoint`, the endpoint is disabled in the same

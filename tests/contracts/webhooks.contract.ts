@@ -165,6 +165,24 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       expect((await h.store.claimDue({ now: "2026-05-01T13:00:00.000Z", leaseUntil: "2026-05-01T13:01:00.000Z", limit: 10 })).map((d) => d.id).sort()).toEqual([first, second, notYet].sort());
     });
 
+    test("claimDue gives each organization at most its share, counting its deliveries in flight: one whose endpoints never answer cannot take every slot", async () => {
+      await drain();
+      const noisy = await h.fixtures.organization();
+      const quiet = await h.fixtures.organization();
+      await endpoint(noisy);
+      await endpoint(quiet);
+      const noisyIds: string[] = [];
+      for (let i = 0; i < 6; i++) noisyIds.push(...(await h.store.recordEvent({ event: event(noisy, { data: { i } }), at: `2026-05-01T11:00:0${i}.000Z` })).deliveryIds);
+      const quietId = (await h.store.recordEvent({ event: event(quiet), at: T0 })).deliveryIds[0]!;
+      // The noisy one's six are older, yet it gets two slots of eight and the quiet one's is claimed too.
+      const first = await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 8, perOrganization: 2, busy: {} });
+      expect(first.map((d) => d.id)).toEqual([noisyIds[0], noisyIds[1], quietId]);
+      // With two of its own in flight, the noisy one gets none; once they are done, its next two.
+      expect(await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 8, perOrganization: 2, busy: { [noisy]: 2 } })).toEqual([]);
+      expect((await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 8, perOrganization: 2, busy: { [noisy]: 1 } })).map((d) => d.id)).toEqual([noisyIds[2]]);
+      expect((await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 8, perOrganization: 2, busy: {} })).map((d) => d.id)).toEqual([noisyIds[3], noisyIds[4]]);
+    });
+
     test("claimDue called at once by several claimers hands each due delivery to one of them only", async () => {
       await drain();
       const org = await h.fixtures.organization();

@@ -313,7 +313,7 @@ describe("delivery refuses the same destinations without connecting", () => {
     const row = results.get(url);
     // Failed on the first attempt (no retry: a refusal is final), no HTTP status: nothing answered.
     expect(row).toMatchObject({ status: "failed", attempts: 1, last_status: null });
-    expect(row!.last_error).toMatch(/not a globally reachable address|must not point at/);
+    expect(row!.last_error).toMatch(/is not a globally reachable address|resolves to an address that is not globally reachable|must not point at/);
   });
 
   test("fetch was never called and the listener on 127.0.0.1 heard nothing", () => {
