@@ -29,9 +29,17 @@ function classOfFunction(fn: string): CrawlerClass {
   return "ai_training";
 }
 
+/**
+ * Listed tokens that are also everyday words or desktop apps' names: matched only as spelled
+ * (Sogou's "web spider" is no AI "Spider") and never in an Electron app's user agent (VS Code's
+ * "Code/1.85 … Electron/25" is a person's editor, not GitHub's coding agent).
+ */
+const AMBIGUOUS = new Set(["Code", "Spider", "Operator", "Trae", "LCC", "Cursor", "Devin", "YaK"]);
+
 interface Token {
   token: string;
   lower: string;
+  ambiguous: boolean;
   operator: string | null;
   class: CrawlerClass;
   robotsOnly: boolean;
@@ -40,7 +48,7 @@ interface Token {
 function buildTokens(): Token[] {
   const tokens = new Map<string, Token>();
   const add = (token: string, operator: string | null, cls: CrawlerClass) => {
-    if (!tokens.has(token.toLowerCase())) tokens.set(token.toLowerCase(), { token, lower: token.toLowerCase(), operator, class: cls, robotsOnly: /-Extended$/i.test(token) });
+    if (!tokens.has(token.toLowerCase())) tokens.set(token.toLowerCase(), { token, lower: token.toLowerCase(), ambiguous: AMBIGUOUS.has(token), operator, class: cls, robotsOnly: /-Extended$/i.test(token) });
   };
   // The ranges file names the operator and the kind exactly; it wins.
   for (const b of (ranges as { bots: { bot: string; operator: string; kind: string }[] }).bots) add(b.bot, b.operator, KIND_CLASS[b.kind] ?? "other_bot");
@@ -62,11 +70,15 @@ const isWordChar = (c: string | undefined) => !!c && /[A-Za-z0-9]/.test(c);
 export function identify(userAgent: string | null | undefined): BotIdentity {
   const ua = userAgent ?? "";
   const lower = ua.toLowerCase();
+  const electron = lower.includes("electron/");
   for (const t of TOKENS) {
-    let at = lower.indexOf(t.lower);
+    if (t.ambiguous && electron) continue;
+    // An ambiguous token is looked for as spelled; the others in any case.
+    const [text, wanted] = t.ambiguous ? [ua, t.token] : [lower, t.lower];
+    let at = text.indexOf(wanted);
     while (at >= 0) {
-      if (!isWordChar(lower[at - 1]) && !isWordChar(lower[at + t.lower.length])) return { bot: t.token, operator: t.operator, class: t.class, robotsOnly: t.robotsOnly };
-      at = lower.indexOf(t.lower, at + 1);
+      if (!isWordChar(text[at - 1]) && !isWordChar(text[at + wanted.length])) return { bot: t.token, operator: t.operator, class: t.class, robotsOnly: t.robotsOnly };
+      at = text.indexOf(wanted, at + 1);
     }
   }
   return { bot: null, operator: null, class: !ua.trim() || GENERIC_BOT.test(ua) ? "other_bot" : "human", robotsOnly: false };

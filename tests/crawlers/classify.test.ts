@@ -132,3 +132,14 @@ describe("verify", () => {
     expect(asked).toBe(10);
   });
 });
+
+test("tokens that are everyday words or desktop apps' names match only as spelled and never in an Electron app: VS Code is a person, Sogou's spider no AI 'Spider'", () => {
+  const vscode = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.85.0 Chrome/114.0.5735.289 Electron/25.9.7 Safari/537.36";
+  expect(identify(vscode)).toEqual({ bot: null, operator: null, class: "human", robotsOnly: false });
+  const sogou = "Sogou web spider/4.0(+http://www.sogou.com/docs/help/webmasters.htm#07)";
+  expect(identify(sogou)).toMatchObject({ bot: null, class: "other_bot" });
+  // As listed, outside an Electron app, they still name their agents; the other tokens match in any case.
+  expect(identify("Mozilla/5.0 (compatible; Spider/1.0)")).toMatchObject({ bot: "Spider", class: "ai_training" });
+  expect(identify("Code/1.0 (GitHub Copilot coding agent)")).toMatchObject({ bot: "Code", class: "ai_user" });
+  expect(identify("Mozilla/5.0 (compatible; gptbot/1.2)")).toMatchObject({ bot: "GPTBot" });
+});
