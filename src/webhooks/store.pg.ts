@@ -84,6 +84,15 @@ export function createPgWebhookStore(sql: SQL): WebhookStore {
       if (!isUuid(id)) return;
       await sql`UPDATE webhook_deliveries SET status = 'pending', next_at = ${at}, updated_at = ${at} WHERE id = ${id}`;
     },
+    async pruneEvents({ before, limit }) {
+      // Deliveries go with their event (ON DELETE CASCADE).
+      const rows = await sql`
+        DELETE FROM webhook_events WHERE id IN (
+          SELECT v.id FROM webhook_events v WHERE v.created_at < ${before}::timestamptz
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = v.id AND d.status = 'pending') LIMIT ${limit})
+        RETURNING id`;
+      return rows.length;
+    },
     async claimDue({ now, leaseUntil, limit, perOrganization, busy }) {
       // SKIP LOCKED: rows another instance is claiming are left to it; the ones taken here get the
       // lease as their due time, so nobody else sees them due before it ends. Each organization's

@@ -58,6 +58,12 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
        WHERE id = ?1 AND status = 'pending' AND next_at = ?9`,
     ),
     disable: sqlite.prepare("UPDATE webhook_endpoints SET is_active = 0, updated_at = ? WHERE id = ?"),
+    // Deliveries go with their event (ON DELETE CASCADE).
+    prune: sqlite.prepare(
+      `DELETE FROM webhook_events WHERE id IN (
+         SELECT v.id FROM webhook_events v WHERE v.created_at < ?1
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = v.id AND d.status = 'pending') LIMIT ?2)`,
+    ),
   };
 
   const recordTx = sqlite.transaction((input: Parameters<WebhookStore["recordEvent"]>[0]) => {
@@ -121,6 +127,9 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     },
     async requeueDelivery({ id, at }) {
       q.requeue.run(at, at, id);
+    },
+    async pruneEvents({ before, limit }) {
+      return sqlite.transaction(() => q.prune.run(before, limit).changes).immediate();
     },
     async claimDue(input) {
       if ((q.due.get(input.now) as { due: number }).due === 0) return [];

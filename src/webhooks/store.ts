@@ -96,6 +96,11 @@ export interface WebhookStore {
   delivery(id: string): Promise<{ endpoint_id: string; status: DeliveryStatus } | null>;
   /** Makes the delivery pending again, due `at`. */
   requeueDelivery(input: { id: string; at: string }): Promise<void>;
+  /**
+   * Deletes up to `limit` events made before `before` with none of their deliveries pending, and
+   * those deliveries with them (the delivery log keeps WEBHOOK_KEEP_DAYS). How many events went.
+   */
+  pruneEvents(input: { before: string; limit: number }): Promise<number>;
 
   /**
    * Claims up to `limit` pending deliveries due at `now` (oldest due first) by moving their next_at

@@ -183,6 +183,27 @@ export function describeWebhookStoreContract(name: string, make: () => Promise<H
       expect((await h.store.claimDue({ now: T2, leaseUntil: LEASE, limit: 8, perOrganization: 2, busy: {} })).map((d) => d.id)).toEqual([noisyIds[3], noisyIds[4]]);
     });
 
+    test("pruneEvents deletes events older than `before` whose deliveries are all done, with those deliveries; pending and newer ones stay; at most `limit`", async () => {
+      await drain();
+      const org = await h.fixtures.organization();
+      const e = await endpoint(org);
+      const old = async (at: string) => h.store.recordEvent({ event: event(org), at });
+      const done = await old("2020-01-01T00:00:00.000Z");
+      const alsoDone = await old("2020-01-02T00:00:00.000Z");
+      const noDelivery = await h.store.recordEvent({ event: event(org), at: "2020-01-03T00:00:00.000Z", onlyEndpointId: crypto.randomUUID() });
+      const stillPending = await old("2020-01-04T00:00:00.000Z");
+      const recent = await old("2026-05-01T00:00:00.000Z");
+      for (const d of await h.store.claimDue({ now: "2020-02-01T00:00:00.000Z", leaseUntil: "2020-02-01T00:01:00.000Z", limit: 2 }))
+        await h.store.finishDelivery({ id: d.id, leaseUntil: "2020-02-01T00:01:00.000Z", status: "delivered", attempts: 1, nextAt: null, lastStatus: 200, lastError: null, durationMs: 1, at: "2020-02-01T00:00:01.000Z" });
+      const events = async () => (await h.inspect<{ id: string }>("SELECT id FROM webhook_events WHERE organization_id = ?", org)).map((r) => r.id).sort();
+      expect(await h.store.pruneEvents({ before: "2026-01-01T00:00:00.000Z", limit: 1 })).toBe(1);
+      expect(await h.store.pruneEvents({ before: "2026-01-01T00:00:00.000Z", limit: 100 })).toBe(2);
+      expect(await events()).toEqual([stillPending.eventId, recent.eventId].sort());
+      expect((await h.store.deliveriesOf({ endpointId: e.id, status: null, limit: 10 })).map((d) => d.id).sort()).toEqual([stillPending.deliveryIds[0], recent.deliveryIds[0]].sort());
+      expect([done, alsoDone, noDelivery].every((x) => x.eventId)).toBe(true);
+      expect(await h.store.pruneEvents({ before: "2026-01-01T00:00:00.000Z", limit: 100 })).toBe(0);
+    });
+
     test("claimDue called at once by several claimers hands each due delivery to one of them only", async () => {
       await drain();
       const org = await h.fixtures.organization();
