@@ -122,14 +122,19 @@ export const TOOLS: ToolSpec[] = [
     input: { ...brand, prompts: z.array(z.string().min(1).max(MAX_PROMPT_CHARS)).min(1).max(100), topic_id: uuid.optional() },
     write: true,
     run: async (ctx, a) => {
+      // The topic first: its refusal, the likeliest, then leaves nothing to undo.
+      if (a.topic_id && !((await ctx.rest("GET", `/topics?id=eq.${a.topic_id}&brand_id=eq.${a.brand_id}&select=id`)) as unknown[]).length)
+        throw new Error(`No topic ${a.topic_id} in brand ${a.brand_id}`);
       const sets = (await ctx.rest("GET", `/prompt_sets?brand_id=eq.${a.brand_id}&select=id&order=created_at&limit=1`)) as { id: string }[];
       const made = sets[0] ? null : ((await ctx.rest("POST", "/prompt_sets?select=id", { brand_id: a.brand_id, name: "Prompts" }, { prefer: "return=representation" })) as { id: string }[])[0]!;
       const set = sets[0] ?? made!;
       try {
         return await ctx.rest("POST", "/prompts?select=id,text,is_branded", a.prompts.map((text: string) => ({ prompt_set_id: set.id, brand_id: a.brand_id, text, topic_id: a.topic_id ?? null })), { prefer: "return=representation" });
       } catch (error) {
-        // Refused (a topic of another brand, …): a set made for these prompts goes too.
-        if (made) await ctx.rest("DELETE", `/prompt_sets?id=eq.${made.id}`).catch(() => {});
+        // Refused: a set made for these prompts goes too — unless another call (a batch runs its
+        // calls at once) put prompts in it meanwhile: deleting it would take theirs.
+        if (made && !((await ctx.rest("GET", `/prompts?prompt_set_id=eq.${made.id}&select=id&limit=1`).catch(() => [1])) as unknown[]).length)
+          await ctx.rest("DELETE", `/prompt_sets?id=eq.${made.id}`).catch(() => {});
         throw error;
       }
     },

@@ -212,5 +212,16 @@ test("list tools answer a page (500 rows at most, offset on); add_prompts checks
   const foreign = (await client.callTool({ name: "add_prompts", arguments: { brand_id: bare, prompts: ["Fine text?"], topic_id: crypto.randomUUID() } })) as { isError?: boolean };
   expect(foreign.isError).toBe(true);
   expect((await org.owner.from("prompt_sets").select("id").eq("brand_id", bare)).data).toEqual([]);
+  // Two calls at once on a brand with no set, one refused: the other's prompts stay (the refused
+  // one used to delete the set it had made, which the other had meanwhile put its prompts in).
+  for (let round = 0; round < 3; round++) {
+    const fresh = (await createBrand(org.owner, org.id, `mcp-race-${round}`)).id;
+    const [refused, added] = (await Promise.all([
+      client.callTool({ name: "add_prompts", arguments: { brand_id: fresh, prompts: ["Refused?"], topic_id: crypto.randomUUID() } }),
+      client.callTool({ name: "add_prompts", arguments: { brand_id: fresh, prompts: ["Kept?"] } }),
+    ])) as { isError?: boolean }[];
+    expect([refused!.isError, added!.isError ?? false]).toEqual([true, false]);
+    expect(((await org.owner.from("prompts").select("text").eq("brand_id", fresh)).data ?? []).map((p) => p.text)).toEqual(["Kept?"]);
+  }
   await client.close();
 });
