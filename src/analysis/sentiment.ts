@@ -277,7 +277,9 @@ export function parseSentimentJudgeReply(reply: string): { label: SentimentLabel
   const { label, score } = parsed as { label?: unknown; score?: unknown };
   const normalizedLabel = typeof label === "string" ? label.trim().toLowerCase() : "";
   if (normalizedLabel !== "positive" && normalizedLabel !== "neutral" && normalizedLabel !== "negative") return null;
-  const numeric = typeof score === "number" && Number.isFinite(score) ? Math.max(-1, Math.min(1, score)) : null;
-  const fallback = normalizedLabel === "positive" ? 0.5 : normalizedLabel === "negative" ? -0.5 : 0;
-  return { label: normalizedLabel, score: numeric ?? fallback };
+  const numeric = typeof score === "number" && Number.isFinite(score) ? Math.round(Math.max(-1, Math.min(1, score)) * 10_000) / 10_000 : null;
+  if (numeric === null) return { label: normalizedLabel, score: normalizedLabel === "positive" ? 0.5 : normalizedLabel === "negative" ? -0.5 : 0 };
+  // The score decides, by the same cut-offs as the lexicon's: a reply of "positive" with −0.3 was
+  // counted positive while pulling the mean negative.
+  return { label: numeric >= SENTIMENT_THRESHOLD ? "positive" : numeric <= -SENTIMENT_THRESHOLD ? "negative" : "neutral", score: numeric };
 }

@@ -189,7 +189,7 @@ function changes(d: ReportData): string {
   const items = [
     ...d.moves.map(
       (m) =>
-        `<li${data({ move: m.label, direction: m.direction, delta: m.rate.change.delta })}><span class="verdict ${esc(m.direction)}">${VERDICT_MARK[m.direction]}</span> Visibility ${m.kind === "competitor" ? "of" : "on"} ${esc(m.label)}: ${changeText(m.rate.change)}, now ${pct(m.rate.value)} — n ${int(m.rate.change.n_current)} vs ${int(m.rate.change.n_previous)} ${m.kind === "competitor" ? "answers" : "answers to the prompts asked in both windows"}</li>`,
+        `<li${data({ move: m.label, direction: m.direction, delta: m.rate.change.delta })}><span class="verdict ${esc(m.direction)}">${VERDICT_MARK[m.direction]}</span> Visibility ${m.kind === "competitor" ? "of" : "on"} ${esc(m.label)}: ${changeText(m.rate.change)} — n ${int(m.rate.change.n_current)} vs ${int(m.rate.change.n_previous)} ${m.kind === "competitor" ? "answers" : "answers to the prompts asked in both windows"}; now ${pct(m.rate.value)} of all ${int(m.rate.n)} answers</li>`,
     ),
     ...d.modelChanges.map((p) => `<li${data({ "model-changed": p })}><span class="warning">Models changed:</span> ${esc(p)} reported different models in the two windows; part of any move there may be the model.</li>`),
   ];

@@ -99,7 +99,10 @@ async function createDemoBrand(sb: SupabaseClient, organizationId: string) {
     "creating the brand",
   ) as { id: string };
   must(await sb.from("brand_domains").insert({ brand_id: brand.id, domain: BRAND.domain, is_primary: true }).select(), "adding the brand's domain");
-  must(await sb.from("competitors").insert(COMPETITORS.map((c) => ({ brand_id: brand.id, name: c.name, domain: c.domain, aliases: c.aliases }))).select(), "adding competitors");
+  // Added (as far as the insights know) before the history replayed below: a competitor's change
+  // is compared only over windows that began after it was added.
+  const trackedSince = new Date(Date.now() - (Math.max(...HISTORY_DAYS_AGO) + 1) * 86_400_000).toISOString();
+  must(await sb.from("competitors").insert(COMPETITORS.map((c) => ({ brand_id: brand.id, name: c.name, domain: c.domain, aliases: c.aliases, created_at: trackedSince }))).select(), "adding competitors");
   const topics = must(await sb.from("topics").insert(TOPICS.map((t) => ({ brand_id: brand.id, name: t.name }))).select(), "adding topics") as { id: string; name: string }[];
   const topicId = new Map(TOPICS.map((t) => [t.key, topics.find((row) => row.name === t.name)!.id]));
   const set = must(await sb.from("prompt_sets").insert({ brand_id: brand.id, name: PROMPT_SET_NAME }).select().single(), "adding the prompt set") as { id: string };

@@ -76,6 +76,8 @@ export async function buildDigest(ctx: InsightsContext, input: DigestInput) {
     label: m.label,
     direction: m.direction,
     value: m.rate.value,
+    /** The answers `value` is over: all of the period's, not only the compared pairs'. */
+    n: m.rate.n,
     delta: m.rate.change.delta,
     ci_low: m.rate.change.ci_low,
     ci_high: m.rate.change.ci_high,
@@ -83,11 +85,13 @@ export async function buildDigest(ctx: InsightsContext, input: DigestInput) {
     n_previous: m.rate.change.n_previous,
   }));
   // Prompts gained and lost: every prompt (branded ones too: losing one of those is news), by the
-  // state of its last run on each platform up to the window's end.
+  // state of its last run on each platform up to the window's end — only when that run was in the
+  // period: a prompt lost weeks ago and not run since is not news of this one.
   const rows = await prompts(ctx, insightArgs(input.brand.id, window, null));
+  const from = `${window.from}T00:00:00.000Z`;
   const byState = (state: "gained" | "lost") =>
     rows
-      .map((p) => ({ prompt_id: p.prompt_id, text: p.text, platforms: p.runs.filter((r) => r.state === state).map((r) => r.platform) }))
+      .map((p) => ({ prompt_id: p.prompt_id, text: p.text, platforms: p.runs.filter((r) => r.state === state && r.latest_at >= from).map((r) => r.platform) }))
       .filter((p) => p.platforms.length > 0);
   const gained = byState("gained");
   const lost = byState("lost");

@@ -19,7 +19,7 @@ function headline(d: Digest): string {
 }
 
 const moveLine = (m: Digest["moves"][number]) =>
-  `${m.direction === "up" ? "▲" : "▼"} ${m.label}: ${changeText({ delta: m.delta, ci_low: m.ci_low, ci_high: m.ci_high })}, now ${pct(m.value)} (n ${int(m.n_current)} vs ${int(m.n_previous)})`;
+  `${m.direction === "up" ? "▲" : "▼"} ${m.label}: ${changeText({ delta: m.delta, ci_low: m.ci_low, ci_high: m.ci_high })} (n ${int(m.n_current)} vs ${int(m.n_previous)} compared); now ${pct(m.value)} of all ${int(m.n)} answers`;
 
 const promptLine = (p: Digest["prompts"]["gained"][number]) => `“${p.text}” (${p.platforms.join(", ")})`;
 

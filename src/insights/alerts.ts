@@ -29,8 +29,11 @@ export function alertWindows(now: Date): { today: string; window: DateWindow; pr
   };
 }
 
-/** One platform's insight arguments over the current alert window. */
-export const alertArgs = (brandId: string, platform: string, window: DateWindow): InsightArgs => ({ brandId, window, platforms: [platform], models: null, regions: null, topicIds: null, promptIds: null, branded: null });
+/**
+ * One platform's insight arguments over the current alert window: non-branded prompts, as every
+ * headline reads them (a branded prompt names the brand nearly always, and diluted a real move).
+ */
+export const alertArgs = (brandId: string, platform: string, window: DateWindow): InsightArgs => ({ brandId, window, platforms: [platform], models: null, regions: null, topicIds: null, promptIds: null, branded: false });
 
 /** The alert a platform's change makes, or null when it is not significant or smaller than `points` (whether it fired today already is the caller's check). */
 export function alertOf(platform: string, windows: { window: DateWindow; previous: DateWindow }, measured: ReturnType<typeof visibilityChangeOf>, minPoints: number): VisibilityAlert | null {

@@ -35,8 +35,8 @@ const significant = (rate: RateChange) => rate.change.verdict === "up" || rate.c
 export function significantMoves(overview: OverviewMoves, topicName: (id: string | null) => string): Move[] {
   const all: Move[] = [
     ...overview.by_platform.map((r) => ({ kind: "platform" as const, key: r.platform, label: r.platform, rate: r.visibility_rate })),
-    // Without topics the one group "prompts without a topic" is the whole: no move of its own.
-    ...overview.by_topic.filter((r) => r.topic_id !== null || overview.by_topic.length > 1).map((r) => ({ kind: "topic" as const, key: r.topic_id, label: `topic “${topicName(r.topic_id)}”`, rate: r.visibility_rate })),
+    // One topic group (every prompt in one topic, or none in any) is the whole: no move of its own.
+    ...overview.by_topic.filter(() => overview.by_topic.length > 1).map((r) => ({ kind: "topic" as const, key: r.topic_id, label: `topic “${topicName(r.topic_id)}”`, rate: r.visibility_rate })),
     ...(overview.by_competitor ?? []).map((r) => ({ kind: "competitor" as const, key: r.competitor_id, label: `competitor ${r.name}`, rate: r.visibility_rate })),
   ]
     .filter((m) => significant(m.rate))

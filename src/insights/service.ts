@@ -74,25 +74,50 @@ export interface ComparedPairs {
   previous: ResultSums;
   pairs: number;
   modelChanged: boolean;
+  /** Some pair had more answers in one window than in the other, and was weighted down to the fewer (comparePairs). */
+  reweighted: boolean;
 }
 
-/** Only the (prompt, platform) pairs answered in both windows: adding or removing prompts does not move a change. */
+/** `sums` scaled by `factor` (every measure, the answers too). */
+function addScaled(into: ResultSums, sums: ResultSums, factor: number): ResultSums {
+  for (const m of RESULT_MEASURES) into[m] += (sums[m] ?? 0) * factor;
+  return into;
+}
+
+/**
+ * Only the (prompt, platform) pairs answered in both windows, each weighing the same in both: a pair
+ * with more answers in one window (a prompt added partway through the previous one, a platform now
+ * checked hourly, more samples) counts there as if it had only its answers of the other, its sums
+ * scaled down in proportion. Pooled as they were, such pairs re-weighted the rate, and a brand whose
+ * every prompt kept its rate could read "down 41 points" right after prompts were added.
+ */
 function comparePairs(current: Map<string, PairSums>, previous: Map<string, PairSums>): ComparedPairs {
-  const out = { current: emptySums(), previous: emptySums(), pairs: 0, modelChanged: false };
+  const out = { current: emptySums(), previous: emptySums(), pairs: 0, modelChanged: false, reweighted: false };
   const modelsNow = new Set<string>();
   const modelsBefore = new Set<string>();
   for (const [key, now] of current) {
     const before = previous.get(key);
     if (!before) continue;
     out.pairs++;
-    addSums(out.current, now.sums);
-    addSums(out.previous, before.sums);
+    const [n1, n0] = [now.sums.results, before.sums.results];
+    if (n1 === n0) {
+      addSums(out.current, now.sums);
+      addSums(out.previous, before.sums);
+    } else {
+      const weight = Math.min(n1, n0);
+      addScaled(out.current, now.sums, weight / n1);
+      addScaled(out.previous, before.sums, weight / n0);
+      out.reweighted = true;
+    }
     for (const m of now.models) modelsNow.add(m);
     for (const m of before.models) modelsBefore.add(m);
   }
   out.modelChanged = modelsNow.size !== modelsBefore.size || [...modelsNow].some((m) => !modelsBefore.has(m));
   return out;
 }
+
+/** Newcombe's interval over two windows' (possibly scaled) counts: a scaled count a hair above its n is its n. */
+const changeOf = ([x1, n1]: [number, number], [x0, n0]: [number, number]) => newcombe(Math.min(x1, n1), n1, Math.min(x0, n0), n0);
 
 function rateWithChange(total: ResultSums, previousTotal: ResultSums, compared: ComparedPairs, proportion: Proportion) {
   const [x, n] = proportion(total);
@@ -102,7 +127,7 @@ function rateWithChange(total: ResultSums, previousTotal: ResultSums, compared: 
   return {
     ...interval(x, n),
     previous: interval(px, pn),
-    change: { ...newcombe(cx, cn, bx, bn), n_current: cn, n_previous: bn, model_changed: compared.modelChanged },
+    change: { ...changeOf([cx, cn], [bx, bn]), n_current: cn, n_previous: bn, model_changed: compared.modelChanged, reweighted: compared.reweighted },
   };
 }
 
@@ -156,15 +181,21 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
  */
 async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
   const before = new Map((await competitors(ctx, { ...args, window: previous })).map((r) => [r.entity_id, r]));
+  // A competitor is looked for in answers analysed after it was added: one added after the previous
+  // window began has no comparable count there, and its "rise" would only be its being added.
+  const added = new Map((await ctx.store.competitors(args.brandId)).map((c) => [c.id, c.created_at]));
+  const comparedFrom = `${previous.from}T00:00:00.000Z`;
   return (await competitors(ctx, args))
     .filter((r) => !r.is_brand)
     .map((r) => {
       const p = before.get(r.entity_id);
       const prior = interval(p?.answers_mentioning ?? 0, p?.n ?? 0);
+      const addedLate = (added.get(r.entity_id) ?? "") > comparedFrom;
+      const change = addedLate ? { delta: null, ci_low: null, ci_high: null, verdict: "insufficient_data" as const } : newcombe(r.answers_mentioning, r.n, p?.answers_mentioning ?? 0, p?.n ?? 0);
       return {
         competitor_id: r.entity_id,
         name: r.name,
-        visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...newcombe(r.answers_mentioning, r.n, p?.answers_mentioning ?? 0, p?.n ?? 0), n_current: r.n, n_previous: p?.n ?? 0, model_changed: false } },
+        visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...change, n_current: r.n, n_previous: p?.n ?? 0, model_changed: false, added_since: addedLate ? added.get(r.entity_id)! : null } },
       };
     });
 }
@@ -205,7 +236,7 @@ export function visibilityChangeOf(rowsNow: ResultSumsRow[], rowsBefore: ResultS
   const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
   const [x, n] = PROPORTIONS.visibility_rate(compared.current);
   const [px, pn] = PROPORTIONS.visibility_rate(compared.previous);
-  return { current: interval(x, n), previous: interval(px, pn), change: { ...newcombe(x, n, px, pn), model_changed: compared.modelChanged } };
+  return { current: interval(Math.min(x, n), n), previous: interval(Math.min(px, pn), pn), change: { ...changeOf([x, n], [px, pn]), model_changed: compared.modelChanged } };
 }
 
 // ---- trend ------------------------------------------------------------------------------------
@@ -239,7 +270,7 @@ export async function trend(ctx: InsightsContext, args: InsightArgs, period: Int
         ci_high: visibility.ci_high,
         share_of_voice: shareOfVoice(s).value,
         avg_position: ratio(s.position_sum, s.position_n),
-        citation_share: ratio(s.brand_citation_sum, s.citation_sum),
+        citation_share: ratio(...PROPORTIONS.citation_share(s)),
         avg_sentiment: ratio(s.sentiment_sum, s.sentiment_n),
       });
     }
@@ -388,7 +419,7 @@ async function runStates(ctx: InsightsContext, args: InsightArgs) {
     byRun.set(r.run, run);
     runs.set(key, byRun);
   }
-  const states = new Map<string, { platform: string; latest_mentioned: boolean; previous_mentioned: boolean | null; state: RunState }[]>();
+  const states = new Map<string, { platform: string; latest_mentioned: boolean; previous_mentioned: boolean | null; state: RunState; latest_at: string }[]>();
   const lastRunAt = new Map<string, string>();
   for (const [key, byRun] of runs) {
     const [promptId, platform] = key.split("\u0000") as [string, string];
@@ -397,7 +428,7 @@ async function runStates(ctx: InsightsContext, args: InsightArgs) {
     const latestMentioned = runMentioned(latest!.mentioned, latest!.answers);
     const previousMentioned = previous ? runMentioned(previous.mentioned, previous.answers) : null;
     const list = states.get(promptId) ?? [];
-    list.push({ platform, latest_mentioned: latestMentioned, previous_mentioned: previousMentioned, state: runState(latestMentioned, previousMentioned) });
+    list.push({ platform, latest_mentioned: latestMentioned, previous_mentioned: previousMentioned, state: runState(latestMentioned, previousMentioned), latest_at: latest!.at });
     states.set(promptId, list);
   }
   for (const list of states.values()) list.sort((a, b) => a.platform.localeCompare(b.platform));

@@ -203,7 +203,7 @@ export function createPgInsightsStore(sql: SQL, options: PgInsightsOptions = {})
     },
     async competitors(brandId) {
       if (!isUuid(brandId)) return [];
-      return plainRows(await sql`SELECT id, name FROM competitors WHERE brand_id = ${brandId} ORDER BY created_at, id`);
+      return plainRows(await sql`SELECT id, name, created_at FROM competitors WHERE brand_id = ${brandId} ORDER BY created_at, id`);
     },
     async prompts(f) {
       if (!isUuid(f.brandId)) return [];

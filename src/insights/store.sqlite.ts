@@ -188,7 +188,7 @@ export function createSqliteInsightReads(sqlite: Database): SqliteInsightReads {
       return sqlite.query("SELECT id, name, organization_id FROM brands WHERE id = ?").get(brandId) as { id: string; name: string; organization_id: string } | null;
     },
     competitors(brandId) {
-      return sqlite.query("SELECT id, name FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(brandId) as { id: string; name: string }[];
+      return sqlite.query("SELECT id, name, created_at FROM competitors WHERE brand_id = ? ORDER BY created_at, id").all(brandId) as { id: string; name: string; created_at: string }[];
     },
     prompts(f) {
       const inner = ["brand_id = ?"];

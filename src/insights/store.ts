@@ -36,7 +36,8 @@ export interface InsightsStore {
   /** The brand's name and organization (null when there is no such brand). */
   brand(brandId: string): Promise<{ id: string; name: string; organization_id: string } | null>;
   /** The brand's competitors, oldest first (created_at, then id). */
-  competitors(brandId: string): Promise<{ id: string; name: string }[]>;
+  /** The brand's competitors, oldest first, with when each was added (its mentions are counted in answers analysed since). */
+  competitors(brandId: string): Promise<{ id: string; name: string; created_at: string }[]>;
   /** The brand's prompts passing the prompt filters (topics, prompt ids, branded), oldest first (created_at, then id). */
   prompts(input: { brandId: string } & Pick<InsightFilters, "topicIds" | "promptIds" | "branded">): Promise<InsightPrompt[]>;
   /** Every prompt of the brand with its topic (null: none). */

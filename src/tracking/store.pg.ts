@@ -240,6 +240,8 @@ async function visibilityAlerts(tx: SQL, input: { brandId: string; platforms: st
       SELECT prompt_id, platform, reported_model, count(*)::int AS results, (count(*) FILTER (WHERE mentioned))::int AS mentioned
         FROM prompt_results
        WHERE brand_id = ${input.brandId} AND platform = ${platform} AND created_at >= ${`${window.from}T00:00:00.000Z`} AND created_at < ${`${nextDay(window.to)}T00:00:00.000Z`}
+         -- Non-branded prompts, as alertArgs (src/insights/alerts.ts) reads them on SQLite.
+         AND prompt_id IN (SELECT id FROM prompts WHERE brand_id = ${input.brandId} AND NOT is_branded)
        GROUP BY prompt_id, platform, reported_model -- VISIBILITY_CHANGE_GROUPS (src/insights/service.ts)
     `;
     // The other measures are not read by the visibility change: zero.

@@ -51,4 +51,9 @@ describe("model judge (pure parts: prompt and reply)", () => {
     expect(parseSentimentJudgeReply("I think it is positive")).toBeNull();
     expect(parseSentimentJudgeReply("{not json}")).toBeNull();
   });
+  test("a reply whose label and score disagree is labelled by its score, with the lexicon's cut-offs (±0.05), the score to 4 decimals", () => {
+    expect(parseSentimentJudgeReply('{"label":"positive","score":-0.3}')).toEqual({ label: "negative", score: -0.3 });
+    expect(parseSentimentJudgeReply('{"label":"negative","score":0.02}')).toEqual({ label: "neutral", score: 0.02 });
+    expect(parseSentimentJudgeReply('{"label":"neutral","score":0.123456}')).toEqual({ label: "positive", score: 0.1235 });
+  });
 });

@@ -71,7 +71,8 @@ export async function pgHarnessOn(url: string): Promise<PgHarness> {
     brandPlatform: async (brandId, platform, o = {}) =>
       void (await sql`INSERT INTO brand_platforms (brand_id, platform, model, samples, is_enabled, check_frequency, last_checked_at)
         VALUES (${brandId}, ${platform}, ${o.model ?? null}, ${o.samples ?? 1}, ${o.enabled !== false}, ${o.frequency ?? "daily"}, ${o.lastCheckedAt ?? null})`),
-    competitor: (brandId, name = unique("Rival"), domain = null) => one("INSERT INTO competitors (brand_id, name, domain) VALUES ($1, $2, $3) RETURNING id", brandId, name, domain),
+    competitor: (brandId, name = unique("Rival"), domain = null, createdAt) =>
+      one("INSERT INTO competitors (brand_id, name, domain, created_at) VALUES ($1, $2, $3, coalesce($4::timestamptz, now())) RETURNING id", brandId, name, domain, createdAt ?? null),
     topic: (brandId, name = unique("topic")) => one("INSERT INTO topics (brand_id, name) VALUES ($1, $2) RETURNING id", brandId, name),
     result: async (r) => {
       const citations = (r.citations ?? []).map((c, i) => ({ position: i + 1, url: c.url, normalized_url: c.normalizedUrl, domain: c.domain, host: c.domain, title: c.title ?? "", is_brand: !!c.isBrand, competitor_id: null }));

@@ -24,7 +24,8 @@ export interface Fixtures {
   brandPlatform(brandId: string, platform: string, options?: { model?: string | null; samples?: number; enabled?: boolean; frequency?: string; lastCheckedAt?: string | null }): Promise<void>;
   /** A prompt of the brand (its own prompt set), in `topicId` when given. */
   prompt(brandId: string, text?: string, topicId?: string): Promise<string>;
-  competitor(brandId: string, name?: string, domain?: string | null): Promise<string>;
+  /** `createdAt`: when it was added (the insights compare its change only over windows that began after). */
+  competitor(brandId: string, name?: string, domain?: string | null, createdAt?: string): Promise<string>;
   topic(brandId: string, name?: string): Promise<string>;
   /** An answer as the tracking run writes it (its citations as rows too); the rollups follow by themselves. */
   result(input: ResultFixture): Promise<string>;
@@ -122,7 +123,8 @@ export function sqliteHarnessOn(dbh: DbHandle): SqliteHarness {
           o.frequency ?? "daily",
           o.lastCheckedAt ?? null,
         ]),
-      competitor: async (brandId, name = unique("Rival"), domain = null) => insert("INSERT INTO competitors (brand_id, name, domain) VALUES (?, ?, ?) RETURNING id", brandId, name, domain),
+      competitor: async (brandId, name = unique("Rival"), domain = null, createdAt) =>
+        insert("INSERT INTO competitors (brand_id, name, domain, created_at) VALUES (?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) RETURNING id", brandId, name, domain, createdAt ?? null),
       topic: async (brandId, name = unique("topic")) => insert("INSERT INTO topics (brand_id, name) VALUES (?, ?) RETURNING id", brandId, name),
       result: async (r) => {
         const citations = (r.citations ?? []).map((c, i) => ({ position: i + 1, url: c.url, normalized_url: c.normalizedUrl, domain: c.domain, host: c.domain, title: c.title ?? "", is_brand: !!c.isBrand, competitor_id: null }));

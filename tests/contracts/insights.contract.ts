@@ -80,7 +80,7 @@ export function describeInsightsStoreContract(name: string, make: () => Promise<
     test("brand, competitors (oldest first), prompts with their filters, topics, texts and entities; unknown brand → null or nothing", async () => {
       expect(await h.store.brand(brand)).toMatchObject({ id: brand, organization_id: org });
       expect((await h.store.brand(brand))!.name).toStartWith("Acme");
-      expect(await h.store.competitors(brand)).toEqual([{ id: c1, name: "Globex" }, { id: c2, name: "Initech" }]);
+      expect(await h.store.competitors(brand)).toEqual([{ id: c1, name: "Globex", created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) }, { id: c2, name: "Initech", created_at: expect.any(String) }]);
       expect((await h.store.prompts({ brandId: brand, topicIds: null, promptIds: null, branded: null })).map((p) => p.id)).toEqual([p1, p2]);
       expect((await h.store.prompts({ brandId: brand, topicIds: [topic], promptIds: null, branded: null })).map((p) => p.id)).toEqual([p1]);
       expect((await h.store.prompts({ brandId: brand, topicIds: null, promptIds: [p2], branded: null })).map((p) => p.id)).toEqual([p2]);

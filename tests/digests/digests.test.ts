@@ -82,6 +82,15 @@ beforeAll(async () => {
       }
     }
   }
+  // A prompt lost on chatgpt three weeks before the digest's week and not run since: not news of the week.
+  const stale = (await org.owner.from("prompts").insert({ prompt_set_id: set.id, brand_id: brandId, text: "old crm news?" }).select().single()).data! as { id: string };
+  for (const [daysBefore, mentioned] of [[28, true], [21, false]] as const) {
+    written.push({ day: addDays(week.window.from, -daysBefore), platform: "chatgpt", mentioned });
+    rows.push({
+      key: { id: crypto.randomUUID(), jobId: null, brandId, promptId: stale.id, platform: "chatgpt", model: "m", region: "", createdAt: `${addDays(week.window.from, -daysBefore)}T12:00:00.000Z` },
+      values: { surface: "api", response: "x", mentioned: mentioned ? 1 : 0, mention_count: mentioned ? 1 : 0, mention_position: mentioned ? 1 : null, competitor_mentions: "[]", citations: "[]", citation_count: 0, brand_citation_count: 0, sources: "[]", source_count: 0, sentiment: null, sentiment_score: null, visibility_score: mentioned ? 70 : 0, search_queries: "[]", details: "{}" },
+    });
+  }
   await writeResults(server, rows);
   // Suggestions are the server's to write (the service key, as a run does).
   const suggested = await serviceClient(server).from("suggestions").insert([
@@ -225,8 +234,10 @@ describe("the weekly digest", () => {
 
   test("its prompts gained and lost are insights_prompts' run states, and its suggestions the open ones", async () => {
     const prompts = (await org.owner.rpc("insights_prompts", { p_brand_id: brandId, p_from: week.window.from, p_to: week.window.to })).data as any[];
-    const gained = prompts.filter((p) => p.runs.some((r: any) => r.state === "gained"));
-    const lost = prompts.filter((p) => p.runs.some((r: any) => r.state === "lost"));
+    // Only transitions whose latest run was in the week: one from weeks before is not this week's news.
+    const inWeek = (r: any) => r.latest_at >= `${week.window.from}T00:00:00.000Z`;
+    const gained = prompts.filter((p) => p.runs.some((r: any) => r.state === "gained" && inWeek(r)));
+    const lost = prompts.filter((p) => p.runs.some((r: any) => r.state === "lost" && inWeek(r)));
     // A section is shown when it has something to list.
     for (const [title, list] of [["Prompts gained", gained], ["Prompts lost", lost]] as const) {
       if (list.length) expect(mail.text).toContain(`${title} (${list.length})`);
@@ -235,6 +246,9 @@ describe("the weekly digest", () => {
     }
     expect(mail.text).toContain("- [high] Publish a pricing comparison");
     expect(mail.text).not.toContain("Old idea");
+    // Lost, but three weeks ago: insights_prompts says so, the week's digest does not list it.
+    expect(prompts.find((p) => p.text === "old crm news?")?.runs.map((r: any) => r.state)).toEqual(["lost"]);
+    expect(mail.text).not.toContain("“old crm news?”");
   });
 
   test("carries a one-click unsubscribe (List-Unsubscribe + List-Unsubscribe-Post) and the client report link", async () => {

@@ -319,8 +319,16 @@ function expectedOverview(w: World, args: Args, today: string) {
   const pairsBefore = new Set(before.map(pair));
   const pairedNow = now.filter((a) => pairsBefore.has(pair(a)));
   const pairedBefore = before.filter((a) => pairsNow.has(pair(a)));
-  const cs = measure(pairedNow);
-  const cb = measure(pairedBefore);
+  // Each pair weighs the same in both windows: the answers it has in the window where it has fewer
+  // (its measures scaled down in the other).
+  const cs = measure([]);
+  const cb = measure([]);
+  for (const key of pairsNow) {
+    if (!pairsBefore.has(key)) continue;
+    const [sn, sb] = [measure(pairedNow.filter((a) => pair(a) === key)), measure(pairedBefore.filter((a) => pair(a) === key))];
+    const weight = Math.min(sn.n, sb.n);
+    for (const [into, from] of [[cs, sn], [cb, sb]] as const) for (const k of Object.keys(into) as (keyof Sums)[]) into[k] += from[k] * (weight / from.n);
+  }
   const models = (rows: Answer[]) => new Set(rows.map((a) => `${a.platform}|${a.reported_model}`));
   const [mNow, mBefore] = [models(pairedNow), models(pairedBefore)];
   const modelChanged = mNow.size !== mBefore.size || [...mNow].some((m) => !mBefore.has(m));

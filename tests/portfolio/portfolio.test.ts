@@ -99,7 +99,8 @@ beforeAll(async () => {
     brands[name] = {
       id,
       pricing,
-      rival: await db.fixtures.competitor(id, "Rival", "rival.example"),
+      // Added before the history below (a competitor's change compares windows begun after it was added).
+      rival: await db.fixtures.competitor(id, "Rival", "rival.example", "2020-01-01T00:00:00.000Z"),
       prompts: {
         p1: await db.fixtures.prompt(id, "Which project tool is cheapest for a small team?", pricing),
         p2: await db.fixtures.prompt(id, "Which project tool do agencies recommend?"),

@@ -202,14 +202,16 @@ test("visibility.changed fires once when a platform's last 7 days differ signifi
   expect(hook.received[0]!.body).toMatchObject({ type: "visibility.changed", brand_id: brandId, data: { platform: "perplexity", change_points: 100 } });
   expect(hook.received[0]!.verified).toBe(true);
   expect(data.current).toMatchObject({ value: 1, n: 6 });
-  expect(data.previous).toMatchObject({ value: 0, n: 14 });
-  // Wilson 6/6 and 0/14, then Newcombe's lower bound: computed here from the formulas, not the product.
+  // Each prompt had 7 answers the week before and 3 now: compared as 3 and 3 (each pair weighing
+  // the same in both weeks), so 0 of 6 before.
+  expect(data.previous).toMatchObject({ value: 0, n: 6 });
+  // Wilson 6/6 and 0/6, then Newcombe's lower bound: computed here from the formulas, not the product.
   const z = 1.959964;
   const wilson = (x: number, n: number) => {
     const p = x / n, c = (p + (z * z) / (2 * n)) / (1 + (z * z) / n), h = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
     return [c - h, c + h] as const;
   };
-  const [low6] = wilson(6, 6), [, high0] = wilson(0, 14);
+  const [low6] = wilson(6, 6), [, high0] = wilson(0, 6);
   expect(data.change.verdict).toBe("up");
   expect(data.change.ci_low).toBeCloseTo(1 - Math.sqrt((1 - low6) ** 2 + high0 ** 2), 9);
   expect(data.window.to).toBe(new Date().toISOString().slice(0, 10));

@@ -141,7 +141,7 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
         <ul class="plain">
           {moves.map((m) => (
             <li key={m.label} data-move={m.label}>
-              <span class={`verdict ${m.direction}`}>{m.direction === "up" ? "▲" : "▼"}</span> Visibility on {m.label}: {changeText(m.rate.change)}, now {pct(m.rate.value)} — {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)})
+              <span class={`verdict ${m.direction}`}>{m.direction === "up" ? "▲" : "▼"}</span> Visibility on {m.label}: {changeText(m.rate.change)} {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)}); now {pct(m.rate.value)} of all its {int(m.rate.n)} answers
             </li>
           ))}
           {models.map((p: string) => (

@@ -1,0 +1,47 @@
+// backends: sqlite, postgres
+// A competitor is looked for in the answers analysed after it was added. One added after the
+// previous window began has no comparable count there: its change is "insufficient data", not a
+// rise from 0 % that "What changed" would list. One added earlier compares as before.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { testServer } from "../helpers/app";
+import { serverDb } from "../helpers/server-db";
+import { signedUpClient } from "../helpers/supabase";
+import type { Harness } from "../contracts/harness";
+
+let server: Awaited<ReturnType<typeof testServer>>;
+let db: Harness;
+beforeAll(async () => {
+  server = await testServer();
+  db = await serverDb(server);
+});
+afterAll(async () => {
+  await db.close();
+  await server.stop();
+});
+
+const DAY = 86_400_000;
+const dayAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString();
+
+test("a competitor added during the comparison has no change; one added before both windows is compared", async () => {
+  const owner = await signedUpClient(server.url, server.secrets.anonKey, "Rivals");
+  const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+  const brandId = await db.fixtures.brand(organization_id!);
+  const late = await db.fixtures.competitor(brandId, "Latecomer", null, dayAgo(5));
+  const early = await db.fixtures.competitor(brandId, "Incumbent", null, dayAgo(400));
+  const prompts = [await db.fixtures.prompt(brandId, "Which tool is best?"), await db.fixtures.prompt(brandId, "What should a team use?")];
+  // The default window is the last 30 days; the previous one the 30 before. Neither competitor is
+  // named before; both are named in 8 of the 10 answers of the last days.
+  for (const [i, promptId] of [...prompts, ...prompts, ...prompts, ...prompts, ...prompts].entries()) {
+    await db.fixtures.result({ brandId, promptId, platform: "chatgpt", createdAt: dayAgo(40 + i), mentioned: false });
+    const named = i < 8 ? [{ competitorId: late, mentionCount: 1, position: 1 }, { competitorId: early, mentionCount: 1, position: 2 }] : [];
+    await db.fixtures.result({ brandId, promptId, platform: "chatgpt", createdAt: dayAgo(2 + (i % 3)), mentioned: false, competitors: named });
+  }
+  const { data, error } = await owner.sb.rpc("insights_overview", { p_brand_id: brandId });
+  expect(error).toBeNull();
+  const byName = new Map((data as { by_competitor: { name: string; visibility_rate: { value: number; change: { verdict: string; delta: number | null; added_since: string | null } } }[] }).by_competitor.map((c) => [c.name, c.visibility_rate]));
+  expect(byName.get("Latecomer")!.value).toBeCloseTo(0.8, 12);
+  expect(byName.get("Latecomer")!.change).toMatchObject({ verdict: "insufficient_data", delta: null });
+  expect(byName.get("Latecomer")!.change.added_since).toBeString();
+  expect(byName.get("Incumbent")!.change).toMatchObject({ verdict: "up", added_since: null });
+  expect(byName.get("Incumbent")!.change.delta).toBeCloseTo(0.8, 12);
+});
