@@ -258,6 +258,28 @@ describe("admin API", () => {
     const signIn = await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email, password: "made-by-admin" });
     expect(signIn.error).toBeNull();
   });
+
+  test("deleting a user who is an organization's last owner is refused (422), as `user remove` refuses it; a member is deleted", async () => {
+    const admin = client(server.url, server.secrets.serviceRoleKey);
+    const owner = await signedUpClient(server.url, server.secrets.anonKey, "Sole Owner Co");
+    const refused = await admin.auth.admin.deleteUser(owner.user.id);
+    expect(refused.error).toMatchObject({ status: 422 });
+    expect(refused.error!.message).toContain('the last owner of "Sole Owner Co"');
+    // Still there, and still signing in.
+    expect((await client(server.url, server.secrets.anonKey).auth.signInWithPassword({ email: owner.email, password: owner.password })).error).toBeNull();
+    // A member of that organization (the admin API puts a user in an existing one) is deleted.
+    const orgId = ((await owner.sb.from("organizations").select("id")).data as { id: string }[])[0]!.id;
+    const made = await (
+      await api("/auth/v1/admin/users", {
+        method: "POST",
+        headers: { apikey: server.secrets.serviceRoleKey, authorization: `Bearer ${server.secrets.serviceRoleKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ email: uniqueEmail("deletable"), password: "correct-horse", organization_id: orgId, role: "member" }),
+      })
+    ).json();
+    const gone = await admin.auth.admin.deleteUser(made.id);
+    expect(gone.error).toBeNull();
+    expect((await admin.auth.admin.getUserById(made.id)).error).toMatchObject({ status: 404 });
+  });
 });
 
 test("the CLI adds a user to an organization with a role", async () => {

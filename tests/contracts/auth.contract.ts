@@ -86,15 +86,17 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
       expect(await h.store.updateUser({ id: crypto.randomUUID(), patch: { updatedAt: later(5) } })).toBeNull();
     });
 
-    test("listUsers pages by creation time; deleteUser removes once", async () => {
-      const a = newUser({ at: "2000-01-01T00:00:00.000Z" });
+    test("listUsers pages by creation time; removeUser by id removes once", async () => {
       const b = newUser({ at: "2000-01-01T00:00:01.000Z" });
       await h.store.createUser(b);
+      // A member of b's organization (an owner of its own would be its last owner: never removed).
+      const a = newUser({ at: "2000-01-01T00:00:00.000Z", membership: { organizationId: (await h.store.memberships(b.id))[0]!.organizationId, role: "member" } });
       await h.store.createUser(a);
       expect((await h.store.listUsers({ limit: 2, offset: 0 })).map((u) => u.id)).toEqual([a.id, b.id]);
       expect((await h.store.listUsers({ limit: 1, offset: 1 })).map((u) => u.id)).toEqual([b.id]);
-      expect(await h.store.deleteUser(a.id)).toBe(true);
-      expect(await h.store.deleteUser(a.id)).toBe(false);
+      expect(await h.store.removeUser({ id: a.id })).toEqual({ kind: "removed", id: a.id });
+      expect(await h.store.removeUser({ id: a.id })).toEqual({ kind: "unknown" });
+      expect(await h.store.removeUser({ id: "not-a-uuid" })).toEqual({ kind: "unknown" });
       expect(await h.store.userById(a.id)).toBeNull();
     });
 
@@ -200,7 +202,7 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
       expect(await h.store.memberships(crypto.randomUUID())).toEqual([]);
     });
 
-    test("listUsersWithOrganizations and removeUserByEmail (never an organization's last owner)", async () => {
+    test("listUsersWithOrganizations and removeUser by address or id (never an organization's last owner)", async () => {
       const owner = newUser();
       await h.store.createUser(owner);
       const orgId = (await h.store.memberships(owner.id))[0]!.organizationId;
@@ -209,11 +211,12 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
       const listed = await h.store.listUsersWithOrganizations();
       expect(listed.find((u) => u.id === owner.id)).toMatchObject({ email: owner.email, orgs: "Ada's organization (owner)", created_at: at });
 
-      expect(await h.store.removeUserByEmail(owner.email)).toEqual({ kind: "last_owner", organizations: ["Ada's organization"] });
+      expect(await h.store.removeUser({ email: owner.email })).toEqual({ kind: "last_owner", organizations: ["Ada's organization"] });
+      expect(await h.store.removeUser({ id: owner.id })).toEqual({ kind: "last_owner", organizations: ["Ada's organization"] });
       expect(await h.store.userById(owner.id)).not.toBeNull();
-      expect(await h.store.removeUserByEmail(member.email)).toEqual({ kind: "removed", id: member.id });
+      expect(await h.store.removeUser({ email: member.email })).toEqual({ kind: "removed", id: member.id });
       expect(await h.store.userById(member.id)).toBeNull();
-      expect(await h.store.removeUserByEmail(member.email)).toEqual({ kind: "unknown" });
+      expect(await h.store.removeUser({ email: member.email })).toEqual({ kind: "unknown" });
     });
   });
 }

@@ -64,7 +64,7 @@ if (c) {
       const orgId = (await store.memberships(first.id))[0]!.organizationId;
       const second = newUser(`owner-b-${crypto.randomUUID()}@example.com`, [], orgId);
       await store.createUser(second);
-      const outcomes = await Promise.all([store.removeUserByEmail(first.email), store.removeUserByEmail(second.email)]);
+      const outcomes = await Promise.all([store.removeUser({ email: first.email }), store.removeUser({ email: second.email })]);
       expect(outcomes.map((o) => o.kind).sort()).toEqual(["last_owner", "removed"]);
     });
   });

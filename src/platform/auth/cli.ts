@@ -83,7 +83,7 @@ async function removeUser(store: AuthStore, email: string | undefined, out: { wr
     err.write(`${usage}\n`);
     return 2;
   }
-  const outcome = await store.removeUserByEmail(email.trim().toLowerCase().normalize("NFC"));
+  const outcome = await store.removeUser({ email: email.trim().toLowerCase().normalize("NFC") });
   if (outcome.kind === "unknown") {
     err.write(`answerwatch: no user ${email}\n`);
     return 2;

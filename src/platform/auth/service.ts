@@ -537,7 +537,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     async adminDeleteUser(id: string): Promise<void> {
-      if (!(await store.deleteUser(id))) throw new AppError(404, "user_not_found", "User not found");
+      const outcome = await store.removeUser({ id });
+      if (outcome.kind === "unknown") throw new AppError(404, "user_not_found", "User not found");
+      if (outcome.kind === "last_owner")
+        throw new AppError(422, "last_owner", `The user is the last owner of ${outcome.organizations.map((o) => `"${o}"`).join(", ")}: make another member owner, or delete the organization, first`);
     },
 
     findOrganizationBySlugOrName(nameOrSlug: string) {

@@ -102,11 +102,6 @@ export function createPgAuthStore(sql: SQL): AuthStore {
     async listUsers({ limit, offset }) {
       return (await sql`SELECT * FROM auth.users ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`).map(toUser);
     },
-    async deleteUser(id) {
-      if (!isUuid(id)) return false;
-      return (await sql`DELETE FROM auth.users WHERE id = ${id} RETURNING id`).length > 0;
-    },
-
     async startSession({ sessionId, userId, refreshTokenId, tokenHash, at }) {
       await sql.begin(async (tx) => {
         await tx`INSERT INTO auth.sessions (id, user_id) VALUES (${sessionId}, ${userId})`;
@@ -194,9 +189,10 @@ export function createPgAuthStore(sql: SQL): AuthStore {
          GROUP BY u.id ORDER BY u.created_at, u.id`;
       return plainRows<UserListing>(rows);
     },
-    async removeUserByEmail(email) {
+    async removeUser(who) {
+      if ("id" in who && !isUuid(who.id)) return { kind: "unknown" };
       return sql.begin(async (tx): Promise<RemoveUserOutcome> => {
-        const [user] = await tx`SELECT id FROM auth.users WHERE email = ${email} FOR UPDATE`;
+        const [user] = "id" in who ? await tx`SELECT id FROM auth.users WHERE id = ${who.id} FOR UPDATE` : await tx`SELECT id FROM auth.users WHERE email = ${who.email} FOR UPDATE`;
         if (!user) return { kind: "unknown" };
         // The organizations this user owns are locked (in id order) before their other owners are
         // counted: two co-owners removed at once queue here, and the second sees the first gone.

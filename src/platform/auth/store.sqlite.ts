@@ -44,6 +44,7 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
 
   const removeQ = {
     byEmail: sqlite.prepare("SELECT id FROM users WHERE email = ?"),
+    byId: sqlite.prepare("SELECT id FROM users WHERE id = ?"),
     orphaned: sqlite.prepare(
       `SELECT o.name FROM organization_members m JOIN organizations o ON o.id = m.organization_id
         WHERE m.user_id = ?1 AND m.role = 'owner'
@@ -93,10 +94,6 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
     async listUsers({ limit, offset }) {
       return db.select().from(users).orderBy(users.createdAt).limit(limit).offset(offset).all();
     },
-    async deleteUser(id) {
-      return !!db.delete(users).where(eq(users.id, id)).returning({ id: users.id }).get();
-    },
-
     async startSession({ sessionId, userId, refreshTokenId, tokenHash, at }) {
       db.transaction(() => {
         db.insert(sessions).values({ id: sessionId, userId }).run();
@@ -177,10 +174,10 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
         )
         .all() as UserListing[];
     },
-    async removeUserByEmail(email) {
+    async removeUser(who) {
       return sqlite
         .transaction((): RemoveUserOutcome => {
-          const user = removeQ.byEmail.get(email) as { id: string } | null;
+          const user = ("id" in who ? removeQ.byId.get(who.id) : removeQ.byEmail.get(who.email)) as { id: string } | null;
           if (!user) return { kind: "unknown" };
           const orphaned = removeQ.orphaned.all(user.id) as { name: string }[];
           if (orphaned.length) return { kind: "last_owner", organizations: orphaned.map((o) => o.name) };

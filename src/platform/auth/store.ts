@@ -77,8 +77,6 @@ export interface AuthStore {
   updateUser(input: { id: string; patch: Partial<Pick<UserRecord, "email" | "passwordHash" | "userMetadata" | "emailConfirmedAt">> & { updatedAt: string } }): Promise<UserRecord | null>;
   /** Users by created_at, a page at a time. */
   listUsers(input: { limit: number; offset: number }): Promise<UserRecord[]>;
-  /** Deletes the user (sessions, tokens and memberships go with them); false when unknown. */
-  deleteUser(id: string): Promise<boolean>;
 
   /** A new session with its first refresh token; records the sign-in on the user. */
   startSession(input: { sessionId: string; userId: string; refreshTokenId: string; tokenHash: string; at: string }): Promise<void>;
@@ -106,6 +104,11 @@ export interface AuthStore {
 
   /** Every user with their organizations and roles, oldest first (the `user list` command). */
   listUsersWithOrganizations(): Promise<UserListing[]>;
-  /** Removes the user with exactly this (lower-case, NFC) address unless they are an organization's last owner; one transaction. */
-  removeUserByEmail(email: string): Promise<RemoveUserOutcome>;
+  /**
+   * Removes the user — by id, or by exactly this (lower-case, NFC) address — with their sessions,
+   * tokens and memberships, unless they are an organization's last owner (an organization nobody
+   * may manage or delete, whose runs and webhooks would go on); one transaction. Both doors (the
+   * admin API, `answerwatch user remove`) go through it.
+   */
+  removeUser(who: { id: string } | { email: string }): Promise<RemoveUserOutcome>;
 }
