@@ -48,7 +48,7 @@ function timestampOf(value: unknown): Date | null {
 }
 
 /** A record as sent, checked field by field; a string naming the first problem otherwise. */
-export function normalizeRecord(raw: unknown, now = Date.now()): CrawlerRecord | string {
+export function normalizeRecord(raw: unknown, now = Date.now(), keptFrom?: Date): CrawlerRecord | string {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "must be an object";
   const r = raw as Record<string, unknown>;
   const at = timestampOf(r.timestamp);
@@ -59,6 +59,9 @@ export function normalizeRecord(raw: unknown, now = Date.now()): CrawlerRecord |
   // A record dated months ahead would also sit in Postgres' default log partition and keep that
   // month's own partition from being made, for every organization (src/db/pg/partitions.ts).
   if (at.getTime() > now + MAX_FUTURE_MS) return "timestamp is in the future (more than a day past this server's clock)";
+  // A month retention dropped keeps its counts in the rollups but not its records: stored again, a
+  // record would be counted twice, and land where no retention drops it.
+  if (keptFrom && at < keptFrom) return `timestamp is before ${keptFrom.toISOString().slice(0, 10)}, the oldest month this server keeps logs of (LOG_RETENTION_MONTHS)`;
   if (typeof r.method !== "string" || !/^[A-Z]{3,10}$/.test(r.method)) return "method must be an HTTP method (GET, HEAD, …)";
   if (typeof r.path !== "string" || !r.path.startsWith("/") || Buffer.byteLength(r.path) > MAX_KEY_TEXT_BYTES) return `path must start with / (at most ${MAX_KEY_TEXT_BYTES} bytes)`;
   if (typeof r.status !== "number" || !Number.isInteger(r.status) || r.status < 100 || r.status > 599) return "status must be an HTTP status (100–599)";
@@ -89,7 +92,8 @@ function refererHost(referer: string | null | undefined): string | null {
   }
 }
 
-export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void }) {
+/** `keptFrom`: the first instant of the oldest month logs are kept of (LOG_RETENTION_MONTHS); older records are refused. */
+export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void; keptFrom?: (now: Date) => Date }) {
   // 16 bytes of the HMAC: unique among one brand's records of the same second by a wide margin.
   const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest().subarray(0, 16);
   // Logs repeat the same few user agents and each bot's few addresses: remember recent answers.
@@ -114,9 +118,11 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
     async ingest(brandId: string, raw: unknown[], turn?: WriteTurn, dns: DnsBudget = deps.verifier.newBudget()): Promise<IngestResult> {
       const errors: IngestResult["errors"] = [];
       const hits: CrawlerHit[] = [];
-      const now = (deps.now?.() ?? new Date()).getTime();
+      const clock = deps.now?.() ?? new Date();
+      const now = clock.getTime();
+      const keptFrom = deps.keptFrom?.(clock);
       for (const [index, item] of raw.entries()) {
-        const r = normalizeRecord(item, now);
+        const r = normalizeRecord(item, now, keptFrom);
         if (typeof r === "string") {
           errors.push({ index, message: r });
           continue;

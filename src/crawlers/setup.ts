@@ -1,6 +1,7 @@
 // The crawler ingest as the server and the CLI both build it: the verifier (with reverse DNS when
 // VERIFY_RDNS is on) and the record key derived from the server's secret.
 import { resolve4, resolve6, reverse } from "node:dns/promises";
+import { logRetentionStart } from "../storage/maintenance";
 import { createCrawlerIngest } from "./ingest";
 import type { CrawlerStore } from "./store";
 import { createVerifier, isNoRecord, type Resolver } from "./verify";
@@ -14,7 +15,9 @@ export const systemResolver: Resolver = {
   },
 };
 
-export function crawlerIngestFor(deps: { store: CrawlerStore; jwtSecret: string; verifyRdns: boolean; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {
+/** `retentionMonths`: LOG_RETENTION_MONTHS (0: every month kept). */
+export function crawlerIngestFor(deps: { store: CrawlerStore; jwtSecret: string; verifyRdns: boolean; retentionMonths?: number; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {
   const verifier = createVerifier({ rdns: deps.verifyRdns ? (deps.resolver ?? systemResolver) : null });
-  return createCrawlerIngest({ store: deps.store, verifier, recordSecret: `crawler-records:${deps.jwtSecret}`, now: deps.now, onEvents: deps.onEvents });
+  const months = deps.retentionMonths ?? 0;
+  return createCrawlerIngest({ store: deps.store, verifier, recordSecret: `crawler-records:${deps.jwtSecret}`, now: deps.now, onEvents: deps.onEvents, keptFrom: months > 0 ? (now) => logRetentionStart(now, months) : undefined });
 }

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { hitKind, identify } from "../../src/crawlers/classify";
 import { createCrawlerIngest } from "../../src/crawlers/ingest";
+import { crawlerIngestFor } from "../../src/crawlers/setup";
 import { crawlerRoutes } from "../../src/crawlers/routes";
 import type { CrawlerStore } from "../../src/crawlers/store";
 import { createVerifier, type Resolver } from "../../src/crawlers/verify";
@@ -142,4 +143,18 @@ test("tokens that are everyday words or desktop apps' names match only as spelle
   expect(identify("Mozilla/5.0 (compatible; Spider/1.0)")).toMatchObject({ bot: "Spider", class: "ai_training" });
   expect(identify("Code/1.0 (GitHub Copilot coding agent)")).toMatchObject({ bot: "Code", class: "ai_user" });
   expect(identify("Mozilla/5.0 (compatible; gptbot/1.2)")).toMatchObject({ bot: "GPTBot" });
+});
+
+test("with LOG_RETENTION_MONTHS, a record of a month retention has dropped is refused (stored again, it would count twice and never be dropped)", async () => {
+  const store = { appendHits: async ({ hits }: { hits: unknown[] }) => ({ accepted: hits.length, events: 0 }) } as unknown as CrawlerStore;
+  // Three months kept on 2026-11-29: September, October, November — and August, the month before
+  // those, still whole until it is dropped at the turn of the month: from 2026-08-01.
+  const ingest = crawlerIngestFor({ store, jwtSecret: "s", verifyRdns: false, retentionMonths: 3, now: () => new Date("2026-11-29T10:00:00Z") });
+  const record = (timestamp: string) => ({ timestamp, method: "GET", path: "/", status: 200, ip: "198.51.100.1", user_agent: "Mozilla/5.0 (compatible; GPTBot/1.2)" });
+  const out = await ingest.ingest("brand", [record("2026-07-31T23:59:59Z"), record("2026-08-01T00:00:00Z"), record("2026-11-29T09:00:00Z")]);
+  expect(out.accepted).toBe(2);
+  expect(out.errors).toEqual([{ index: 0, message: "timestamp is before 2026-08-01, the oldest month this server keeps logs of (LOG_RETENTION_MONTHS)" }]);
+  // Without retention every past month is taken.
+  const keepAll = crawlerIngestFor({ store, jwtSecret: "s", verifyRdns: false, now: () => new Date("2026-11-29T10:00:00Z") });
+  expect((await keepAll.ingest("brand", [record("2020-01-01T00:00:00Z")])).accepted).toBe(1);
 });
