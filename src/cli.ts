@@ -212,6 +212,20 @@ const commands: Record<string, Command> = {
       return 2;
     }
     const config = loadConfig(env);
+    if (config.database.url)
+      return withBackend(env, async (backend) => {
+        const { sql } = (backend as Extract<Backend, { kind: "postgres" }>).pg;
+        const { rebuildPgRollups } = await import("./rollups/triggers.pg");
+        const { rebuildLatestPg } = await import("./results/latest.pg");
+        await sql.begin(async (tx) => {
+          // Writers of the raw rows wait until the rebuild commits (reads go on): a row written
+          // meanwhile would be summed by its trigger into a table the rebuild then replaces.
+          await tx.unsafe("LOCK TABLE prompt_results, crawler_hits, ai_traffic_logs IN SHARE ROW EXCLUSIVE MODE");
+          for (const r of await rebuildPgRollups(tx, undefined, true)) process.stdout.write(`${r.table}: ${r.rows} rows (${r.ms} ms)\n`);
+          process.stdout.write(`prompt_results_latest: ${await rebuildLatestPg(tx)} rows\n`);
+        });
+        return 0;
+      });
     prepareDataDir(config.dataDir);
     const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
     try {
@@ -232,6 +246,11 @@ const commands: Record<string, Command> = {
       return 2;
     }
     const config = loadConfig(env);
+    if (config.database.url) {
+      // Not the SQLite file's upkeep run against an empty file beside the real database.
+      process.stderr.write("answerwatch: vacuum is for the SQLite file; on Postgres every instance runs the upkeep (retention, partitions) hourly, and PostgreSQL vacuums itself (autovacuum; VACUUM FULL through psql)\n");
+      return 2;
+    }
     prepareDataDir(config.dataDir);
     // A full VACUUM rewrites the file: only with no server on it.
     const lock = full ? lockDataDir(config.dataDir) : undefined;

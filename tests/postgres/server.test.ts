@@ -70,3 +70,26 @@ test.skipIf(!pg)("a prompt written through /rest/v1 that names the brand reads a
   expect(prompts!.length).toBe(2);
   expect(seen).toEqual([{ text: "Best CRM for startups", is_branded: false }, { text: "Is Zyntrax any good?", is_branded: true }]);
 });
+
+test.skipIf(!pg)("`answerwatch rollups rebuild` on DATABASE_URL rebuilds Postgres' rollups (the insights read the same after); `vacuum` says it is for the SQLite file", async () => {
+  const { ROOT, tempDir } = await import("../helpers/app");
+  const cli = (...args: string[]) => Bun.spawnSync([process.execPath, `${ROOT}src/main.ts`, ...args], { env: { PATH: process.env.PATH!, DATA_DIR: tempDir("aw-cli-pg-"), LOG_LEVEL: "silent", DATABASE_URL: databaseUrl } });
+  const { sb } = await signedUpClient(server.url, server.secrets.anonKey, "Rebuilt Co");
+  const { data: org } = await sb.from("organizations").select("id").single();
+  const { data: brand } = await sb.from("brands").insert({ organization_id: org!.id, name: "Rebuilt", slug: "rebuilt" }).select().single();
+  const { data: set } = await sb.from("prompt_sets").insert({ brand_id: brand!.id, name: "Core" }).select().single();
+  await sb.from("prompts").insert([1, 2, 3].map((i) => ({ prompt_set_id: set!.id, brand_id: brand!.id, text: `Best tool number ${i}?` })));
+  const { session } = (await sb.auth.getSession()).data;
+  const api = apiClient(server.url, session!.access_token);
+  expect((await api.waitFor((await api.start({ brandId: brand!.id, platforms: ["perplexity"] })).body.jobId, 60_000)).job.status).toBe("completed");
+  const overview = async () => (await sb.rpc("insights_overview", { p_brand_id: brand!.id })).data;
+  const before = await overview();
+  const rebuilt = cli("rollups", "rebuild");
+  expect({ code: rebuilt.exitCode, err: rebuilt.stderr.toString() }).toEqual({ code: 0, err: "" });
+  expect(rebuilt.stdout.toString()).toMatch(/^result_brand_daily: \d+ rows/m);
+  expect(rebuilt.stdout.toString()).toMatch(/^prompt_results_latest: \d+ rows$/m);
+  expect(await overview()).toEqual(before);
+  const vacuum = cli("vacuum");
+  expect(vacuum.exitCode).toBe(2);
+  expect(vacuum.stderr.toString()).toContain("vacuum is for the SQLite file");
+});
