@@ -20,6 +20,9 @@ import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
+/** Revoked sessions, used or expired one-time links and expired invitations are kept this long, then deleted by the hourly upkeep. */
+const ENDED_KEEP_DAYS = 30;
+
 export interface Runtime {
   app: App;
   dispatcher: Dispatcher;
@@ -177,8 +180,14 @@ export async function startRuntime(input: {
     if (maintaining) return;
     maintaining = true;
     try {
-      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now: options.now?.() ?? new Date(), pause: () => Bun.sleep(1), cursor: maintenanceCursor });
+      const now = options.now?.() ?? new Date();
+      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: () => Bun.sleep(1), cursor: maintenanceCursor });
       if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.tablesRetired) logger.info("storage maintenance", { ...report });
+      // Ended sign-in state and invitations past use, kept ENDED_KEEP_DAYS (a late click on an
+      // expired link is told so, not "not found"), a thousand of each an hour.
+      const before = new Date(now.getTime() - ENDED_KEEP_DAYS * 86_400_000).toISOString();
+      const ended = (await stores.auth.pruneEnded({ before, limit: 1000 })) + (await stores.members.pruneExpired({ before, limit: 1000 }));
+      if (ended) logger.info("ended sessions, used links and expired invitations deleted", { rows: ended, keep_days: ENDED_KEEP_DAYS });
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

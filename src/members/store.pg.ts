@@ -51,6 +51,9 @@ export function createPgMembersStore(sql: SQL): MembersStore {
       if (!isUuid(id) || !isUuid(organizationId)) return false;
       return (await sql`DELETE FROM organization_invitations WHERE id = ${id} AND organization_id = ${organizationId} RETURNING id`).length > 0;
     },
+    async pruneExpired({ before, limit }) {
+      return (await sql`DELETE FROM organization_invitations WHERE id IN (SELECT id FROM organization_invitations WHERE expires_at < ${before}::timestamptz LIMIT ${limit}) RETURNING id`).length;
+    },
     async invitationsFor({ email, now, limit }) {
       const rows = await sql`
         SELECT i.id, i.organization_id, o.name AS organization_name, i.role, u.email AS invited_by_email, i.expires_at, i.created_at

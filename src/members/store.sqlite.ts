@@ -27,6 +27,7 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
     invitation: sqlite.prepare(`SELECT ${INVITATION_COLUMNS}, key_hash FROM organization_invitations WHERE id = ?`),
     address: sqlite.prepare("SELECT email FROM users WHERE id = ?"),
     deleteInvitation: sqlite.prepare("DELETE FROM organization_invitations WHERE id = ?"),
+    pruneExpired: sqlite.prepare("DELETE FROM organization_invitations WHERE id IN (SELECT id FROM organization_invitations WHERE expires_at < ? LIMIT ?)"),
     roleIn: sqlite.prepare("SELECT role FROM organization_members WHERE organization_id = ? AND user_id = ?"),
     join: sqlite.prepare("INSERT INTO organization_members (organization_id, user_id, role) VALUES (?, ?, ?) ON CONFLICT (organization_id, user_id) DO NOTHING"),
     membership: sqlite.prepare("SELECT id, organization_id, user_id, role, created_at FROM organization_members WHERE organization_id = ? AND user_id = ?"),
@@ -59,6 +60,9 @@ export function createSqliteMembersStore(sqlite: Database): MembersStore {
     },
     async withdraw({ id, organizationId }) {
       return q.withdraw.get(id, organizationId) !== null;
+    },
+    async pruneExpired({ before, limit }) {
+      return q.pruneExpired.run(before, limit).changes;
     },
     async invitationsFor({ email, now, limit }) {
       return q.received.all(email, now, limit) as ReceivedInvitation[];

@@ -62,6 +62,8 @@ export interface MembersStore {
   invite(input: { organizationId: string; email: string; role: OrgRole; invitedBy: string; expiresAt: string; at: string; maxPending: number; keyHash: string }): Promise<InvitationRow | null>;
   /** Deletes the organization's invitation; false when there is none with that id in that organization. */
   withdraw(input: { id: string; organizationId: string }): Promise<boolean>;
+  /** Deletes up to `limit` invitations that expired before `before` (an address, a role and an inviter nobody can see or use); how many. */
+  pruneExpired(input: { before: string; limit: number }): Promise<number>;
   /** Live invitations addressed to `email` (lower case), newest first, at most `limit`. */
   invitationsFor(input: { email: string; now: string; limit: number }): Promise<ReceivedInvitation[]>;
   invitationById(id: string): Promise<KeyedInvitationRow | null>;

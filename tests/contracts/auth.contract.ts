@@ -202,6 +202,28 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
       expect(await h.store.memberships(crypto.randomUUID())).toEqual([]);
     });
 
+    test("pruneEnded deletes sessions revoked before `before` (their refresh tokens with them) and links used or expired before it; live ones stay", async () => {
+      const user = newUser();
+      await h.store.createUser(user);
+      const session = (revokedAt: string | null) => {
+        const s = { sessionId: crypto.randomUUID(), refreshTokenId: crypto.randomUUID() };
+        return { ...s, revokedAt };
+      };
+      const ended = session("2020-01-01T00:00:00.000Z");
+      const live = session(null);
+      for (const s of [ended, live]) await h.store.startSession({ sessionId: s.sessionId, userId: user.id, refreshTokenId: s.refreshTokenId, tokenHash: `hash-${s.refreshTokenId}`, at });
+      await h.inspect("UPDATE " + (h.backend === "postgres" ? "auth.sessions" : "sessions") + " SET revoked_at = ? WHERE id = ?", ended.revokedAt, ended.sessionId);
+      await h.store.createOneTimeToken({ userId: user.id, type: "recovery", tokenHash: `old-${user.id}`, otpHash: `otp-old-${user.id}`, at: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-01T01:00:00.000Z" });
+      await h.store.createOneTimeToken({ userId: user.id, type: "confirmation", tokenHash: `new-${user.id}`, otpHash: `otp-new-${user.id}`, at, expiresAt: "2999-01-01T00:00:00.000Z" });
+      while ((await h.store.pruneEnded({ before: "2021-01-01T00:00:00.000Z", limit: 1000 })) > 0);
+      expect(await h.store.sessionById(ended.sessionId)).toBeNull();
+      expect(await h.store.sessionById(live.sessionId)).not.toBeNull();
+      const tokens = h.backend === "postgres" ? "auth.one_time_tokens" : "one_time_tokens";
+      const refresh = h.backend === "postgres" ? "auth.refresh_tokens" : "refresh_tokens";
+      expect((await h.inspect<{ token_hash: string }>(`SELECT token_hash FROM ${tokens} WHERE user_id = ?`, user.id)).map((t) => t.token_hash)).toEqual([`new-${user.id}`]);
+      expect((await h.inspect<{ id: string }>(`SELECT id FROM ${refresh} WHERE user_id = ?`, user.id)).map((r) => r.id)).toEqual([live.refreshTokenId]);
+    });
+
     test("listUsersWithOrganizations and removeUser by address or id (never an organization's last owner)", async () => {
       const owner = newUser();
       await h.store.createUser(owner);

@@ -69,6 +69,18 @@ export function describeMembersStoreContract(name: string, make: () => Promise<H
       expect(await invite(org, owner, refused, { maxPending: 3 })).toMatchObject({ email: refused });
     });
 
+    test("pruneExpired deletes invitations expired before `before`, at most `limit`; live ones and those expired later stay", async () => {
+      const { org, owner } = await orgWithOwner();
+      const long = [await invite(org, owner, email("long-1"), { at: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-15T00:00:00.000Z" }), await invite(org, owner, email("long-2"), { at: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-16T00:00:00.000Z" })];
+      const lately = await invite(org, owner, email("lately"), { at: PAST, expiresAt: "2026-04-20T00:00:00.000Z" });
+      const live = await invite(org, owner, email("live"));
+      const left = async () => (await h.inspect<{ id: string }>("SELECT id FROM organization_invitations WHERE organization_id = ?", org)).map((r) => r.id).sort();
+      expect(await h.store.pruneExpired({ before: "2020-02-01T00:00:00.000Z", limit: 1 })).toBeGreaterThanOrEqual(1);
+      while ((await h.store.pruneExpired({ before: "2020-02-01T00:00:00.000Z", limit: 1000 })) > 0);
+      expect(await left()).toEqual([lately!.id, live!.id].sort());
+      expect(long.every((i) => i)).toBe(true);
+    });
+
     test("pendingInvitations: live ones of the organization, newest first, at most limit", async () => {
       const { org, owner } = await orgWithOwner();
       const other = await orgWithOwner();

@@ -189,6 +189,12 @@ export function createPgAuthStore(sql: SQL): AuthStore {
          GROUP BY u.id ORDER BY u.created_at, u.id`;
       return plainRows<UserListing>(rows);
     },
+    async pruneEnded({ before, limit }) {
+      // Refresh tokens go with their session (ON DELETE CASCADE).
+      const sessions = await sql`DELETE FROM auth.sessions WHERE id IN (SELECT id FROM auth.sessions WHERE revoked_at < ${before}::timestamptz LIMIT ${limit}) RETURNING id`;
+      const tokens = await sql`DELETE FROM auth.one_time_tokens WHERE id IN (SELECT id FROM auth.one_time_tokens WHERE coalesce(used_at, expires_at) < ${before}::timestamptz LIMIT ${limit}) RETURNING id`;
+      return sessions.length + tokens.length;
+    },
     async removeUser(who) {
       if ("id" in who && !isUuid(who.id)) return { kind: "unknown" };
       return sql.begin(async (tx): Promise<RemoveUserOutcome> => {

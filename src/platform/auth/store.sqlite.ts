@@ -174,6 +174,15 @@ export function createSqliteAuthStore(sqlite: Database): AuthStore {
         )
         .all() as UserListing[];
     },
+    async pruneEnded({ before, limit }) {
+      return sqlite
+        .transaction(() =>
+          // Refresh tokens go with their session (ON DELETE CASCADE).
+          sqlite.prepare("DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE revoked_at < ?1 LIMIT ?2)").run(before, limit).changes +
+          sqlite.prepare("DELETE FROM one_time_tokens WHERE id IN (SELECT id FROM one_time_tokens WHERE coalesce(used_at, expires_at) < ?1 LIMIT ?2)").run(before, limit).changes,
+        )
+        .immediate();
+    },
     async removeUser(who) {
       return sqlite
         .transaction((): RemoveUserOutcome => {

@@ -111,4 +111,11 @@ export interface AuthStore {
    * admin API, `answerwatch user remove`) go through it.
    */
   removeUser(who: { id: string } | { email: string }): Promise<RemoveUserOutcome>;
+  /**
+   * Deletes up to `limit` sessions revoked before `before` (their refresh tokens with them) and up
+   * to `limit` one-time tokens used or expired before it (recovery, confirmation, invitation links);
+   * how many rows in all. A session not revoked keeps its rotated refresh tokens: reuse detection
+   * reads them.
+   */
+  pruneEnded(input: { before: string; limit: number }): Promise<number>;
 }
