@@ -45,6 +45,9 @@ Commands:
   vacuum           Apply RETENTION_DAYS_RAW_ANSWERS, compress answers stored as plain text and give
                    freed space back to the file system (--full rewrites the file: server stopped; it
                    also stores large rollup tables WITHOUT ROWID, which start-up leaves as they are)
+  backup FILE      A consistent copy of the SQLite database to FILE (while the server runs), with
+                   the secrets beside it (FILE.secrets.json); never over an existing file. On
+                   Postgres: pg_dump
   models           List the model catalogue: defaults, retired models and their replacements (--json)
   doctor           Check each configured AI platform's key and model with the provider (exit 1 if one fails)
   --help, -h       Show this help
@@ -237,6 +240,44 @@ const commands: Record<string, Command> = {
     } finally {
       dbh.close();
     }
+  },
+  async backup(args, env) {
+    const target = args[0];
+    if (!target || args.length > 1 || target.startsWith("-")) {
+      process.stderr.write("answerwatch: usage: answerwatch backup FILE\n");
+      return 2;
+    }
+    const config = loadConfig(env);
+    if (config.database.url) {
+      process.stderr.write("answerwatch: backup copies the SQLite file; on Postgres use pg_dump (or point-in-time recovery): see \"Several instances on Postgres\"\n");
+      return 2;
+    }
+    const { existsSync, copyFileSync, chmodSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { SECRETS_FILE } = await import("./secrets");
+    const secretsCopy = `${target}.secrets.json`;
+    for (const file of [target, secretsCopy])
+      if (existsSync(file)) {
+        process.stderr.write(`answerwatch: ${file} exists: a backup is never written over a file\n`);
+        return 2;
+      }
+    prepareDataDir(config.dataDir);
+    const dbh = openDataDirDatabase(config.dataDir, CLI_DATABASE);
+    try {
+      // VACUUM INTO: a consistent copy from one read transaction, while a server writes on (a copy
+      // of the file alone can miss what its -wal holds).
+      dbh.sqlite.query("VACUUM INTO ?").run(target);
+    } finally {
+      dbh.close();
+    }
+    // The keys signing its tokens and API keys: without them a restored database's keys and sessions are void.
+    const secrets = join(config.dataDir, SECRETS_FILE);
+    if (existsSync(secrets)) {
+      copyFileSync(secrets, secretsCopy);
+      chmodSync(secretsCopy, 0o600);
+    }
+    process.stdout.write(`${target}: ${Bun.file(target).size} bytes${existsSync(secretsCopy) ? `; secrets in ${secretsCopy}` : ""}\nRestore: stop the server, put the file at DATA_DIR/answerwatch.db (and the secrets at DATA_DIR/${SECRETS_FILE}), start it.\n`);
+    return 0;
   },
   async vacuum(args, env) {
     const full = args.includes("--full");
