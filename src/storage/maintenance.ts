@@ -41,6 +41,8 @@ async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause
 }
 
 const CHUNK = 5000;
+/** How often the raw answers' retention walks the table. */
+const RETENTION_EVERY_MS = 24 * 3_600_000;
 
 /** Text of answers older than `days` days is emptied, one chunk of rows per transaction so writers are never held up for long. */
 export async function dropOldAnswers(store: StorageStore, days: number, now: Date, pause: Pause = noPause): Promise<number> {
@@ -65,9 +67,13 @@ export async function compressPlainRows(store: StorageStore, pause: Pause = noPa
  */
 export async function runMaintenance(
   store: StorageStore,
-  options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number } },
+  options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number; retainedAt?: number } },
 ): Promise<MaintenanceReport> {
-  const answersDropped = await dropOldAnswers(store, options.retentionDays, options.now, options.pause);
+  // Retention counts in days, and its pass walks every answer: once a day is enough (the server
+  // keeps when it last ran in the cursor; without one, every round runs it).
+  const retentionDue = !options.cursor?.retainedAt || options.now.getTime() - options.cursor.retainedAt >= RETENTION_EVERY_MS;
+  const answersDropped = retentionDue ? await dropOldAnswers(store, options.retentionDays, options.now, options.pause) : 0;
+  if (retentionDue && options.cursor) options.cursor.retainedAt = options.now.getTime();
   const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.

@@ -58,6 +58,12 @@ test("answers are stored compressed; retention empties old answers' text and kee
   expect(kept.length).toBe(400 - old);
   for (const row of kept) expect(row.text).toBe(answer(Number(row.id.slice(1))));
   expect({ analysed: analysed(), rollups: rollupCounts(db), sums: db.query("SELECT sum(results), sum(mentioned), sum(visibility_sum) FROM result_rollups_daily").get(), latest: db.query("SELECT * FROM prompt_results_latest").all(), citations: db.query("SELECT count(*) AS n FROM citations").get() }).toEqual(before);
+  // With the server's cursor, the retention pass (a walk of every answer) runs once a day, not hourly.
+  const cursor = { compressedThrough: 0 };
+  let walks = 0;
+  const counting = { ...createSqliteStorageStore(db), dropAnswerText: async (...a: Parameters<ReturnType<typeof createSqliteStorageStore>["dropAnswerText"]>) => (walks++, createSqliteStorageStore(db).dropAnswerText(...a)) };
+  for (const hours of [0, 1, 23, 24, 25]) await runMaintenance(counting, { retentionDays: 90, now: new Date(NOW.getTime() + hours * 3_600_000), cursor });
+  expect(walks).toBe(2);
   // A second pass has nothing left to do; 0 days keeps everything.
   expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, tablesRetired: 0 });
   expect((await runMaintenance(createSqliteStorageStore(db), { retentionDays: 0, now: new Date("2030-01-01") })).answersDropped).toBe(0);
