@@ -134,7 +134,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     notifier: deps.tracking?.notifier,
   });
   const webhooks = createWebhookService({ store: deps.stores.webhooks, allowPrivate: deps.config.webhooks.allowPrivate, wake: () => deps.webhooks?.wake(), now: deps.now, resolve: deps.resolveHost, limits });
-  const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger, timeZone: deps.config.cronTz ?? Intl.DateTimeFormat().resolvedOptions().timeZone });
+  const schedule = createScheduleService({ store: deps.stores.schedule, tracking, now: deps.now, logger: deps.logger, timeZone: deps.config.cronTz });
   const reportDeps = { store: deps.stores.clientReport, insights: deps.stores.insights, sourceCategories: deps.config.rest.sourceCategories, now: deps.now };
   // The reports a request starts (traffic, portfolio, client report): on SQLite's reader threads,
   // else here — on Postgres over stores whose every statement is bounded (statement_timeout). The

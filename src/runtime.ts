@@ -20,8 +20,24 @@ import { VERSION } from "./version";
 import { createDeliverer } from "./webhooks/delivery";
 import { systemResolver, type Resolver } from "./webhooks/destination";
 
-/** Revoked sessions, used or expired one-time links and expired invitations are kept this long, then deleted by the hourly upkeep. */
+/** Revoked sessions, used or expired one-time links, expired invitations and webhook events are kept this long, then deleted by the hourly upkeep. */
 const ENDED_KEEP_DAYS = 30;
+const PRUNE_BATCH = 1000;
+/** At most this many batches an hour per kind (20,000 rows): a backlog goes over hours, each batch short. */
+const PRUNE_BATCHES = 20;
+
+/** Runs `prune` (rows deleted, at most `limit`) until a batch comes back short, at most PRUNE_BATCHES times; the rows in all. */
+async function pruneInBatches(prune: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < PRUNE_BATCHES; batch++) {
+    const deleted = await prune(PRUNE_BATCH);
+    total += deleted;
+    if (deleted < PRUNE_BATCH) break;
+    // Between batches the serving thread answers other work.
+    await Bun.sleep(1);
+  }
+  return total;
+}
 
 export interface Runtime {
   app: App;
@@ -183,11 +199,17 @@ export async function startRuntime(input: {
       const now = options.now?.() ?? new Date();
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: () => Bun.sleep(1), cursor: maintenanceCursor });
       if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.tablesRetired) logger.info("storage maintenance", { ...report });
-      // Ended sign-in state and invitations past use, kept ENDED_KEEP_DAYS (a late click on an
-      // expired link is told so, not "not found"), a thousand of each an hour.
+      // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not
+      // found"; the webhook delivery log reaches back that far), then deleted in batches.
       const before = new Date(now.getTime() - ENDED_KEEP_DAYS * 86_400_000).toISOString();
-      const ended = (await stores.auth.pruneEnded({ before, limit: 1000 })) + (await stores.members.pruneExpired({ before, limit: 1000 }));
-      if (ended) logger.info("ended sessions, used links and expired invitations deleted", { rows: ended, keep_days: ENDED_KEEP_DAYS });
+      for (const [what, prune] of [
+        ["ended sessions and used or expired links", stores.auth.pruneEnded],
+        ["expired invitations", stores.members.pruneExpired],
+        ["webhook events no delivery waits on (and their deliveries)", stores.webhooks.pruneEvents],
+      ] as const) {
+        const rows = await pruneInBatches((limit) => prune({ before, limit }));
+        if (rows) logger.info(`${what} deleted`, { rows, keep_days: ENDED_KEEP_DAYS });
+      }
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
     } finally {

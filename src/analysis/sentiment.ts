@@ -281,5 +281,5 @@ export function parseSentimentJudgeReply(reply: string): { label: SentimentLabel
   if (numeric === null) return { label: normalizedLabel, score: normalizedLabel === "positive" ? 0.5 : normalizedLabel === "negative" ? -0.5 : 0 };
   // The score decides, by the same cut-offs as the lexicon's: a reply of "positive" with −0.3 was
   // counted positive while pulling the mean negative.
-  return { label: numeric >= SENTIMENT_THRESHOLD ? "positive" : numeric <= -SENTIMENT_THRESHOLD ? "negative" : "neutral", score: numeric };
+  return { label: sentimentLabel(numeric), score: numeric };
 }

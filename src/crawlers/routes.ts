@@ -40,7 +40,9 @@ export function crawlerRoutes(deps: { store: CrawlerStore; ingest: CrawlerIngest
   const gate = createGate(LOGPUSH_LIMITS.atOnce, LOGPUSH_LIMITS.queued);
   // The gate is the instance's, shared by every organization: each holds at most this many of its
   // places (waiting or running; the rest 429), so one account cannot queue out the others.
-  const shares = createCallerShares<string>(LOGPUSH_LIMITS.perOrganization, (organization) => organization);
+  const shares = createCallerShares<string>(LOGPUSH_LIMITS.perOrganization, (organization) => organization, () =>
+    new AppError(429, "too_many_pushes", "This organization has a push being read already: send the next once it is answered", { headers: { "retry-after": "5" } }),
+  );
   const logpushes = { run: <T>(organization: string, work: () => Promise<T>) => shares.run(organization, () => gate.run(work)) };
   return new Elysia()
     // Cloudflare Logpush's HTTP destination: gzip NDJSON in its field names; the API key in a header

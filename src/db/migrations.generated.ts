@@ -161,5 +161,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0031_platform_retry",
     "when": 1795917513792,
     "sql": "ALTER TABLE `brand_platforms` ADD `failed_runs` integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE `brand_platforms` ADD `retry_at` text;"
+  },
+  {
+    "tag": "0032_webhook_delivery_event_index",
+    "when": 1795920280545,
+    "sql": "CREATE INDEX `webhook_deliveries_event_idx` ON `webhook_deliveries` (`event_id`);"
   }
 ];

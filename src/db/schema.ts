@@ -819,7 +819,8 @@ export const webhookDeliveries = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId), index("webhook_deliveries_due_idx").on(t.status, t.nextAt)],
+  // By event: an event deleted (the 30-day prune) takes its deliveries by this index, not a scan each.
+  (t) => [uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId), index("webhook_deliveries_due_idx").on(t.status, t.nextAt), index("webhook_deliveries_event_idx").on(t.eventId)],
 );
 
 /**

@@ -127,7 +127,8 @@ function rateWithChange(total: ResultSums, previousTotal: ResultSums, compared: 
   return {
     ...interval(x, n),
     previous: interval(px, pn),
-    change: { ...changeOf([cx, cn], [bx, bn]), n_current: cn, n_previous: bn, model_changed: compared.modelChanged, reweighted: compared.reweighted },
+    // The n shown are whole: weighted counts are fractions (citations scaled by answers' weights) or a hair off one.
+    change: { ...changeOf([cx, cn], [bx, bn]), n_current: Math.round(cn), n_previous: Math.round(bn), model_changed: compared.modelChanged, reweighted: compared.reweighted },
   };
 }
 
@@ -141,7 +142,7 @@ const shareOfVoice = (s: ResultSums) => ({
 function shareOfVoiceChange(compared: ComparedPairs) {
   const now = shareOfVoice(compared.current).value;
   const before = shareOfVoice(compared.previous).value;
-  return { delta: now !== null && before !== null ? now - before : null, n_current: compared.current.results, n_previous: compared.previous.results };
+  return { delta: now !== null && before !== null ? now - before : null, n_current: Math.round(compared.current.results), n_previous: Math.round(compared.previous.results) };
 }
 const mean = (sum: number, n: number) => ({ value: ratio(sum, n), n });
 const sentimentOf = (s: ResultSums) => ({ ...mean(s.sentiment_sum, s.sentiment_n), positive: s.positive, neutral: s.neutral, negative: s.negative });
@@ -236,7 +237,8 @@ export function visibilityChangeOf(rowsNow: ResultSumsRow[], rowsBefore: ResultS
   const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
   const [x, n] = PROPORTIONS.visibility_rate(compared.current);
   const [px, pn] = PROPORTIONS.visibility_rate(compared.previous);
-  return { current: interval(Math.min(x, n), n), previous: interval(Math.min(px, pn), pn), change: { ...changeOf([x, n], [px, pn]), model_changed: compared.modelChanged } };
+  const whole = (i: RateInterval) => ({ ...i, n: Math.round(i.n) });
+  return { current: whole(interval(Math.min(x, n), n)), previous: whole(interval(Math.min(px, pn), pn)), change: { ...changeOf([x, n], [px, pn]), model_changed: compared.modelChanged } };
 }
 
 // ---- trend ------------------------------------------------------------------------------------

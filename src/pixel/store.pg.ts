@@ -144,13 +144,15 @@ export function createPgPixelStore(sql: SQL, options: PgPixelStoreOptions = {}):
       }
     }
     const code = pgCode(lastError) ?? "";
-    if (rows.length > 1 && /^(22|23|54)/.test(code)) {
+    // A brand's row refused after the retries above (23503) stays a failure of the batch's (503), not the row's.
+    const refusedRow = code !== "23503" && /^(22|23|54)/.test(code);
+    if (rows.length > 1 && refusedRow) {
       const half = Math.ceil(rows.length / 2);
       await insertIsolating(rows.slice(0, half), offset, out);
       await insertIsolating(rows.slice(half), offset + half, out);
       return;
     }
-    const reason = /^(22|23|54)/.test(code) ? `${ROW_REFUSED} (${code}): ${String(lastError)}` : `${UNAVAILABLE}: ${String(lastError)}`;
+    const reason = refusedRow ? `${ROW_REFUSED} (${code}): ${String(lastError)}` : `${UNAVAILABLE}: ${String(lastError)}`;
     for (let k = 0; k < rows.length; k++) out.refused.set(offset + k, reason);
   }
 

@@ -50,9 +50,12 @@ function addCalendar(last: Date, unit: "day" | "month", count: number, zone: str
     const lastDay = new Date(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth() + 1, 0)).getUTCDate();
     wall.setUTCDate(Math.min(day, lastDay));
   }
-  // The zone's offset at the new wall time (it may differ from the offset at `last`).
-  const guess = new Date(wall.getTime() - before * 60_000);
-  return new Date(wall.getTime() - offsetMinutes(guess, zone) * 60_000);
+  // The zone's offset at the new wall time, which may differ from the one at `last`. A wall time
+  // the change skipped (spring forward) is read with the offset before it: the moment just after
+  // the gap, never an hour early.
+  const after = offsetMinutes(new Date(wall.getTime() - before * 60_000), zone);
+  const candidate = new Date(wall.getTime() - after * 60_000);
+  return offsetMinutes(candidate, zone) === after ? candidate : new Date(wall.getTime() - before * 60_000);
 }
 
 /** The moment after which a platform checked at `last` is due again; whole days and months follow `zone`'s wall clock. */

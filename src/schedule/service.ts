@@ -13,7 +13,11 @@ export interface ScheduleOutcome {
   skipped: { brandId: string; reason: string }[];
 }
 
-/** `timeZone`: CRON_TZ, whose wall clock a daily, weekly or monthly check keeps (src/schedule/due.ts). */
+/**
+ * `timeZone`: CRON_TZ when set, whose wall clock a daily, weekly or monthly check keeps
+ * (src/schedule/due.ts); unset, whole days of UTC (an outside cron calling /cron/daily-tracking
+ * keeps UTC, and the server's own zone would skip a day at its daylight-saving change).
+ */
 export function createScheduleService(deps: { store: ScheduleStore; tracking: TrackingService; now?: () => Date; logger?: Logger; timeZone?: string }) {
   const { store } = deps;
   const now = deps.now ?? (() => new Date());

@@ -160,13 +160,14 @@ export function createPgTrackingStore(sql: SQL): TrackingStore {
         const created = await upsertSuggestions(tx, input, at);
         if (input.checked) {
           const { at: checkedAt, platforms, failed } = input.checked;
-          if (platforms.length)
-            await tx`UPDATE brand_platforms SET last_checked_at = ${checkedAt}, failed_runs = 0, retry_at = NULL WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(platforms, "text")})`;
-          if (failed.length) {
-            const rows = (await tx`SELECT platform, check_frequency, failed_runs FROM brand_platforms WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array(failed, "text")}) ORDER BY platform FOR UPDATE`) as { platform: string; check_frequency: string; failed_runs: number }[];
-            for (const row of rows)
-              await tx`UPDATE brand_platforms SET failed_runs = failed_runs + 1, retry_at = ${failedRetryAt(row.check_frequency, row.failed_runs, checkedAt)} WHERE brand_id = ${input.brandId} AND platform = ${row.platform}`;
-          }
+          // Locked in one order (two runs of a brand ending together, one's checked platform the
+          // other's failed one, would otherwise wait on each other), then each written.
+          const rows = (await tx`SELECT platform, check_frequency, failed_runs FROM brand_platforms WHERE brand_id = ${input.brandId} AND platform = ANY(${tx.array([...platforms, ...failed], "text")}) ORDER BY platform FOR UPDATE`) as { platform: string; check_frequency: string; failed_runs: number }[];
+          for (const row of rows)
+            if (platforms.includes(row.platform))
+              // Never back: a run made earlier may end after a later one.
+              await tx`UPDATE brand_platforms SET last_checked_at = GREATEST(coalesce(last_checked_at, ${checkedAt}::timestamptz), ${checkedAt}::timestamptz), failed_runs = 0, retry_at = NULL WHERE brand_id = ${input.brandId} AND platform = ${row.platform}`;
+            else await tx`UPDATE brand_platforms SET failed_runs = failed_runs + 1, retry_at = ${failedRetryAt(row.check_frequency, row.failed_runs, checkedAt)} WHERE brand_id = ${input.brandId} AND platform = ${row.platform}`;
         }
         if (input.organizationId) {
           const events: { type: string; data: unknown }[] = [

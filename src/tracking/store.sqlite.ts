@@ -129,7 +129,8 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
           }
           if (input.checked) {
             const { at: checkedAt, platforms, failed } = input.checked;
-            const stamp = sqlite.prepare("UPDATE brand_platforms SET last_checked_at = ?, failed_runs = 0, retry_at = NULL WHERE brand_id = ? AND platform = ?");
+            // Never back: a run made earlier may end after a later one.
+            const stamp = sqlite.prepare("UPDATE brand_platforms SET last_checked_at = max(coalesce(last_checked_at, ?1), ?1), failed_runs = 0, retry_at = NULL WHERE brand_id = ?2 AND platform = ?3");
             for (const p of platforms) stamp.run(checkedAt, input.brandId, p);
             const schedule = sqlite.prepare("SELECT check_frequency, failed_runs FROM brand_platforms WHERE brand_id = ? AND platform = ?");
             const wait = sqlite.prepare("UPDATE brand_platforms SET failed_runs = failed_runs + 1, retry_at = ? WHERE brand_id = ? AND platform = ?");

@@ -9,7 +9,7 @@ import { signatureHeaders } from "./signing";
 import type { ClaimedDelivery, WebhookStore } from "./store";
 
 export interface DelivererOptions {
-  store: Pick<WebhookStore, "claimDue" | "finishDelivery" | "pruneEvents">;
+  store: Pick<WebhookStore, "claimDue" | "finishDelivery">;
   logger: Logger;
   allowPrivate: boolean;
   /** Waits after the 1st, 2nd, … failed attempt; after the last one the delivery is failed. */
@@ -49,11 +49,6 @@ async function sendPinned(target: PinnedDestination, send: (request: ReturnType<
   }
   throw new Error("no address to send to");
 }
-
-/** Events (and their deliveries) are kept this long: the delivery log's reach, and the outbox stays bounded. */
-export const WEBHOOK_KEEP_DAYS = 30;
-const PRUNE_EVERY_MS = 3_600_000;
-const PRUNE_BATCH = 1000;
 
 export function createDeliverer(options: DelivererOptions) {
   const { store, logger } = options;
@@ -179,24 +174,8 @@ export function createDeliverer(options: DelivererOptions) {
     }
   }
 
-  let prunedAt = -Infinity;
-  /** Deletes events past WEBHOOK_KEEP_DAYS (their deliveries with them), at most hourly and PRUNE_BATCH at a time. */
-  async function prune(): Promise<void> {
-    if (stopped || now().getTime() - prunedAt < PRUNE_EVERY_MS) return;
-    prunedAt = now().getTime();
-    const deleted = await store.pruneEvents({ before: iso(-WEBHOOK_KEEP_DAYS * 86_400_000), limit: PRUNE_BATCH });
-    if (deleted) logger.info("webhook events pruned", { deleted, keep_days: WEBHOOK_KEEP_DAYS });
-  }
-  const tick = () => {
-    pump();
-    const p = prune()
-      .catch((error) => logger.error("webhook events prune failed", { error: String(error) }))
-      .finally(() => running.delete(p));
-    running.add(p);
-  };
-
-  const timer = setInterval(tick, pollMs);
-  queueMicrotask(tick);
+  const timer = setInterval(pump, pollMs);
+  queueMicrotask(pump);
 
   return {
     wake: () => queueMicrotask(pump),

@@ -5,7 +5,7 @@
 import type { SQL } from "bun";
 import { isUuid, plainRow } from "../db/pg/values";
 import { recordEventPg } from "./events.pg";
-import type { ClaimedDelivery, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
+import { CLAIM_WINDOW, type ClaimedDelivery, type DeliveryLogEntry, type DeliveryStatus, type WebhookEndpoint, type WebhookStore } from "./store";
 
 const COLUMNS = "id, organization_id, brand_id, url, description, events, format, is_active, created_at, updated_at";
 
@@ -101,8 +101,8 @@ export function createPgWebhookStore(sql: SQL): WebhookStore {
         WITH ranked AS (
           SELECT d.id, row_number() OVER (PARTITION BY v.organization_id ORDER BY d.next_at, d.id)
                    + coalesce((${JSON.stringify(busy ?? {})}::text::jsonb ->> v.organization_id::text)::int, 0) AS nth
-            FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
-           WHERE d.status = 'pending' AND d.next_at <= ${now}
+            FROM (SELECT id, next_at, event_id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ${now} ORDER BY next_at LIMIT ${CLAIM_WINDOW}) AS d
+            JOIN webhook_events v ON v.id = d.event_id
         ), due AS (
           SELECT d.id, d.next_at FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
            WHERE r.nth <= ${perOrganization ?? limit} AND d.status = 'pending' AND d.next_at <= ${now}

@@ -1,7 +1,7 @@
 // The webhooks store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
 import { recordEvent } from "./events.sqlite";
-import type { ClaimedDelivery, ClaimInput, DeliveryLogEntry, DeliveryStatus, WebhookEndpoint, WebhookStore } from "./store";
+import { CLAIM_WINDOW, type ClaimedDelivery, type ClaimInput, type DeliveryLogEntry, type DeliveryStatus, type WebhookEndpoint, type WebhookStore } from "./store";
 
 const COLUMNS = "id, organization_id, brand_id, url, description, events, format, is_active, created_at, updated_at";
 
@@ -11,6 +11,18 @@ interface EndpointRow extends Omit<WebhookEndpoint, "events" | "is_active"> {
 }
 
 const endpointOf = (row: EndpointRow): WebhookEndpoint => ({ ...row, events: JSON.parse(row.events) as string[], is_active: !!row.is_active });
+
+/**
+ * The deliveries to claim at ?2: the oldest due first, each organization's counted from its
+ * deliveries in flight (?4, a JSON object by organization) up to its share (?5), at most ?3. Ranked
+ * among the CLAIM_WINDOW oldest due (a bound on each poll's work whatever the backlog).
+ */
+const CLAIMABLE = `
+  SELECT id FROM (
+    SELECT d.id, d.next_at, row_number() OVER (PARTITION BY v.organization_id ORDER BY d.next_at, d.id) + coalesce(json_extract(?4, '$."' || v.organization_id || '"'), 0) AS nth
+      FROM (SELECT id, next_at, event_id FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?2 ORDER BY next_at LIMIT ${CLAIM_WINDOW}) AS d
+      JOIN webhook_events v ON v.id = d.event_id)
+   WHERE nth <= ?5 ORDER BY next_at LIMIT ?3`;
 
 export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
   const q = {
@@ -32,20 +44,9 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
     delivery: sqlite.prepare("SELECT endpoint_id, status FROM webhook_deliveries WHERE id = ?"),
     requeue: sqlite.prepare("UPDATE webhook_deliveries SET status = 'pending', next_at = ?, updated_at = ? WHERE id = ?"),
     // A read first: an UPDATE takes the database's write lock even when it matches nothing, and
-    // the deliverer polls every second.
-    due: sqlite.prepare(`SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_at <= ?1) AS due`),
-    // The oldest due first, each organization's counted from its deliveries in flight (?4, a JSON
-    // object) up to its share (?5).
-    claim: sqlite.prepare(
-      `UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2
-       WHERE id IN (
-         SELECT id FROM (
-           SELECT d.id, d.next_at, row_number() OVER (PARTITION BY v.organization_id ORDER BY d.next_at, d.id) + coalesce(json_extract(?4, '$."' || v.organization_id || '"'), 0) AS nth
-             FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
-            WHERE d.status = 'pending' AND d.next_at <= ?2)
-          WHERE nth <= ?5 ORDER BY next_at LIMIT ?3)
-       RETURNING id`,
-    ),
+    // the deliverer polls every second (also when what is due belongs to organizations at their share).
+    due: sqlite.prepare(`SELECT EXISTS (${CLAIMABLE}) AS due`),
+    claim: sqlite.prepare(`UPDATE webhook_deliveries SET next_at = ?1, updated_at = ?2 WHERE id IN (${CLAIMABLE}) RETURNING id`),
     details: sqlite.prepare(
       `SELECT d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.secret, e.format, e.is_active, v.type, v.organization_id, v.brand_id,
               v.payload, v.created_at AS event_created_at
@@ -132,7 +133,8 @@ export function createSqliteWebhookStore(sqlite: Database): WebhookStore {
       return sqlite.transaction(() => q.prune.run(before, limit).changes).immediate();
     },
     async claimDue(input) {
-      if ((q.due.get(input.now) as { due: number }).due === 0) return [];
+      const args = [input.leaseUntil, input.now, input.limit, JSON.stringify(input.busy ?? {}), input.perOrganization ?? input.limit] as const;
+      if ((q.due.get(...args) as { due: number }).due === 0) return [];
       return claimTx.immediate(input);
     },
     async finishDelivery(f) {

@@ -59,6 +59,9 @@ export interface ClaimedDelivery {
   event_created_at: string;
 }
 
+/** A claim ranks organizations' shares among this many of the oldest due deliveries: each poll's work is bounded whatever the backlog. */
+export const CLAIM_WINDOW = 10_000;
+
 export interface ClaimInput {
   now: string;
   leaseUntil: string;

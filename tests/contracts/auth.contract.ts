@@ -210,13 +210,21 @@ export function describeAuthStoreContract(name: string, make: () => Promise<Harn
         return { ...s, revokedAt };
       };
       const ended = session("2020-01-01T00:00:00.000Z");
+      const alsoEnded = session("2020-01-02T00:00:00.000Z");
       const live = session(null);
-      for (const s of [ended, live]) await h.store.startSession({ sessionId: s.sessionId, userId: user.id, refreshTokenId: s.refreshTokenId, tokenHash: `hash-${s.refreshTokenId}`, at });
-      await h.inspect("UPDATE " + (h.backend === "postgres" ? "auth.sessions" : "sessions") + " SET revoked_at = ? WHERE id = ?", ended.revokedAt, ended.sessionId);
+      for (const s of [ended, alsoEnded, live]) await h.store.startSession({ sessionId: s.sessionId, userId: user.id, refreshTokenId: s.refreshTokenId, tokenHash: `hash-${s.refreshTokenId}`, at });
+      for (const s of [ended, alsoEnded]) await h.inspect("UPDATE " + (h.backend === "postgres" ? "auth.sessions" : "sessions") + " SET revoked_at = ? WHERE id = ?", s.revokedAt, s.sessionId);
       await h.store.createOneTimeToken({ userId: user.id, type: "recovery", tokenHash: `old-${user.id}`, otpHash: `otp-old-${user.id}`, at: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-01T01:00:00.000Z" });
+      await h.store.createOneTimeToken({ userId: user.id, type: "invite", tokenHash: `old2-${user.id}`, otpHash: `otp-old2-${user.id}`, at: "2020-01-01T00:00:00.000Z", expiresAt: "2020-01-01T01:00:00.000Z" });
       await h.store.createOneTimeToken({ userId: user.id, type: "confirmation", tokenHash: `new-${user.id}`, otpHash: `otp-new-${user.id}`, at, expiresAt: "2999-01-01T00:00:00.000Z" });
+      // At most `limit` of each kind a call: of two ended sessions and two expired links, one of each.
+      const mine = async () => (await h.inspect<{ n: number | string }>(`SELECT (SELECT count(*) FROM ${h.backend === "postgres" ? "auth.sessions" : "sessions"} WHERE user_id = ?) + (SELECT count(*) FROM ${h.backend === "postgres" ? "auth.one_time_tokens" : "one_time_tokens"} WHERE user_id = ?) AS n`, user.id, user.id))[0]!.n;
+      expect(Number(await mine())).toBe(6);
+      await h.store.pruneEnded({ before: "2021-01-01T00:00:00.000Z", limit: 1 });
+      expect(Number(await mine())).toBeGreaterThanOrEqual(4);
       while ((await h.store.pruneEnded({ before: "2021-01-01T00:00:00.000Z", limit: 1000 })) > 0);
       expect(await h.store.sessionById(ended.sessionId)).toBeNull();
+      expect(await h.store.sessionById(alsoEnded.sessionId)).toBeNull();
       expect(await h.store.sessionById(live.sessionId)).not.toBeNull();
       const tokens = h.backend === "postgres" ? "auth.one_time_tokens" : "one_time_tokens";
       const refresh = h.backend === "postgres" ? "auth.refresh_tokens" : "refresh_tokens";

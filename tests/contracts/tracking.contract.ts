@@ -223,6 +223,9 @@ export function describeTrackingStoreContract(name: string, make: () => Promise<
       expect(await row("perplexity")).toMatchObject({ failed_runs: 6 });
       await finish({ at: "2026-03-04T16:00:02.000Z", platforms: ["perplexity"], failed: [] });
       expect(await row("perplexity")).toEqual({ last_checked_at: "2026-03-04T16:00:02.000Z", failed_runs: 0, retry_at: null });
+      // A run made earlier that ends later does not move the check back.
+      await finish({ at: "2026-03-04T15:00:00.000Z", platforms: ["perplexity"], failed: [] });
+      expect(await row("perplexity")).toMatchObject({ last_checked_at: "2026-03-04T16:00:02.000Z" });
     });
 
     test("finishRun of a failed run records its reasons; a job of no organization records no event", async () => {

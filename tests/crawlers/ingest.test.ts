@@ -234,7 +234,7 @@ test("Logpush bodies are read two at a time per instance, at most one per organi
   await Bun.sleep(500);
   // A second push of an organization with one in: refused at once, whatever room is left.
   const again = await push(senders[0]!, '{"content":"test message"}\n');
-  expect({ status: again.status, code: ((await again.json()) as { error: { code: string } }).error.code }).toEqual({ status: 429, code: "53300" });
+  expect({ status: again.status, code: ((await again.json()) as { error: { code: string } }).error.code, retry: again.headers.get("retry-after") }).toEqual({ status: 429, code: "too_many_pushes", retry: "5" });
   // Two are being read, eight wait: an eleventh organization's is refused at once, its body never read.
   const refused = await push(senders[10]!, '{"content":"test message"}\n');
   expect({ status: refused.status, code: ((await refused.json()) as { error: { code: string } }).error.code, retry: refused.headers.get("retry-after") }).toEqual({ status: 503, code: "53300", retry: "1" });

@@ -337,7 +337,7 @@ function expectedOverview(w: World, args: Args, today: string) {
     const [px, pn] = pick(b);
     const [cx, cn] = pick(cs);
     const [bx, bn] = pick(cb);
-    return { ...wilson(x, n), previous: wilson(px, pn), change: { ...newcombe(cx, cn, bx, bn), n_current: cn, n_previous: bn, model_changed: modelChanged } };
+    return { ...wilson(x, n), previous: wilson(px, pn), change: { ...newcombe(cx, cn, bx, bn), n_current: Math.round(cn), n_previous: Math.round(bn), model_changed: modelChanged } };
   };
   const sovOf = (m: Sums) => ({ value: sov(m), brand_mentions: m.mentionSum, total_mentions: m.mentionSum + m.rivalMentions, n: m.n });
   const pairedSov = [sov(cs), sov(cb)];

@@ -46,3 +46,9 @@ test("a real move within each pair is still found, whatever the pairs' answer co
   expect(change.delta).toBeCloseTo(0.6, 12);
   expect(change.verdict).toBe("up");
 });
+
+test("the n a change reports are whole, though weighted counts are fractions (citations scaled by their pair's answers) or a hair off one", () => {
+  // 1 answer now, 49 before: 49 × (1/49) is 0.9999999999999999 in floating point.
+  const { current, previous } = visibilityChangeOf([row("p", "chatgpt", 1, 1)], [row("p", "chatgpt", 49, 20)]);
+  expect([current.n, previous.n]).toEqual([1, 1]);
+});

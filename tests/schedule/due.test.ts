@@ -41,6 +41,8 @@ test("a daily check keeps CRON_TZ's wall clock across daylight saving: 06:00 in 
   expect(nextDue("daily", new Date("2026-10-24T04:00:00Z"), "Europe/Berlin")!.toISOString()).toBe("2026-10-25T05:00:00.000Z");
   expect(nextDue("weekly", new Date("2026-03-25T05:00:00Z"), "Europe/Berlin")!.toISOString()).toBe("2026-04-01T04:00:00.000Z");
   expect(nextDue("daily", new Date("2026-03-28T05:00:00Z"), "UTC")!.toISOString()).toBe("2026-03-29T05:00:00.000Z");
+  // A check at 02:00 (a time the spring-forward day skips) comes at 03:00 that day, not at 01:00.
+  expect(nextDue("daily", new Date("2026-03-28T01:00:02Z"), "Europe/Berlin")!.toISOString()).toBe("2026-03-29T01:00:02.000Z");
   // So the tick of the short day finds it due (with UTC arithmetic it would wait for the next day's).
   const stamped = { platform: "chatgpt", is_enabled: 1, check_frequency: "daily", last_checked_at: "2026-03-28T05:00:00.500Z" };
   expect(isDue(stamped, new Date("2026-03-29T04:00:00.200Z"), "Europe/Berlin")).toBe(true);

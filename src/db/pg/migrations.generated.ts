@@ -136,5 +136,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0026_platform_retry",
     "when": 1795917515991,
     "sql": "ALTER TABLE \"brand_platforms\" ADD COLUMN \"failed_runs\" integer DEFAULT 0 NOT NULL;--> statement-breakpoint\nALTER TABLE \"brand_platforms\" ADD COLUMN \"retry_at\" timestamp with time zone;"
+  },
+  {
+    "tag": "0027_webhook_delivery_event_index",
+    "when": 1795920282987,
+    "sql": "CREATE INDEX \"webhook_deliveries_event_idx\" ON \"webhook_deliveries\" USING btree (\"event_id\");"
   }
 ];

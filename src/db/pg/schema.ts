@@ -852,7 +852,12 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId), index("webhook_deliveries_due_idx").on(t.status, t.nextAt), organizationIndex("webhook_deliveries", t.organizationId)],
+  (t) => [
+    uniqueIndex("webhook_deliveries_pair_unique").on(t.endpointId, t.eventId),
+    index("webhook_deliveries_due_idx").on(t.status, t.nextAt),
+    index("webhook_deliveries_event_idx").on(t.eventId),
+    organizationIndex("webhook_deliveries", t.organizationId),
+  ],
 );
 
 /** Mail waiting to be sent, and sent (src/db/schema.ts says how it is used). Not a tenant's: rows are addressed to people. */

@@ -42,14 +42,14 @@ export const tooManyFromCaller = (limit: number) =>
  * running at once (the rest refused with 429), so one account looping heavy reads cannot fill the
  * room everyone waits in. `keyOf` names the caller; null exempts it.
  */
-export function createCallerShares<C>(perCaller: number, keyOf: (caller: C) => string | null) {
+export function createCallerShares<C>(perCaller: number, keyOf: (caller: C) => string | null, refuse: (limit: number) => Error = tooManyFromCaller) {
   const inFlight = new Map<string, number>();
   return {
     async run<T>(caller: C, work: () => Promise<T>): Promise<T> {
       const key = keyOf(caller);
       if (key === null) return work();
       const held = inFlight.get(key) ?? 0;
-      if (held >= perCaller) throw tooManyFromCaller(perCaller);
+      if (held >= perCaller) throw refuse(perCaller);
       inFlight.set(key, held + 1);
       try {
         return await work();
