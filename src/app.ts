@@ -187,7 +187,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     .use(webhookRoutes({ webhooks, callers }))
     .use(keyRoutes({ keys, callers }))
     .use(memberRoutes({ members, callers }))
-    .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, retentionMonths: deps.config.logRetentionMonths, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
+    .use(crawlerRoutes({ store: crawlerStore, callers, ingest: crawlerIngestFor({ store: crawlerStore, jwtSecret: deps.secrets.jwtSecret, verifyRdns: deps.config.verifyRdns, retentionMonths: deps.config.logRetentionMonths, maxPaths: deps.config.crawlerMaxPaths, resolver: deps.crawlerResolver, now: deps.now, onEvents: () => deps.webhooks?.wake() }) }))
     .use(shareRoutes({ share: shares, callers, rest: { answer: rest.answer, anonKey: deps.secrets.anonKey }, page: () => (appPage ??= import("./web/assets").then((m) => m.loadWebAssets()).then((a) => a["/index.html"]?.body)) }))
     .use(portfolioRoutes({ portfolio: createPortfolioService({ make: (query) => reports("portfolio", query), now: deps.now }), callers }))
     .use(digestRoutes({ digests, callers, cronSecret: deps.secrets.cronSecret }))

@@ -339,7 +339,7 @@ const commands: Record<string, Command> = {
       const store = backend.kind === "sqlite" ? (await import("./crawlers/store.sqlite")).createSqliteCrawlerStore(backend.dbh.sqlite, { bulkImport: true }) : (await import("./crawlers/store.pg")).createPgCrawlerStore(backend.pg.sql);
       // Postgres takes two batches at once (cli.ts), on withBackend's two connections.
       const writers = backend.kind === "sqlite" ? 1 : 2;
-      return runLogsCommand(args, { store, writers, ingest: crawlerIngestFor({ store, jwtSecret: (await secrets()).jwtSecret, verifyRdns: config.verifyRdns, retentionMonths: config.logRetentionMonths }) });
+      return runLogsCommand(args, { store, writers, ingest: crawlerIngestFor({ store, jwtSecret: (await secrets()).jwtSecret, verifyRdns: config.verifyRdns, retentionMonths: config.logRetentionMonths, maxPaths: config.crawlerMaxPaths }) });
     }),
   run: (args, env) =>
     withStores(env, async (stores, config) => {

@@ -21,6 +21,8 @@ export interface Config {
   logLevel: LogLevel;
   workers: number;
   corsOrigins: string[] | "*";
+  /** Crawled paths (bot × hit kind × path) a brand keeps before new ones count as "(other)" (CRAWLER_MAX_PATHS). */
+  crawlerMaxPaths: number;
   /** Landing pages (platform × path) a brand keeps before new ones count as "(other)" (PIXEL_MAX_PAGES). */
   pixelMaxPages: number;
   /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES). */
@@ -103,6 +105,7 @@ export const CORE_VARIABLES: { name: string; default: string; meaning: string }[
   { name: "SENTIMENT_MODEL", default: "(the platform's default model)", meaning: "model of the sentiment judge" },
   { name: "VISIBILITY_ALERT_POINTS", default: "10", meaning: "visibility.changed fires when a platform's visibility rate over the last 7 days differs significantly from the 7 before and by at least this many points" },
   { name: "PIXEL_MAX_PAGES", default: "10000", meaning: "landing pages (by assistant and path) a brand's traffic report keeps; visits to pages beyond them count under \"(other)\" (anyone with a tracking code could otherwise add pages without end)" },
+  { name: "CRAWLER_MAX_PATHS", default: "1000000", meaning: "paths (by bot and hit kind) a brand's crawler paths keep; requests for paths beyond them count under \"(other)\" (a scanner claiming to be a known bot could otherwise add paths without end)" },
   { name: "VERIFY_RDNS", default: "false", meaning: "true confirms bots that publish no IP ranges (and ones outside them) by forward-confirmed reverse DNS, for operators that document their host names" },
   { name: "METRICS_TOKEN", default: "", meaning: "when set, GET /metrics answers Prometheus text to Authorization: Bearer <this token>; unset, /metrics is off (404)" },
   { name: "SOURCE_CATEGORIES_FILE", default: "", meaning: "JSON file adding to the shipped source categories: {\"forum\": [\"example-forum.com\"], \"review\": […], …}" },
@@ -271,6 +274,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins,
     trustedProxies: proxyTrust(env),
     pixelMaxPages: intVar(env, "PIXEL_MAX_PAGES", 10_000, 1, 1_000_000),
+    crawlerMaxPaths: intVar(env, "CRAWLER_MAX_PATHS", 1_000_000, 1, 100_000_000),
     maxBodyBytes: intVar(env, "MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     restCacheBytes: intVar(env, "REST_CACHE_MB", 32, 0, 4096) * 1024 * 1024,
     rest: { readers: intVar(env, "REST_READERS", 2, 1, 64), perCaller: intVar(env, "REST_PER_CALLER", 32, 1, 256), maxRows: intVar(env, "REST_MAX_ROWS", 0, 0, 10_000_000), statementTimeoutMs: intVar(env, "STATEMENT_TIMEOUT_MS", 10_000, 100, 3_600_000), sourceCategories: sourceCategoriesFile(env) },

@@ -3,7 +3,7 @@
 import { cutToBytes, MAX_KEY_TEXT_BYTES } from "../common/limits";
 import { dayInRange, FIRST_DAY, LAST_DAY } from "../http/date-range";
 import { hitKind, identify } from "./classify";
-import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
+import { OTHER_PATHS, pathKey, type CrawlerHit, type CrawlerStore, type WriteTurn } from "./store";
 import type { DnsBudget, Verifier } from "./verify";
 
 export interface CrawlerRecord {
@@ -93,7 +93,16 @@ function refererHost(referer: string | null | undefined): string | null {
 }
 
 /** `keptFrom`: the first instant of the oldest month logs are kept of (LOG_RETENTION_MONTHS); older records are refused. */
-export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verifier; recordSecret: string; now?: () => Date; onEvents?: () => void; keptFrom?: (now: Date) => Date }) {
+export function createCrawlerIngest(deps: {
+  store: CrawlerStore;
+  verifier: Verifier;
+  recordSecret: string;
+  now?: () => Date;
+  onEvents?: () => void;
+  keptFrom?: (now: Date) => Date;
+  /** CRAWLER_MAX_PATHS: paths a brand's crawler path totals keep; requests for more count under OTHER_PATHS. Unset: no cap. */
+  maxPaths?: number;
+}) {
   // 16 bytes of the HMAC: unique among one brand's records of the same second by a wide margin.
   const recordKey = (r: CrawlerRecord) => new Bun.CryptoHasher("sha256", deps.recordSecret).update([r.timestamp, r.method, r.host, r.path, r.status, r.ip, r.user_agent].join("\u0000")).digest().subarray(0, 16);
   // Logs repeat the same few user agents and each bot's few addresses: remember recent answers.
@@ -105,6 +114,31 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
     const missed = budget.missed;
     const verdict = await deps.verifier.verify(who, ip, budget);
     return budget.missed === missed ? verdicts.set(seen, verdict) : verdict;
+  }
+
+  // Per brand, the paths it may still add: counted once, then lowered by each batch's paths (as if
+  // all were new), and counted exactly — with the batch's paths looked up — only when a batch may
+  // not fit. `full`: counted at the cap (paths are never taken off a brand's list). Approximate
+  // across processes writing one brand at once, by at most a batch's paths each.
+  const rooms = boundedCache<{ left: number; full: boolean }>(10_000);
+  async function capPaths(brandId: string, hits: CrawlerHit[]) {
+    const max = deps.maxPaths;
+    if (!max) return;
+    const candidates = new Map<string, { bot: string; hit: string; path: string }>();
+    for (const h of hits) if (h.bot !== null && h.path !== OTHER_PATHS) candidates.set(pathKey({ bot: h.bot, hit: h.hit, path: h.path }), { bot: h.bot, hit: h.hit, path: h.path });
+    if (!candidates.size) return;
+    const room = rooms.get(brandId) ?? { left: max - (await deps.store.pathKeyCount({ brandId, limit: max })), full: false };
+    if (!room.full && candidates.size <= room.left) return void rooms.set(brandId, { left: room.left - candidates.size, full: false });
+    let left = room.full ? 0 : max - (await deps.store.pathKeyCount({ brandId, limit: max }));
+    const known = await deps.store.knownPathKeys({ brandId, keys: [...candidates.values()] });
+    const over = new Set<string>();
+    for (const key of candidates.keys()) {
+      if (known.has(key)) continue;
+      if (left > 0) left--;
+      else over.add(key);
+    }
+    rooms.set(brandId, { left, full: left === 0 });
+    if (over.size) for (const h of hits) if (h.bot !== null && over.has(pathKey({ bot: h.bot, hit: h.hit, path: h.path }))) h.path = OTHER_PATHS;
   }
 
   return {
@@ -150,6 +184,7 @@ export function createCrawlerIngest(deps: { store: CrawlerStore; verifier: Verif
           mayAnnounce: Boolean(who.class?.startsWith("ai_")) && verdict !== "spoofed",
         });
       }
+      await capPaths(brandId, hits);
       const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: (deps.now?.() ?? new Date()).toISOString(), turn });
       if (events) deps.onEvents?.();
       return { accepted, duplicates: hits.length - accepted, errors };

@@ -16,8 +16,8 @@ export const systemResolver: Resolver = {
 };
 
 /** `retentionMonths`: LOG_RETENTION_MONTHS (0: every month kept). */
-export function crawlerIngestFor(deps: { store: CrawlerStore; jwtSecret: string; verifyRdns: boolean; retentionMonths?: number; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {
+export function crawlerIngestFor(deps: { store: CrawlerStore; jwtSecret: string; verifyRdns: boolean; retentionMonths?: number; maxPaths?: number; resolver?: Resolver; now?: () => Date; onEvents?: () => void }) {
   const verifier = createVerifier({ rdns: deps.verifyRdns ? (deps.resolver ?? systemResolver) : null });
   const months = deps.retentionMonths ?? 0;
-  return createCrawlerIngest({ store: deps.store, verifier, recordSecret: `crawler-records:${deps.jwtSecret}`, now: deps.now, onEvents: deps.onEvents, keptFrom: months > 0 ? (now) => logRetentionStart(now, months) : undefined });
+  return createCrawlerIngest({ store: deps.store, verifier, recordSecret: `crawler-records:${deps.jwtSecret}`, now: deps.now, onEvents: deps.onEvents, maxPaths: deps.maxPaths, keptFrom: months > 0 ? (now) => logRetentionStart(now, months) : undefined });
 }

@@ -15,13 +15,25 @@ import type { SQL } from "bun";
 import { isUuid, pgCode, withoutNul } from "../db/pg/values";
 import { brandLockKey, RUNNING_LOCK } from "../rollups/triggers.pg";
 import { recordEventPg } from "../webhooks/events.pg";
-import type { CrawlerHit, CrawlerStore, WriteTurn } from "./store";
+import { pathKey, type CrawlerHit, type CrawlerStore, type WriteTurn } from "./store";
 
 /** Tries of a call that ends in a deadlock (40P01) with a concurrent one. */
 const DEADLOCK_ATTEMPTS = 5;
 
 export function createPgCrawlerStore(sql: SQL): CrawlerStore {
   return {
+    async pathKeyCount({ brandId, limit }) {
+      if (!isUuid(brandId)) return 0;
+      const [row] = await sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM crawler_path_totals_keys WHERE brand_id = ${brandId} LIMIT ${limit}) AS k`;
+      return row.n;
+    },
+    async knownPathKeys({ brandId, keys }) {
+      if (!isUuid(brandId) || !keys.length) return new Set();
+      const rows = await sql`
+        SELECT k.bot, k.hit, k.path FROM unnest(${sql.array(keys.map((x) => withoutNul(x.bot)), "text")}::text[], ${sql.array(keys.map((x) => withoutNul(x.hit)), "text")}::text[], ${sql.array(keys.map((x) => withoutNul(x.path)), "text")}::text[]) AS j(bot, hit, path)
+          JOIN crawler_path_totals_keys AS k ON k.brand_id = ${brandId} AND k.bot = j.bot AND k.hit = j.hit AND k.path = j.path`;
+      return new Set(rows.map((r: { bot: string; hit: string; path: string }) => pathKey(r)));
+    },
     async brandsBySlug({ slug, organization }) {
       const rows = await sql`
         SELECT b.id FROM brands b JOIN organizations o ON o.id = b.organization_id

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { createBulkRollups } from "../rollups/triggers.sqlite";
 import { recordEvent } from "../webhooks/events.sqlite";
 import { crawlerBuckets } from "./rollups";
-import type { CrawlerHit, CrawlerStore } from "./store";
+import { pathKey, type CrawlerHit, type CrawlerStore } from "./store";
 
 export interface SqliteCrawlerStoreOptions {
   /**
@@ -77,7 +77,18 @@ export function createSqliteCrawlerStore(sqlite: Database, options: SqliteCrawle
     return { accepted, events };
   }
 
+  const pathKeyCount = sqlite.prepare("SELECT count(*) AS n FROM (SELECT 1 FROM crawler_path_totals_keys WHERE brand_id = ? LIMIT ?)");
+  const knownPaths = sqlite.prepare(
+    `SELECT k.bot, k.hit, k.path FROM json_each(?2) AS j JOIN crawler_path_totals_keys AS k
+       ON k.brand_id = ?1 AND k.bot = j.value ->> 'bot' AND k.hit = j.value ->> 'hit' AND k.path = j.value ->> 'path'`,
+  );
   return {
+    async pathKeyCount({ brandId, limit }) {
+      return (pathKeyCount.get(brandId, limit) as { n: number }).n;
+    },
+    async knownPathKeys({ brandId, keys }) {
+      return new Set((knownPaths.all(brandId, JSON.stringify(keys)) as { bot: string; hit: string; path: string }[]).map(pathKey));
+    },
     async brandsBySlug({ slug, organization }) {
       return (bySlug.all(slug, organization) as { id: string }[]).map((r) => r.id);
     },

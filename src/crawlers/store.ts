@@ -56,4 +56,14 @@ export interface CrawlerStore {
    * sightings in the turns' order; without, in whatever order they reach the database.
    */
   appendHits(input: { brandId: string; hits: CrawlerHit[]; at: string; turn?: WriteTurn }): Promise<{ accepted: number; events: number }>;
+  /** How many paths (bot × hit kind × path) the brand's crawler path totals list, counted up to `limit`. */
+  pathKeyCount(input: { brandId: string; limit: number }): Promise<number>;
+  /** Which of `keys` the brand's crawler path totals list already (as PATH_KEY strings). */
+  knownPathKeys(input: { brandId: string; keys: { bot: string; hit: string; path: string }[] }): Promise<Set<string>>;
 }
+
+/** A crawler path's key as one string (knownPathKeys' answer, the ingest's sets). */
+export const pathKey = (k: { bot: string; hit: string; path: string }) => `${k.bot}\u0000${k.hit}\u0000${k.path}`;
+
+/** Where requests for paths past a brand's CRAWLER_MAX_PATHS count (as the pixel's pages past theirs). */
+export const OTHER_PATHS = "(other)";

@@ -1,6 +1,6 @@
 // The crawler-log store's contract (src/crawlers/store.ts), for every backend.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { CrawlerHit, CrawlerStore } from "../../src/crawlers/store";
+import { pathKey, type CrawlerHit, type CrawlerStore } from "../../src/crawlers/store";
 import type { Harness } from "./harness";
 
 export function describeCrawlerStoreContract(name: string, make: () => Promise<Harness & { store: CrawlerStore }>) {
@@ -60,6 +60,20 @@ export function describeCrawlerStoreContract(name: string, make: () => Promise<H
       const { org, brand: id } = await brand();
       expect(await h.store.brandOrganization(id)).toBe(org);
       expect(await h.store.brandOrganization(crypto.randomUUID())).toBeNull();
+    });
+
+    test("pathKeyCount counts the brand's listed paths up to a limit; knownPathKeys names which of some keys are listed", async () => {
+      const { brand: id } = await brand();
+      const other = await brand();
+      await h.store.appendHits({ brandId: id, hits: [hit({ path: "/a" }), hit({ path: "/b" }), hit({ path: "/a" }), hit({ path: "/c", hit: "asset" }), hit({ path: "/x", bot: null, class: "human", mayAnnounce: false })], at: AT });
+      await h.store.appendHits({ brandId: other.brand, hits: [hit({ path: "/z" })], at: AT });
+      // Named bots' paths only: /a, /b, /c (a human's request has no path key).
+      expect(await h.store.pathKeyCount({ brandId: id, limit: 100 })).toBe(3);
+      expect(await h.store.pathKeyCount({ brandId: id, limit: 2 })).toBe(2);
+      const keys = [{ bot: "GPTBot", hit: "page", path: "/a" }, { bot: "GPTBot", hit: "page", path: "/c" }, { bot: "GPTBot", hit: "asset", path: "/c" }, { bot: "GPTBot", hit: "page", path: "/z" }, { bot: "ClaudeBot", hit: "page", path: "/b" }];
+      expect([...(await h.store.knownPathKeys({ brandId: id, keys }))].sort()).toEqual([pathKey(keys[0]!), pathKey(keys[2]!)].sort());
+      expect(await h.store.knownPathKeys({ brandId: id, keys: [] })).toEqual(new Set());
+      expect(await h.store.pathKeyCount({ brandId: crypto.randomUUID(), limit: 10 })).toBe(0);
     });
 
     test("appendHits stores every field; a record sent again (same brand, time and key) adds nothing, also within one call", async () => {
