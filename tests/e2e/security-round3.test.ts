@@ -266,8 +266,10 @@ describe("finding 3: a compressed body is inflated under a cap, its records capp
       await res.arrayBuffer();
       return res.status;
     }, 5000, 2);
-    expect(run.results.length).toBeGreaterThan(2);
-    expect(run.results.every((r) => r.status === 413 && r.ms < TIMEOUT_MS)).toBe(true);
+    // Two at a time from one organization: one is read (413), the other refused unread while it
+    // is (429: an organization holds one push of the instance's gate at a time).
+    expect(run.results.filter((r) => r.status === 413).length).toBeGreaterThan(2);
+    expect(run.results.every((r) => (r.status === 413 || r.status === 429) && r.ms < TIMEOUT_MS)).toBe(true);
     expect(run.growth).toBeLessThan(150 * 1024 * 1024);
     expect(p95(run.health)).toBeLessThan(100);
     expect(await stored()).toBe(0);
