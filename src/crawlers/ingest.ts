@@ -127,9 +127,12 @@ export function createCrawlerIngest(deps: {
     const candidates = new Map<string, { bot: string; hit: string; path: string }>();
     for (const h of hits) if (h.bot !== null && h.path !== OTHER_PATHS) candidates.set(pathKey({ bot: h.bot, hit: h.hit, path: h.path }), { bot: h.bot, hit: h.hit, path: h.path });
     if (!candidates.size) return;
-    const room = rooms.get(brandId) ?? { left: max - (await deps.store.pathKeyCount({ brandId, limit: max })), full: false };
+    const count = async () => max - (await deps.store.pathKeyCount({ brandId, limit: max }));
+    const cached = rooms.get(brandId);
+    const room = cached ?? { left: await count(), full: false };
     if (!room.full && candidates.size <= room.left) return void rooms.set(brandId, { left: room.left - candidates.size, full: false });
-    let left = room.full ? 0 : max - (await deps.store.pathKeyCount({ brandId, limit: max }));
+    // An estimate is counted again; a count just made (no cached room) is exact already.
+    let left = room.full ? 0 : cached ? await count() : room.left;
     const known = await deps.store.knownPathKeys({ brandId, keys: [...candidates.values()] });
     const over = new Set<string>();
     for (const key of candidates.keys()) {
@@ -185,7 +188,7 @@ export function createCrawlerIngest(deps: {
         });
       }
       await capPaths(brandId, hits);
-      const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: (deps.now?.() ?? new Date()).toISOString(), turn });
+      const { accepted, events } = await deps.store.appendHits({ brandId, hits, at: clock.toISOString(), turn });
       if (events) deps.onEvents?.();
       return { accepted, duplicates: hits.length - accepted, errors };
     },
