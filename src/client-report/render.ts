@@ -195,7 +195,7 @@ function changes(d: ReportData): string {
   ];
   return `<section class="keep" aria-labelledby="changes">
 <h2 id="changes">What changed</h2>
-${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>` : `<p class="muted">No platform, topic or competitor moved beyond noise between the two windows: the 95 % interval of each change includes 0.</p>`}
+${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>` : `<p class="muted">No platform, topic or competitor moved beyond noise between the two windows (their changes tested together at 95 %, by Holm’s method).</p>`}
 </section>`;
 }
 

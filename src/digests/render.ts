@@ -28,7 +28,7 @@ function sections(d: Digest): { title: string; lines: string[]; more?: number }[
   const moves = d.moves.map(moveLine);
   for (const p of d.model_changes) moves.push(`${p} reported different models in the two periods: part of any move there may be the model.`);
   return [
-    { title: "What changed", lines: moves.length ? moves : ["No platform, topic or competitor moved beyond noise (the 95 % interval of every change includes 0)."] },
+    { title: "What changed", lines: moves.length ? moves : ["No platform, topic or competitor moved beyond noise (their changes tested together at 95 %, by Holm’s method)."] },
     { title: `Prompts gained (${d.prompts.gained_count})`, lines: d.prompts.gained.map(promptLine), more: d.prompts.gained_count - d.prompts.gained.length },
     { title: `Prompts lost (${d.prompts.lost_count})`, lines: d.prompts.lost.map(promptLine), more: d.prompts.lost_count - d.prompts.lost.length },
     { title: "Top suggestions", lines: d.suggestions.map((s) => `[${s.priority}] ${s.title}`) },

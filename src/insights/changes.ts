@@ -1,5 +1,5 @@
 // "What changed" (issue #26, #31): the significant moves of an overview — by platform, topic and
-// competitor, those whose change's 95 % interval excludes 0 — and the platforms whose reported models
+// competitor, those called by Holm's test over all of them (insights/service.ts) — and the platforms whose reported models
 // changed. One function for every door: the overview page, the portfolio, digests and client reports.
 
 export interface RateChange {
@@ -7,7 +7,7 @@ export interface RateChange {
   n: number;
   ci_low: number | null;
   ci_high: number | null;
-  change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean };
+  change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean; p_value?: number | null; p_adjusted?: number | null; family_size?: number };
 }
 
 /** The parts of insights_overview this reads. */

@@ -6,7 +6,7 @@ import { ownerOfHost } from "../analysis/citations";
 import { compileEntities, type CompiledEntities } from "../analysis/entities";
 import { groupBy } from "../analysis/group";
 import { createSourceClassifier, type CategoryList, type SourceCategory } from "../analysis/source-categories";
-import { newcombe, wilson, type Interval as RateInterval } from "../analysis/stats";
+import { holm, newcombe, wilson, type ChangeCounts, type Interval as RateInterval } from "../analysis/stats";
 import { identify } from "../crawlers/classify";
 import type { GroupBy, InsightArgs } from "./args";
 import { COMPETITOR_MEASURES, RESULT_MEASURES, type InsightsStore, type ResultGroupColumn, type ResultSums, type ResultSumsRow } from "./store";
@@ -116,8 +116,13 @@ function comparePairs(current: Map<string, PairSums>, previous: Map<string, Pair
   return out;
 }
 
-/** Newcombe's interval over two windows' (possibly scaled) counts: a scaled count a hair above its n is its n. */
-const changeOf = ([x1, n1]: [number, number], [x0, n0]: [number, number]) => newcombe(Math.min(x1, n1), n1, Math.min(x0, n0), n0);
+/** Two windows' (possibly scaled) counts as a change's: a scaled count a hair above its n is its n. */
+const countsOf = ([x1, n1]: [number, number], [x2, n2]: [number, number]): ChangeCounts => ({ x1: Math.min(x1, n1), n1, x2: Math.min(x2, n2), n2 });
+/** Newcombe's interval over two windows' (possibly scaled) counts. */
+const changeOf = (now: [number, number], before: [number, number]) => {
+  const c = countsOf(now, before);
+  return newcombe(c.x1, c.n1, c.x2, c.n2);
+};
 
 function rateWithChange(total: ResultSums, previousTotal: ResultSums, compared: ComparedPairs, proportion: Proportion) {
   const [x, n] = proportion(total);
@@ -169,10 +174,30 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
     // What moved where: each platform's and each topic's visibility with its own change, so a
     // significant move on one engine shows even when the pooled change is noise.
-    by_platform: visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
-    by_topic: visibilityBy(rowsNow, rowsBefore, await topicKey(ctx, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
-    by_competitor: await competitorChanges(ctx, args, previous),
+    ...inOneFamily(
+      visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
+      visibilityBy(rowsNow, rowsBefore, await topicKey(ctx, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
+      await competitorChanges(ctx, args, previous),
+    ),
   };
+}
+
+type FamilyMember = { visibility_rate: { change: { verdict: string } }; counts: ChangeCounts | null };
+
+/**
+ * The platforms', topics' and competitors' changes are read together ("What changed" lists
+ * whichever moved), so their verdicts are Holm's over all of them (analysis/stats.ts), each change
+ * with its own p-value, the adjusted one and the family's size. One topic group (every prompt in
+ * one topic, or none in any) is the whole, not a member; nor is a competitor without a comparable
+ * count (added since the previous window began). The counts are left out of the answer.
+ */
+function inOneFamily<P extends FamilyMember, T extends FamilyMember, C extends FamilyMember>(byPlatform: P[], byTopic: T[], byCompetitor: C[]) {
+  const members: FamilyMember[] = [...byPlatform, ...(byTopic.length > 1 ? byTopic : []), ...byCompetitor].filter((m) => m.counts !== null);
+  const verdicts = holm(members.map((m) => m.counts!));
+  const size = verdicts.filter((v) => v.p_value !== null).length;
+  members.forEach((m, i) => Object.assign(m.visibility_rate.change, verdicts[i], { family_size: size }));
+  const strip = <R extends FamilyMember>(rows: R[]) => rows.map(({ counts: _, ...row }) => row);
+  return { by_platform: strip(byPlatform), by_topic: strip(byTopic), by_competitor: strip(byCompetitor) };
 }
 
 /**
@@ -192,8 +217,10 @@ async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previo
       const p = before.get(r.entity_id);
       const prior = interval(p?.answers_mentioning ?? 0, p?.n ?? 0);
       const addedLate = (added.get(r.entity_id) ?? "") > comparedFrom;
-      const change = addedLate ? { delta: null, ci_low: null, ci_high: null, verdict: "insufficient_data" as const } : newcombe(r.answers_mentioning, r.n, p?.answers_mentioning ?? 0, p?.n ?? 0);
+      const counts = addedLate ? null : { x1: r.answers_mentioning, n1: r.n, x2: p?.answers_mentioning ?? 0, n2: p?.n ?? 0 };
+      const change = counts ? newcombe(counts.x1, counts.n1, counts.x2, counts.n2) : { delta: null, ci_low: null, ci_high: null, verdict: "insufficient_data" as const };
       return {
+        counts,
         competitor_id: r.entity_id,
         name: r.name,
         visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...change, n_current: r.n, n_previous: p?.n ?? 0, model_changed: false, added_since: addedLate ? added.get(r.entity_id)! : null } },
@@ -217,7 +244,9 @@ function visibilityBy(rowsNow: ResultSumsRow[], rowsBefore: ResultSumsRow[], key
     .map(([key, rows]) => {
       const prior = before.get(key) ?? [];
       const total = rows.reduce(addSums, emptySums());
-      return { key, answers: total.results, visibility_rate: rateWithChange(total, prior.reduce(addSums, emptySums()), comparePairs(byPair(rows), byPair(prior)), PROPORTIONS.visibility_rate) };
+      const compared = comparePairs(byPair(rows), byPair(prior));
+      const counts = countsOf(PROPORTIONS.visibility_rate(compared.current), PROPORTIONS.visibility_rate(compared.previous));
+      return { key, answers: total.results, counts, visibility_rate: rateWithChange(total, prior.reduce(addSums, emptySums()), compared, PROPORTIONS.visibility_rate) };
     })
     .sort((a, b) => b.answers - a.answers || a.key.localeCompare(b.key));
 }

@@ -5,7 +5,7 @@
 // computes from the rows it wrote itself (Wilson and Newcombe from src/analysis/stats.ts, the counts
 // from the rows); who sees which brands; bad input; the cap; the request's time.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { newcombe, wilson } from "../../src/analysis/stats";
+import { holm, newcombe, wilson, type ChangeCounts } from "../../src/analysis/stats";
 import { portfolio } from "../../src/portfolio/service";
 import { storesFor } from "../../src/stores";
 import type { InsightsStore } from "../../src/insights/store";
@@ -168,7 +168,8 @@ function compared(rows: Answer[]) {
 
 function changeOf(rows: Answer[]) {
   const c = compared(rows);
-  return { ...newcombe(named(c.now), c.now.length, named(c.before), c.before.length), n_current: c.now.length, n_previous: c.before.length };
+  const counts: ChangeCounts = { x1: named(c.now), n1: c.now.length, x2: named(c.before), n2: c.before.length };
+  return { ...newcombe(counts.x1, counts.n1, counts.x2, counts.n2), n_current: c.now.length, n_previous: c.before.length, counts };
 }
 
 function expected(brand: BrandName) {
@@ -184,17 +185,20 @@ function expected(brand: BrandName) {
     points.push({ period: d, value: that.length ? named(that) / that.length : null, n: that.length });
   }
   // What changed: by platform and by topic over the pairs answered in both windows, by competitor over all answers.
-  const moves: { kind: string; label: string; delta: number }[] = [];
+  // Every platform, both topics and the rival tested together (Holm's step-down, tests/analysis/stats.test.ts).
+  const family: { kind: string; label: string; delta: number | null; counts: ChangeCounts }[] = [];
   for (const platform of [...new Set(now.map((a) => a.platform))]) {
     const ch = changeOf(rows.filter((a) => a.platform === platform));
-    if (ch.verdict === "up" || ch.verdict === "down") moves.push({ kind: "platform", label: platform, delta: ch.delta! });
+    family.push({ kind: "platform", label: platform, delta: ch.delta, counts: ch.counts });
   }
   for (const [prompt, topic] of [["p1", "Pricing"], ["p2", "prompts without a topic"]] as const) {
     const ch = changeOf(rows.filter((a) => a.prompt === prompt));
-    if (ch.verdict === "up" || ch.verdict === "down") moves.push({ kind: "topic", label: `topic “${topic}”`, delta: ch.delta! });
+    family.push({ kind: "topic", label: `topic “${topic}”`, delta: ch.delta, counts: ch.counts });
   }
-  const rival = newcombe(now.filter((a) => a.rivalMentions > 0).length, now.length, before.filter((a) => a.rivalMentions > 0).length, before.length);
-  if (rival.verdict === "up" || rival.verdict === "down") moves.push({ kind: "competitor", label: "competitor Rival", delta: rival.delta! });
+  const rival = { x1: now.filter((a) => a.rivalMentions > 0).length, n1: now.length, x2: before.filter((a) => a.rivalMentions > 0).length, n2: before.length };
+  family.push({ kind: "competitor", label: "competitor Rival", delta: rival.n1 && rival.n2 ? rival.x1 / rival.n1 - rival.x2 / rival.n2 : null, counts: rival });
+  const verdicts = holm(family.map((m) => m.counts));
+  const moves = family.filter((_, i) => verdicts[i]!.verdict === "up" || verdicts[i]!.verdict === "down").map(({ kind, label, delta }) => ({ kind, label, delta: delta! }));
   const order: Record<string, number> = { platform: 0, topic: 1, competitor: 2 };
   moves.sort((a, b) => order[a.kind]! - order[b.kind]! || Math.abs(b.delta) - Math.abs(a.delta) || a.label.localeCompare(b.label));
   return {

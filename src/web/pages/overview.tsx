@@ -119,7 +119,7 @@ function PlatformStrip({ rows }: { rows: any[] }) {
           <strong>{pct(r.visibility_rate.value)}</strong>
           <span class="kpi-ci">{intervalText(r.visibility_rate)}</span>
           <span class="kpi-n">n = {int(r.visibility_rate.n)}</span>
-          <span class={`verdict ${r.visibility_rate.change.verdict}`}>
+          <span class={`verdict ${r.visibility_rate.change.verdict}`} title={familyTitle(r.visibility_rate.change)}>
             {points(r.visibility_rate.change.delta)} · {VERDICT_TEXT[r.visibility_rate.change.verdict] ?? r.visibility_rate.change.verdict}
           </span>
         </div>
@@ -128,19 +128,36 @@ function PlatformStrip({ rows }: { rows: any[] }) {
   );
 }
 
+/** A family member's p-values in words (the platforms', topics' and competitors' changes are tested together: Holm). */
+function familyTitle(change: { p_value?: number | null; p_adjusted?: number | null; family_size?: number }): string {
+  if (change.p_value == null || change.p_adjusted == null) return "";
+  return `p = ${pValue(change.p_value)} for this change alone; ${pValue(change.p_adjusted)} once the ${change.family_size} platform, topic and competitor changes read together are accounted for (Holm). A move is called when that is under 0.05.`;
+}
+
+const pValue = (p: number) => (p < 0.001 ? "< 0.001" : p.toFixed(3));
+
+/** How many changes "What changed" tested together (the family's size, on each member). */
+function familySize(overview: any): number {
+  for (const group of [overview.by_platform, overview.by_topic, overview.by_competitor]) for (const r of group ?? []) if (r.visibility_rate.change.family_size) return r.visibility_rate.change.family_size;
+  return 0;
+}
+
 /** The significant moves (verdict up or down) by platform, topic and competitor, and model changes, each with its n. */
 function WhatChanged({ overview, topics }: { overview: any; topics: { id: string; name: string }[] }) {
   const moves = significantMoves(overview, topicNamer(topics));
   const models = modelChanges(overview);
+  const tested = familySize(overview);
+  const together = tested > 1 ? `${tested} changes tested together (Holm’s method): if nothing had moved, the chance that any would be listed is at most 5 %.` : "";
   return (
     <section class="card what-changed" aria-label="What changed">
       <h2>What changed</h2>
       {!moves.length && !models.length ? (
-        <p class="muted">No platform, topic or competitor moved beyond noise between the two windows (95 % intervals of each change include 0).</p>
+        <p class="muted">No platform, topic or competitor moved beyond noise between the two windows{tested > 1 ? ` (${together})` : " (the change's 95 % interval includes 0)"}.</p>
       ) : (
+        <>
         <ul class="plain">
           {moves.map((m) => (
-            <li key={m.label} data-move={m.label}>
+            <li key={m.label} data-move={m.label} title={familyTitle(m.rate.change)}>
               <span class={`verdict ${m.direction}`}>{m.direction === "up" ? "▲" : "▼"}</span> Visibility on {m.label}: {changeText(m.rate.change)} {m.kind === "competitor" ? "over all answers of each window" : "over the prompts answered in both windows"} (n {int(m.rate.change.n_current)} vs {int(m.rate.change.n_previous)}); now {pct(m.rate.value)} of all its {int(m.rate.n)} answers
             </li>
           ))}
@@ -150,6 +167,8 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
             </li>
           ))}
         </ul>
+        {tested > 1 && moves.length > 0 && <p class="muted" data-family={tested}>{together}</p>}
+        </>
       )}
     </section>
   );
