@@ -10,7 +10,13 @@ import type { QueueStore, UnitRow } from "../queue/store";
 import { finalizeJob } from "./finalize";
 import { createResultWriter } from "./result-writer";
 import type { TrackingStore, UnitStore } from "./store";
-import type { BrandEntities, UnitInput, UnitOutcome } from "./unit";
+import type { BrandEntities, UnitInput, UnitOutcome, UnitTask } from "./unit";
+
+/** Answers whose write failed, kept for their units' retries across all jobs of a dispatcher. */
+const MAX_KEPT_ANSWERS = 1000;
+
+/** What a unit's call ends with that is written (a skipped unit writes nothing). */
+type WrittenOutcome = Exclude<UnitOutcome, { kind: "skipped" }>;
 
 export interface DispatcherOptions {
   store: QueueStore;
@@ -141,6 +147,13 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Jobs whose last unit settled, their summary being made (finish): still ours until it commits. */
   const finishing = new Set<string>();
   const writer = createResultWriter(options.tracking);
+  /**
+   * Answers bought whose write failed (a locked or unreachable database), by job and unit: the
+   * unit's retry writes the kept answer instead of paying for the call again. Bounded: past
+   * MAX_KEPT_ANSWERS the oldest is forgotten (its unit asks again); a job's are dropped when it ends.
+   */
+  const keptAnswers = new Map<string, { task: UnitTask; outcome: WrittenOutcome }>();
+  const keptKey = (jobId: string, seq: number) => `${jobId}\u0000${seq}`;
   const limiters = new Map<string, Limiter>();
   let stopped = false;
   let pumping = false;
@@ -159,8 +172,14 @@ export function createDispatcher(options: DispatcherOptions) {
     if (job.unsettled === 0) void finish(job);
   }
 
+  /** A job that ends here, done or handed back, leaves no answers kept for it. */
+  function forgetAnswers(jobId: string) {
+    for (const key of [...keptAnswers.keys()]) if (key.startsWith(`${jobId}\u0000`)) keptAnswers.delete(key);
+  }
+
   async function finish(job: ActiveJob) {
     active.delete(job.id);
+    forgetAnswers(job.id);
     job.timers.forEach(clearTimeout);
     if (job.abort.signal.aborted) return void wake();
     // Its lease is still renewed while the summary is made, and a claim of it meanwhile is ours.
@@ -348,6 +367,12 @@ export function createDispatcher(options: DispatcherOptions) {
     };
     try {
       if (job.deadPlatforms.has(unit.platform)) return await failDead();
+      const kept = keptAnswers.get(keptKey(job.id, unit.seq));
+      if (kept) {
+        keptAnswers.delete(keptKey(job.id, unit.seq));
+        await writeOutcome(job, unit, kept.task, kept.outcome);
+        return settle(job);
+      }
       const input = (await ahead) ?? undefined;
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
@@ -365,24 +390,15 @@ export function createDispatcher(options: DispatcherOptions) {
       // may already be closed; the next start runs the unit again.
       if (stopped) return;
       options.onUpstream?.(unit.platform, outcome.kind, performance.now() - calledAt);
-      if (outcome.kind !== "skipped") {
-        job.writing++;
-        const written = writer.write(run.task, outcome);
-        // The job's last outcomes: nothing more of it is coming to fill the batch, so it commits now.
-        if (job.writing === job.unsettled) void writer.flush();
-        try {
-          await written;
-        } finally {
-          job.writing--;
-        }
-      }
+      if (outcome.kind !== "skipped") await writeOutcome(job, unit, run.task, outcome);
       settle(job);
     } catch (error) {
       if (job.abort.signal.aborted || stopped) return;
       const failure = error instanceof TaskFailure ? error.error : { message: String(error), kind: "internal", permanent: false };
       // Given back unstarted (the call before it was refused): taken again, as if never handed out.
       if (failure.kind === HANDED_BACK_KIND) return void enqueue(job, unit);
-      if (calledAt !== undefined) options.onUpstream?.(unit.platform, failure.kind ?? "error", performance.now() - calledAt);
+      // An upstream failure (not this side's: a write that failed after the answer was counted).
+      if (calledAt !== undefined && error instanceof TaskFailure) options.onUpstream?.(unit.platform, failure.kind ?? "error", performance.now() - calledAt);
       const attempt = unit.attempts + 1;
       const reason = failure.variable && failure.kind === "auth" ? failure.message : `${unit.platform}: ${failure.message}`;
       if (failure.permanent || attempt >= maxUnitAttempts) {
@@ -403,6 +419,23 @@ export function createDispatcher(options: DispatcherOptions) {
       release();
       marks.posted();
       job.abort.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Writes a unit's outcome; one that could not be written is kept for the unit's retry (keptAnswers). */
+  async function writeOutcome(job: ActiveJob, unit: UnitRow, task: UnitTask, outcome: WrittenOutcome) {
+    job.writing++;
+    const written = writer.write(task, outcome);
+    // The job's last outcomes: nothing more of it is coming to fill the batch, so it commits now.
+    if (job.writing === job.unsettled) void writer.flush();
+    try {
+      await written;
+    } catch (error) {
+      if (keptAnswers.size >= MAX_KEPT_ANSWERS) keptAnswers.delete(keptAnswers.keys().next().value!);
+      keptAnswers.set(keptKey(job.id, unit.seq), { task, outcome });
+      throw error;
+    } finally {
+      job.writing--;
     }
   }
 
@@ -514,6 +547,7 @@ export function createDispatcher(options: DispatcherOptions) {
       cancelled: (jobId) => {
         const job = active.get(jobId);
         if (job) abortJob(job);
+        forgetAnswers(jobId);
         wake();
       },
     })

@@ -7,6 +7,7 @@ import { TaskFailure, type WorkerPool } from "../../src/queue/pool";
 import { createDispatcher, type Dispatcher } from "../../src/tracking/dispatcher";
 import type { UnitTask } from "../../src/tracking/unit-runner";
 import type { QueueStore } from "../../src/queue/store";
+import type { TrackingStore } from "../../src/tracking/store";
 import { seedBrandIn, unitDb } from "../helpers/tracking-db";
 
 /**
@@ -71,7 +72,7 @@ async function handedOut(calls: unknown[], n: number) {
 }
 
 /** A job of `prompts` perplexity units and a dispatcher over the hand pool at `concurrency`. */
-async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number; writeWindowMs?: number; leaseMs?: number; pollMs?: number; queue?: (store: QueueStore) => QueueStore }) {
+async function dispatched(prompts: number, concurrency: number, options: { readAhead: boolean; rpm?: number; writeWindowMs?: number; leaseMs?: number; pollMs?: number; retryBaseMs?: number; queue?: (store: QueueStore) => QueueStore; tracking?: (store: TrackingStore) => TrackingStore }) {
   const { db, stores } = await unitDb();
   const org = await db.fixtures.organization("Org");
   const { brandId, promptIds } = await seedBrandIn(db, org, { prompts });
@@ -82,8 +83,9 @@ async function dispatched(prompts: number, concurrency: number, options: { readA
   const engines = loadEngineConfig({ PERPLEXITY_API_KEY: "k", PERPLEXITY_CONCURRENCY: String(concurrency), PERPLEXITY_RPM: String(options.rpm ?? 0) });
   // The store's statistics refresh, counted (on Postgres it analyzes; its contract test has that).
   let refreshes = 0;
-  const tracking = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []), ...(options.writeWindowMs ? { writeBatching: { idleMs: options.writeWindowMs, maxWaitMs: options.writeWindowMs } } : {}) };
-  dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent"), leaseMs: options.leaseMs, pollMs: options.pollMs });
+  const counted: TrackingStore = { ...stores.tracking, refreshStatistics: async () => (refreshes++, []), ...(options.writeWindowMs ? { writeBatching: { idleMs: options.writeWindowMs, maxWaitMs: options.writeWindowMs } } : {}) };
+  const tracking = options.tracking ? options.tracking(counted) : counted;
+  dispatcher = createDispatcher({ store, tracking, units: options.readAhead ? stores.units : undefined, pool, engines, logger: createLogger("silent"), leaseMs: options.leaseMs, pollMs: options.pollMs, retryBaseMs: options.retryBaseMs });
   /** Finishes every call, waits for the job to end and closes everything; the job's unit counts. */
   const finish = async () => {
     for (const c of calls) c.finish({ kind: "no_surface", reason: "none" });
@@ -202,6 +204,32 @@ test("a retry the database cannot record hands the job back (no unhandled reject
   const job = await run.finish();
   expect(job.status).toBe("completed");
   expect(job.counts).toMatchObject({ done: 1, failed: 0, pending: 0 });
+});
+
+test("an answer whose write failed is kept for the unit's retry: the database's failure costs no second call", async () => {
+  let refusals = 1;
+  const run = await dispatched(2, 2, {
+    readAhead: false,
+    retryBaseMs: 20,
+    tracking: (store) => ({
+      ...store,
+      recordResults: async (batch) => {
+        if (refusals-- > 0) throw new Error("database is locked");
+        return store.recordResults(batch);
+      },
+    }),
+  });
+  await handedOut(run.calls, 2);
+  // Unit 0's answer meets the locked database; unit 1's comes after and is written.
+  run.calls[0]!.answered();
+  run.calls[0]!.finish({ kind: "no_surface", reason: "none" });
+  // Its retry (~20 ms) waits for a lane: the one still calling for unit 1.
+  await Bun.sleep(100);
+  run.calls[1]!.answered();
+  const job = await run.finish();
+  // Two calls for two units: the retry of unit 0 wrote the answer it had, without asking again.
+  expect(run.calls.map((c) => c.task.seq)).toEqual([0, 1]);
+  expect(job).toMatchObject({ status: "completed", counts: { done: 2, failed: 0, pending: 0 }, retries: 1 });
 });
 
 test("a job whose lease lapsed while its heartbeats failed is not started a second time by its own dispatcher: each unit is asked once", async () => {

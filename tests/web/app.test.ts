@@ -169,6 +169,8 @@ test("the overview shows the numbers insights_overview and insights_competitors 
     const row = page.locator("tr", { has: page.locator(`td[data-col="name"]`, { hasText: c.name }) }).first();
     expect(await row.locator('td[data-col="visibility_rate"]').innerText()).toBe(rateText(c));
   }
+  // No answers before this window: nothing to compare, said as such (not "within noise").
+  expect(await page.locator(".what-changed").innerText()).toContain("Nothing to compare yet");
   await shoot("overview");
 
   // Filters: the platform and "all prompts" go into the URL, and the numbers follow.

@@ -152,7 +152,7 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
     <section class="card what-changed" aria-label="What changed">
       <h2>What changed</h2>
       {!moves.length && !models.length ? (
-        <p class="muted">No platform, topic or competitor moved beyond noise between the two windows{tested > 1 ? ` (${together})` : " (the change's 95 % interval includes 0)"}.</p>
+        <p class="muted">{tested === 0 ? "Nothing to compare yet: no platform, topic or competitor has answers in both windows." : `No platform, topic or competitor moved beyond noise between the two windows (${tested > 1 ? together.replace(/\.$/, "") : "the change's 95 % interval includes 0"}).`}</p>
       ) : (
         <>
         <ul class="plain">
