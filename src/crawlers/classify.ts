@@ -1,6 +1,7 @@
 // Who requested a page (issue #21): AI training crawler, AI search crawler, AI user-triggered fetch,
 // search-engine bot, other bot or human — from the shipped lists (ai-robots.json, the ranges file's
 // kinds) — and what was requested: a page, robots.txt, a sitemap or an asset. Pure.
+import { AMBIGUOUS_BOT_TOKENS, isElectronAgent } from "../common/bot-tokens";
 import robots from "../pixel/data/ai-robots.json";
 import ranges from "./data/bot-ip-ranges.json";
 
@@ -29,12 +30,6 @@ function classOfFunction(fn: string): CrawlerClass {
   return "ai_training";
 }
 
-/**
- * Listed tokens that are also everyday words or desktop apps' names: matched only as spelled
- * (Sogou's "web spider" is no AI "Spider") and never in an Electron app's user agent (VS Code's
- * "Code/1.85 … Electron/25" is a person's editor, not GitHub's coding agent).
- */
-const AMBIGUOUS = new Set(["Code", "Spider", "Operator", "Trae", "LCC", "Cursor", "Devin", "YaK"]);
 
 interface Token {
   token: string;
@@ -48,7 +43,7 @@ interface Token {
 function buildTokens(): Token[] {
   const tokens = new Map<string, Token>();
   const add = (token: string, operator: string | null, cls: CrawlerClass) => {
-    if (!tokens.has(token.toLowerCase())) tokens.set(token.toLowerCase(), { token, lower: token.toLowerCase(), ambiguous: AMBIGUOUS.has(token), operator, class: cls, robotsOnly: /-Extended$/i.test(token) });
+    if (!tokens.has(token.toLowerCase())) tokens.set(token.toLowerCase(), { token, lower: token.toLowerCase(), ambiguous: AMBIGUOUS_BOT_TOKENS.has(token), operator, class: cls, robotsOnly: /-Extended$/i.test(token) });
   };
   // The ranges file names the operator and the kind exactly; it wins.
   for (const b of (ranges as { bots: { bot: string; operator: string; kind: string }[] }).bots) add(b.bot, b.operator, KIND_CLASS[b.kind] ?? "other_bot");
@@ -70,7 +65,7 @@ const isWordChar = (c: string | undefined) => !!c && /[A-Za-z0-9]/.test(c);
 export function identify(userAgent: string | null | undefined): BotIdentity {
   const ua = userAgent ?? "";
   const lower = ua.toLowerCase();
-  const electron = lower.includes("electron/");
+  const electron = isElectronAgent(ua);
   for (const t of TOKENS) {
     if (t.ambiguous && electron) continue;
     // An ambiguous token is looked for as spelled; the others in any case.

@@ -1,5 +1,6 @@
 // Where a visit came from (the AI assistant, from the referrer host or utm_source) and whether the
 // visitor is a bot. Pure functions over the shipped lists; built once per app.
+import { AMBIGUOUS_BOT_TOKENS, isElectronAgent } from "../common/bot-tokens";
 import { aiRobotTokens, assistantEntries, type AssistantEntry } from "./lists";
 
 export interface SourceInput {
@@ -155,8 +156,15 @@ const MAX_USER_AGENT_CHARS = 1000;
 const OVERLONG_AGENT: UserAgentInfo = Object.freeze({ bot: true, family: "Other" });
 
 export function createUserAgentReader(tokens: string[] = aiRobotTokens(), cacheSize = 2000) {
-  const alternatives = [...tokens].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|");
-  const aiRobots = new RegExp(`(?:^|[^a-z0-9])(?:${alternatives})(?![a-z0-9])`, "i");
+  // A token as a whole product token; the ambiguous ones (common/bot-tokens.ts) only as spelled.
+  const tokenRegExp = (list: string[], flags: string) => {
+    if (!list.length) return null;
+    const alternatives = [...list].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|");
+    return new RegExp(`(?:^|[^A-Za-z0-9])(?:${alternatives})(?![A-Za-z0-9])`, flags);
+  };
+  const plainRobots = tokenRegExp(tokens.filter((t) => !AMBIGUOUS_BOT_TOKENS.has(t)), "i");
+  const ambiguousRobots = tokenRegExp(tokens.filter((t) => AMBIGUOUS_BOT_TOKENS.has(t)), "");
+  const aiRobots = { test: (ua: string) => Boolean(plainRobots?.test(ua) || (ambiguousRobots?.test(ua) && !isElectronAgent(ua))) };
   const cache = new Map<string, UserAgentInfo>();
   return function read(userAgent: string | null): UserAgentInfo {
     const ua = userAgent ?? "";

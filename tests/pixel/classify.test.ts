@@ -3,6 +3,7 @@
 // www., look-alikes, as utm_source), the utm_source aliases, the bot list, and the origin rule.
 // The same table then runs end to end through /t/collect.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AMBIGUOUS_BOT_TOKENS } from "../../src/common/bot-tokens";
 import { ANDROID_APPS, UTM_ALIASES, createSourceClassifier, createUserAgentReader } from "../../src/pixel/classify";
 import { aiRobotTokens, assistantEntries } from "../../src/pixel/lists";
 import { createClientAddress, parseProxyTrust } from "../../src/http/client-address";
@@ -105,9 +106,21 @@ describe("bots", () => {
     const tokens = aiRobotTokens();
     expect(tokens.length).toBeGreaterThan(100);
     for (const token of tokens) {
-      for (const ua of [`Mozilla/5.0 (compatible; ${token}/1.0; +https://example.com/bot)`, `${token}`, `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token.toLowerCase()}) Chrome/120 Safari/537.36`])
+      // The ambiguous tokens count only as spelled (next test); the others in any case.
+      const spelled = AMBIGUOUS_BOT_TOKENS.has(token) ? token : token.toLowerCase();
+      for (const ua of [`Mozilla/5.0 (compatible; ${token}/1.0; +https://example.com/bot)`, `${token}`, `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${spelled}) Chrome/120 Safari/537.36`])
         expect({ ua, bot: read(ua).bot }).toEqual({ ua, bot: true });
     }
+  });
+
+  test("a listed token that is an everyday word or an app's name is a bot only as spelled, and never in an Electron app: VS Code's browser is a person", () => {
+    const vsCode = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Code/1.95.3 Chrome/128.0.6613.186 Electron/32.2.6 Safari/537.36";
+    const cursor = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/0.42.3 Chrome/124.0.6367.243 Electron/30.4.0 Safari/537.36";
+    expect([read(vsCode), read(cursor)]).toEqual([{ bot: false, family: "Chrome" }, { bot: false, family: "Chrome" }]);
+    // Spelled otherwise, or inside another word: a browser.
+    for (const ua of [`${CHROME_UA} code/1.0`, `${CHROME_UA} (operator console)`, `${CHROME_UA} Unicode/15`]) expect({ ua, bot: read(ua).bot }).toEqual({ ua, bot: false });
+    // As the agent sends it, outside Electron: a bot.
+    for (const ua of ["Code/1.0", "Mozilla/5.0 (compatible; Operator/1.0)", "Devin/1.0 (+https://devin.ai)"]) expect({ ua, bot: read(ua).bot }).toEqual({ ua, bot: true });
   });
 
   test("common crawlers, tools and automation are bots", () => {
