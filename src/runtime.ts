@@ -198,7 +198,7 @@ export async function startRuntime(input: {
     try {
       const now = options.now?.() ?? new Date();
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.tablesRetired) logger.info("storage maintenance", { ...report });
+      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
       // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not
       // found"; the webhook delivery log reaches back that far), then deleted in batches.
       const before = new Date(now.getTime() - ENDED_KEEP_DAYS * 86_400_000).toISOString();

@@ -12,6 +12,8 @@ export interface MaintenanceReport {
   partitionsMade: number;
   /** Monthly partitions of the raw logs dropped past LOG_RETENTION_MONTHS (Postgres). */
   partitionsDropped: number;
+  /** Raw log rows of months past retention deleted from the default partitions (Postgres). */
+  defaultRowsDeleted: number;
   /** Retired rollup tables dropped once no older instance runs (Postgres). */
   tablesRetired: number;
 }
@@ -43,6 +45,8 @@ async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause
 const CHUNK = 5000;
 /** How often the raw answers' retention walks the table. */
 const RETENTION_EVERY_MS = 24 * 3_600_000;
+/** Default-partition log rows past retention deleted per round (hourly): ~2.4 million a day at most. */
+const MAX_DEFAULT_ROWS_A_ROUND = 100_000;
 
 /** Text of answers older than `days` days is emptied, one chunk of rows per transaction so writers are never held up for long. */
 export async function dropOldAnswers(store: StorageStore, days: number, now: Date, pause: Pause = noPause): Promise<number> {
@@ -78,6 +82,9 @@ export async function runMaintenance(
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
   const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
-  const partitionsDropped = options.logRetentionMonths ? (await store.dropLogMonthsBefore({ before: logRetentionStart(options.now, options.logRetentionMonths) })).length : 0;
-  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, tablesRetired: (await store.dropRetiredTables()).length };
+  const keptFrom = options.logRetentionMonths ? logRetentionStart(options.now, options.logRetentionMonths) : null;
+  const partitionsDropped = keptFrom ? (await store.dropLogMonthsBefore({ before: keptFrom })).length : 0;
+  // What the default partition holds of those months goes too, a bounded share each round.
+  const defaultRowsDeleted = keptFrom ? await store.deleteDefaultLogRowsBefore({ before: keptFrom, maxRows: MAX_DEFAULT_ROWS_A_ROUND }) : 0;
+  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
 }

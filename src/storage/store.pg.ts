@@ -6,6 +6,9 @@
 import type { SQL } from "bun";
 import { MIGRATION_LOCK } from "../db/pg/open";
 import { dropLogPartitionsBefore, ensureLogPartitions, LOG_PARTITIONED } from "../db/pg/partitions";
+
+/** Default-partition log rows deleted per statement by retention. */
+const DEFAULT_ROWS_BATCH = 10_000;
 import { moveFormerPgRows, retirePgRollups } from "../rollups/triggers.pg";
 import type { StorageStore } from "./store";
 
@@ -39,6 +42,21 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       const dropped: string[] = [];
       for (const { table } of LOG_PARTITIONED) dropped.push(...(await dropLogPartitionsBefore(sql, table, before)));
       return dropped;
+    },
+    async deleteDefaultLogRowsBefore({ before, maxRows }) {
+      let deleted = 0;
+      for (const { table, column } of LOG_PARTITIONED) {
+        // Deleted from the partition itself: the rollups' statement triggers belong to the parent
+        // table and fire for statements on it only, so the counts stay, as a dropped month's do.
+        // A batch at a time (each its own transaction), the whole pass bounded by maxRows.
+        for (let batch = 0; batch < 1000 && deleted < maxRows; batch++) {
+          const limit = Math.min(DEFAULT_ROWS_BATCH, maxRows - deleted);
+          const result = await sql.unsafe(`DELETE FROM "${table}_default" WHERE ctid IN (SELECT ctid FROM "${table}_default" WHERE "${column}" < $1 LIMIT ${limit})`, [before.toISOString()]);
+          deleted += result.count;
+          if (result.count < limit) break;
+        }
+      }
+      return deleted;
     },
     moveFormerRows: ({ maxKeys }) => moveFormerPgRows(sql, maxKeys),
     // Under the migration lock: not while an instance starting migrates or rebuilds.

@@ -44,6 +44,9 @@ export function createSqliteStorageStore(sqlite: Database): StorageStore {
     async dropLogMonthsBefore() {
       return [];
     },
+    async deleteDefaultLogRowsBefore() {
+      return 0;
+    },
     async dropRetiredTables() {
       // One process per file: retired at start, or by `vacuum --full` when large.
       return [];

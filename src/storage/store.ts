@@ -27,6 +27,12 @@ export interface StorageStore {
    */
   dropLogMonthsBefore(input: { before: Date }): Promise<string[]>;
   /**
+   * Deletes, up to `maxRows`, the raw log rows before `before` that wait in a log table's default
+   * partition (a month imported while it had no partition of its own, which retention would never
+   * drop), leaving the rollups as they are, as a dropped month does; the rows deleted. SQLite: 0.
+   */
+  deleteDefaultLogRowsBefore(input: { before: Date; maxRows: number }): Promise<number>;
+  /**
    * Drops the rollup tables a newer release retired once no instance of an older one may still
    * read them (Postgres: src/rollups/triggers.pg.ts); the tables dropped. SQLite retires them at
    * start or with `vacuum --full`, and drops nothing here.

@@ -102,5 +102,46 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
       expect(report.partitionsDropped).toBe(h.backend === "sqlite" ? 0 : 2);
       expect(await raw()).toBe(h.backend === "sqlite" ? 4 : 1);
     });
+
+    test("deleteDefaultLogRowsBefore deletes the rows of months past retention that wait in the default partition (a month imported before it had one), keeping the rollups; newer ones stay (Postgres); nothing on SQLite", async () => {
+      const org = await h.fixtures.organization();
+      const brand = await h.fixtures.brand(org);
+      // Partitions exist from 2041-01 on; 2040's months have none, so their rows go to the default one.
+      await h.store.prepareAhead({ now: new Date("2041-02-15T00:00:00.000Z") });
+      const hit = (at: string) => h.fixtures.crawlerHit({ brandId: brand, at, bot: "GPTBot", class: "training", hit: "page", path: "/", status: 200 });
+      for (const at of ["2040-03-10T12:00:00.000Z", "2040-05-01T00:00:00.000Z", "2040-05-31T23:59:59.000Z", "2040-11-02T08:00:00.000Z", "2041-01-05T00:00:00.000Z"]) await hit(at);
+      await h.fixtures.visit({ brandId: brand, at: "2040-04-01T10:00:00.000Z", path: "/old", platform: "chatgpt", visitor: "v1" });
+      await h.fixtures.visit({ brandId: brand, at: "2040-12-01T10:00:00.000Z", path: "/kept", platform: "chatgpt", visitor: "v2" });
+      const hits = async () => (await h.inspect<{ at: unknown }>("SELECT at FROM crawler_hits WHERE brand_id = ?", brand)).length;
+      const visits = async () => (await h.inspect<{ path: string }>("SELECT path FROM ai_traffic_logs WHERE brand_id = ? ORDER BY path", brand)).map((r) => r.path);
+      const rollups = async () => [
+        Number((await h.inspect<{ n: number }>("SELECT sum(requests) AS n FROM crawler_daily WHERE brand_id = ?", brand))[0]!.n),
+        Number((await h.inspect<{ n: number }>("SELECT sum(requests) AS n FROM crawler_monthly WHERE brand_id = ?", brand))[0]!.n),
+      ];
+      expect(await rollups()).toEqual([5, 5]);
+      if (h.backend === "postgres") {
+        const inDefault = await h.inspect<{ n: number }>("SELECT count(*) AS n FROM crawler_hits_default WHERE brand_id = ?", brand);
+        expect(Number(inDefault[0]!.n)).toBe(4);
+      }
+      // Retention keeping June 2040 on: March, both May rows and April's visit go, two at a time.
+      const deleted = await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 2 });
+      if (h.backend === "sqlite") {
+        expect(deleted).toBe(0);
+        expect([await hits(), await visits()]).toEqual([5, ["/kept", "/old"]]);
+        return;
+      }
+      expect(deleted).toBe(2);
+      const rest = await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 100 });
+      expect(deleted + rest).toBe(4);
+      expect([await hits(), await visits()]).toEqual([2, ["/kept"]]);
+      // The reports over those months keep their counts, as a dropped month's do.
+      expect(await rollups()).toEqual([5, 5]);
+      expect(await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 100 })).toBe(0);
+      // The upkeep round does it with LOG_RETENTION_MONTHS=2 on 10 February: kept from December 2040 on, November goes.
+      const report = await runMaintenance(h.store, { retentionDays: 0, logRetentionMonths: 2, now: new Date("2041-02-10T00:00:00.000Z") });
+      expect(report.defaultRowsDeleted).toBe(1);
+      expect([await hits(), await visits()]).toEqual([1, ["/kept"]]);
+      expect(await rollups()).toEqual([5, 5]);
+    });
   });
 }

@@ -65,7 +65,7 @@ test("answers are stored compressed; retention empties old answers' text and kee
   for (const hours of [0, 1, 23, 24, 25]) await runMaintenance(counting, { retentionDays: 90, now: new Date(NOW.getTime() + hours * 3_600_000), cursor });
   expect(walks).toBe(2);
   // A second pass has nothing left to do; 0 days keeps everything.
-  expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, tablesRetired: 0 });
+  expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, defaultRowsDeleted: 0, tablesRetired: 0 });
   expect((await runMaintenance(createSqliteStorageStore(db), { retentionDays: 0, now: new Date("2030-01-01") })).answersDropped).toBe(0);
 
   // Whole pages freed (here by deleting a brand) go back to the file system at the next upkeep.
