@@ -2,7 +2,7 @@
 // the insights RPCs run, so every figure equals what /rest/v1/rpc/insights_* answers for the same
 // brand, window and filters — plus the brand's organization (name, logo) and open suggestions.
 import type { CategoryList } from "../analysis/source-categories";
-import { modelChanges, significantMoves, topicNamer, type Move } from "../insights/changes";
+import { familySize, modelChanges, significantMoves, topicNamer, type Move } from "../insights/changes";
 import type { InsightArgs } from "../insights/args";
 import * as insights from "../insights/service";
 import type { InsightsStore } from "../insights/store";
@@ -44,6 +44,8 @@ export interface ReportData {
   generatedAt: string;
   overview: Awaited<ReturnType<typeof insights.overview>>;
   moves: Move[];
+  /** How many changes were tested together (0: none had answers in both windows). */
+  tested: number;
   modelChanges: string[];
   trend: { interval: Interval; rows: TrendPoint[] };
   /** The brand and its competitors, most visible first. */
@@ -89,6 +91,7 @@ export async function reportData(deps: ReportDataDeps, input: { brandId: string;
     generatedAt: (input.now ?? new Date()).toISOString(),
     overview,
     moves: significantMoves(overview, topicNamer(topics)),
+    tested: familySize(overview),
     modelChanges: modelChanges(overview),
     trend: {
       interval,

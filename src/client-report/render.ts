@@ -4,6 +4,7 @@
 // attributes (full precision, for machines: the tests compare them with the RPCs').
 import { changeText, int, num, pct, points, VERDICT_TEXT } from "../common/format";
 import { isLogoDataUrl } from "../common/logo";
+import { noMoveText, togetherText } from "../insights/changes";
 import { escapeHtml } from "../mail/service";
 import { REPORT_LIMITS, type ReportData } from "./data";
 
@@ -166,7 +167,7 @@ ${rateCard("brand_cited_rate", "Brand cited", "Answers citing one of the brand's
 <p class="kpi-label">Share of voice</p>
 <p class="kpi-value">${pct(sov.value)}</p>
 <p class="kpi-detail">${int(sov.brand_mentions)} of ${int(sov.total_mentions)} mentions of the brand and its competitors · n = ${int(sov.n)} answers</p>
-<p class="verdict">${points(sov.change.delta)}</p>
+<p class="verdict">${points(sov.change.delta)} · not tested for noise${sov.change.competitors_changed ? ` · <span class="warning">competitors changed</span>` : ""}</p>
 <p class="kpi-detail">change over the prompts answered in both windows (n ${int(sov.change.n_current)} vs ${int(sov.change.n_previous)})</p>
 </li>
 <li class="kpi"${data({ kpi: "avg_position", value: position.value, n: position.n, previous: position.previous.value })}>
@@ -195,7 +196,7 @@ function changes(d: ReportData): string {
   ];
   return `<section class="keep" aria-labelledby="changes">
 <h2 id="changes">What changed</h2>
-${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>` : `<p class="muted">No platform, topic or competitor moved beyond noise between the two windows (their changes tested together at 95 %, by Holm’s method).</p>`}
+${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>${d.tested > 1 && d.moves.length ? `\n<p class="muted">${esc(togetherText(d.tested))}</p>` : ""}` : `<p class="muted">${esc(noMoveText(d.tested))}</p>`}
 </section>`;
 }
 
@@ -305,10 +306,13 @@ ${body}
 // ---- tables -----------------------------------------------------------------------------------------
 
 function competitorSection(d: ReportData): string {
+  // A competitor added inside the window, with answers from before it: its figures count from then.
+  const windowN = d.competitors.find((r) => r.is_brand)?.n ?? 0;
+  const since = (r: ReportData["competitors"][number]) => (!r.is_brand && r.counted_from && r.n < windowN ? ` <span class="muted">(counted from ${esc(r.counted_from)})</span>` : "");
   const rows = d.competitors
     .map(
       (r) =>
-        `<tr${r.is_brand ? ` class="brand"` : ""}${data({ entity: r.entity_id, brand: r.is_brand, visibility: r.visibility_rate, "ci-low": r.ci_low, "ci-high": r.ci_high, n: r.n, mentions: r.mentions, sov: r.share_of_voice, position: r.avg_position })}><td>${esc(r.name)}${r.is_brand ? " (brand)" : ""}</td><td class="num">${pct(r.visibility_rate)}</td><td class="num">${interval(r)}</td><td class="num">${int(r.answers_mentioning)} / ${int(r.n)}</td><td class="num">${int(r.mentions)}</td><td class="num">${pct(r.share_of_voice)}</td><td class="num">${num(r.avg_position)}</td></tr>`,
+        `<tr${r.is_brand ? ` class="brand"` : ""}${data({ entity: r.entity_id, brand: r.is_brand, visibility: r.visibility_rate, "ci-low": r.ci_low, "ci-high": r.ci_high, n: r.n, mentions: r.mentions, sov: r.share_of_voice, position: r.avg_position })}><td>${esc(r.name)}${r.is_brand ? " (brand)" : ""}${since(r)}</td><td class="num">${pct(r.visibility_rate)}</td><td class="num">${interval(r)}</td><td class="num">${int(r.answers_mentioning)} / ${int(r.n)}</td><td class="num">${int(r.mentions)}</td><td class="num">${pct(r.share_of_voice)}</td><td class="num">${num(r.avg_position)}</td></tr>`,
     )
     .join("\n");
   return `<section aria-labelledby="competitors">
@@ -406,7 +410,8 @@ function method(d: ReportData, whiteLabel: boolean): string {
 <h2>How these numbers are computed</h2>
 <p>Window ${esc(d.window.from)} to ${esc(d.window.to)} (UTC days, both included), compared with the window of the same length before it, ${esc(d.previous.from)} to ${esc(d.previous.to)}. Every figure reads the answers to non-branded prompts — those that do not name the brand — in the window; n is the number of answers (citations for citation share) a rate is computed over.</p>
 <p>A rate x/n is shown with its 95 % Wilson score interval: centre (p + z²/2n) / (1 + z²/n), half-width z / (1 + z²/n) · √(p(1 − p)/n + z²/4n²), p = x/n, z = 1.96.</p>
-<p>A change between the windows is computed over the prompts and platforms answered in both, with Newcombe's hybrid score interval for p₁ − p₂ from the Wilson limits (l₁, u₁), (l₂, u₂): δ − √((p₁ − l₁)² + (u₂ − p₂)²) to δ + √((u₁ − p₁)² + (p₂ − l₂)²). It is called up or down only when that interval excludes 0, else within noise; not enough data when a window has no answers.</p>
+<p>A change between the windows is computed over the prompts and platforms answered in both, with Newcombe's hybrid score interval for p₁ − p₂ from the Wilson limits (l₁, u₁), (l₂, u₂): δ − √((p₁ − l₁)² + (u₂ − p₂)²) to δ + √((u₁ − p₁)² + (p₂ − l₂)²). The headline's change is called up or down only when that interval excludes 0, else within noise; not enough data when a window has no answers.</p>
+<p>The changes by platform, by topic and by competitor are tested together, so that a period in which nothing moved lists a move only about one time in twenty: the strongest of m changes is called when its interval at the level 0.05/m excludes 0, the next at 0.05/(m − 1), and so on while each is called (Holm’s method). A competitor’s change is over all answers of each window, and only for a competitor added before the previous window began. Changes in share of voice are shown without a test.</p>
 <p>The intervals treat each answer as an independent draw; answers to the same prompt are alike, so with few prompts they are optimistic.</p>
 <p>Generated ${esc(d.generatedAt.slice(0, 16).replace("T", " "))} UTC${whiteLabel ? "" : " by answerwatch"}.</p>
 </footer>`;

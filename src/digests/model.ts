@@ -2,7 +2,7 @@
 // month — headline non-branded visibility with its interval and change, the significant moves by
 // platform, topic and competitor, prompts gained and lost, the top open suggestions. Made from the
 // insights functions themselves, so its numbers are the RPCs' for the same window.
-import { modelChanges, significantMoves, topicNamer } from "../insights/changes";
+import { familySize, modelChanges, significantMoves, topicNamer } from "../insights/changes";
 import type { InsightArgs } from "../insights/args";
 import { overview, prompts, type InsightsContext } from "../insights/service";
 import { addDays, isoDay, previousWindow, type DateWindow } from "../insights/window";
@@ -105,8 +105,10 @@ export async function buildDigest(ctx: InsightsContext, input: DigestInput) {
     previous: previousWindow(window),
     answers: o.answers,
     visibility_rate: { value: o.visibility_rate.value, ci_low: o.visibility_rate.ci_low, ci_high: o.visibility_rate.ci_high, n: o.visibility_rate.n, change: o.visibility_rate.change },
-    share_of_voice: { value: o.share_of_voice.value, n: o.share_of_voice.n, delta: o.share_of_voice.change.delta },
+    share_of_voice: { value: o.share_of_voice.value, n: o.share_of_voice.n, delta: o.share_of_voice.change.delta, competitors_changed: o.share_of_voice.change.competitors_changed },
     moves,
+    /** How many platform, topic and competitor changes were tested together (0: none had answers in both periods). */
+    tested: familySize(o),
     model_changes: modelChanges(o),
     prompts: { gained: gained.slice(0, DIGEST_LIST_LIMIT), lost: lost.slice(0, DIGEST_LIST_LIMIT), gained_count: gained.length, lost_count: lost.length },
     suggestions: input.suggestions.slice(0, DIGEST_LIST_LIMIT),

@@ -3,6 +3,7 @@
 import { changeText, int, intervalText, pct, points, VERDICT_TEXT } from "../common/format";
 import { escapeHtml } from "../mail/service";
 import type { VisibilityAlert } from "../insights/alerts";
+import { noMoveText, togetherText } from "../insights/changes";
 import { slackEscape } from "../webhooks/chat";
 import type { Digest } from "./model";
 
@@ -28,14 +29,15 @@ function sections(d: Digest): { title: string; lines: string[]; more?: number }[
   const moves = d.moves.map(moveLine);
   for (const p of d.model_changes) moves.push(`${p} reported different models in the two periods: part of any move there may be the model.`);
   return [
-    { title: "What changed", lines: moves.length ? moves : ["No platform, topic or competitor moved beyond noise (their changes tested together at 95 %, by Holm’s method)."] },
+    { title: "What changed", lines: moves.length ? [...moves, ...(d.tested > 1 && d.moves.length ? [togetherText(d.tested)] : [])] : [noMoveText(d.tested)] },
     { title: `Prompts gained (${d.prompts.gained_count})`, lines: d.prompts.gained.map(promptLine), more: d.prompts.gained_count - d.prompts.gained.length },
     { title: `Prompts lost (${d.prompts.lost_count})`, lines: d.prompts.lost.map(promptLine), more: d.prompts.lost_count - d.prompts.lost.length },
     { title: "Top suggestions", lines: d.suggestions.map((s) => `[${s.priority}] ${s.title}`) },
   ];
 }
 
-const shareOfVoiceLine = (d: Digest) => `Share of voice ${pct(d.share_of_voice.value)} (${points(d.share_of_voice.delta)}).`;
+const shareOfVoiceLine = (d: Digest) =>
+  `Share of voice ${pct(d.share_of_voice.value)} (${points(d.share_of_voice.delta)}, not tested for noise${d.share_of_voice.competitors_changed ? "; competitors changed since the previous period" : ""}).`;
 
 export function digestText(d: Digest, unsubscribeUrl: string | null): string {
   const out = [`${d.brand.name} — ${d.organization.name}`, `${d.window.from} – ${d.window.to}, compared with ${d.previous.from} – ${d.previous.to}`, "", headline(d), shareOfVoiceLine(d)];

@@ -53,3 +53,19 @@ export const topicNamer =
   (topics: readonly { id: string; name: string }[]) =>
   (id: string | null): string =>
     id === null ? "prompts without a topic" : (topics.find((t) => t.id === id)?.name ?? "a topic since removed");
+
+/** How many changes were tested together (the family's size, carried by each tested member; 0: none). */
+export function familySize(overview: OverviewMoves): number {
+  for (const group of [overview.by_platform, overview.by_topic, overview.by_competitor ?? []]) for (const r of group) if (r.visibility_rate.change.family_size) return r.visibility_rate.change.family_size;
+  return 0;
+}
+
+/** What the family's test promises, in words (for a list of moves of `size` changes tested together). */
+export const togetherText = (size: number) => `${size} changes tested together (Holm’s method): in a period where nothing moved, about one in twenty would list a move.`;
+
+/** "What changed" with no move: nothing comparable, or nothing beyond noise (and how it was tested). */
+export function noMoveText(size: number): string {
+  if (size === 0) return "Nothing to compare yet: no platform, topic or competitor has answers in both windows.";
+  if (size === 1) return "No platform, topic or competitor moved beyond noise between the two windows (the change’s 95 % interval includes 0).";
+  return `No platform, topic or competitor moved beyond noise between the two windows (${size} changes tested together at 95 %, by Holm’s method).`;
+}

@@ -143,6 +143,16 @@ const shareOfVoice = (s: ResultSums) => ({
   total_mentions: s.mention_sum + s.competitor_mention_sum,
   n: s.results,
 });
+/**
+ * Whether a competitor was added since the previous window began: its mentions count in the
+ * current window's share of voice and not (or only partly) in the previous one, so the change moves
+ * with no answer changing.
+ */
+async function competitorsAddedSince(ctx: InsightsContext, brandId: string, previous: DateWindow) {
+  const from = `${previous.from}T00:00:00.000Z`;
+  return (await ctx.store.competitors(brandId)).some((c) => String(c.created_at) > from);
+}
+
 /** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
 function shareOfVoiceChange(compared: ComparedPairs) {
   const now = shareOfVoice(compared.current).value;
@@ -168,7 +178,7 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
     citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
     brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
-    share_of_voice: { ...sovNow, previous: sovBefore, change: shareOfVoiceChange(compared) },
+    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args.brandId, previous) } },
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
@@ -192,10 +202,12 @@ type FamilyMember = { visibility_rate: { change: { verdict: string } }; counts: 
  * count (added since the previous window began). The counts are left out of the answer.
  */
 function inOneFamily<P extends FamilyMember, T extends FamilyMember, C extends FamilyMember>(byPlatform: P[], byTopic: T[], byCompetitor: C[]) {
+  // Every change says whether it was tested: null p-values and family size where it was not.
+  for (const m of [...byPlatform, ...byTopic, ...byCompetitor]) Object.assign(m.visibility_rate.change, { p_value: null, p_adjusted: null, family_size: null });
   const members: FamilyMember[] = [...byPlatform, ...(byTopic.length > 1 ? byTopic : []), ...byCompetitor].filter((m) => m.counts !== null);
   const verdicts = holm(members.map((m) => m.counts!));
   const size = verdicts.filter((v) => v.p_value !== null).length;
-  members.forEach((m, i) => Object.assign(m.visibility_rate.change, verdicts[i], { family_size: size }));
+  members.forEach((m, i) => Object.assign(m.visibility_rate.change, verdicts[i], { family_size: verdicts[i]!.p_value === null ? null : size }));
   const strip = <R extends FamilyMember>(rows: R[]) => rows.map(({ counts: _, ...row }) => row);
   return { by_platform: strip(byPlatform), by_topic: strip(byTopic), by_competitor: strip(byCompetitor) };
 }
@@ -335,8 +347,25 @@ export async function competitors(ctx: InsightsContext, args: InsightArgs) {
   const totalMentions = total.mention_sum + total.competitor_mention_sum;
   const byCompetitor = new Map((await competitorSums(ctx, args, ["competitor_id"])).map((r) => [String(r.competitor_id), r]));
   const rivals = await ctx.store.competitors(args.brandId);
-  const entity = (id: string, name: string, isBrand: boolean, mentioning: number, mentions: number, positionSum: number, positionN: number, h2h: { both: number | null; only_brand: number | null; only_competitor: number | null }) => {
-    const visibility = interval(mentioning, total.results);
+  // A competitor added inside the window was looked for only in the answers analysed since: its
+  // counts and its n start on the day it was added (that day's earlier answers counted in n).
+  const countedFrom = (rival: { created_at: string }) => {
+    const day = String(rival.created_at).slice(0, 10);
+    return day > args.window.from ? day : null;
+  };
+  const late = new Map<string, { total: ResultSums; byCompetitor: Map<string, Row & Record<(typeof COMPETITOR_MEASURES)[number], number>> }>();
+  for (const day of new Set(rivals.map(countedFrom).filter((d): d is string => d !== null))) {
+    // Added after the window ended: looked for in none of its answers.
+    if (day > args.window.to) {
+      late.set(day, { total: emptySums(), byCompetitor: new Map() });
+      continue;
+    }
+    const window = { from: day, to: args.window.to };
+    const lateTotal = (await resultSums(ctx, args, window, [])).reduce(addSums, emptySums());
+    late.set(day, { total: lateTotal, byCompetitor: new Map((await competitorSums(ctx, { ...args, window }, ["competitor_id"])).map((r) => [String(r.competitor_id), r])) });
+  }
+  const entity = (id: string, name: string, isBrand: boolean, over: ResultSums, mentioning: number, mentions: number, positionSum: number, positionN: number, h2h: { both: number | null; only_brand: number | null; only_competitor: number | null }, from: string | null) => {
+    const visibility = interval(mentioning, over.results);
     return {
       entity_id: id,
       name,
@@ -345,18 +374,21 @@ export async function competitors(ctx: InsightsContext, args: InsightArgs) {
       visibility_rate: visibility.value,
       ci_low: visibility.ci_low,
       ci_high: visibility.ci_high,
-      n: total.results,
+      n: over.results,
       mentions,
       share_of_voice: ratio(mentions, totalMentions),
       avg_position: ratio(positionSum, positionN),
       ...h2h,
+      counted_from: from,
     };
   };
-  const rows = [entity(brand.id, brand.name, true, total.mentioned, total.mention_sum, total.position_sum, total.position_n, { both: null, only_brand: null, only_competitor: null })];
+  const rows = [entity(brand.id, brand.name, true, total, total.mentioned, total.mention_sum, total.position_sum, total.position_n, { both: null, only_brand: null, only_competitor: null }, null)];
   for (const rival of rivals) {
-    const s = byCompetitor.get(rival.id);
+    const from = countedFrom(rival);
+    const part = from === null ? { total, byCompetitor } : late.get(from)!;
+    const s = part.byCompetitor.get(rival.id);
     const both = s?.both ?? 0;
-    rows.push(entity(rival.id, rival.name, false, s?.results ?? 0, s?.mentions ?? 0, s?.position_sum ?? 0, s?.position_n ?? 0, { both, only_brand: total.mentioned - both, only_competitor: (s?.results ?? 0) - both }));
+    rows.push(entity(rival.id, rival.name, false, part.total, s?.results ?? 0, s?.mentions ?? 0, s?.position_sum ?? 0, s?.position_n ?? 0, { both, only_brand: part.total.mentioned - both, only_competitor: (s?.results ?? 0) - both }, from));
   }
   return rows;
 }

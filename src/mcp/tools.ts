@@ -41,7 +41,7 @@ const filters = {
   regions: z.array(z.string()).optional(),
   topic_ids: z.array(uuid).optional(),
   prompt_ids: z.array(uuid).optional(),
-  branded: z.boolean().optional().describe("true: prompts naming the brand only; false: the others; omitted: all"),
+  branded: z.boolean().optional().describe("true: prompts naming the brand only; false: the others (what the web app's overview and competitors read by default); omitted: all prompts"),
 };
 
 function rpcArgs(a: Record<string, any>): Record<string, unknown> {

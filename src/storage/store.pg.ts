@@ -48,11 +48,14 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       for (const { table, column } of LOG_PARTITIONED) {
         // Deleted from the partition itself: the rollups' statement triggers belong to the parent
         // table and fire for statements on it only, so the counts stay, as a dropped month's do.
-        // A batch at a time (each its own transaction), the whole pass bounded by maxRows.
-        for (let batch = 0; batch < 1000 && deleted < maxRows; batch++) {
-          const limit = Math.min(DEFAULT_ROWS_BATCH, maxRows - deleted);
-          const result = await sql.unsafe(`DELETE FROM "${table}_default" WHERE ctid IN (SELECT ctid FROM "${table}_default" WHERE "${column}" < $1 LIMIT ${limit})`, [before.toISOString()]);
+        // A batch at a time (each its own transaction), each table with its own maxRows; found
+        // through the partition's BRIN index on its time column (drizzle-pg/0028).
+        let left = maxRows;
+        while (left > 0) {
+          const limit = Math.min(DEFAULT_ROWS_BATCH, left);
+          const result = await sql.unsafe(`DELETE FROM "${table}_default" WHERE ctid IN (SELECT ctid FROM "${table}_default" WHERE "${column}" < $1::timestamptz LIMIT ${limit})`, [before.toISOString()]);
           deleted += result.count;
+          left -= limit;
           if (result.count < limit) break;
         }
       }

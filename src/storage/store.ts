@@ -27,7 +27,7 @@ export interface StorageStore {
    */
   dropLogMonthsBefore(input: { before: Date }): Promise<string[]>;
   /**
-   * Deletes, up to `maxRows`, the raw log rows before `before` that wait in a log table's default
+   * Deletes, up to `maxRows` a table, the raw log rows before `before` that wait in a log table's default
    * partition (a month imported while it had no partition of its own, which retention would never
    * drop), leaving the rollups as they are, as a dropped month does; the rows deleted. SQLite: 0.
    */

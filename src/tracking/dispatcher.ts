@@ -366,13 +366,16 @@ export function createDispatcher(options: DispatcherOptions) {
       settle(job);
     };
     try {
-      if (job.deadPlatforms.has(unit.platform)) return await failDead();
+      // An answer already bought is written even when its platform was refused since.
       const kept = keptAnswers.get(keptKey(job.id, unit.seq));
       if (kept) {
+        // Stopping: nothing more is written (the next start asks the unit again).
+        if (job.abort.signal.aborted || stopped) return;
         keptAnswers.delete(keptKey(job.id, unit.seq));
         await writeOutcome(job, unit, kept.task, kept.outcome);
         return settle(job);
       }
+      if (job.deadPlatforms.has(unit.platform)) return await failDead();
       const input = (await ahead) ?? undefined;
       // The first round's tasks bring the brand's entities: a thread just started has read nothing.
       const entities = firstRound ? ((await job.entities) ?? undefined) : undefined;
@@ -564,6 +567,7 @@ export function createDispatcher(options: DispatcherOptions) {
     cancel(jobId: string) {
       const job = active.get(jobId);
       if (job) abortJob(job);
+      forgetAnswers(jobId);
       wake();
     },
     async stop() {

@@ -93,7 +93,8 @@ export function createTrackingService(deps: { store: QueueStore; tracking: Track
       jobId: job.id,
       brandId: job.brand_id,
       status: job.status,
-      progress: { phase: progress.phase ?? job.status, completed: counts.done + counts.failed, total: counts.total },
+      // completed: questions settled, answered or failed (failed: of them, those that got no answer).
+      progress: { phase: progress.phase ?? job.status, completed: counts.done + counts.failed, failed: counts.failed, total: counts.total },
       result: job.result ? JSON.parse(job.result) : null,
       failedReason: job.failed_reason,
       platforms: (JSON.parse(job.data || "{}") as { platforms?: string[] }).platforms ?? [],

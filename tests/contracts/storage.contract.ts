@@ -117,31 +117,33 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
       const rollups = async () => [
         Number((await h.inspect<{ n: number }>("SELECT sum(requests) AS n FROM crawler_daily WHERE brand_id = ?", brand))[0]!.n),
         Number((await h.inspect<{ n: number }>("SELECT sum(requests) AS n FROM crawler_monthly WHERE brand_id = ?", brand))[0]!.n),
+        Number((await h.inspect<{ n: number }>("SELECT sum(visits) AS n FROM traffic_platform_daily WHERE brand_id = ?", brand))[0]!.n),
+        Number((await h.inspect<{ n: number }>("SELECT count(*) AS n FROM traffic_visitor_days WHERE brand_id = ?", brand))[0]!.n),
       ];
-      expect(await rollups()).toEqual([5, 5]);
+      expect(await rollups()).toEqual([5, 5, 2, 4]);
       if (h.backend === "postgres") {
         const inDefault = await h.inspect<{ n: number }>("SELECT count(*) AS n FROM crawler_hits_default WHERE brand_id = ?", brand);
         expect(Number(inDefault[0]!.n)).toBe(4);
       }
-      // Retention keeping June 2040 on: March, both May rows and April's visit go, two at a time.
+      // Retention keeping June 2040 on: March's and both May's requests and April's visit go, two a table at a time.
       const deleted = await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 2 });
       if (h.backend === "sqlite") {
         expect(deleted).toBe(0);
         expect([await hits(), await visits()]).toEqual([5, ["/kept", "/old"]]);
         return;
       }
-      expect(deleted).toBe(2);
+      expect(deleted).toBe(3);
       const rest = await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 100 });
       expect(deleted + rest).toBe(4);
       expect([await hits(), await visits()]).toEqual([2, ["/kept"]]);
       // The reports over those months keep their counts, as a dropped month's do.
-      expect(await rollups()).toEqual([5, 5]);
+      expect(await rollups()).toEqual([5, 5, 2, 4]);
       expect(await h.store.deleteDefaultLogRowsBefore({ before: new Date("2040-06-01T00:00:00.000Z"), maxRows: 100 })).toBe(0);
       // The upkeep round does it with LOG_RETENTION_MONTHS=2 on 10 February: kept from December 2040 on, November goes.
       const report = await runMaintenance(h.store, { retentionDays: 0, logRetentionMonths: 2, now: new Date("2041-02-10T00:00:00.000Z") });
       expect(report.defaultRowsDeleted).toBe(1);
       expect([await hits(), await visits()]).toEqual([1, ["/kept"]]);
-      expect(await rollups()).toEqual([5, 5]);
+      expect(await rollups()).toEqual([5, 5, 2, 4]);
     });
   });
 }

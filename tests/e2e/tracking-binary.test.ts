@@ -59,7 +59,7 @@ test("kill -9 mid-run: after a restart the job completes with exactly one row pe
   while ((db.query("SELECT status FROM jobs WHERE id = ?").get(jobId) as { status: string }).status !== "completed" && Date.now() < deadline) await Bun.sleep(50);
   const { job } = await apiClient(second.url, access_token).waitFor(jobId, 1_000);
   expect(job.status).toBe("completed");
-  expect(job.progress).toEqual({ phase: "done", completed: 200, total: 200 });
+  expect(job.progress).toEqual({ phase: "done", completed: 200, failed: 0, total: 200 });
   const rows = db.query("SELECT count(*) AS n, count(DISTINCT prompt_id) AS prompts FROM prompt_results WHERE job_id = ?").get(jobId);
   expect(rows).toEqual({ n: 200, prompts: 200 });
   const units = db.query("SELECT status, count(*) AS n FROM job_units WHERE job_id = ? GROUP BY status").all(jobId);

@@ -41,7 +41,7 @@ export function organizationOf(sqlite: Database, userId: string): string {
 
 export interface JobView {
   status: string;
-  progress: { phase: string; completed: number; total: number };
+  progress: { phase: string; completed: number; failed: number; total: number };
   result: any;
   failedReason: string | null;
 }

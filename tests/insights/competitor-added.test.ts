@@ -36,6 +36,17 @@ test("a competitor added during the comparison has no change; one added before b
     const named = i < 8 ? [{ competitorId: late, mentionCount: 1, position: 1 }, { competitorId: early, mentionCount: 1, position: 2 }] : [];
     await db.fixtures.result({ brandId, promptId, platform: "chatgpt", createdAt: dayAgo(2 + (i % 3)), mentioned: false, competitors: named });
   }
+  // Earlier in the current window, before Latecomer was added: 6 answers naming Incumbent only.
+  for (const [i, promptId] of [...prompts, ...prompts, ...prompts].entries())
+    await db.fixtures.result({ brandId, promptId, platform: "chatgpt", createdAt: dayAgo(20 + i), mentioned: false, competitors: [{ competitorId: early, mentionCount: 1, position: 1 }] });
+  const { data: board, error: boardError } = await owner.sb.rpc("insights_competitors", { p_brand_id: brandId });
+  expect(boardError).toBeNull();
+  const row = (name: string) => (board as { name: string; n: number; answers_mentioning: number; visibility_rate: number; counted_from: string | null }[]).find((r) => r.name === name)!;
+  // Latecomer was looked for in the 10 answers since it was added: 8 of 10, not 8 of all 16.
+  expect([row("Latecomer").answers_mentioning, row("Latecomer").n, row("Latecomer").counted_from]).toEqual([8, 10, dayAgo(5).slice(0, 10)]);
+  expect(row("Latecomer").visibility_rate).toBeCloseTo(0.8, 12);
+  // Incumbent, there all along, over every answer of the window: 8 + 6 of 16.
+  expect([row("Incumbent").answers_mentioning, row("Incumbent").n, row("Incumbent").counted_from]).toEqual([14, 16, null]);
   const { data, error } = await owner.sb.rpc("insights_overview", { p_brand_id: brandId });
   expect(error).toBeNull();
   const byName = new Map((data as { by_competitor: { name: string; visibility_rate: { value: number; change: { verdict: string; delta: number | null; added_since: string | null } } }[] }).by_competitor.map((c) => [c.name, c.visibility_rate]));
@@ -43,5 +54,5 @@ test("a competitor added during the comparison has no change; one added before b
   expect(byName.get("Latecomer")!.change).toMatchObject({ verdict: "insufficient_data", delta: null });
   expect(byName.get("Latecomer")!.change.added_since).toBeString();
   expect(byName.get("Incumbent")!.change).toMatchObject({ verdict: "up", added_since: null });
-  expect(byName.get("Incumbent")!.change.delta).toBeCloseTo(0.8, 12);
+  expect(byName.get("Incumbent")!.change.delta).toBeCloseTo(14 / 16, 12);
 });

@@ -91,7 +91,36 @@ test("five engines, one prompt: the strong move is called, the one significant a
   expect(perplexity.p_value > 0.02 && perplexity.p_value < 0.025).toBe(true);
   expect(perplexity.p_adjusted).toBeCloseTo(4 * perplexity.p_value, 12);
   // One topic group is the whole: no member of the family, and its change keeps the 95 % verdict.
-  const topics = (data as { by_topic: { visibility_rate: { change: { family_size?: number } } }[] }).by_topic;
+  const topics = (data as { by_topic: { visibility_rate: { change: { family_size: number | null } } }[] }).by_topic;
   expect(topics.length).toBe(1);
-  expect(topics[0]!.visibility_rate.change.family_size).toBeUndefined();
+  expect(topics[0]!.visibility_rate.change.family_size).toBeNull();
+});
+
+test("the family is every platform, every topic when there are two or more, and every competitor there before the previous window; one added since is no member", async () => {
+  const owner = await signedUpClient(server.url, server.secrets.anonKey, "Family members");
+  const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+  const brandId = await db.fixtures.brand(organization_id!);
+  const [pricing, support] = [await db.fixtures.topic(brandId, "Pricing"), await db.fixtures.topic(brandId, "Support")];
+  const prompts = [await db.fixtures.prompt(brandId, "How much does it cost?", pricing), await db.fixtures.prompt(brandId, "Who answers tickets fastest?", support)];
+  const early = await db.fixtures.competitor(brandId, "Incumbent", null, dayAgo(400));
+  const late = await db.fixtures.competitor(brandId, "Latecomer", null, dayAgo(5));
+  for (const promptId of prompts)
+    for (const platform of ["chatgpt", "perplexity"])
+      for (let i = 0; i < 4; i++) {
+        await db.fixtures.result({ brandId, promptId, platform, createdAt: dayAgo(40 + i), mentioned: i < 2, competitors: [{ competitorId: early, mentionCount: 1, position: 2 }] });
+        await db.fixtures.result({ brandId, promptId, platform, createdAt: dayAgo(2 + i), mentioned: i < 3, competitors: i < 2 ? [{ competitorId: late, mentionCount: 1, position: 1 }] : [] });
+      }
+  const { data, error } = await owner.sb.rpc("insights_overview", { p_brand_id: brandId });
+  expect(error).toBeNull();
+  type Change = { p_value: number | null; p_adjusted: number | null; family_size: number | null };
+  const o = data as { by_platform: { platform: string; visibility_rate: { change: Change } }[]; by_topic: { topic_id: string; visibility_rate: { change: Change } }[]; by_competitor: { name: string; visibility_rate: { change: Change } }[] };
+  const sizes = {
+    platforms: Object.fromEntries(o.by_platform.map((r) => [r.platform, r.visibility_rate.change.family_size])),
+    topics: Object.fromEntries(o.by_topic.map((r) => [r.topic_id === pricing ? "Pricing" : "Support", r.visibility_rate.change.family_size])),
+    competitors: Object.fromEntries(o.by_competitor.map((r) => [r.name, r.visibility_rate.change.family_size])),
+  };
+  // Two platforms, two topics and Incumbent: five tested together.
+  expect(sizes).toEqual({ platforms: { chatgpt: 5, perplexity: 5 }, topics: { Pricing: 5, Support: 5 }, competitors: { Incumbent: 5, Latecomer: null } });
+  for (const r of [...o.by_platform, ...o.by_topic, ...o.by_competitor.filter((c) => c.name === "Incumbent")]) expect(r.visibility_rate.change.p_value).toBeNumber();
+  expect(o.by_competitor.find((c) => c.name === "Latecomer")!.visibility_rate.change).toMatchObject({ p_value: null, p_adjusted: null, family_size: null });
 });

@@ -166,7 +166,7 @@ interface World {
   brandId: string;
   brandName: string;
   brandDomains: string[];
-  competitors: { id: string; name: string; domain: string | null }[];
+  competitors: { id: string; name: string; domain: string | null; created_at: string }[];
   prompts: Map<string, PromptRow>;
   answers: Answer[];
   byId: Map<string, Answer>;
@@ -190,11 +190,14 @@ const asInt = (v: unknown) => (typeof v === "number" ? Math.trunc(v) : typeof v 
 /** A JSON or stored-text column as the text SQLite gives (its answers and citations are stored compressed there; jsonb on Postgres). */
 const textOf = (db: ServerDb, column: string, compressed = false) => (db.backend === "postgres" ? `CAST(${column} AS text)` : compressed ? `aw_text(${column})` : column);
 
+/** A timestamp as either backend's harness returns it (a Date, ISO text, or Postgres' "… +00"), as ISO. */
+const instant = (v: unknown) => (v instanceof Date ? v : new Date(String(v).replace(" ", "T").replace(/\+00(:00)?$/, "Z"))).toISOString();
+
 async function loadWorld(server: Server, brandId: string, branded: (text: string) => boolean): Promise<World> {
   const db = await serverDb(server);
   const [brand] = await db.inspect<{ name: string }>("SELECT name FROM brands WHERE id = ?", brandId);
   const brandDomains = (await db.inspect<{ domain: string }>("SELECT domain FROM brand_domains WHERE brand_id = ?", brandId)).map((d) => d.domain);
-  const competitors = await db.inspect<World["competitors"][number]>("SELECT id, name, domain FROM competitors WHERE brand_id = ?", brandId);
+  const competitors = (await db.inspect<{ id: string; name: string; domain: string | null; created_at: unknown }>("SELECT id, name, domain, created_at FROM competitors WHERE brand_id = ?", brandId)).map((c) => ({ ...c, created_at: instant(c.created_at) }));
   const prompts = new Map(
     (await db.inspect<{ id: string; text: string; topic_id: string | null; is_active: number }>("SELECT id, text, topic_id, is_active FROM prompts WHERE brand_id = ?", brandId)).map((p) => [
       p.id,
@@ -412,14 +415,20 @@ function expectedCompetitors(w: World, args: Args, today: string) {
     both: null,
     only_brand: null,
     only_competitor: null,
+    counted_from: null,
   };
   const rivals = w.competitors.map((c) => {
+    // Added inside the window: counted from the day it was added (the answers of that day on).
+    const addedDay = c.created_at.slice(0, 10);
+    const countedFrom = addedDay > windowOf(args, today).from ? addedDay : null;
+    const scoped = countedFrom === null ? rows : rows.filter((a) => a.day >= countedFrom);
+    const sc = countedFrom === null ? s : measure(scoped);
     let mentioning = 0;
     let mentions = 0;
     let positionSum = 0;
     let positionN = 0;
     let both = 0;
-    for (const a of rows) {
+    for (const a of scoped) {
       const entries = a.competitors.filter((e): e is Record<string, unknown> => isObject(e) && e.competitor_id === c.id);
       if (!entries.length) continue;
       mentioning++;
@@ -429,7 +438,7 @@ function expectedCompetitors(w: World, args: Args, today: string) {
         if (e.position !== undefined && e.position !== null) (positionSum += asInt(e.position)), positionN++;
       }
     }
-    const r = wilson(mentioning, s.n);
+    const r = wilson(mentioning, sc.n);
     return {
       entity_id: c.id,
       name: c.name,
@@ -438,13 +447,14 @@ function expectedCompetitors(w: World, args: Args, today: string) {
       visibility_rate: r.value,
       ci_low: r.ci_low,
       ci_high: r.ci_high,
-      n: s.n,
+      n: sc.n,
       mentions,
       share_of_voice: ratio(mentions, allMentions),
       avg_position: ratio(positionSum, positionN),
       both,
-      only_brand: s.mentioned - both,
+      only_brand: sc.mentioned - both,
       only_competitor: mentioning - both,
+      counted_from: countedFrom,
     };
   });
   return { brandRow, rivals };
@@ -974,8 +984,11 @@ async function seedHistory() {
   const brand = await created("brand", sb.from("brands").insert({ organization_id: owner.id, name: "Northwind", slug: "northwind", industry: "software", region: "US", language: "en" }).select().single());
   await created("domain", sb.from("brand_domains").insert({ brand_id: brand.id, domain: "northwind.com", is_primary: true }));
   const rivals: { id: string; name: string }[] = [];
-  for (const [name, domain] of [["Contoso", "contoso.com"], ["Fabrikam", "fabrikam.com"], ["Tailspin", "tailspin.io"], ["Litware", "litware.com"]])
-    rivals.push(await created("competitor", sb.from("competitors").insert({ brand_id: brand.id, name, domain }).select("id, name").single()));
+  // Tracked from before the history, except Litware, added 20 days ago: its counts start then.
+  const longAgo = new Date(Date.now() - 400 * 86_400_000).toISOString();
+  const lately = new Date(Date.now() - 20 * 86_400_000).toISOString();
+  for (const [name, domain, since] of [["Contoso", "contoso.com", longAgo], ["Fabrikam", "fabrikam.com", longAgo], ["Tailspin", "tailspin.io", longAgo], ["Litware", "litware.com", lately]])
+    rivals.push(await created("competitor", sb.from("competitors").insert({ brand_id: brand.id, name, domain, created_at: since }).select("id, name").single()));
   const pricing = await created("topic", sb.from("topics").insert({ brand_id: brand.id, name: "Pricing" }).select("id").single());
   const features = await created("topic", sb.from("topics").insert({ brand_id: brand.id, name: "Features" }).select("id").single());
   const topicId = (t: HistoryPrompt["topic"]) => (t === "pricing" ? pricing.id : t === "features" ? features.id : null);

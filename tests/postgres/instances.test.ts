@@ -118,7 +118,7 @@ test.skipIf(!pg)(
     const survivor = instances.findIndex((_, i) => i !== victim);
     const { job } = await api(survivor).waitFor(jobId, 90_000, 100);
     expect(job.status).toBe("completed");
-    expect(job.progress).toEqual({ phase: "done", completed: 1000, total: 1000 });
+    expect(job.progress).toEqual({ phase: "done", completed: 1000, failed: 0, total: 1000 });
     const rows = await sql`SELECT count(*)::int AS n, count(DISTINCT prompt_id)::int AS prompts FROM prompt_results WHERE job_id = ${jobId}`;
     expect(rows[0]).toEqual({ n: 1000, prompts: 1000 });
     expect(await sql`SELECT status, count(*)::int AS n FROM job_units WHERE job_id = ${jobId} GROUP BY status`).toEqual([{ status: "done", n: 1000 }]);

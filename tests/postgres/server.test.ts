@@ -44,7 +44,7 @@ test.skipIf(!pg)("a brand made through supabase-js is tracked on Postgres; the r
   expect(started.body.units).toBe(12);
   const { job } = await api.waitFor(started.body.jobId, 60_000);
   expect(job.status).toBe("completed");
-  expect(job.progress).toEqual({ phase: "done", completed: 12, total: 12 });
+  expect(job.progress).toEqual({ phase: "done", completed: 12, failed: 0, total: 12 });
 
   const { data: rows } = await sb.from("prompt_results").select("prompt_id, platform").eq("job_id", started.body.jobId);
   expect(rows!.length).toBe(12);

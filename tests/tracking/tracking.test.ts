@@ -56,7 +56,7 @@ describe("a tracking run end to end", () => {
 
     const { job, phases } = await api.waitFor(started.body.jobId);
     expect(job.status).toBe("completed");
-    expect(job.progress).toEqual({ phase: "done", completed: 20, total: 20 });
+    expect(job.progress).toEqual({ phase: "done", completed: 20, failed: 0, total: 20 });
     const order = ["waiting", "querying", "summarizing", "done"];
     expect(phases.map((p) => order.indexOf(p))).toEqual([...phases.map((p) => order.indexOf(p))].sort((a, b) => a - b));
     expect(phases.at(-1)).toBe("done");

@@ -272,7 +272,8 @@ test("prompts: the table equals insights_prompts, CSV export matches it, and a p
 test("competitors, sources, suggestions, traffic and runs render the RPCs' numbers", async () => {
   await page.goto(`${bin.url}/b/${brandId}/competitors`);
   await page.locator("table").first().waitFor();
-  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId })).data as { name: string; entity_id: string; is_brand: boolean; both: number; only_competitor: number }[];
+  // The page reads non-branded prompts unless told otherwise, as the overview does.
+  const competitors = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_branded: false })).data as { name: string; entity_id: string; is_brand: boolean; both: number; only_competitor: number }[];
   for (const c of competitors.filter((x) => !x.is_brand)) {
     const row = page.locator("table").nth(1).locator("tr", { hasText: c.name });
     expect(await row.locator('td[data-col="both"]').innerText()).toBe(String(c.both));
@@ -280,10 +281,11 @@ test("competitors, sources, suggestions, traffic and runs render the RPCs' numbe
   }
   // The prompts behind the head-to-head of one competitor.
   const quantia = competitors.find((c) => c.name === "Quantia") as unknown as { entity_id: string };
-  const behind = (await sb.rpc("insights_head_to_head", { p_brand_id: brandId, p_competitor_id: quantia.entity_id })).data as { text: string; both: number; only_competitor: number }[];
+  const behind = (await sb.rpc("insights_head_to_head", { p_brand_id: brandId, p_competitor_id: quantia.entity_id, p_branded: false })).data as { text: string; both: number; only_competitor: number }[];
   await page.locator("table").nth(1).getByRole("button", { name: "Quantia" }).click();
   await page.getByText("Lumenly and Quantia, prompt by prompt").waitFor();
-  expect(behind.length).toBe(3);
+  // Two of the three prompts: the third names the brand (branded).
+  expect(behind.length).toBe(2);
   for (const p of behind) {
     const row = page.locator(".drill tr", { hasText: p.text });
     expect(await row.locator('td[data-col="both"]').innerText()).toBe(String(p.both));
@@ -520,8 +522,14 @@ test("the AI crawlers page renders insights_crawlers' numbers", async () => {
   expect((await sent.json()).accepted).toBe(4);
   await page.goto(`${bin.url}/b/${brandId}/crawlers`);
   await page.locator("table").first().waitFor();
-  const rows = (await sb.rpc("insights_crawlers", { p_brand_id: brandId })).data as { bot: string; verdict: string; requests: number; pages: number; refused: number }[];
+  const rows = (await sb.rpc("insights_crawlers", { p_brand_id: brandId })).data as { bot: string; class: string; verdict: string; requests: number; pages: number; refused: number }[];
   expect(rows.length).toBe(3);
+  // The AI figures leave out the request from outside OpenAI's addresses (spoofed), and say so.
+  const ai = rows.filter((r) => r.class.startsWith("ai_"));
+  const spoofed = ai.filter((r) => r.verdict === "spoofed").reduce((n, r) => n + r.requests, 0);
+  expect(spoofed).toBe(1);
+  expect(await page.locator('[data-kpi="AI crawler hits"] .kpi-value').innerText()).toBe(String(ai.filter((r) => r.verdict !== "spoofed").reduce((n, r) => n + r.requests, 0)));
+  expect(await page.getByText(`nor are the ${spoofed} request of bots that claimed`).count()).toBe(1);
   for (const r of rows) {
     const row = page.locator("table").first().locator("tr", { hasText: r.verdict }).filter({ hasText: r.bot });
     expect(await row.locator('td[data-col="requests"]').innerText()).toBe(String(r.requests));

@@ -99,6 +99,27 @@ export function CopyField({ label, value }: { label: string; value: string }) {
 }
 
 /** A rate with its 95 % interval underneath, as text (no hover needed). */
+/**
+ * An entity of a competitor table: the brand in bold; a competitor added inside the window, when
+ * the window has answers from before (`windowN`: the brand's n), says from when its figures count.
+ */
+export function EntityName({ row, windowN, you = false }: { row: { name: string; is_brand: boolean; n: number; counted_from?: string | null }; windowN: number; you?: boolean }) {
+  if (row.is_brand) return <strong>{you ? `${row.name} (you)` : row.name}</strong>;
+  return (
+    <span class="name-cell">
+      {row.name}
+      {row.counted_from && row.n < windowN && (
+        <span class="cell-ci" title="Added inside the window: looked for in the answers from this day on, and its visibility is over those">
+          counted from {row.counted_from}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** The window's answers: the brand's row's n in a competitor table. */
+export const windowAnswers = (rows: readonly { is_brand: boolean; n: number }[]) => rows.find((r) => r.is_brand)?.n ?? 0;
+
 export function RateCell({ value, ci_low, ci_high, n }: { value: number | null; ci_low: number | null; ci_high: number | null; n: number }) {
   return (
     <span class="rate-cell">

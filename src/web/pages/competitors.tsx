@@ -3,19 +3,21 @@
 import { useState } from "preact/hooks";
 import { FilterBar } from "../components/filter-bar";
 import { Table, INTERVAL_CSV } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
+import { Empty, EntityName, windowAnswers, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { int, intervalTitle, num, pct } from "../lib/format";
 import type { BrandContext } from "../lib/brand-context";
 
 export function Competitors({ ctx }: { ctx: BrandContext }) {
   const [open, setOpen] = useState<string | null>(null);
-  const args = rpcArgs(ctx.brand.id, ctx.filters);
+  // Non-branded prompts unless told otherwise, as the overview's table (README: read the non-branded figure).
+  const filters = { ...ctx.filters, branded: ctx.filters.branded === undefined ? false : ctx.filters.branded };
+  const args = rpcArgs(ctx.brand.id, filters);
   const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_competitors", args)) as any[], [JSON.stringify(args)]);
   const rivals = data.data?.filter((r) => !r.is_brand) ?? [];
   return (
     <section>
-      <FilterBar filters={ctx.filters} options={ctx.options} />
+      <FilterBar filters={ctx.filters} options={ctx.options} brandedDefault={false} />
       {data.loading && !data.data ? (
         <Loading what="Loading competitors" />
       ) : data.error ? (
@@ -28,7 +30,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
         <>
           <h2>Leaderboard</h2>
           <p class="muted">
-            Visibility counts the answers that name each one (with its 95 % interval); share of voice counts every mention. A name repeated within fewer answers can lead on share of voice and trail on visibility.
+            Over the answers to {filters.branded === null ? "all prompts" : filters.branded ? "branded prompts" : "non-branded prompts"}. Visibility counts the answers that name each one (with its 95 % interval); share of voice counts every mention. A name repeated within fewer answers can lead on share of voice and trail on visibility.
           </p>
           <Table
             rows={data.data!}
@@ -36,7 +38,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
             csvName={`${ctx.brand.slug}-leaderboard.csv`}
             initialSort={{ key: "visibility_rate", desc: true }}
             columns={[
-              { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name} (you)</strong> : r.name) },
+              { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(data.data!)} you /> },
               { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
               { key: "answers_mentioning", header: "Answers naming", numeric: true, value: (r) => r.answers_mentioning, render: (r) => `${int(r.answers_mentioning)} / ${int(r.n)}` },
               { key: "mentions", header: "Mentions", numeric: true, value: (r) => r.mentions, render: (r) => int(r.mentions) },

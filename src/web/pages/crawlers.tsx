@@ -50,6 +50,7 @@ export function Crawlers({ ctx }: { ctx: BrandContext }) {
 }
 
 const AI_CLASSES = new Set(["ai_training", "ai_search", "ai_user"]);
+const requestsText = (n: number) => `${int(n)} request${n === 1 ? "" : "s"}`;
 const sum = (rows: any[], key: string) => rows.reduce((total, r) => total + (r[key] ?? 0), 0);
 
 function Select({ label, value, options, onChange }: { label: string; value: string; options: [string, string][]; onChange: (v: string) => void }) {
@@ -76,8 +77,11 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
   // Humans in the logs are counted apart: they are not crawlers.
   const crawlers = bots.filter((r) => r.class !== "human");
   const humans = bots.filter((r) => r.class === "human");
-  const ai = crawlers.filter((r) => AI_CLASSES.has(r.class));
-  const aiBefore = previous.filter((r) => AI_CLASSES.has(r.class));
+  // A scraper posing as an AI crawler (an address outside its operator's published ones) is not one:
+  // the AI figures leave spoofed requests out and say how many there were.
+  const ai = crawlers.filter((r) => AI_CLASSES.has(r.class) && r.verdict !== "spoofed");
+  const aiBefore = previous.filter((r) => AI_CLASSES.has(r.class) && r.verdict !== "spoofed");
+  const spoofed = sum(crawlers.filter((r) => AI_CLASSES.has(r.class) && r.verdict === "spoofed"), "requests");
   const hits = sum(ai, "requests");
   const hitsBefore = sum(aiBefore, "requests");
   const verified = sum(ai.filter((r) => r.verdict === "verified"), "requests");
@@ -87,7 +91,7 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
   const shownBots = new Set(shown.map((b) => b.bot));
   const requests = new Map(trend.filter((r) => shownBots.has(r.bot)).map((r) => [`${r.period}\u0000${r.bot}`, r.requests as number]));
   const byBot = [...new Set(trend.filter((r) => shownBots.has(r.bot)).map((r) => r.bot as string))].map((b) => ({ label: b, values: periods.map((p) => requests.get(`${p}\u0000${b}`) ?? 0) }));
-  const series = capSeries(byBot, (s) => s.values.reduce((a, v) => a + (v ?? 0), 0)).map((s) => ({ label: s.label, values: s.values, summary: `${int(s.values.reduce((a: number, v) => a + (v ?? 0), 0))} requests` }));
+  const series = capSeries(byBot, (s) => s.values.reduce((a, v) => a + (v ?? 0), 0)).map((s) => ({ label: s.label, values: s.values, summary: requestsText(s.values.reduce((a: number, v) => a + (v ?? 0), 0)) }));
   const shownPaths = paths.filter((r) => (!bot || r.bot === bot) && (!hit || r.hit === hit) && shownBots.has(r.bot));
   const change = hitsBefore ? (hits - hitsBefore) / hitsBefore : null;
   return (
@@ -121,7 +125,7 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
         </div>
       </div>
       <p class="muted">
-        Humans in the same logs: {int(sum(humans, "requests"))} requests, counted apart from bots. Search-engine and other bots are listed below but not in the AI figures.
+        Humans in the same logs: {int(sum(humans, "requests"))} requests, counted apart from bots. Search-engine and other bots are listed below but not in the AI figures, nor are the {requestsText(spoofed)} of bots that claimed an AI crawler's name from outside its operator's addresses (spoofed).
       </p>
       <div class="filters" role="group" aria-label="Crawler filters">
         <Select label="Bot" value={bot} options={names.map((n) => [n, n])} onChange={setBot} />

@@ -4,11 +4,11 @@
 import { LineChart, type Series } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table, INTERVAL_CSV } from "../components/table";
-import { Empty, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
+import { Empty, EntityName, windowAnswers, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
 import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext, PlatformRow } from "../lib/brand-context";
-import { modelChanges, significantMoves, topicNamer } from "../../insights/changes";
+import { familySize, modelChanges, noMoveText, significantMoves, togetherText, topicNamer } from "../../insights/changes";
 
 type Rate = { value: number | null; n: number; ci_low: number | null; ci_high: number | null; previous: { value: number | null; n: number; ci_low: number | null; ci_high: number | null }; change: { delta: number | null; verdict: string; ci_low: number | null; ci_high: number | null; n_current: number; n_previous: number; model_changed: boolean } };
 
@@ -27,7 +27,8 @@ export function trendInterval(from: string, to: string): "day" | "week" | "month
   return days <= 45 ? "day" : days <= 200 ? "week" : "month";
 }
 
-function Kpi({ label, rate, help }: { label: string; rate: Rate; help: string }) {
+/** `unit`: what the n counts (answers unless told). */
+function Kpi({ label, rate, help, unit = "answers" }: { label: string; rate: Rate; help: string; unit?: string }) {
   const verdict = rate.change.verdict;
   return (
     <div class="kpi" data-kpi={label}>
@@ -38,7 +39,9 @@ function Kpi({ label, rate, help }: { label: string; rate: Rate; help: string })
         {pct(rate.value)}
       </span>
       <span class="kpi-ci">{intervalText(rate)}</span>
-      <span class="kpi-n">n = {int(rate.n)}</span>
+      <span class="kpi-n">
+        n = {int(rate.n)} {unit}
+      </span>
       <span class={`verdict ${verdict}`} title={rate.change.delta === null ? "" : `Change over the prompts and platforms answered in both windows: ${points(rate.change.delta)}, 95 % interval ${points(rate.change.ci_low)} to ${points(rate.change.ci_high)} (n ${rate.change.n_current} vs ${rate.change.n_previous})`}>
         {points(rate.change.delta)} · {VERDICT_TEXT[verdict] ?? verdict}
       </span>
@@ -136,23 +139,16 @@ function familyTitle(change: { p_value?: number | null; p_adjusted?: number | nu
 
 const pValue = (p: number) => (p < 0.001 ? "< 0.001" : p.toFixed(3));
 
-/** How many changes "What changed" tested together (the family's size, on each member). */
-function familySize(overview: any): number {
-  for (const group of [overview.by_platform, overview.by_topic, overview.by_competitor]) for (const r of group ?? []) if (r.visibility_rate.change.family_size) return r.visibility_rate.change.family_size;
-  return 0;
-}
-
 /** The significant moves (verdict up or down) by platform, topic and competitor, and model changes, each with its n. */
 function WhatChanged({ overview, topics }: { overview: any; topics: { id: string; name: string }[] }) {
   const moves = significantMoves(overview, topicNamer(topics));
   const models = modelChanges(overview);
   const tested = familySize(overview);
-  const together = tested > 1 ? `${tested} changes tested together (Holm’s method): if nothing had moved, the chance that any would be listed is at most 5 %.` : "";
   return (
     <section class="card what-changed" aria-label="What changed">
       <h2>What changed</h2>
       {!moves.length && !models.length ? (
-        <p class="muted">{tested === 0 ? "Nothing to compare yet: no platform, topic or competitor has answers in both windows." : `No platform, topic or competitor moved beyond noise between the two windows (${tested > 1 ? together.replace(/\.$/, "") : "the change's 95 % interval includes 0"}).`}</p>
+        <p class="muted">{noMoveText(tested)}</p>
       ) : (
         <>
         <ul class="plain">
@@ -167,7 +163,7 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
             </li>
           ))}
         </ul>
-        {tested > 1 && moves.length > 0 && <p class="muted" data-family={tested}>{together}</p>}
+        {tested > 1 && moves.length > 0 && <p class="muted" data-family={tested}>{togetherText(tested)}</p>}
         </>
       )}
     </section>
@@ -178,7 +174,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
   const next = nextRun(ctx.platforms);
   const schedule = ctx.shared ? null : (
     <p class="muted schedule">
-      Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} answers, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
+      Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} questions asked${job.progress.failed ? ` (${job.progress.failed} failed)` : ""}, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
     </p>
   );
   if (!overview.answers)
@@ -218,7 +214,14 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
             {pct(sov.value)}
           </span>
           <span class="kpi-n">n = {int(sov.n)}</span>
-          <span class="verdict">{points(sov.change.delta)}</span>
+          <span class="verdict" title="The change in share of voice is shown without a test for noise">
+            {points(sov.change.delta)} · not tested
+          </span>
+          {sov.change.competitors_changed && (
+            <span class="warning" title="A competitor was added since the previous window began: its mentions count in one window and not the other">
+              competitors changed
+            </span>
+          )}
         </div>
         <div class="kpi" data-kpi="Average position">
           <span class="kpi-label" title="Mean rank of the brand among the entities an answer names, when named">
@@ -228,7 +231,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
           <span class="kpi-n">n = {int(overview.avg_position.n)}</span>
           <span class="verdict">previous {num(overview.avg_position.previous.value)}</span>
         </div>
-        <Kpi label="Citation share" rate={overview.citation_share} help="Citations of the brand's pages / all citations" />
+        <Kpi label="Citation share" rate={overview.citation_share} help="Citations of the brand's pages / all citations" unit="citations" />
         <div class="kpi" data-kpi="Sentiment">
           <span class="kpi-label" title="Mean sentiment of the passages about the brand, −1 to 1">
             Sentiment
@@ -253,7 +256,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
         csvName={`${ctx.brand.slug}-competitors.csv`}
         initialSort={{ key: "visibility_rate", desc: true }}
         columns={[
-          { key: "name", header: "Name", value: (r) => r.name, render: (r) => (r.is_brand ? <strong>{r.name}</strong> : r.name) },
+          { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(competitors)} /> },
           { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
           { key: "answers_mentioning", header: "Answers", numeric: true, value: (r) => r.answers_mentioning, render: (r) => int(r.answers_mentioning) },
           { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },

@@ -129,7 +129,7 @@ const COLUMNS: Column<PortfolioRow>[] = [
       ) : (
         <span class="rate-cell">
           {pct(r.share_of_voice.value)}
-          {r.share_of_voice.delta !== null && <span class="cell-ci">{points(r.share_of_voice.delta)}</span>}
+          {r.share_of_voice.delta !== null && <span class="cell-ci" title="Change in share of voice, not tested for noise">{points(r.share_of_voice.delta)}</span>}
         </span>
       ),
     csvExtra: [{ key: "share_of_voice_change", value: (r) => r.share_of_voice?.delta }],

@@ -27,7 +27,7 @@ export function Traffic({ ctx }: { ctx: BrandContext }) {
       <FilterBar filters={ctx.filters} options={{ ...ctx.options, models: [], regions: [], topics: [] }} branded={false} />
       <div class="card">
         <h2>Install the pixel</h2>
-        <p>Put this tag on every page of your site. It sets no cookie and records only visits that AI assistants sent.</p>
+        <p>Put this tag on every page of your site. It sets no cookie and keeps no address: each page view is stored with its page, its referrer's host, the AI assistant that sent it (if one did), country, language, screen size, browser family and a visitor hash that changes every day. The reports count the visits AI assistants sent against all page views.</p>
         {ctx.conn.config.publicUrlIsLoopback && (
           <p class="warning" role="alert">
             This server's public address is {ctx.conn.config.publicUrl}, which only this machine reaches: a site cannot load the pixel from it. Set <code>PUBLIC_URL</code> to the address browsers reach and restart the server.
