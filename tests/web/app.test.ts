@@ -603,6 +603,19 @@ test("the account page: each brand's digest and alerts are the member's own choi
   expect(await waiting.count()).toBe(0);
 }, 60_000);
 
+test("a competitor removed: its mentions stay in share of voice's total, and the leaderboard says what share of mentions the listed rows leave to it", async () => {
+  const before = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_branded: false })).data as { name: string; entity_id: string; mentions: number; share_of_voice: number }[];
+  const gone = before.find((r) => r.name === "Metricsly")!;
+  const total = before.reduce((n, r) => n + r.mentions, 0);
+  expect((await sb.from("competitors").delete().eq("id", gone.entity_id)).error).toBeNull();
+  await page.goto(`${bin.url}/b/${brandId}/competitors`);
+  const note = page.locator("[data-removed-share]");
+  await note.waitFor();
+  // The rows left add up to 1 − Metricsly's mentions / all mentions.
+  expect(Number(await note.getAttribute("data-removed-share"))).toBeCloseTo(gone.mentions / total, 4);
+  expect(await note.innerText()).toContain(`The other ${(Math.round((gone.mentions / total) * 1000) / 10).toFixed(1)} % of mentions name competitors removed`);
+}, 60_000);
+
 test("every page visited ran under the Content-Security-Policy without a violation, /docs included", async () => {
   const res = await page.goto(`${bin.url}/docs`);
   expect(res!.headers()["content-security-policy"]).toContain("script-src 'self'");

@@ -46,6 +46,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
               { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
             ]}
           />
+          <RemovedShare rows={data.data!} />
           <h2>Head to head</h2>
           <p class="muted">Of the answers in the window: how many name both, only {ctx.brand.name}, or only the competitor.</p>
           <Table
@@ -65,6 +66,17 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
       )}
     </section>
   );
+}
+
+/**
+ * Share of voice counts every competitor an answer named when it was analysed: mentions of one
+ * removed since stay in the total, so the listed shares add up to less than 100 %. Said, with how much.
+ */
+function RemovedShare({ rows }: { rows: { share_of_voice: number | null }[] }) {
+  const listed = rows.reduce((sum, r) => sum + (r.share_of_voice ?? 0), 0);
+  const rest = 1 - listed;
+  if (!rows.some((r) => r.share_of_voice !== null) || rest < 0.0005) return null;
+  return <p class="muted" data-removed-share={rest.toFixed(4)}>The other {pct(rest)} of mentions name competitors removed since the answers were analysed.</p>;
 }
 
 /** The prompts behind each head-to-head cell (insights_head_to_head). */
