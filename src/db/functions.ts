@@ -4,9 +4,11 @@
 // shell) can read the file but not write results, prompts or brands.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "./schema-part";
+import { registerNoDeadline } from "./statement-deadline";
 import { registerTextFunctions } from "./text-codec";
 
 export function registerSqlFunctions(sqlite: Database, parts: readonly SchemaPart[]): void {
   registerTextFunctions(sqlite);
+  registerNoDeadline(sqlite);
   for (const part of parts) part.functions?.(sqlite);
 }

@@ -4,6 +4,7 @@
 // (`answerwatch rollups rebuild`). Triggers and rebuild are both generated from spec.ts.
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
+import { DEADLINE_FUNCTION } from "../db/statement-deadline";
 import { formerKeysOf, formerLayout, formerWhileMoving, samePair, inFormerKeys, keysTable, listedIn, MOVED_LATER, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
@@ -160,7 +161,8 @@ export function triggerSql(spec: RollupSpec, moving = false): string[] {
   const body = (statements: string[]) => statements.flat().filter(Boolean).join("\n  ") || "SELECT 0 WHERE 0;";
   return [
     `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${body([plus].flat())}\nEND`,
-    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  ${body([minus].flat())}\nEND`,
+    // A removed row passes the statement's deadline first: a cascade through /rest/v1 stops at STATEMENT_TIMEOUT_MS (db/statement-deadline.ts).
+    `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  SELECT ${DEADLINE_FUNCTION}();\n  ${body([minus].flat())}\nEND`,
     `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${body([minus, plus].flat())}\nEND`,
   ];
 }

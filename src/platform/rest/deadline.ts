@@ -4,7 +4,7 @@
 // live here, below both.
 import { AppError } from "../../http/errors";
 
-export const DEADLINE_FUNCTION = "aw_within_deadline";
+export { DEADLINE_FUNCTION } from "../../db/statement-deadline";
 
 export const statementTimeout = (ms: number) =>
   new AppError(503, "57014", "canceling statement due to statement timeout", {
