@@ -7,7 +7,7 @@ export interface RateChange {
   n: number;
   ci_low: number | null;
   ci_high: number | null;
-  change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean; p_value?: number | null; p_adjusted?: number | null; family_size?: number };
+  change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean; p_value?: number | null; p_adjusted?: number | null; family_size?: number | null };
 }
 
 /** The parts of insights_overview this reads. */
@@ -61,7 +61,7 @@ export function familySize(overview: OverviewMoves): number {
 }
 
 /** What the family's test promises, in words (for a list of moves of `size` changes tested together). */
-export const togetherText = (size: number) => `${size} changes tested together (Holm’s method): in a period where nothing moved, about one in twenty would list a move.`;
+export const togetherText = (size: number) => `${size} changes tested together (Holm’s method): in a period where nothing moved, at most about one in twenty would list a move.`;
 
 /** "What changed" with no move: nothing comparable, or nothing beyond noise (and how it was tested). */
 export function noMoveText(size: number): string {

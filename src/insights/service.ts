@@ -148,9 +148,11 @@ const shareOfVoice = (s: ResultSums) => ({
  * current window's share of voice and not (or only partly) in the previous one, so the change moves
  * with no answer changing.
  */
-async function competitorsAddedSince(ctx: InsightsContext, brandId: string, previous: DateWindow) {
+async function competitorsAddedSince(ctx: InsightsContext, brandId: string, previous: DateWindow, window: DateWindow) {
   const from = `${previous.from}T00:00:00.000Z`;
-  return (await ctx.store.competitors(brandId)).some((c) => String(c.created_at) > from);
+  // Added after the window ended: counted in neither window.
+  const until = `${window.to}T23:59:59.999Z`;
+  return (await ctx.store.competitors(brandId)).some((c) => String(c.created_at) > from && String(c.created_at) <= until);
 }
 
 /** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
@@ -178,7 +180,7 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
     citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
     brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
-    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args.brandId, previous) } },
+    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args.brandId, previous, args.window) } },
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
@@ -398,8 +400,13 @@ export async function competitors(ctx: InsightsContext, args: InsightArgs) {
  * brand and `competitorId`, only the brand, only the competitor.
  */
 export async function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId: string) {
-  const answers = new Map((await resultSums(ctx, args, args.window, ["prompt_id"])).map((r) => [String(r.prompt_id), r]));
-  const rival = new Map((await competitorSums(ctx, args, ["prompt_id", "competitor_id"])).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
+  // As the leaderboard counts it: a competitor added inside the window over the answers since.
+  const added = (await ctx.store.competitors(args.brandId)).find((c) => c.id === competitorId);
+  const day = added ? String(added.created_at).slice(0, 10) : null;
+  if (day !== null && day > args.window.to) return [];
+  const scoped = day !== null && day > args.window.from ? { ...args, window: { from: day, to: args.window.to } } : args;
+  const answers = new Map((await resultSums(ctx, scoped, scoped.window, ["prompt_id"])).map((r) => [String(r.prompt_id), r]));
+  const rival = new Map((await competitorSums(ctx, scoped, ["prompt_id", "competitor_id"])).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
   const texts = new Map((await ctx.store.promptTexts(args.brandId)).map((p) => [p.id, p.text]));
   return [...answers.entries()]
     .filter(([id]) => texts.has(id))

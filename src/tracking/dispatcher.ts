@@ -434,8 +434,11 @@ export function createDispatcher(options: DispatcherOptions) {
     try {
       await written;
     } catch (error) {
-      if (keptAnswers.size >= MAX_KEPT_ANSWERS) keptAnswers.delete(keptAnswers.keys().next().value!);
-      keptAnswers.set(keptKey(job.id, unit.seq), { task, outcome });
+      // Not for a job cancelled or stopped meanwhile: nothing would write or forget it.
+      if (!job.abort.signal.aborted && !stopped) {
+        if (keptAnswers.size >= MAX_KEPT_ANSWERS) keptAnswers.delete(keptAnswers.keys().next().value!);
+        keptAnswers.set(keptKey(job.id, unit.seq), { task, outcome });
+      }
       throw error;
     } finally {
       job.writing--;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { seededRandom } from "../helpers/random";
 import { testServer } from "../helpers/app";
-import { writeResults } from "../helpers/server-db";
+import { serverDb, writeResults } from "../helpers/server-db";
 import { createBrand, signedUpOrg, type Org, type Server } from "../rest/helpers";
 
 let server: Server;
@@ -13,12 +13,19 @@ let brandId: string;
 let rivals: string[];
 let prompts: { id: string; text: string }[];
 const rows: { prompt: string; platform: string; mentioned: boolean; named: string[]; day: number }[] = [];
+const addedAt = new Date(Date.now() - 10 * 86_400_000).toISOString();
 
 beforeAll(async () => {
   server = await testServer();
   org = await signedUpOrg(server, "H2H");
   brandId = (await createBrand(org.owner, org.id, "h2h", { domains: 1, competitors: 2 })).id;
   rivals = ((await org.owner.from("competitors").select("id").eq("brand_id", brandId).order("name")).data as { id: string }[]).map((c) => c.id);
+  // The first rival is tracked from before the history below; the second was added 10 days ago, so
+  // it was looked for only in the answers since (the leaderboard counts it so too).
+  const db = await serverDb(server);
+  await db.inspect("UPDATE competitors SET created_at = ? WHERE id = ?", new Date(Date.now() - 400 * 86_400_000).toISOString(), rivals[0]!);
+  await db.inspect("UPDATE competitors SET created_at = ? WHERE id = ?", addedAt, rivals[1]!);
+  await db.close();
   const set = (await org.owner.from("prompt_sets").insert({ brand_id: brandId, name: "S" }).select().single()).data!;
   prompts = (await org.owner.from("prompts").insert(["alpha?", "beta?", "gamma?"].map((text) => ({ prompt_set_id: set.id, brand_id: brandId, text }))).select("id, text")).data as { id: string; text: string }[];
   const { random } = seededRandom(20261125);
@@ -53,9 +60,11 @@ test("per prompt: both, only the brand, only the competitor and neither equal th
     for (const rival of rivals) {
       const { data, error } = await org.owner.rpc("insights_head_to_head", { p_brand_id: brandId, p_competitor_id: rival, ...filter });
       expect(error).toBeNull();
+      // The second rival counts from the day it was added: answers of that day (10 days ago) on.
+      const since = (r: (typeof rows)[number]) => rival === rivals[0] || r.day <= 10;
       const expected = prompts
         .map((p) => {
-          const mine = rows.filter((r) => r.prompt === p.id && keep(r));
+          const mine = rows.filter((r) => r.prompt === p.id && keep(r) && since(r));
           const both = mine.filter((r) => r.mentioned && r.named.includes(rival)).length;
           return { prompt_id: p.id, text: p.text, answers: mine.length, both, only_brand: mine.filter((r) => r.mentioned && !r.named.includes(rival)).length, only_competitor: mine.filter((r) => !r.mentioned && r.named.includes(rival)).length, neither: mine.filter((r) => !r.mentioned && !r.named.includes(rival)).length };
         })

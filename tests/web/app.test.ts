@@ -141,7 +141,7 @@ test("sign up, onboarding and a first run through the app", async () => {
   await page.getByLabel("Samples").fill("2");
   await page.getByRole("button", { name: "Create the brand" }).click();
   await page.getByRole("button", { name: "Run now" }).click();
-  await page.getByText(/completed — 12 of 12 answers/).waitFor({ timeout: 60_000 });
+  await page.getByText(/completed — 12 of 12 questions done/).waitFor({ timeout: 60_000 });
   await page.getByRole("button", { name: "Go to the overview" }).click();
   await page.waitForURL(/\/b\/[0-9a-f-]+\/overview/);
   brandId = page.url().match(/\/b\/([0-9a-f-]+)\//)![1]!;

@@ -62,6 +62,8 @@ test("onboarding with no engine key saves the brand, its prompts and chosen plat
   await page.getByRole("alert").filter({ hasText: "Choose at least one platform" }).waitFor();
   await page.locator('input[value="chatgpt"]').check();
   await page.locator('input[value="perplexity"]').check();
+  // Answered by the edit: the message goes (it used to stay beside the two ticked platforms).
+  expect(await page.getByRole("alert").filter({ hasText: "Choose at least one platform" }).count()).toBe(0);
   await page.screenshot({ path: join(ARTIFACTS, "onboarding-no-key-1280.png"), fullPage: true });
   // Refused: the message says why, and nothing is left half-made (before, the brand stayed without
   // its domains and prompts, and each retry added another).

@@ -98,20 +98,26 @@ export function CopyField({ label, value }: { label: string; value: string }) {
   );
 }
 
-/** A rate with its 95 % interval underneath, as text (no hover needed). */
 /**
  * An entity of a competitor table: the brand in bold; a competitor added inside the window, when
- * the window has answers from before (`windowN`: the brand's n), says from when its figures count.
+ * the window has answers from before (`windowN`: the brand's n), says from when its figures count;
+ * one added after the window (`windowTo`) says so.
  */
-export function EntityName({ row, windowN, you = false }: { row: { name: string; is_brand: boolean; n: number; counted_from?: string | null }; windowN: number; you?: boolean }) {
+export function EntityName({ row, windowN, windowTo, you = false, children }: { row: { name: string; is_brand: boolean; n: number; counted_from?: string | null }; windowN: number; windowTo: string; you?: boolean; children?: ComponentChildren }) {
   if (row.is_brand) return <strong>{you ? `${row.name} (you)` : row.name}</strong>;
+  const after = row.counted_from && row.counted_from > windowTo;
   return (
     <span class="name-cell">
-      {row.name}
-      {row.counted_from && row.n < windowN && (
-        <span class="cell-ci" title="Added inside the window: looked for in the answers from this day on, and its visibility is over those">
-          counted from {row.counted_from}
-        </span>
+      {children ?? row.name}
+      {after ? (
+        <span class="cell-ci">added after this window, on {row.counted_from}</span>
+      ) : (
+        row.counted_from &&
+        row.n < windowN && (
+          <span class="cell-ci" title="Added inside the window: looked for in the answers from this day on, and its figures are over those">
+            counted from {row.counted_from}
+          </span>
+        )
       )}
     </span>
   );
@@ -119,6 +125,8 @@ export function EntityName({ row, windowN, you = false }: { row: { name: string;
 
 /** The window's answers: the brand's row's n in a competitor table. */
 export const windowAnswers = (rows: readonly { is_brand: boolean; n: number }[]) => rows.find((r) => r.is_brand)?.n ?? 0;
+
+/** A rate with its 95 % interval underneath, as text (no hover needed). */
 
 export function RateCell({ value, ci_low, ci_high, n }: { value: number | null; ci_low: number | null; ci_high: number | null; n: number }) {
   return (

@@ -38,7 +38,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
             csvName={`${ctx.brand.slug}-leaderboard.csv`}
             initialSort={{ key: "visibility_rate", desc: true }}
             columns={[
-              { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(data.data!)} you /> },
+              { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(data.data!)} windowTo={ctx.filters.to} you /> },
               { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
               { key: "answers_mentioning", header: "Answers naming", numeric: true, value: (r) => r.answers_mentioning, render: (r) => `${int(r.answers_mentioning)} / ${int(r.n)}` },
               { key: "mentions", header: "Mentions", numeric: true, value: (r) => r.mentions, render: (r) => int(r.mentions) },
@@ -48,14 +48,25 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
           />
           <RemovedShare rows={data.data!} />
           <h2>Head to head</h2>
-          <p class="muted">Of the answers in the window: how many name both, only {ctx.brand.name}, or only the competitor.</p>
+          <p class="muted">Of the answers in the window (for a competitor added inside it, those since): how many name both, only {ctx.brand.name}, or only the competitor.</p>
           <Table
             rows={rivals}
             rowKey={(r) => r.entity_id}
             csvName={`${ctx.brand.slug}-head-to-head.csv`}
             initialSort={{ key: "only_competitor", desc: true }}
             columns={[
-              { key: "name", header: "Competitor", value: (r) => r.name, render: (r) => <button type="button" class="link" aria-expanded={open === r.entity_id} onClick={() => setOpen(open === r.entity_id ? null : r.entity_id)}>{r.name}</button> },
+              {
+                key: "name",
+                header: "Competitor",
+                value: (r) => r.name,
+                render: (r) => (
+                  <EntityName row={r} windowN={windowAnswers(data.data!)} windowTo={ctx.filters.to}>
+                    <button type="button" class="link" aria-expanded={open === r.entity_id} onClick={() => setOpen(open === r.entity_id ? null : r.entity_id)}>
+                      {r.name}
+                    </button>
+                  </EntityName>
+                ),
+              },
               { key: "both", header: "Both", numeric: true, value: (r) => r.both, render: (r) => int(r.both) },
               { key: "only_brand", header: `Only ${ctx.brand.name}`, numeric: true, value: (r) => r.only_brand, render: (r) => int(r.only_brand) },
               { key: "only_competitor", header: "Only them", numeric: true, value: (r) => r.only_competitor, render: (r) => int(r.only_competitor) },

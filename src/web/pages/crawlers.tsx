@@ -125,7 +125,7 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
         </div>
       </div>
       <p class="muted">
-        Humans in the same logs: {int(sum(humans, "requests"))} requests, counted apart from bots. Search-engine and other bots are listed below but not in the AI figures, nor are the {requestsText(spoofed)} of bots that claimed an AI crawler's name from outside its operator's addresses (spoofed).
+        Humans in the same logs: {int(sum(humans, "requests"))} requests, counted apart from bots. Search-engine and other bots are listed below but not in the AI figures{spoofed > 0 ? `, nor are the ${requestsText(spoofed)} of bots that claimed an AI crawler's name from outside its operator's addresses (spoofed)` : ""}.
       </p>
       <div class="filters" role="group" aria-label="Crawler filters">
         <Select label="Bot" value={bot} options={names.map((n) => [n, n])} onChange={setBot} />
@@ -155,10 +155,12 @@ function CrawlerBody({ ctx, bots, previous, trend, paths }: { ctx: BrandContext;
       {series.length > 0 && (
         <>
           <h2>Requests over time</h2>
+          {spoofed > 0 && <p class="muted">By the name each request gave: the {requestsText(spoofed)} marked spoofed above count here under the crawler they claimed to be.</p>}
           <StackedBars periods={periods} series={series} yLabel="Requests" />
         </>
       )}
       <h2>Top paths</h2>
+      {spoofed > 0 && <p class="muted">By the name each request gave, spoofed ones included.</p>}
       <Table
         rows={shownPaths}
         rowKey={(r) => `${r.bot}|${r.path}|${r.hit}`}

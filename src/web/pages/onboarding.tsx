@@ -39,7 +39,11 @@ export function Onboarding({ conn }: { conn: Connection }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<{ brandId: string; jobId?: string } | null>(null);
-  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  // An edit answers the message it was made for: the message goes with it.
+  const set = (patch: Partial<Draft>) => {
+    setError(null);
+    setDraft((d) => ({ ...d, ...patch }));
+  };
   const input = (key: keyof Draft) => (e: Event) => set({ [key]: (e.target as HTMLInputElement).value } as Partial<Draft>);
 
   function check(): string | null {
@@ -222,7 +226,7 @@ export function Onboarding({ conn }: { conn: Connection }) {
 function RunNow({ conn, brandId, jobId, onStart, platforms }: { conn: Connection; brandId: string; jobId?: string; onStart(): void; platforms: string[] }) {
   const waiting = conn.config.platforms.filter((p) => platforms.includes(p.id) && !p.configured);
   const ready = platforms.length > waiting.length;
-  const [job, setJob] = useState<{ status: string; progress: { phase: string; completed: number; total: number }; failedReason: string | null } | null>(null);
+  const [job, setJob] = useState<{ status: string; progress: { phase: string; completed: number; failed?: number; total: number }; failedReason: string | null } | null>(null);
   useEffect(() => {
     if (!jobId) return;
     let live = true;
@@ -255,7 +259,7 @@ function RunNow({ conn, brandId, jobId, onStart, platforms }: { conn: Connection
         <div role="status" aria-live="polite">
           <progress max={job?.progress.total || 1} value={job?.progress.completed ?? 0} />
           <p>
-            {job ? `${job.status} — ${job.progress.completed} of ${job.progress.total} answers` : "Starting…"}
+            {job ? `${job.status} — ${job.progress.completed} of ${job.progress.total} questions done${job.progress.failed ? ` (${job.progress.failed} failed)` : ""}` : "Starting…"}
             {job?.failedReason ? ` (${job.failedReason})` : ""}
           </p>
         </div>

@@ -121,7 +121,7 @@ function PlatformStrip({ rows }: { rows: any[] }) {
           <span class="kpi-label">{r.platform}</span>
           <strong>{pct(r.visibility_rate.value)}</strong>
           <span class="kpi-ci">{intervalText(r.visibility_rate)}</span>
-          <span class="kpi-n">n = {int(r.visibility_rate.n)}</span>
+          <span class="kpi-n">n = {int(r.visibility_rate.n)} answers</span>
           <span class={`verdict ${r.visibility_rate.change.verdict}`} title={familyTitle(r.visibility_rate.change)}>
             {points(r.visibility_rate.change.delta)} · {VERDICT_TEXT[r.visibility_rate.change.verdict] ?? r.visibility_rate.change.verdict}
           </span>
@@ -132,7 +132,7 @@ function PlatformStrip({ rows }: { rows: any[] }) {
 }
 
 /** A family member's p-values in words (the platforms', topics' and competitors' changes are tested together: Holm). */
-function familyTitle(change: { p_value?: number | null; p_adjusted?: number | null; family_size?: number }): string {
+function familyTitle(change: { p_value?: number | null; p_adjusted?: number | null; family_size?: number | null }): string {
   if (change.p_value == null || change.p_adjusted == null) return "";
   return `p = ${pValue(change.p_value)} for this change alone; ${pValue(change.p_adjusted)} once the ${change.family_size} platform, topic and competitor changes read together are accounted for (Holm). A move is called when that is under 0.05.`;
 }
@@ -174,7 +174,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
   const next = nextRun(ctx.platforms);
   const schedule = ctx.shared ? null : (
     <p class="muted schedule">
-      Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} questions asked${job.progress.failed ? ` (${job.progress.failed} failed)` : ""}, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
+      Latest run: {job ? <a href={`/b/${ctx.brand.id}/runs`}>{`${job.status}, ${job.progress.completed}/${job.progress.total} questions done${job.progress.failed ? ` (${job.progress.failed} failed)` : ""}, ${dateTime(job.createdAt)}`}</a> : "none yet"} · Next scheduled run: {next ? dateTime(next.toISOString()) : "none (no platform on a schedule)"}
     </p>
   );
   if (!overview.answers)
@@ -213,7 +213,10 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
           <span class="kpi-value" tabIndex={0} title={`${int(sov.brand_mentions)} of ${int(sov.total_mentions)} mentions`}>
             {pct(sov.value)}
           </span>
-          <span class="kpi-n">n = {int(sov.n)}</span>
+          <span class="kpi-ci">
+            {int(sov.brand_mentions)} of {int(sov.total_mentions)} mentions
+          </span>
+          <span class="kpi-n">n = {int(sov.n)} answers</span>
           <span class="verdict" title="The change in share of voice is shown without a test for noise">
             {points(sov.change.delta)} · not tested
           </span>
@@ -228,7 +231,8 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
             Average position
           </span>
           <span class="kpi-value">{num(overview.avg_position.value)}</span>
-          <span class="kpi-n">n = {int(overview.avg_position.n)}</span>
+          <span class="kpi-ci">1 = named first</span>
+          <span class="kpi-n">n = {int(overview.avg_position.n)} answers naming the brand</span>
           <span class="verdict">previous {num(overview.avg_position.previous.value)}</span>
         </div>
         <Kpi label="Citation share" rate={overview.citation_share} help="Citations of the brand's pages / all citations" unit="citations" />
@@ -238,7 +242,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
           </span>
           <span class="kpi-value">{num(overview.sentiment.value, 2)}</span>
           <span class="kpi-ci">{sentimentWords(overview.sentiment.value)} (scale −1 to +1)</span>
-          <span class="kpi-n">n = {int(overview.sentiment.n)}</span>
+          <span class="kpi-n">n = {int(overview.sentiment.n)} answers with a sentiment</span>
           <span class="verdict">
             {int(overview.sentiment.positive)} positive · {int(overview.sentiment.neutral)} neutral · {int(overview.sentiment.negative)} negative
           </span>
@@ -256,9 +260,9 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
         csvName={`${ctx.brand.slug}-competitors.csv`}
         initialSort={{ key: "visibility_rate", desc: true }}
         columns={[
-          { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(competitors)} /> },
+          { key: "name", header: "Name", value: (r) => r.name, render: (r) => <EntityName row={r} windowN={windowAnswers(competitors)} windowTo={overview.window.to} /> },
           { key: "visibility_rate", header: "Visibility", numeric: true, value: (r) => r.visibility_rate, render: (r) => <RateCell value={r.visibility_rate} ci_low={r.ci_low} ci_high={r.ci_high} n={r.n} />, title: (r) => intervalTitle(r), csvExtra: INTERVAL_CSV },
-          { key: "answers_mentioning", header: "Answers", numeric: true, value: (r) => r.answers_mentioning, render: (r) => int(r.answers_mentioning) },
+          { key: "answers_mentioning", header: "Answers naming", numeric: true, value: (r) => r.answers_mentioning, render: (r) => `${int(r.answers_mentioning)} / ${int(r.n)}` },
           { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },
           { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
         ]}

@@ -220,7 +220,8 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
           { key: "created_at", header: "When", value: (r) => r.created_at, render: (r) => dateTime(r.created_at) },
           { key: "platform", header: "Platform", value: (r) => r.platform },
           { key: "model", header: "Model", value: (r) => r.model },
-          { key: "sample", header: "Sample", numeric: true, value: (r) => r.sample },
+          // Counted from 1, as the answer cards above count them.
+          { key: "sample", header: "Sample", numeric: true, value: (r) => r.sample + 1 },
           { key: "mentioned", header: "Brand named", value: (r) => (r.mentioned ? "yes" : "no") },
           { key: "mention_position", header: "Position", numeric: true, value: (r) => r.mention_position },
           { key: "citations", header: "Citations", numeric: true, value: (r) => r.citations?.length ?? 0 },

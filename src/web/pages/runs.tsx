@@ -3,14 +3,14 @@
 import { useEffect, useState } from "preact/hooks";
 import { Table } from "../components/table";
 import { Empty, ErrorBox, Loading, useAsync } from "../components/ui";
-import { dateTime } from "../lib/format";
+import { dateTime, int } from "../lib/format";
 import { errorMessage } from "../lib/session";
 import type { BrandContext } from "../lib/brand-context";
 
 interface Job {
   jobId: string;
   status: string;
-  progress: { phase: string; completed: number; total: number };
+  progress: { phase: string; completed: number; failed?: number; total: number };
   result: { failed_units?: { platform: string; model: string; reason: string; prompt_id: string }[]; units?: { answered: number; failed: number } } | null;
   failedReason: string | null;
   platforms: string[];
@@ -69,9 +69,17 @@ export function Runs({ ctx }: { ctx: BrandContext }) {
             columns={[
               { key: "createdAt", header: "Started", value: (j) => j.createdAt, render: (j) => dateTime(j.createdAt) },
               { key: "status", header: "Status", value: (j) => j.status, render: (j) => <span class={`tag status-${j.status}`}>{j.status}</span> },
-              { key: "progress", header: "Progress", value: (j) => `${j.progress.completed}/${j.progress.total}`, render: (j) => <progress max={j.progress.total || 1} value={j.progress.completed} title={`${j.progress.completed} of ${j.progress.total}`} /> },
+              { key: "progress", header: "Progress", value: (j) => `${j.progress.completed}/${j.progress.total}`, render: (j) => (
+                  <span class="name-cell">
+                    <progress max={j.progress.total || 1} value={j.progress.completed} />
+                    <span class="cell-ci">
+                      {int(j.progress.completed)} / {int(j.progress.total)} questions
+                    </span>
+                  </span>
+                ),
+              },
               { key: "platforms", header: "Platforms", value: (j) => j.platforms.join(", ") },
-              { key: "failed", header: "Failed units", numeric: true, value: (j) => j.result?.failed_units?.length ?? 0 },
+              { key: "failed", header: "Failed questions", numeric: true, value: (j) => j.result?.failed_units?.length ?? 0 },
               { key: "finishedAt", header: "Finished", value: (j) => j.finishedAt, render: (j) => dateTime(j.finishedAt) },
               {
                 key: "actions",
@@ -89,7 +97,7 @@ export function Runs({ ctx }: { ctx: BrandContext }) {
           {jobs.data!.filter((j) => j.failedReason || j.result?.failed_units?.length).slice(0, 3).map((j) => (
             <details key={j.jobId} class="card">
               <summary>
-                Failed units of the run of {dateTime(j.createdAt)}: {j.failedReason}
+                Failed questions of the run of {dateTime(j.createdAt)}: {j.failedReason}
               </summary>
               <ul>
                 {(j.result?.failed_units ?? []).map((u, i) => (

@@ -138,6 +138,7 @@ function CitingAnswers({ ctx, source }: { ctx: BrandContext; source: { domain: s
   return (
     <div class="card drill">
       <h3>Answers citing {value}</h3>
+      <p class="muted">The newest 50 in the window, from every prompt and platform (the filters above do not narrow this list).</p>
       {data.loading ? (
         <Loading />
       ) : data.error ? (
