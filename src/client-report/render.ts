@@ -167,7 +167,7 @@ ${rateCard("brand_cited_rate", "Brand cited", "Answers citing one of the brand's
 <p class="kpi-label">Share of voice</p>
 <p class="kpi-value">${pct(sov.value)}</p>
 <p class="kpi-detail">${int(sov.brand_mentions)} of ${int(sov.total_mentions)} mentions of the brand and its competitors · n = ${int(sov.n)} answers</p>
-<p class="verdict">${points(sov.change.delta)} · not tested for noise${sov.change.competitors_changed ? ` · <span class="warning">competitors changed</span>` : ""}</p>
+<p class="verdict">${sov.change.delta === null ? "no change to show" : `${points(sov.change.delta)} · not tested for noise${sov.change.competitors_changed ? ` · <span class="warning">competitors changed</span>` : ""}`}</p>
 <p class="kpi-detail">change over the prompts answered in both windows (n ${int(sov.change.n_current)} vs ${int(sov.change.n_previous)})</p>
 </li>
 <li class="kpi"${data({ kpi: "avg_position", value: position.value, n: position.n, previous: position.previous.value })}>

@@ -37,7 +37,9 @@ function sections(d: Digest): { title: string; lines: string[]; more?: number }[
 }
 
 const shareOfVoiceLine = (d: Digest) =>
-  `Share of voice ${pct(d.share_of_voice.value)} (${points(d.share_of_voice.delta)}, not tested for noise${d.share_of_voice.competitors_changed ? "; competitors changed since the previous period" : ""}).`;
+  d.share_of_voice.delta === null
+    ? `Share of voice ${pct(d.share_of_voice.value)}.`
+    : `Share of voice ${pct(d.share_of_voice.value)} (${points(d.share_of_voice.delta)}, not tested for noise${d.share_of_voice.competitors_changed ? "; competitors changed since the previous period" : ""}).`;
 
 export function digestText(d: Digest, unsubscribeUrl: string | null): string {
   const out = [`${d.brand.name} — ${d.organization.name}`, `${d.window.from} – ${d.window.to}, compared with ${d.previous.from} – ${d.previous.to}`, "", headline(d), shareOfVoiceLine(d)];

@@ -217,10 +217,10 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
             {int(sov.brand_mentions)} of {int(sov.total_mentions)} mentions
           </span>
           <span class="kpi-n">n = {int(sov.n)} answers</span>
-          <span class="verdict" title="The change in share of voice is shown without a test for noise">
-            {points(sov.change.delta)} · not tested
+          <span class="verdict" title={sov.change.delta === null ? "No prompt was answered in both windows" : "The change in share of voice is shown without a test for noise"}>
+            {sov.change.delta === null ? "— · nothing to compare" : `${points(sov.change.delta)} · not tested`}
           </span>
-          {sov.change.competitors_changed && (
+          {sov.change.delta !== null && sov.change.competitors_changed && (
             <span class="warning" title="A competitor was added since the previous window began: its mentions count in one window and not the other">
               competitors changed
             </span>
