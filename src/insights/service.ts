@@ -10,7 +10,7 @@ import { holm, newcombe, wilson, type ChangeCounts, type Interval as RateInterva
 import { identify } from "../crawlers/classify";
 import type { GroupBy, InsightArgs } from "./args";
 import { COMPETITOR_MEASURES, RESULT_MEASURES, type InsightsStore, type ResultGroupColumn, type ResultSums, type ResultSumsRow } from "./store";
-import { periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
+import { addDays, periodOf, periodsOf, previousWindow, type DateWindow, type Interval } from "./window";
 
 type Row = Record<string, unknown>;
 
@@ -144,15 +144,21 @@ const shareOfVoice = (s: ResultSums) => ({
   n: s.results,
 });
 /**
- * Whether a competitor was added since the previous window began: its mentions count in the
- * current window's share of voice and not (or only partly) in the previous one, so the change moves
- * with no answer changing.
+ * Whether a competitor was added while the two windows had answers already: its mentions count in
+ * the answers since and not in those before, so the share of voice's change moves with no answer
+ * changing. One added before the first answer of the two windows (tracking began with it) or after
+ * the window ended changes nothing.
  */
-async function competitorsAddedSince(ctx: InsightsContext, brandId: string, previous: DateWindow, window: DateWindow) {
-  const from = `${previous.from}T00:00:00.000Z`;
-  // Added after the window ended: counted in neither window.
-  const until = `${window.to}T23:59:59.999Z`;
-  return (await ctx.store.competitors(brandId)).some((c) => String(c.created_at) > from && String(c.created_at) <= until);
+async function competitorsAddedSince(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
+  const days = new Set(
+    (await ctx.store.competitors(args.brandId)).map((c) => String(c.created_at).slice(0, 10)).filter((day) => day > previous.from && day <= args.window.to),
+  );
+  // Bounded by the brand's competitors: one read of the result sums per day one was added.
+  for (const day of days) {
+    const before = (await resultSums(ctx, args, { from: previous.from, to: addDays(day, -1) }, [])).reduce(addSums, emptySums());
+    if (before.results > 0) return true;
+  }
+  return false;
 }
 
 /** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
@@ -180,7 +186,7 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
     citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
     brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
-    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args.brandId, previous, args.window) } },
+    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args, previous) } },
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },

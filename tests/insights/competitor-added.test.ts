@@ -56,3 +56,22 @@ test("a competitor added during the comparison has no change; one added before b
   expect(byName.get("Incumbent")!.change).toMatchObject({ verdict: "up", added_since: null });
   expect(byName.get("Incumbent")!.change.delta).toBeCloseTo(14 / 16, 12);
 });
+
+test("the share of voice's change says competitors changed only when one was added while the two windows had answers already", async () => {
+  const owner = await signedUpClient(server.url, server.secrets.anonKey, "Voices");
+  const [{ organization_id }] = await db.inspect<{ organization_id: string }>("SELECT organization_id FROM organization_members WHERE user_id = ?", owner.user.id);
+  const brandId = await db.fixtures.brand(organization_id!);
+  // Tracking began 45 days ago (inside the previous window) with its competitor: nothing changed.
+  const rival = await db.fixtures.competitor(brandId, "Founding rival", null, dayAgo(45));
+  const promptId = await db.fixtures.prompt(brandId, "Which tool is best?");
+  for (let i = 0; i < 10; i++) await db.fixtures.result({ brandId, promptId, platform: "chatgpt", createdAt: dayAgo(44 - i * 4), mentioned: i % 2 === 0, competitors: [{ competitorId: rival, mentionCount: 1, position: 2 }] });
+  const changed = async () => {
+    const { data, error } = await owner.sb.rpc("insights_overview", { p_brand_id: brandId });
+    expect(error).toBeNull();
+    return (data as { share_of_voice: { change: { competitors_changed: boolean } } }).share_of_voice.change.competitors_changed;
+  };
+  expect(await changed()).toBe(false);
+  // One more added 3 days ago, after answers of both windows: its mentions count in part of them only.
+  await db.fixtures.competitor(brandId, "Newcomer", null, dayAgo(3));
+  expect(await changed()).toBe(true);
+});
