@@ -101,5 +101,5 @@ test("onboarding with no engine key saves the brand, its prompts and chosen plat
   expect(await page.locator("pre.snippet").innerText()).toContain("/t.js");
   // Settings name the variable instead of a bare "no".
   await page.goto(`${bin.url}/b/${brands[0].id}/settings`);
-  await page.getByText("no: set OPENAI_API_KEY").waitFor();
+  await page.getByText("not yet: the server's operator sets OPENAI_API_KEY").waitFor();
 }, 90_000);

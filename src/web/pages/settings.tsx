@@ -306,7 +306,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
           csvName={`${brand.slug}-platforms.csv`}
           columns={[
             { key: "id", header: "Platform", value: (p) => p.id },
-            { key: "configured", header: "Key on the server", value: (p) => (p.configured ? "yes" : `no: set ${p.missing ?? "its key"}`) },
+            { key: "configured", header: "Key on the server", value: (p) => (p.configured ? "yes" : `not yet: the server's operator sets ${p.missing ?? "its key"}`) },
             { key: "tracked", header: "Tracked", value: (p) => (ctx.platforms.find((x) => x.platform === p.id)?.is_enabled ? "yes" : "no"), render: (p) => <PlatformControl ctx={ctx} platform={p.id} configured={p.configured} write={w.write} /> },
             { key: "last", header: "Last checked", value: (p) => ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at ?? null, render: (p) => dateTime(ctx.platforms.find((x) => x.platform === p.id)?.last_checked_at) },
           ]}
@@ -422,7 +422,7 @@ export function Settings({ ctx, reload }: { ctx: BrandContext; reload(): void })
 function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandContext; platform: string; configured: boolean; write: WriteFn }) {
   const row = ctx.platforms.find((p) => p.platform === platform);
   const { conn, brand, canEdit } = ctx;
-  if (!canEdit) return <>{row?.is_enabled ? `${row.check_frequency}, ${row.samples} sample(s)` : "no"}</>;
+  if (!canEdit) return <>{row?.is_enabled ? `${row.check_frequency}, ${row.samples} answer${row.samples === 1 ? "" : "s"} per prompt each run` : "no"}</>;
   const save = (patch: Record<string, unknown>) =>
     write(() => (row ? conn.sb.from("brand_platforms").update(patch).eq("brand_id", brand.id).eq("platform", platform) : conn.sb.from("brand_platforms").insert({ brand_id: brand.id, platform, ...patch })));
   return (
@@ -435,7 +435,10 @@ function PlatformControl({ ctx, platform, configured, write }: { ctx: BrandConte
               <option key={f}>{f}</option>
             ))}
           </select>
-          <input type="number" min={1} max={10} aria-label={`${platform} samples`} value={row.samples} onChange={(e) => save({ samples: Number((e.target as HTMLInputElement).value) })} />
+          <label class="inline-label">
+            <input type="number" min={1} max={10} aria-label={`${platform} samples`} value={row.samples} onChange={(e) => save({ samples: Number((e.target as HTMLInputElement).value) })} />
+            <span class="muted">answers per prompt each run</span>
+          </label>
         </>
       )}
     </span>

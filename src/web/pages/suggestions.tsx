@@ -8,6 +8,8 @@ import { errorMessage } from "../lib/session";
 import type { BrandContext } from "../lib/brand-context";
 
 const PRIORITY = { high: 0, medium: 1, low: 2 } as Record<string, number>;
+/** A suggestion's status in words. */
+const STATUS_TEXT: Record<string, string> = { new: "new", accepted: "accepted: to do", in_progress: "in progress", done: "done", dismissed: "dismissed" };
 
 export function Suggestions({ ctx }: { ctx: BrandContext }) {
   const data = useAsync(async () => {
@@ -45,8 +47,8 @@ export function Suggestions({ ctx }: { ctx: BrandContext }) {
         </p>
       )}
       <p class="muted">
-        Priority follows the evidence: <strong>high</strong> when at least 5 answers show the problem and the 95 % interval of their share starts at 50 % or more; <strong>medium</strong> from 3
-        answers and 20 %; otherwise <strong>low</strong>.
+        Priority follows the evidence: <strong>high</strong> when at least 5 answers show the problem and we can be confident at least half of such answers do (the 95 % interval of their share starts at 50 %); <strong>medium</strong> from 3
+        answers and a fifth; otherwise <strong>low</strong> — one or two answers never make more than low. They are made again from the answers of each run.
       </p>
       <label class="inline">
         Type{" "}
@@ -66,11 +68,11 @@ export function Suggestions({ ctx }: { ctx: BrandContext }) {
               <span class={`tag priority-${s.priority}`}>{s.priority}</span>
               <span class="tag">{s.type.replaceAll("_", " ")}</span>
               <strong>{s.evidence?.prompt_ids?.length === 1 ? <a href={`/b/${ctx.brand.id}/prompts/${s.evidence.prompt_ids[0]}`}>{s.title}</a> : s.title}</strong>
-              <span class="muted">{s.status} · {dateTime(s.updated_at)}</span>
+              <span class="muted">{STATUS_TEXT[s.status] ?? s.status} · updated {dateTime(s.updated_at)}</span>
             </div>
             {s.detail && <p>{s.detail}</p>}
             <details>
-              <summary>Evidence: {s.evidence?.answers ?? 0} answer(s){s.evidence?.platforms?.length ? ` on ${s.evidence.platforms.join(", ")}` : ""}</summary>
+              <summary>Evidence: {s.evidence?.answers ?? 0} answer{(s.evidence?.answers ?? 0) === 1 ? "" : "s"}{s.evidence?.platforms?.length ? ` on ${s.evidence.platforms.join(", ")}` : ""}</summary>
               <ul class="plain">
                 {(s.evidence?.prompt_ids ?? []).map((id: string) => (
                   <li key={id}>Prompt: {promptLink(id)}</li>
