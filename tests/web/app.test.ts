@@ -265,6 +265,12 @@ test("prompts: the table equals insights_prompts, CSV export matches it, and a p
   expect(shown).toContain('<img src=x onerror="window.__pwned=1">');
   expect(await page.locator(".answer-text img").count()).toBe(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  // Perplexity's numbered markers ("[1][2]") link to the sources listed under its answer.
+  const perplexityCard = page.locator('article.answer[data-platform="perplexity"]').first();
+  const markers = perplexityCard.locator(".answer-text sup.cite a");
+  expect(await markers.count()).toBeGreaterThan(0);
+  expect(await perplexityCard.locator(".answer-text").innerText()).not.toMatch(/\[\d\]/);
+  for (const href of await markers.evaluateAll((links) => links.map((a) => a.getAttribute("href")!))) expect(await perplexityCard.locator(`.sources li${href.replace(/^#/, "#")}`).count()).toBe(1);
   await shoot("prompt");
   await page.locator("article.answer").first().screenshot({ path: join(ARTIFACTS, "prompt-answer.png") });
 }, 60_000);

@@ -177,16 +177,20 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
             </header>
             {/* Focusable: a long answer scrolls inside its box, and keyboards must reach it too. */}
             <div class="answer-text" tabIndex={0} role="region" aria-label={`Answer from ${a.platform}`}>
-              {a.response ? <Markdown source={a.response} text={(t) => <Highlighted text={t} names={names} />} /> : <p class="muted">(this answer's text was removed by the retention setting)</p>}
+              {a.response ? (
+                <Markdown source={a.response} text={(t) => citationMarkers(t, a.citations?.length ?? 0, (n) => `source-${a.id}-${n}`, (piece) => <Highlighted text={piece} names={names} />)} />
+              ) : (
+                <p class="muted">(this answer's text was removed by the retention setting)</p>
+              )}
             </div>
             {a.citations?.length > 0 && (
               <>
                 <h4>Cited sources</h4>
                 <ol class="sources">
-                  {a.citations.map((c) => {
+                  {a.citations.map((c, i) => {
                     const cls = c.is_brand ? "own" : c.competitor_id ? "competitor" : "third_party";
                     return (
-                      <li key={c.position}>
+                      <li key={c.position} id={`source-${a.id}-${i + 1}`}>
                         <span class={`tag ${cls}`}>{cls.replace("_", " ")}</span>
                         {domains.get(c.domain ?? "")?.category && <span class="tag">{domains.get(c.domain ?? "")!.category}</span>}{" "}
                         <ExternalLink url={c.url}>{c.title || c.url}</ExternalLink>
@@ -229,4 +233,31 @@ export function PromptDetail({ ctx, promptId }: { ctx: BrandContext; promptId: s
       />
     </section>
   );
+}
+
+/**
+ * An engine's numbered citation markers ("[2]", as Perplexity writes them) as superscript links to
+ * that source in the list below the answer; a number past the list stays text. The rest goes
+ * through `render` (the brand and competitors highlighted).
+ */
+function citationMarkers(text: string, count: number, idOf: (n: number) => string, render: (text: string) => ComponentChildren): ComponentChildren {
+  if (!count || !text.includes("[")) return render(text);
+  const out: ComponentChildren[] = [];
+  let last = 0;
+  // Bounded: one match per marker in a capped answer.
+  for (const m of text.matchAll(/\[(\d{1,3})\]/g)) {
+    const n = Number(m[1]);
+    if (n < 1 || n > count) continue;
+    if (m.index! > last) out.push(render(text.slice(last, m.index)));
+    out.push(
+      <sup class="cite">
+        <a href={`#${idOf(n)}`} aria-label={`source ${n}`}>
+          {n}
+        </a>
+      </sup>,
+    );
+    last = m.index! + m[0].length;
+  }
+  if (last < text.length) out.push(render(text.slice(last)));
+  return out;
 }
