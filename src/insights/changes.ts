@@ -65,7 +65,7 @@ export const togetherText = (size: number) => `${size} changes tested together (
 
 /** "What changed" with no move: nothing comparable, or nothing beyond noise (and how it was tested). */
 export function noMoveText(size: number): string {
-  if (size === 0) return "Nothing to compare yet: no platform, topic or competitor has answers in both windows.";
+  if (size === 0) return "Nothing to compare yet: no platform, topic or competitor has answers in both windows. A window is compared with as many days before it, so the first comparison comes that many days after the first answers (7 after them for the 7-day window).";
   if (size === 1) return "No platform, topic or competitor moved beyond noise between the two windows (the change’s 95 % interval includes 0).";
   return `No platform, topic or competitor moved beyond noise between the two windows (${size} changes tested together at 95 %, by Holm’s method).`;
 }

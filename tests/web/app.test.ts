@@ -171,6 +171,8 @@ test("the overview shows the numbers insights_overview and insights_competitors 
   }
   // No answers before this window: nothing to compare, said as such (not "within noise").
   expect(await page.locator(".what-changed").innerText()).toContain("Nothing to compare yet");
+  // Every answer is from today: no one-point chart, the words say why.
+  expect(await page.locator("[data-one-period]").getAttribute("data-one-period")).toBe(today);
   await shoot("overview");
 
   // Filters: the platform and "all prompts" go into the URL, and the numbers follow.

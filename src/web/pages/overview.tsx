@@ -198,6 +198,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
     return row ? `${pct(row.visibility_rate.value)} (${intervalText(row.visibility_rate)}), n = ${int(row.visibility_rate.n)}` : "no answers";
   });
   const sov = overview.share_of_voice;
+  const answeredPeriods = [...new Set(trend.filter((r) => Number(r.answers) > 0).map((r) => String(r.period)))];
   return (
     <>
       <p class="muted">
@@ -251,8 +252,17 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
       <WhatChanged overview={overview} topics={ctx.options.topics} />
       <PlatformStrip rows={overview.by_platform} />
       <h2>Visibility by platform</h2>
-      <p class="muted">Shaded: each point's 95 % interval. Hover or tap a point for its n; "Chart data" lists every value.</p>
-      <LineChart periods={periods} series={series} yLabel="Visibility rate" />
+      {answeredPeriods.length < 2 ? (
+        // One period with answers draws no line: said in words, the figures are in the strip above.
+        <p class="muted" data-one-period={answeredPeriods[0] ?? ""}>
+          Every answer of this window is from {answeredPeriods[0] ?? "—"}: the chart draws a line once a second {trendInterval(overview.window.from, overview.window.to)} has answers. Each platform's rate is in the strip above.
+        </p>
+      ) : (
+        <>
+          <p class="muted">Shaded: each point's 95 % interval. Hover or tap a point for its n; "Chart data" lists every value.</p>
+          <LineChart periods={periods} series={series} yLabel="Visibility rate" />
+        </>
+      )}
       <h2>Competitors</h2>
       <Table
         rows={competitors}
