@@ -150,15 +150,27 @@ const shareOfVoice = (s: ResultSums) => ({
  * the window ended changes nothing.
  */
 async function competitorsAddedSince(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
-  const days = new Set(
-    (await ctx.store.competitors(args.brandId)).map((c) => String(c.created_at).slice(0, 10)).filter((day) => day > previous.from && day <= args.window.to),
-  );
-  // Bounded by the brand's competitors: one read of the result sums per day one was added.
-  for (const day of days) {
-    const before = (await resultSums(ctx, args, { from: previous.from, to: addDays(day, -1) }, [])).reduce(addSums, emptySums());
-    if (before.results > 0) return true;
+  const answered = answeredBefore(ctx, args, previous.from);
+  for (const c of await ctx.store.competitors(args.brandId)) {
+    const day = String(c.created_at).slice(0, 10);
+    if (day <= args.window.to && (await answered(day))) return true;
   }
   return false;
+}
+
+/**
+ * Whether the brand has answers (under the filters) from `from` until the day before a given day:
+ * answers analysed before a competitor added that day existed. Remembered per day: one read of the
+ * result sums per distinct day, bounded by the brand's competitors.
+ */
+function answeredBefore(ctx: InsightsContext, args: InsightArgs, from: string) {
+  const known = new Map<string, Promise<boolean>>();
+  return (day: string): Promise<boolean> => {
+    if (day <= from) return Promise.resolve(false);
+    let answer = known.get(day);
+    if (!answer) known.set(day, (answer = resultSums(ctx, args, { from, to: addDays(day, -1) }, []).then((rows) => rows.reduce(addSums, emptySums()).results > 0)));
+    return answer;
+  };
 }
 
 /** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
@@ -227,16 +239,19 @@ function inOneFamily<P extends FamilyMember, T extends FamilyMember, C extends F
  */
 async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
   const before = new Map((await competitors(ctx, { ...args, window: previous })).map((r) => [r.entity_id, r]));
-  // A competitor is looked for in answers analysed after it was added: one added after the previous
-  // window began has no comparable count there, and its "rise" would only be its being added.
-  const added = new Map((await ctx.store.competitors(args.brandId)).map((c) => [c.id, c.created_at]));
-  const comparedFrom = `${previous.from}T00:00:00.000Z`;
+  // A competitor is looked for in answers analysed after it was added: one added while the two
+  // windows had answers already has no comparable count, and its "rise" would only be its being
+  // added. One added before their first answer (tracking began with it) compares as any other.
+  const added = new Map((await ctx.store.competitors(args.brandId)).map((c) => [c.id, String(c.created_at)]));
+  const answered = answeredBefore(ctx, args, previous.from);
+  const late = new Set<string>();
+  for (const [id, at] of added) if (await answered(at.slice(0, 10))) late.add(id);
   return (await competitors(ctx, args))
     .filter((r) => !r.is_brand)
     .map((r) => {
       const p = before.get(r.entity_id);
       const prior = interval(p?.answers_mentioning ?? 0, p?.n ?? 0);
-      const addedLate = (added.get(r.entity_id) ?? "") > comparedFrom;
+      const addedLate = late.has(r.entity_id);
       const counts = addedLate ? null : { x1: r.answers_mentioning, n1: r.n, x2: p?.answers_mentioning ?? 0, n2: p?.n ?? 0 };
       const change = counts ? newcombe(counts.x1, counts.n1, counts.x2, counts.n2) : { delta: null, ci_low: null, ci_high: null, verdict: "insufficient_data" as const };
       return {

@@ -102,6 +102,24 @@ test("the overview, unfiltered, names ChatGPT's and Perplexity's significant mov
   await page.getByText("answers to all prompts").waitFor();
 }, 60_000);
 
+test("the competitors page shows each one's visibility change and verdict as the overview tests it, the brand's over the prompts answered in both windows", async () => {
+  const overview = (await sb.rpc("insights_overview", { p_brand_id: brandId, p_branded: false })).data as any;
+  const board = (await sb.rpc("insights_competitors", { p_brand_id: brandId, p_branded: false })).data as { entity_id: string; name: string; is_brand: boolean }[];
+  await page.goto(`${url}/b/${brandId}/competitors`);
+  await page.locator('td[data-col="change"]').first().waitFor();
+  const verdicts = { up: "up", down: "down", within_noise: "within noise", insufficient_data: "not enough data" } as Record<string, string>;
+  let compared = 0;
+  for (const r of board) {
+    const change = r.is_brand ? overview.visibility_rate.change : overview.by_competitor.find((c: any) => c.competitor_id === r.entity_id).visibility_rate.change;
+    const cell = page.locator("table").first().locator("tr", { hasText: r.name }).first().locator('td[data-col="change"]');
+    await cell.filter({ hasNotText: "…" }).waitFor();
+    const text = await cell.innerText();
+    expect([r.name, text]).toEqual([r.name, `${change.delta === null ? "—" : pts(change.delta)} · ${verdicts[change.verdict]}`]);
+    if (change.delta !== null) compared++;
+  }
+  expect(compared).toBeGreaterThan(1);
+}, 60_000);
+
 test("no page shows an id: overview, prompts, competitors, sources, suggestions, AI traffic, AI crawlers, runs, settings", async () => {
   for (const tab of ["overview", "prompts", "competitors", "sources", "suggestions", "traffic", "crawlers", "runs", "settings"]) {
     await page.goto(`${url}/b/${brandId}/${tab}`);

@@ -5,7 +5,7 @@ import { FilterBar } from "../components/filter-bar";
 import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, EntityName, windowAnswers, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
 import { rpcArgs } from "../lib/filters";
-import { int, intervalTitle, num, pct } from "../lib/format";
+import { changeText, int, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext } from "../lib/brand-context";
 
 export function Competitors({ ctx }: { ctx: BrandContext }) {
@@ -14,6 +14,10 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
   const filters = { ...ctx.filters, branded: ctx.filters.branded === undefined ? false : ctx.filters.branded };
   const args = rpcArgs(ctx.brand.id, filters);
   const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_competitors", args)) as any[], [JSON.stringify(args)]);
+  // Each one's change against the previous window, as "What changed" tests it (the overview's).
+  const overview = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_overview", args)) as any, [JSON.stringify(args)]);
+  const changeOf = (r: { entity_id: string; is_brand: boolean }) =>
+    r.is_brand ? overview.data?.visibility_rate?.change : overview.data?.by_competitor?.find((c: any) => c.competitor_id === r.entity_id)?.visibility_rate?.change;
   const rivals = data.data?.filter((r) => !r.is_brand) ?? [];
   return (
     <section>
@@ -44,6 +48,21 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
               { key: "mentions", header: "Mentions", numeric: true, value: (r) => r.mentions, render: (r) => int(r.mentions) },
               { key: "share_of_voice", header: "Share of voice", numeric: true, value: (r) => r.share_of_voice, render: (r) => pct(r.share_of_voice) },
               { key: "avg_position", header: "Avg. position", numeric: true, value: (r) => r.avg_position, render: (r) => num(r.avg_position) },
+              {
+                key: "change",
+                header: "Visibility change",
+                numeric: true,
+                value: (r) => changeOf(r)?.delta ?? null,
+                render: (r) => {
+                  const change = changeOf(r);
+                  if (!change) return overview.loading ? "…" : "—";
+                  return (
+                    <span class={`verdict ${change.verdict}`} title={change.delta === null ? "" : `${changeText(change)}; ${r.is_brand ? "over the prompts answered in both windows" : "over all answers of each window, tested with the other platform, topic and competitor changes (Holm)"}`}>
+                      {points(change.delta)} · {VERDICT_TEXT[change.verdict] ?? change.verdict}
+                    </span>
+                  );
+                },
+              },
             ]}
           />
           <RemovedShare rows={data.data!} />

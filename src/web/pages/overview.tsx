@@ -222,7 +222,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
             {sov.change.delta === null ? "— · nothing to compare" : `${points(sov.change.delta)} · not tested`}
           </span>
           {sov.change.delta !== null && sov.change.competitors_changed && (
-            <span class="warning" title="A competitor was added since the previous window began: its mentions count in one window and not the other">
+            <span class="warning" title="A competitor was added while the two windows had answers already: its mentions count in the answers since, not in those before">
               competitors changed
             </span>
           )}
