@@ -4,7 +4,7 @@
 // attributes (full precision, for machines: the tests compare them with the RPCs').
 import { changeText, int, num, pct, points, VERDICT_TEXT } from "../common/format";
 import { isLogoDataUrl } from "../common/logo";
-import { noMoveText, togetherText } from "../insights/changes";
+import { countedFromNote, noMoveText, togetherText } from "../insights/changes";
 import { escapeHtml } from "../mail/service";
 import { REPORT_LIMITS, type ReportData } from "./data";
 
@@ -306,9 +306,12 @@ ${body}
 // ---- tables -----------------------------------------------------------------------------------------
 
 function competitorSection(d: ReportData): string {
-  // A competitor added inside the window, with answers from before it: its figures count from then.
+  // A competitor added inside the window (with answers from before it) or after it says so.
   const windowN = d.competitors.find((r) => r.is_brand)?.n ?? 0;
-  const since = (r: ReportData["competitors"][number]) => (!r.is_brand && r.counted_from && r.n < windowN ? ` <span class="muted">(counted from ${esc(r.counted_from)})</span>` : "");
+  const since = (r: ReportData["competitors"][number]) => {
+    const note = countedFromNote(r, windowN, d.window.to);
+    return note ? ` <span class="muted">(${esc(note)})</span>` : "";
+  };
   const rows = d.competitors
     .map(
       (r) =>

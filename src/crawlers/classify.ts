@@ -30,7 +30,6 @@ function classOfFunction(fn: string): CrawlerClass {
   return "ai_training";
 }
 
-
 interface Token {
   token: string;
   lower: string;

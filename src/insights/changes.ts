@@ -69,3 +69,13 @@ export function noMoveText(size: number): string {
   if (size === 1) return "No platform, topic or competitor moved beyond noise between the two windows (the change’s 95 % interval includes 0).";
   return `No platform, topic or competitor moved beyond noise between the two windows (${size} changes tested together at 95 %, by Holm’s method).`;
 }
+
+/**
+ * What a competitor table says beside a competitor added inside the window, when the window has
+ * answers from before (`windowN`: the brand's n), or after it (`windowTo`); null: nothing.
+ */
+export function countedFromNote(row: { is_brand: boolean; n: number; counted_from?: string | null }, windowN: number, windowTo: string): string | null {
+  if (row.is_brand || !row.counted_from) return null;
+  if (row.counted_from > windowTo) return `added after this window, on ${row.counted_from}`;
+  return row.n < windowN ? `counted from ${row.counted_from}` : null;
+}

@@ -149,28 +149,33 @@ const shareOfVoice = (s: ResultSums) => ({
  * changing. One added before the first answer of the two windows (tracking began with it) or after
  * the window ended changes nothing.
  */
-async function competitorsAddedSince(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
-  const answered = answeredBefore(ctx, args, previous.from);
-  for (const c of await ctx.store.competitors(args.brandId)) {
-    const day = String(c.created_at).slice(0, 10);
-    if (day <= args.window.to && (await answered(day))) return true;
-  }
-  return false;
-}
+const competitorsAddedSince = (rivals: readonly Rival[], late: ReadonlySet<string>, window: DateWindow) => rivals.some((c) => late.has(c.id) && addedDay(c) <= window.to);
+
+type Rival = { id: string; name: string; created_at: string };
+/** The UTC day a competitor was added (from when it is looked for in answers). */
+const addedDay = (c: { created_at: string }) => String(c.created_at).slice(0, 10);
 
 /**
- * Whether the brand has answers (under the filters) from `from` until the day before a given day:
- * answers analysed before a competitor added that day existed. Remembered per day: one read of the
+ * The competitors added while the two windows (from `from`) had answers already — under the
+ * filters, answers from `from` until the day before the one each was added. One read of the
  * result sums per distinct day, bounded by the brand's competitors.
  */
-function answeredBefore(ctx: InsightsContext, args: InsightArgs, from: string) {
-  const known = new Map<string, Promise<boolean>>();
-  return (day: string): Promise<boolean> => {
-    if (day <= from) return Promise.resolve(false);
-    let answer = known.get(day);
-    if (!answer) known.set(day, (answer = resultSums(ctx, args, { from, to: addDays(day, -1) }, []).then((rows) => rows.reduce(addSums, emptySums()).results > 0)));
-    return answer;
-  };
+async function addedLate(ctx: InsightsContext, args: InsightArgs, rivals: readonly Rival[], from: string): Promise<Set<string>> {
+  const answered = new Map<string, boolean>();
+  const late = new Set<string>();
+  for (const c of rivals) {
+    const day = addedDay(c);
+    if (day <= from) continue;
+    if (!answered.has(day)) answered.set(day, (await resultSums(ctx, args, { from, to: addDays(day, -1) }, [])).reduce(addSums, emptySums()).results > 0);
+    if (answered.get(day)) late.add(c.id);
+  }
+  return late;
+}
+
+/** The window a competitor's figures count over: from the day it was added when that is inside the window. */
+function countedWindow(rival: { created_at: string }, window: DateWindow): DateWindow {
+  const day = addedDay(rival);
+  return day > window.from ? { from: day, to: window.to } : window;
 }
 
 /** Like the rates' changes, over the (prompt, platform) pairs answered in both windows. */
@@ -191,6 +196,9 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
   const compared = comparePairs(byPair(rowsNow), byPair(rowsBefore));
   const sovNow = shareOfVoice(total);
   const sovBefore = shareOfVoice(previousTotal);
+  // The brand's competitors, read once for the share of voice's flag and the competitors' changes.
+  const rivals = await ctx.store.competitors(args.brandId);
+  const late = await addedLate(ctx, args, rivals, previous.from);
   return {
     window: args.window,
     previous,
@@ -198,7 +206,7 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     visibility_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.visibility_rate),
     citation_share: rateWithChange(total, previousTotal, compared, PROPORTIONS.citation_share),
     brand_cited_rate: rateWithChange(total, previousTotal, compared, PROPORTIONS.brand_cited_rate),
-    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: await competitorsAddedSince(ctx, args, previous) } },
+    share_of_voice: { ...sovNow, previous: sovBefore, change: { ...shareOfVoiceChange(compared), competitors_changed: competitorsAddedSince(rivals, late, args.window) } },
     avg_position: { ...mean(total.position_sum, total.position_n), previous: mean(previousTotal.position_sum, previousTotal.position_n) },
     avg_visibility_score: { ...mean(total.visibility_sum, total.visibility_n), previous: mean(previousTotal.visibility_sum, previousTotal.visibility_n) },
     sentiment: { ...sentimentOf(total), previous: sentimentOf(previousTotal) },
@@ -207,7 +215,7 @@ export async function overview(ctx: InsightsContext, args: InsightArgs) {
     ...inOneFamily(
       visibilityBy(rowsNow, rowsBefore, (r) => String(r.platform)).map(({ key, ...v }) => ({ platform: key, ...v })),
       visibilityBy(rowsNow, rowsBefore, await topicKey(ctx, args.brandId)).map(({ key, ...v }) => ({ topic_id: key === NO_TOPIC ? null : key, ...v })),
-      await competitorChanges(ctx, args, previous),
+      await competitorChanges(ctx, args, previous, rivals, late),
     ),
   };
 }
@@ -219,7 +227,7 @@ type FamilyMember = { visibility_rate: { change: { verdict: string } }; counts: 
  * whichever moved), so their verdicts are Holm's over all of them (analysis/stats.ts), each change
  * with its own p-value, the adjusted one and the family's size. One topic group (every prompt in
  * one topic, or none in any) is the whole, not a member; nor is a competitor without a comparable
- * count (added since the previous window began). The counts are left out of the answer.
+ * count (added while the two windows had answers already). The counts are left out of the answer.
  */
 function inOneFamily<P extends FamilyMember, T extends FamilyMember, C extends FamilyMember>(byPlatform: P[], byTopic: T[], byCompetitor: C[]) {
   // Every change says whether it was tested: null p-values and family size where it was not.
@@ -234,31 +242,28 @@ function inOneFamily<P extends FamilyMember, T extends FamilyMember, C extends F
 
 /**
  * Each competitor's visibility (answers naming it / answers) in both windows and its change. Unlike
- * the brand's, over all answers of each window: a competitor's mentions are not kept per prompt and
- * platform pair.
+ * the brand's, over all answers of each window (from the day it was added for one added inside it):
+ * a competitor's mentions are not kept per prompt and platform pair.
  */
-async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow) {
-  const before = new Map((await competitors(ctx, { ...args, window: previous })).map((r) => [r.entity_id, r]));
+async function competitorChanges(ctx: InsightsContext, args: InsightArgs, previous: DateWindow, rivals: readonly Rival[], late: ReadonlySet<string>) {
+  const before = new Map((await competitors(ctx, { ...args, window: previous }, rivals)).map((r) => [r.entity_id, r]));
   // A competitor is looked for in answers analysed after it was added: one added while the two
-  // windows had answers already has no comparable count, and its "rise" would only be its being
-  // added. One added before their first answer (tracking began with it) compares as any other.
-  const added = new Map((await ctx.store.competitors(args.brandId)).map((c) => [c.id, String(c.created_at)]));
-  const answered = answeredBefore(ctx, args, previous.from);
-  const late = new Set<string>();
-  for (const [id, at] of added) if (await answered(at.slice(0, 10))) late.add(id);
-  return (await competitors(ctx, args))
+  // windows had answers already (`late`) has no comparable count, and its "rise" would only be its
+  // being added. One added before their first answer (tracking began with it) compares as any other.
+  const added = new Map(rivals.map((c) => [c.id, String(c.created_at)]));
+  return (await competitors(ctx, args, rivals))
     .filter((r) => !r.is_brand)
     .map((r) => {
       const p = before.get(r.entity_id);
       const prior = interval(p?.answers_mentioning ?? 0, p?.n ?? 0);
-      const addedLate = late.has(r.entity_id);
-      const counts = addedLate ? null : { x1: r.answers_mentioning, n1: r.n, x2: p?.answers_mentioning ?? 0, n2: p?.n ?? 0 };
+      const isLate = late.has(r.entity_id);
+      const counts = isLate ? null : { x1: r.answers_mentioning, n1: r.n, x2: p?.answers_mentioning ?? 0, n2: p?.n ?? 0 };
       const change = counts ? newcombe(counts.x1, counts.n1, counts.x2, counts.n2) : { delta: null, ci_low: null, ci_high: null, verdict: "insufficient_data" as const };
       return {
         counts,
         competitor_id: r.entity_id,
         name: r.name,
-        visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...change, n_current: r.n, n_previous: p?.n ?? 0, model_changed: false, added_since: addedLate ? added.get(r.entity_id)! : null } },
+        visibility_rate: { value: r.visibility_rate, ci_low: r.ci_low, ci_high: r.ci_high, n: r.n, previous: { ...prior, n: p?.n ?? 0 }, change: { ...change, n_current: r.n, n_previous: p?.n ?? 0, model_changed: false, added_since: isLate ? added.get(r.entity_id)! : null } },
       };
     });
 }
@@ -363,18 +368,19 @@ async function competitorSums(ctx: InsightsContext, args: InsightArgs, groupBy: 
   return [...groups.values()];
 }
 
-export async function competitors(ctx: InsightsContext, args: InsightArgs) {
+/** `rivals`: the brand's competitors when the caller read them already. */
+export async function competitors(ctx: InsightsContext, args: InsightArgs, rivalsRead?: readonly Rival[]) {
   const brand = await ctx.store.brand(args.brandId);
   if (!brand) return [];
   const total = (await resultSums(ctx, args, args.window, [])).reduce(addSums, emptySums());
   const totalMentions = total.mention_sum + total.competitor_mention_sum;
   const byCompetitor = new Map((await competitorSums(ctx, args, ["competitor_id"])).map((r) => [String(r.competitor_id), r]));
-  const rivals = await ctx.store.competitors(args.brandId);
+  const rivals = rivalsRead ?? (await ctx.store.competitors(args.brandId));
   // A competitor added inside the window was looked for only in the answers analysed since: its
   // counts and its n start on the day it was added (that day's earlier answers counted in n).
   const countedFrom = (rival: { created_at: string }) => {
-    const day = String(rival.created_at).slice(0, 10);
-    return day > args.window.from ? day : null;
+    const counted = countedWindow(rival, args.window);
+    return counted === args.window ? null : counted.from;
   };
   const late = new Map<string, { total: ResultSums; byCompetitor: Map<string, Row & Record<(typeof COMPETITOR_MEASURES)[number], number>> }>();
   for (const day of new Set(rivals.map(countedFrom).filter((d): d is string => d !== null))) {
@@ -423,9 +429,9 @@ export async function competitors(ctx: InsightsContext, args: InsightArgs) {
 export async function headToHead(ctx: InsightsContext, args: InsightArgs, competitorId: string) {
   // As the leaderboard counts it: a competitor added inside the window over the answers since.
   const added = (await ctx.store.competitors(args.brandId)).find((c) => c.id === competitorId);
-  const day = added ? String(added.created_at).slice(0, 10) : null;
-  if (day !== null && day > args.window.to) return [];
-  const scoped = day !== null && day > args.window.from ? { ...args, window: { from: day, to: args.window.to } } : args;
+  const window = added ? countedWindow(added, args.window) : args.window;
+  if (window.from > window.to) return [];
+  const scoped = { ...args, window };
   const answers = new Map((await resultSums(ctx, scoped, scoped.window, ["prompt_id"])).map((r) => [String(r.prompt_id), r]));
   const rival = new Map((await competitorSums(ctx, scoped, ["prompt_id", "competitor_id"])).filter((r) => r.competitor_id === competitorId).map((r) => [String(r.prompt_id), r]));
   const texts = new Map((await ctx.store.promptTexts(args.brandId)).map((p) => [p.id, p.text]));

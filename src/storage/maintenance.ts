@@ -45,7 +45,7 @@ async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause
 const CHUNK = 5000;
 /** How often the raw answers' retention walks the table. */
 const RETENTION_EVERY_MS = 24 * 3_600_000;
-/** Default-partition log rows past retention deleted per round (hourly): ~2.4 million a day at most. */
+/** Default-partition log rows past retention deleted per round (hourly), a log table each: ~2.4 million a table a day at most. */
 const MAX_DEFAULT_ROWS_A_ROUND = 100_000;
 
 /** Text of answers older than `days` days is emptied, one chunk of rows per transaction so writers are never held up for long. */

@@ -6,11 +6,11 @@
 import type { SQL } from "bun";
 import { MIGRATION_LOCK } from "../db/pg/open";
 import { dropLogPartitionsBefore, ensureLogPartitions, LOG_PARTITIONED } from "../db/pg/partitions";
+import { moveFormerPgRows, retirePgRollups } from "../rollups/triggers.pg";
+import type { StorageStore } from "./store";
 
 /** Default-partition log rows deleted per statement by retention. */
 const DEFAULT_ROWS_BATCH = 10_000;
-import { moveFormerPgRows, retirePgRollups } from "../rollups/triggers.pg";
-import type { StorageStore } from "./store";
 
 /** Positions per heap block: more than the rows a block can hold (MaxHeapTuplesPerPage is 291 at 8 kB). */
 const PER_BLOCK = 1000;

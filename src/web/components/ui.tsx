@@ -1,6 +1,7 @@
 // Small shared pieces: loading, error and empty states, the async-data hook, and a labelled field.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { countedFromNote } from "../../insights/changes";
 import { errorMessage } from "../lib/session";
 import { pct } from "../lib/format";
 
@@ -105,19 +106,14 @@ export function CopyField({ label, value }: { label: string; value: string }) {
  */
 export function EntityName({ row, windowN, windowTo, you = false, children }: { row: { name: string; is_brand: boolean; n: number; counted_from?: string | null }; windowN: number; windowTo: string; you?: boolean; children?: ComponentChildren }) {
   if (row.is_brand) return <strong>{you ? `${row.name} (you)` : row.name}</strong>;
-  const after = row.counted_from && row.counted_from > windowTo;
+  const note = countedFromNote(row, windowN, windowTo);
   return (
     <span class="name-cell">
       {children ?? row.name}
-      {after ? (
-        <span class="cell-ci">added after this window, on {row.counted_from}</span>
-      ) : (
-        row.counted_from &&
-        row.n < windowN && (
-          <span class="cell-ci" title="Added inside the window: looked for in the answers from this day on, and its figures are over those">
-            counted from {row.counted_from}
-          </span>
-        )
+      {note && (
+        <span class="cell-ci" title="Looked for only in the answers analysed since it was added: its figures are over those">
+          {note}
+        </span>
       )}
     </span>
   );
@@ -127,7 +123,6 @@ export function EntityName({ row, windowN, windowTo, you = false, children }: { 
 export const windowAnswers = (rows: readonly { is_brand: boolean; n: number }[]) => rows.find((r) => r.is_brand)?.n ?? 0;
 
 /** A rate with its 95 % interval underneath, as text (no hover needed). */
-
 export function RateCell({ value, ci_low, ci_high, n }: { value: number | null; ci_low: number | null; ci_high: number | null; n: number }) {
   return (
     <span class="rate-cell">

@@ -33,6 +33,12 @@ export function readFilters(query: URLSearchParams, today = new Date()): Filters
   };
 }
 
+/** The filters with non-branded prompts unless the URL says otherwise: the overview's and competitors' default (README: read the non-branded figure). */
+export const nonBrandedByDefault = (f: Filters): Filters & { branded: boolean | null } => ({ ...f, branded: f.branded === undefined ? false : f.branded });
+
+/** Which prompts a view reads, in words. */
+export const promptScope = (branded: boolean | null | undefined) => (branded === null || branded === undefined ? "all prompts" : branded ? "branded prompts" : "non-branded prompts");
+
 /** The insights RPCs' common arguments for these filters. */
 export function rpcArgs(brandId: string, f: Filters): Record<string, unknown> {
   return {

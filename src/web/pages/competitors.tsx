@@ -4,14 +4,13 @@ import { useState } from "preact/hooks";
 import { FilterBar } from "../components/filter-bar";
 import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, EntityName, windowAnswers, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
-import { rpcArgs } from "../lib/filters";
+import { nonBrandedByDefault, promptScope, rpcArgs } from "../lib/filters";
 import { changeText, int, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext } from "../lib/brand-context";
 
 export function Competitors({ ctx }: { ctx: BrandContext }) {
   const [open, setOpen] = useState<string | null>(null);
-  // Non-branded prompts unless told otherwise, as the overview's table (README: read the non-branded figure).
-  const filters = { ...ctx.filters, branded: ctx.filters.branded === undefined ? false : ctx.filters.branded };
+  const filters = nonBrandedByDefault(ctx.filters);
   const args = rpcArgs(ctx.brand.id, filters);
   const data = useAsync(async () => unwrap(await ctx.conn.sb.rpc("insights_competitors", args)) as any[], [JSON.stringify(args)]);
   // Each one's change against the previous window, as "What changed" tests it (the overview's).
@@ -34,7 +33,7 @@ export function Competitors({ ctx }: { ctx: BrandContext }) {
         <>
           <h2>Leaderboard</h2>
           <p class="muted">
-            Over the answers to {filters.branded === null ? "all prompts" : filters.branded ? "branded prompts" : "non-branded prompts"}. Visibility counts the answers that name each one (with its 95 % interval); share of voice counts every mention. A name repeated within fewer answers can lead on share of voice and trail on visibility.
+            Over the answers to {promptScope(filters.branded)}. Visibility counts the answers that name each one (with its 95 % interval); share of voice counts every mention. A name repeated within fewer answers can lead on share of voice and trail on visibility.
           </p>
           <Table
             rows={data.data!}

@@ -5,7 +5,7 @@ import { LineChart, type Series } from "../components/chart";
 import { FilterBar } from "../components/filter-bar";
 import { Table, INTERVAL_CSV } from "../components/table";
 import { Empty, EntityName, windowAnswers, ErrorBox, Loading, unwrap, useAsync, RateCell } from "../components/ui";
-import { rpcArgs } from "../lib/filters";
+import { nonBrandedByDefault, promptScope, rpcArgs } from "../lib/filters";
 import { changeText, dateTime, int, intervalText, intervalTitle, num, pct, points, VERDICT_TEXT } from "../lib/format";
 import type { BrandContext, PlatformRow } from "../lib/brand-context";
 import { familySize, modelChanges, noMoveText, significantMoves, togetherText, topicNamer } from "../../insights/changes";
@@ -58,7 +58,7 @@ function Kpi({ label, rate, help, unit = "answers" }: { label: string; rate: Rat
 export function Overview({ ctx }: { ctx: BrandContext }) {
   const { conn, brand } = ctx;
   // The headline reads non-branded prompts (README: read the non-branded figure); all and branded are one click away.
-  const filters = { ...ctx.filters, branded: ctx.filters.branded === undefined ? false : ctx.filters.branded };
+  const filters = nonBrandedByDefault(ctx.filters);
   const args = rpcArgs(brand.id, filters);
   const key = JSON.stringify(args);
   const interval = trendInterval(filters.from, filters.to);
@@ -110,7 +110,6 @@ function sentimentWords(v: number | null): string {
   return v >= 0.5 ? "clearly positive" : v >= 0.05 ? "leaning positive" : v > -0.05 ? "neutral" : v > -0.5 ? "leaning negative" : "clearly negative";
 }
 
-const PROMPT_SCOPE: Record<string, string> = { false: "non-branded prompts", true: "branded prompts", null: "all prompts" };
 
 /** Each platform's visibility, interval, n and change with its verdict: a move on one engine shows even when the pooled change is noise. */
 function PlatformStrip({ rows }: { rows: any[] }) {
@@ -134,7 +133,7 @@ function PlatformStrip({ rows }: { rows: any[] }) {
 /** A family member's p-values in words (the platforms', topics' and competitors' changes are tested together: Holm). */
 function familyTitle(change: { p_value?: number | null; p_adjusted?: number | null; family_size?: number | null }): string {
   if (change.p_value == null || change.p_adjusted == null) return "";
-  return `p = ${pValue(change.p_value)} for this change alone; ${pValue(change.p_adjusted)} once the ${change.family_size} platform, topic and competitor changes read together are accounted for (Holm). A move is called when that is under 0.05.`;
+  return `p = ${pValue(change.p_value)} for this change alone; ${pValue(change.p_adjusted)} once the ${change.family_size} platform, topic and competitor changes read together are accounted for (Holm). A move is called when that is at most 0.05.`;
 }
 
 const pValue = (p: number) => (p < 0.001 ? "< 0.001" : p.toFixed(3));
@@ -202,7 +201,7 @@ function OverviewBody({ ctx, branded, overview, trend, competitors, job }: { ctx
   return (
     <>
       <p class="muted">
-        {overview.window.from} – {overview.window.to}, compared with {overview.previous.from} – {overview.previous.to} · {int(overview.answers)} answers to <strong>{PROMPT_SCOPE[String(branded)]}</strong>
+        {overview.window.from} – {overview.window.to}, compared with {overview.previous.from} – {overview.previous.to} · {int(overview.answers)} answers to <strong>{promptScope(branded)}</strong>
       </p>
 
       <div class="kpis">
