@@ -59,7 +59,8 @@ export interface PortfolioRow {
   visibility: { value: number | null; ci_low: number | null; ci_high: number | null; n: number } | null;
   change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number; model_changed: boolean } | null;
   share_of_voice: { value: number | null; n: number; delta: number | null } | null;
-  sparkline: { interval: Interval; points: { period: string; value: number | null; n: number }[] } | null;
+  /** `previous`: the rate over the whole previous window, drawn as a reference line (the change compares against it). */
+  sparkline: { interval: Interval; points: { period: string; value: number | null; n: number }[]; previous: number | null } | null;
   what_changed: PortfolioMove[] | null;
   /** Platforms whose engines reported other models than in the previous window. */
   models_changed: string[] | null;
@@ -118,7 +119,7 @@ async function brandNumbers(ctx: InsightsContext, brandId: string, window: DateW
     visibility: { value: v.value, ci_low: v.ci_low, ci_high: v.ci_high, n: v.n },
     change: { delta: v.change.delta, ci_low: v.change.ci_low, ci_high: v.change.ci_high, verdict: v.change.verdict, n_current: v.change.n_current, n_previous: v.change.n_previous, model_changed: v.change.model_changed },
     share_of_voice: { value: o.share_of_voice.value, n: o.share_of_voice.n, delta: o.share_of_voice.change.delta },
-    sparkline: { interval, points },
+    sparkline: { interval, points, previous: v.previous.value },
     what_changed: significantMoves(o, topicNamer(topics)).map((m) => ({ kind: m.kind, label: m.label, direction: m.direction, delta: m.rate.change.delta, ci_low: m.rate.change.ci_low, ci_high: m.rate.change.ci_high, n_current: m.rate.change.n_current, n_previous: m.rate.change.n_previous })),
     models_changed: modelChanges(o),
   };

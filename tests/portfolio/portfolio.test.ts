@@ -206,6 +206,8 @@ function expected(brand: BrandName) {
     change: changeOf(rows),
     shareOfVoice: { value: shareOfVoice(now), n: now.length, delta: sovNow !== null && sovBefore !== null ? sovNow - sovBefore : null },
     points,
+    // The previous window's rate over all its answers: the sparkline's dashed reference line.
+    previous: before.length ? named(before) / before.length : null,
     moves: moves.map((m) => ({ ...m, direction: m.delta > 0 ? "up" : "down" })),
   };
 }
@@ -251,6 +253,7 @@ test("a member of two organizations sees their three brands, each with organizat
     expect(row.sparkline.interval).toBe("day");
     expect(row.sparkline.points.map((p: any) => [p.period, p.n])).toEqual(want.points.map((p) => [p.period, p.n]));
     for (const [i, p] of want.points.entries()) close(row.sparkline.points[i].value, p.value, `${name} sparkline ${p.period}`);
+    close(row.sparkline.previous, want.previous, `${name} sparkline's previous window`);
     // What changed: the significant moves, in their order.
     expect([name, row.what_changed.map((m: any) => [m.kind, m.label, m.direction])]).toEqual([name, want.moves.map((m) => [m.kind, m.label, m.direction])]);
     for (const [i, m] of want.moves.entries()) close(row.what_changed[i].delta, m.delta, `${name} move ${m.label}`);

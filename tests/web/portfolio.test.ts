@@ -149,8 +149,12 @@ test("every row has a sparkline: an SVG whose title says the line in words", asy
     const answers = b.sparkline.points.reduce((s: number, p: any) => s + p.n, 0);
     expect(title).toContain("Visibility per day");
     expect(title).toContain(`n = ${answers}`);
-    // A line (or dots) for the days with answers.
+    // A line (or dots) for the days with answers, and the previous window's rate as a dashed line the change is measured against.
     expect(await svg.locator("polyline, circle").count()).toBeGreaterThan(0);
+    if (b.sparkline.previous !== null) {
+      expect(title).toContain(`the previous window ${(b.sparkline.previous * 100).toFixed(1)} % (dashed)`);
+      expect(await svg.locator("line.sparkline-previous").count()).toBe(1);
+    }
   }
 });
 

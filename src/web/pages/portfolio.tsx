@@ -24,7 +24,7 @@ export interface PortfolioRow {
   visibility: { value: number | null; ci_low: number | null; ci_high: number | null; n: number } | null;
   change: { delta: number | null; ci_low: number | null; ci_high: number | null; verdict: string; n_current: number; n_previous: number } | null;
   share_of_voice: { value: number | null; n: number; delta: number | null } | null;
-  sparkline: { interval: string; points: SparkPoint[] } | null;
+  sparkline: { interval: string; points: SparkPoint[]; previous: number | null } | null;
   what_changed: Move[] | null;
   models_changed: string[] | null;
 }
@@ -156,7 +156,7 @@ const COLUMNS: Column<PortfolioRow>[] = [
     header: "Trend",
     sortable: false,
     value: (r) => r.sparkline?.points.map((p) => (p.value === null ? "" : p.value.toFixed(4))).join(" "),
-    render: (r) => (r.sparkline ? <Sparkline points={r.sparkline.points} interval={r.sparkline.interval} /> : "—"),
+    render: (r) => (r.sparkline ? <Sparkline points={r.sparkline.points} interval={r.sparkline.interval} previous={r.sparkline.previous} /> : "—"),
   },
   {
     key: "what_changed",
