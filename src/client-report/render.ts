@@ -194,9 +194,10 @@ function changes(d: ReportData): string {
     ),
     ...d.modelChanges.map((p) => `<li${data({ "model-changed": p })}><span class="warning">Models changed:</span> ${esc(p)} reported different models in the two windows; part of any move there may be the model.</li>`),
   ];
+  const together = togetherText(d.tested, d.moves.length);
   return `<section class="keep" aria-labelledby="changes">
 <h2 id="changes">What changed</h2>
-${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>${d.tested > 1 && d.moves.length ? `\n<p class="muted">${esc(togetherText(d.tested))}</p>` : ""}` : `<p class="muted">${esc(noMoveText(d.tested))}</p>`}
+${items.length ? `<ul class="moves">\n${items.join("\n")}\n</ul>${together ? `\n<p class="muted">${esc(together)}</p>` : ""}` : `<p class="muted">${esc(noMoveText(d.tested))}</p>`}
 </section>`;
 }
 

@@ -27,9 +27,10 @@ const promptLine = (p: Digest["prompts"]["gained"][number]) => `“${p.text}” 
 /** The sections as (title, lines): one source for the text, HTML and chat renderings. */
 function sections(d: Digest): { title: string; lines: string[]; more?: number }[] {
   const moves = d.moves.map(moveLine);
+  const together = togetherText(d.tested, d.moves.length);
   for (const p of d.model_changes) moves.push(`${p} reported different models in the two periods: part of any move there may be the model.`);
   return [
-    { title: "What changed", lines: moves.length ? [...moves, ...(d.tested > 1 && d.moves.length ? [togetherText(d.tested)] : [])] : [noMoveText(d.tested)] },
+    { title: "What changed", lines: moves.length ? [...moves, ...(together ? [together] : [])] : [noMoveText(d.tested)] },
     { title: `Prompts gained (${d.prompts.gained_count})`, lines: d.prompts.gained.map(promptLine), more: d.prompts.gained_count - d.prompts.gained.length },
     { title: `Prompts lost (${d.prompts.lost_count})`, lines: d.prompts.lost.map(promptLine), more: d.prompts.lost_count - d.prompts.lost.length },
     { title: "Top suggestions", lines: d.suggestions.map((s) => `[${s.priority}] ${s.title}`) },

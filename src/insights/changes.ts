@@ -60,8 +60,9 @@ export function familySize(overview: OverviewMoves): number {
   return 0;
 }
 
-/** What the family's test promises, in words (for a list of moves of `size` changes tested together). */
-export const togetherText = (size: number) => `${size} changes tested together (Holm’s method): in a period where nothing moved, at most about one in twenty would list a move.`;
+/** What the family's test promises, in words, under a list of `moves` from `size` changes tested together; null when there is no list or no family. */
+export const togetherText = (size: number, moves: number): string | null =>
+  size > 1 && moves > 0 ? `${size} changes tested together (Holm’s method): in a period where nothing moved, at most about one in twenty would list a move.` : null;
 
 /** "What changed" with no move: nothing comparable, or nothing beyond noise (and how it was tested). */
 export function noMoveText(size: number): string {

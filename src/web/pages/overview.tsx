@@ -162,7 +162,11 @@ function WhatChanged({ overview, topics }: { overview: any; topics: { id: string
             </li>
           ))}
         </ul>
-        {tested > 1 && moves.length > 0 && <p class="muted" data-family={tested}>{togetherText(tested)}</p>}
+        {togetherText(tested, moves.length) && (
+          <p class="muted" data-family={tested}>
+            {togetherText(tested, moves.length)}
+          </p>
+        )}
         </>
       )}
     </section>
