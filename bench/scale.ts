@@ -81,7 +81,7 @@ function cacheKey(): string {
   h.update(`generator ${GENERATOR_VERSION}\n`);
   // The result store's file (named store.ts before the storage seam, store.sqlite.ts after it).
   const resultStore = ["src/results/store.sqlite.ts", "src/results/store.ts"].find((f) => existsSync(join(ROOT, f)))!;
-  for (const f of ["src/db/migrations.generated.ts", resultStore]) h.update(readFileSync(join(ROOT, f)));
+  for (const f of ["src/db/migrations.generated.ts", resultStore, "src/db/text-codec.ts", "src/storage/dictionaries.sqlite.ts"].filter((f) => existsSync(join(ROOT, f)))) h.update(readFileSync(join(ROOT, f)));
   return h.digest("hex").slice(0, 16);
 }
 

@@ -42,7 +42,8 @@ Commands:
                    ask --platform P [--model M] [--region US] [--language en] "prompt"
   rollups rebuild  Recompute every rollup table from raw rows (they are kept current on every write;
                    this is for repair, or after restoring raw rows by other means)
-  vacuum           Apply RETENTION_DAYS_RAW_ANSWERS, compress answers stored as plain text and give
+  vacuum           Apply RETENTION_DAYS_RAW_ANSWERS, compress answers stored as plain text, repack
+                   answers with their brand's dictionaries (as the server does hourly) and give
                    freed space back to the file system (--full rewrites the file: server stopped; it
                    also stores large rollup tables WITHOUT ROWID, which start-up leaves as they are)
   backup FILE      A consistent copy of the SQLite database to FILE (while the server runs), with
@@ -301,7 +302,7 @@ const commands: Record<string, Command> = {
         const { runMaintenance } = await import("./storage/maintenance");
         const { createSqliteStorageStore } = await import("./storage/store.sqlite");
         const report = await runMaintenance(createSqliteStorageStore(dbh.sqlite), { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
-        process.stdout.write(`answers emptied by retention: ${report.answersDropped}\nrows compressed: ${report.rowsCompressed}\npages freed: ${report.pagesFreed}\n`);
+        process.stdout.write(`answers emptied by retention: ${report.answersDropped}\nrows compressed: ${report.rowsCompressed}\nrows packed with their brand's dictionaries: ${report.rowsPacked}\npages freed: ${report.pagesFreed}\n`);
         if (full) {
           const before = Bun.file(dbh.sqlite.filename).size;
           // Rollup tables still kept with rowids (too large to convert at start): their keys kept once (issue #32).

@@ -188,17 +188,18 @@ export async function startRuntime(input: {
   }, 0);
 
   // Storage upkeep (src/storage/maintenance.ts) a minute after start and hourly: retention,
-  // compression of rows written plain, returning freed pages. One batch at a time on this thread.
+  // compression of rows written plain, repacking with brands' dictionaries, returning freed pages.
+  // One batch at a time on this thread, pausing at least as long as a batch took.
   let maintaining = false;
-  const maintenanceCursor = { compressedThrough: 0 };
+  const maintenanceCursor = { compressedThrough: 0, packedThrough: 0 };
   const storageStore = stores.storage;
   const maintain = async () => {
     if (maintaining) return;
     maintaining = true;
     try {
       const now = options.now?.() ?? new Date();
-      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: () => Bun.sleep(1), cursor: maintenanceCursor });
-      if (report.answersDropped || report.rowsCompressed || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
+      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: (spentMs = 0) => Bun.sleep(Math.max(1, spentMs)), cursor: maintenanceCursor });
+      if (report.answersDropped || report.rowsCompressed || report.rowsPacked || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
       // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not
       // found"; the webhook delivery log reaches back that far), then deleted in batches.
       const before = new Date(now.getTime() - ENDED_KEEP_DAYS * 86_400_000).toISOString();

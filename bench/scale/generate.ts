@@ -16,6 +16,8 @@ import { DEFAULT_MODELS, SERP_PLATFORMS } from "../../src/engines/config";
 import { PLATFORM_IDS, type PlatformId } from "../../src/engines/types";
 import type { Citation } from "../../src/analysis/citations";
 import { createResultStore } from "../../src/results/store.sqlite";
+import { packRowsWithDictionaries } from "../../src/storage/maintenance";
+import { createSqliteStorageStore } from "../../src/storage/store.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { ensureSecrets } from "../../src/secrets";
 import { ROOT } from "../lib";
@@ -37,6 +39,8 @@ export interface ScaleMeta {
   scale: string;
   generatedAt: string;
   generationSeconds: number;
+  /** Repacking every answer with its brand's dictionaries, as the server's upkeep does (issue #32). */
+  dictionaryPackSeconds?: number;
   email: string;
   password: string;
   userId: string;
@@ -680,10 +684,16 @@ export async function generateScale(scale: string, dataDir: string, key: string,
     }
     flushResults();
     flushTraffic();
+    // The server's storage upkeep within its first hour: answers repacked with their brand's
+    // dictionaries (issue #32), timed here without the pauses the server takes between steps.
+    const packStarted = performance.now();
+    const { packed } = await packRowsWithDictionaries(createSqliteStorageStore(sqlite));
+    const dictionaryPackSeconds = (performance.now() - packStarted) / 1000;
+    log(`${scale}: ${packed.toLocaleString("en")} answers repacked with their brand's dictionaries in ${dictionaryPackSeconds.toFixed(0)} s`);
     sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
 
     const meta: ScaleMeta = {
-      key, scale, generatedAt: new Date().toISOString(), generationSeconds: 0, email, password, userId, organizationId,
+      key, scale, generatedAt: new Date().toISOString(), generationSeconds: 0, dictionaryPackSeconds, email, password, userId, organizationId,
       bigBrandId: big.id, bigBrandName: big.name, bigBrandGroups: big.groups.length, bigBrandChatgptGroups: big.groups.filter((g) => g.platform === "chatgpt").length,
       days, results, bigBrandResults: bigResults, citations, trafficRows, aiVisits,
       plainTextBytes: answerBytes + citationTextBytes, answerBytes, citationTextBytes,

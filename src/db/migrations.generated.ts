@@ -166,5 +166,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0032_webhook_delivery_event_index",
     "when": 1795920280545,
     "sql": "CREATE INDEX `webhook_deliveries_event_idx` ON `webhook_deliveries` (`event_id`);"
+  },
+  {
+    "tag": "0033_text_dictionaries",
+    "when": 1795938276852,
+    "sql": "-- Issue #32: each brand's zstd dictionaries (src/db/text-codec.ts), made by storage upkeep from the\n-- brand's newest answers (src/storage/dictionaries.sqlite.ts); answers repacked with them name one\n-- by id. Not exposed over REST. An id is never reused (AUTOINCREMENT): a connection keeps the ones it\n-- loaded. They go with their brand, as its answers do.\nCREATE TABLE `text_dictionaries` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`brand_id` text NOT NULL REFERENCES `brands`(`id`) ON DELETE cascade,\n\t`column_name` text NOT NULL,\n\t`answers` integer NOT NULL,\n\t`dictionary` blob NOT NULL,\n\t`created_at` text NOT NULL\n);\n--> statement-breakpoint\nCREATE INDEX `text_dictionaries_brand_idx` ON `text_dictionaries` (`brand_id`, `column_name`, `id`);\n--> statement-breakpoint\n-- An answer moved to another brand would outlive its old brand's dictionaries: its text is unpacked\n-- as it moves (upkeep packs it again with the new brand's).\nCREATE TRIGGER `prompt_results_unpack_on_brand_move` AFTER UPDATE OF `brand_id` ON `prompt_results`\nWHEN NEW.`brand_id` IS NOT OLD.`brand_id`\nBEGIN\n  UPDATE `prompt_results` SET\n    `response` = aw_text(`response`, (SELECT `dictionary` FROM `text_dictionaries` WHERE `id` = aw_text_wants(`response`))),\n    `sources` = aw_text(`sources`, (SELECT `dictionary` FROM `text_dictionaries` WHERE `id` = aw_text_wants(`sources`))),\n    `details` = aw_text(`details`, (SELECT `dictionary` FROM `text_dictionaries` WHERE `id` = aw_text_wants(`details`)))\n  WHERE rowid = NEW.rowid AND (\n    (typeof(`response`) = 'blob' AND substr(`response`, 1, 1) = x'D1') OR\n    (typeof(`sources`) = 'blob' AND substr(`sources`, 1, 1) = x'D1') OR\n    (typeof(`details`) = 'blob' AND substr(`details`, 1, 1) = x'D1'));\nEND;\n"
   }
 ];

@@ -1,9 +1,9 @@
 // Columns stored otherwise than /rest/v1 shows them, and the SQL that reads each back: answers and
 // their JSON compressed (text-codec.ts), citation URLs kept once in citation_urls. `{t}` is the
 // row's alias. Everything that reads these columns through SQL goes through these expressions.
-import { PACKED_COLUMNS, TEXT_FUNCTION } from "./text-codec";
+import { PACKED_COLUMNS, unpackedSql } from "./text-codec";
 
-const packed = (column: string) => `${TEXT_FUNCTION}({t}.${column})`;
+const packed = (column: string) => unpackedSql(`{t}.${column}`);
 const fromUrlTable = (column: string) => `coalesce({t}.${column}, (SELECT ${column} FROM citation_urls WHERE id = {t}.url_id))`;
 
 export const STORED_READS: Record<string, Record<string, string>> = {

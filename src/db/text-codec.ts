@@ -1,39 +1,123 @@
 // Answers and their JSON companions are stored zstd-compressed (Bun ships zstd): a BLOB in a text
-// column is a zstd frame, anything else is plain text, so rows written before compression, or
-// written plain through /rest/v1, read the same. Every connection gets aw_text(), which readers
-// (the REST planner, the finalizer) wrap around these columns.
+// column is a frame, anything else is plain text, so rows written before compression, or written
+// plain through /rest/v1, read the same. Every connection gets aw_text(), which readers (the REST
+// planner, the finalizer) wrap around these columns — through unpackedSql(), which also hands it the
+// dictionary a frame was packed with.
+//
+// Two kinds of frame: a plain zstd frame (how the result store writes), and a frame packed with one
+// of its brand's dictionaries (issue #32: storage upkeep repacks answers with them, src/storage):
+// [0xD1][the dictionary's id in text_dictionaries, 4 bytes little-endian][a zstd frame made with it].
+// An answer shares most of its words and its JSON's shape with the brand's other answers, which a
+// frame compressed on its own cannot use; its brand's dictionary (its newest answers' text) can.
 import type { Database, SQLFunctionResult } from "bun:sqlite";
+import zlib from "node:zlib";
 
 export const TEXT_FUNCTION = "aw_text";
+/** aw_text_wants(value): the id of the dictionary `value`'s frame needs and this connection has not loaded yet, else NULL. */
+export const WANTS_FUNCTION = "aw_text_wants";
 
 /** The prompt_results columns stored compressed. */
 export const PACKED_COLUMNS = ["response", "citations", "sources", "details"] as const;
+/**
+ * The packed columns a brand's dictionary may pack. Not `citations`: the rollup triggers read it
+ * with aw_text() alone, and a repack of it would fire them.
+ */
+export const DICTIONARY_COLUMNS = ["response", "sources", "details"] as const;
+export type DictionaryColumn = (typeof DICTIONARY_COLUMNS)[number];
+
+/**
+ * SQL reading a packed column (an expression) as its text: aw_text(value, dictionary), the
+ * dictionary read from text_dictionaries only when the frame needs one the connection has not
+ * loaded (for any other value the sub-select matches nothing and reads no row).
+ */
+export function unpackedSql(value: string): string {
+  return `${TEXT_FUNCTION}(${value}, (SELECT dictionary FROM text_dictionaries WHERE id = ${WANTS_FUNCTION}(${value})))`;
+}
 
 // Below this a zstd frame (with its header) saves little and costs a decompression on every read.
 const MIN_BYTES = 200;
+// With a dictionary, short JSON packs well too.
+const MIN_DICTIONARY_BYTES = 32;
+const DICTIONARY_MARK = 0xd1;
+const DICTIONARY_HEADER = 5;
+const ZSTD_MAGIC_FIRST_BYTE = 0x28;
+/** Dictionaries a connection keeps loaded (each ≤ 64 KB). */
+const LOADED_DICTIONARIES = 64;
 
-/** The value to store: a zstd frame when that is smaller by a tenth, else the text itself. */
-export function packText(text: string): string | Uint8Array {
-  if (text.length < MIN_BYTES) return text;
+export interface TextDictionary {
+  id: number;
+  bytes: Uint8Array;
+}
+
+/** The value to store: a zstd frame (packed with `dictionary` when given) when that is smaller by a tenth, else the text itself. */
+export function packText(text: string, dictionary?: TextDictionary): string | Uint8Array {
+  if (text.length < (dictionary ? MIN_DICTIONARY_BYTES : MIN_BYTES)) return text;
   const bytes = Buffer.from(text);
-  const packed = Bun.zstdCompressSync(bytes, { level: 3 });
-  return packed.byteLength < bytes.byteLength * 0.9 ? packed : text;
+  if (!dictionary) {
+    const packed = Bun.zstdCompressSync(bytes, { level: 3 });
+    return packed.byteLength < bytes.byteLength * 0.9 ? packed : text;
+  }
+  const frame = zlib.zstdCompressSync(bytes, { dictionary: dictionary.bytes, params: { [zlib.constants.ZSTD_c_compressionLevel]: 3 } });
+  if (frame.byteLength + DICTIONARY_HEADER >= bytes.byteLength * 0.9) return text;
+  const out = Buffer.allocUnsafe(DICTIONARY_HEADER + frame.byteLength);
+  out[0] = DICTIONARY_MARK;
+  out.writeUInt32LE(dictionary.id, 1);
+  out.set(frame, DICTIONARY_HEADER);
+  return out;
+}
+
+/** The dictionary id a stored value was packed with; null for text and plain frames. */
+export function dictionaryOf(value: unknown): number | null {
+  return value instanceof Uint8Array && value.byteLength > DICTIONARY_HEADER && value[0] === DICTIONARY_MARK
+    ? value[1]! | (value[2]! << 8) | (value[3]! << 16) | (value[4]! * 2 ** 24)
+    : null;
+}
+
+/** Whether a stored value is a plain zstd frame (packed without a dictionary). */
+export function isPlainFrame(value: unknown): boolean {
+  return value instanceof Uint8Array && value[0] === ZSTD_MAGIC_FIRST_BYTE;
+}
+
+/** Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes, so a loaded one stays right. */
+export class LoadedDictionaries {
+  private readonly byId = new Map<number, Buffer>();
+  get(id: number): Buffer | undefined {
+    return this.byId.get(id);
+  }
+  has(id: number): boolean {
+    return this.byId.has(id);
+  }
+  add(id: number, bytes: Uint8Array): Buffer {
+    // A copy: SQLite's buffer is not ours to keep.
+    const copy = Buffer.from(bytes);
+    this.byId.set(id, copy);
+    if (this.byId.size > LOADED_DICTIONARIES) this.byId.delete(this.byId.keys().next().value!);
+    return copy;
+  }
 }
 
 /**
- * aw_text's body: a zstd frame's text, any other value as it is. It remembers its last few frames:
- * the rollup triggers of one new result each read its citations (the same frame again and again),
- * and decompressing them each time was a third of a result's write (bench/tracking.ts). Comparing
- * a frame's bytes costs far less.
+ * aw_text's body: a frame's text, any other value as it is. A frame packed with a dictionary needs
+ * it loaded, or handed in as `dictionary`. It remembers its last few frames: the rollup triggers of
+ * one new result each read its citations (the same frame again and again), and decompressing them
+ * each time was a third of a result's write (bench/tracking.ts). Comparing a frame's bytes costs
+ * far less.
  */
-export function createTextUnpacker(remembered = 2): (value: SQLFunctionResult) => SQLFunctionResult {
+export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDictionaries()): (value: SQLFunctionResult, dictionary?: SQLFunctionResult) => SQLFunctionResult {
   const recent: { frame: Buffer; text: string }[] = [];
-  return (value) => {
+  return (value, dictionary) => {
     if (!(value instanceof Uint8Array)) return value;
     const frame = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const hit = recent.find((r) => r.frame.equals(frame));
     if (hit) return hit.text;
-    const text = Bun.zstdDecompressSync(value).toString("utf8");
+    const id = dictionaryOf(value);
+    let text: string;
+    if (id === null) text = Bun.zstdDecompressSync(value).toString("utf8");
+    else {
+      const bytes = dictionaries.get(id) ?? (dictionary instanceof Uint8Array ? dictionaries.add(id, dictionary) : undefined);
+      if (!bytes) throw new Error(`text packed with dictionary ${id}, which text_dictionaries does not hold`);
+      text = zlib.zstdDecompressSync(frame.subarray(DICTIONARY_HEADER), { dictionary: bytes }).toString("utf8");
+    }
     // A copy: SQLite's buffer is not ours to keep.
     recent.unshift({ frame: Buffer.from(frame), text });
     recent.length = Math.min(recent.length, remembered);
@@ -42,5 +126,13 @@ export function createTextUnpacker(remembered = 2): (value: SQLFunctionResult) =
 }
 
 export function registerTextFunctions(sqlite: Database): void {
-  sqlite.function(TEXT_FUNCTION, { deterministic: true }, createTextUnpacker());
+  const dictionaries = new LoadedDictionaries();
+  const unpack = createTextUnpacker(2, dictionaries);
+  sqlite.function(TEXT_FUNCTION, { deterministic: true }, (value: SQLFunctionResult) => unpack(value));
+  sqlite.function(TEXT_FUNCTION, { deterministic: true }, (value: SQLFunctionResult, dictionary: SQLFunctionResult) => unpack(value, dictionary));
+  // Not deterministic: its answer changes once the connection has loaded the dictionary.
+  sqlite.function(WANTS_FUNCTION, (value: SQLFunctionResult) => {
+    const id = dictionaryOf(value);
+    return id === null || dictionaries.has(id) ? null : id;
+  });
 }

@@ -7,6 +7,8 @@ import type { StorageStore } from "./store";
 export interface MaintenanceReport {
   answersDropped: number;
   rowsCompressed: number;
+  /** Answers repacked with their brand's dictionaries (SQLite). */
+  rowsPacked: number;
   pagesFreed: number;
   /** Monthly partitions of the raw logs made ahead (Postgres). */
   partitionsMade: number;
@@ -23,8 +25,12 @@ export function logRetentionStart(now: Date, months: number): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, 1));
 }
 
-/** Between batches the thread answers other work (the server runs this on its serving thread). */
-export type Pause = () => Promise<void>;
+/**
+ * Between batches the thread answers other work (the server runs this on its serving thread);
+ * `spentMs`, when given, is how long the batch before took, for a pause that keeps the thread's
+ * share of a long walk bounded.
+ */
+export type Pause = (spentMs?: number) => Promise<void>;
 const noPause: Pause = async () => {};
 
 /**
@@ -65,13 +71,36 @@ export async function compressPlainRows(store: StorageStore, pause: Pause = noPa
   return { compressed: changed, lastPosition: lastPosition };
 }
 
+/** Answers repacked per transaction: ~0.3–0.9 ms each, so a step holds the writer for tens of milliseconds. */
+const PACK_ROWS = 25;
+
+/**
+ * Answers still compressed on their own are repacked with their brand's dictionaries from
+ * `fromPosition` on, PACK_ROWS a transaction; the pause after each step is told how long it took.
+ */
+export async function packRowsWithDictionaries(store: StorageStore, pause: Pause = noPause, fromPosition = 0): Promise<{ packed: number; lastPosition: number }> {
+  const last = await store.lastAnswerPosition();
+  let packed = 0;
+  let at = fromPosition;
+  // Each step moves past at least one row or to the end of its chunk: the walk ends within `last - fromPosition` steps.
+  for (let steps = 0; at < last && steps <= last - fromPosition; steps++) {
+    const started = performance.now();
+    const step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS });
+    if (step.through <= at) break;
+    packed += step.packed;
+    at = step.through;
+    await pause(performance.now() - started);
+  }
+  return { packed, lastPosition: Math.max(fromPosition, at) };
+}
+
 /**
  * One round of upkeep. `cursor` (kept by the server between rounds) remembers the last position
  * checked for plain text, so a round compresses only the rows added since the previous one.
  */
 export async function runMaintenance(
   store: StorageStore,
-  options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number; retainedAt?: number } },
+  options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number; packedThrough?: number; retainedAt?: number } },
 ): Promise<MaintenanceReport> {
   // Retention counts in days, and its pass walks every answer: once a day is enough (the server
   // keeps when it last ran in the cursor; without one, every round runs it).
@@ -80,11 +109,13 @@ export async function runMaintenance(
   if (retentionDue && options.cursor) options.cursor.retainedAt = options.now.getTime();
   const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
+  const packing = await packRowsWithDictionaries(store, options.pause, options.cursor?.packedThrough ?? 0);
+  if (options.cursor) options.cursor.packedThrough = packing.lastPosition;
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
   const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
   const keptFrom = options.logRetentionMonths ? logRetentionStart(options.now, options.logRetentionMonths) : null;
   const partitionsDropped = keptFrom ? (await store.dropLogMonthsBefore({ before: keptFrom })).length : 0;
   // What the default partition holds of those months goes too, a bounded share each round.
   const defaultRowsDeleted = keptFrom ? await store.deleteDefaultLogRowsBefore({ before: keptFrom, maxRows: MAX_DEFAULT_ROWS_A_ROUND }) : 0;
-  return { answersDropped, rowsCompressed: compressed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
+  return { answersDropped, rowsCompressed: compressed, rowsPacked: packing.packed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
 }

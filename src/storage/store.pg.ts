@@ -34,6 +34,9 @@ export function createPgStorageStore(sql: SQL): StorageStore {
     async compressPlainAnswers() {
       return 0;
     },
+    async packWithDictionaries({ through }) {
+      return { packed: 0, through };
+    },
     async releaseFreePages() {
       return 0;
     },

@@ -1,11 +1,14 @@
 // The storage store on SQLite (store.ts says what each operation does): positions are rowids of
-// prompt_results; compression packs the text columns (src/db/text-codec.ts).
+// prompt_results; compression packs the text columns (src/db/text-codec.ts), with the brand's
+// dictionaries once it has some (dictionaries.sqlite.ts).
 import type { Database } from "bun:sqlite";
 import { PACKED_COLUMNS, packText } from "../db/text-codec";
 import { moveFormerRows } from "../rollups/triggers.sqlite";
+import { createDictionaryPacker, DICTIONARY_DEFAULTS, type DictionaryOptions } from "./dictionaries.sqlite";
 import type { StorageStore } from "./store";
 
-export function createSqliteStorageStore(sqlite: Database): StorageStore {
+export function createSqliteStorageStore(sqlite: Database, dictionaryOptions: DictionaryOptions = DICTIONARY_DEFAULTS): StorageStore {
+  const dictionaries = createDictionaryPacker(sqlite, dictionaryOptions);
   const q = {
     last: sqlite.prepare("SELECT coalesce(max(rowid), 0) AS last FROM prompt_results"),
     drop: sqlite.prepare("UPDATE prompt_results SET response = '' WHERE rowid > ? AND rowid <= ? AND created_at < ? AND response != ''"),
@@ -30,6 +33,9 @@ export function createSqliteStorageStore(sqlite: Database): StorageStore {
     },
     async compressPlainAnswers({ after, through }) {
       return compress.immediate(after, through);
+    },
+    async packWithDictionaries({ after, through, maxRows }) {
+      return through > after ? dictionaries.pack(after, through, maxRows) : { packed: 0, through };
     },
     async releaseFreePages() {
       const before = pragma("freelist_count");

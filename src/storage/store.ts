@@ -16,6 +16,13 @@ export interface StorageStore {
   dropAnswerText(input: AnswerRange & { before: string }): Promise<number>;
   /** Compresses the range's answers whose text columns are still plain (and long enough to gain), in one transaction; how many rows. */
   compressPlainAnswers(input: AnswerRange): Promise<number>;
+  /**
+   * Repacks up to `maxRows` answers of the range that are still compressed on their own with their
+   * brand's dictionaries (SQLite, issue #32: src/storage/dictionaries.sqlite.ts), making a brand's
+   * dictionaries when it is due some, in one transaction; the rows repacked and the position reached
+   * (`through` once the range is done). Postgres compresses with TOAST and has nothing to do.
+   */
+  packWithDictionaries(input: AnswerRange & { maxRows: number }): Promise<{ packed: number; through: number }>;
   /** Gives freed pages back to the file system where the database keeps them for that (incremental auto-vacuum); how many. */
   releaseFreePages(): Promise<number>;
   /** Makes room for the coming months' raw logs where they are partitioned by month (Postgres); the partitions made. */

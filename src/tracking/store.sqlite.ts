@@ -1,5 +1,6 @@
 // The tracking store on SQLite (store.ts says what each operation does).
 import type { Database } from "bun:sqlite";
+import { unpackedSql } from "../db/text-codec";
 import { visibilityAlerts } from "../insights/alerts.sqlite";
 import { prepareJobFinish } from "../queue/store.sqlite";
 import { createResultStore } from "../results/store.sqlite";
@@ -74,7 +75,7 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
           `WITH r AS MATERIALIZED (
              SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
                     visibility_score, sentiment, sentiment_score, created_at, brand_id, aw_text(citations) AS c,
-                    CASE WHEN brand_citation_count = 0 THEN aw_text(sources) END AS s, CASE WHEN sentiment = 'negative' THEN aw_text(details) END AS d
+                    CASE WHEN brand_citation_count = 0 THEN ${unpackedSql("sources")} END AS s, CASE WHEN sentiment = 'negative' THEN ${unpackedSql("details")} END AS d
                FROM prompt_results WHERE job_id = ?)
            SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
                   visibility_score, sentiment, sentiment_score, created_at, brand_id,

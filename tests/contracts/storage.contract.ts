@@ -48,6 +48,14 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
       expect(await text(ids.recent!)).toBe(LONG(2));
     });
 
+    test("packWithDictionaries leaves a brand below its threshold as it is, reaches the range's end, and keeps every text", async () => {
+      // The fixtures' brand has three answers: far below any dictionary (tests/storage/dictionaries.test.ts packs with them).
+      const last = await h.store.lastAnswerPosition();
+      expect(await h.store.packWithDictionaries({ after: 0, through: last, maxRows: 25 })).toEqual({ packed: 0, through: last });
+      expect(await h.store.packWithDictionaries({ after: last, through: last, maxRows: 25 })).toEqual({ packed: 0, through: last });
+      expect(await text(ids.recent!)).toBe(LONG(2));
+    });
+
     test("releaseFreePages gives back every free page and says how many", async () => {
       // Postgres reuses freed space itself (autovacuum): there is nothing to give back, and it says 0.
       const free = async () => (h.backend === "sqlite" ? (await h.inspect<{ freelist_count: number }>("PRAGMA freelist_count"))[0]!.freelist_count : 0);

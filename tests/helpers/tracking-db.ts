@@ -8,6 +8,7 @@ import { recheckBranded } from "../../src/insights/branded.pg";
 import type { ResultKey } from "../../src/results/store";
 import { insertResults } from "../../src/results/store.pg";
 import { createResultStore } from "../../src/results/store.sqlite";
+import { unpackedSql } from "../../src/db/text-codec";
 import type { ResultValues } from "../../src/tracking/unit";
 import { sqliteHarness, sqliteHarnessOn, type Harness, type SqliteHarness } from "../contracts/harness";
 import { pgHarness, pgHarnessOn, type PgHarness } from "../contracts/harness.pg";
@@ -30,9 +31,9 @@ export async function serverDb(server: { backend: Backend } | { config: { databa
   return url ? pgHarnessOn(url) : sqliteHarnessOn(server.dbh as never);
 }
 
-/** An expression reading a stored answer column as text: SQLite keeps it packed (aw_text), Postgres plain (text or jsonb). */
+/** An expression reading a stored answer column as text: SQLite keeps it packed (aw_text, with its dictionary), Postgres plain (text or jsonb). */
 export function textOf(db: Harness, column: string): string {
-  return db.backend === "sqlite" ? `aw_text(${column})` : `${column}::text`;
+  return db.backend === "sqlite" ? unpackedSql(column) : `${column}::text`;
 }
 
 async function insertId(db: Harness, sql: string, ...params: unknown[]): Promise<string> {

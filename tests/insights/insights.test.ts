@@ -11,6 +11,7 @@ import { openaiAnswer, perplexityAnswer } from "../fakes/answers";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import type { ResultKey } from "../../src/results/store.sqlite";
+import { unpackedSql } from "../../src/db/text-codec";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { jsonResponse, startFakeUpstream, type FakeUpstream, type RecordedRequest } from "../fakes/upstream";
 import { testServer } from "../helpers/app";
@@ -188,7 +189,7 @@ const asInt = (v: unknown) => (typeof v === "number" ? Math.trunc(v) : typeof v 
 
 /** Everything of a brand, straight from the tables the product writes (raw rows, not rollups). */
 /** A JSON or stored-text column as the text SQLite gives (its answers and citations are stored compressed there; jsonb on Postgres). */
-const textOf = (db: ServerDb, column: string, compressed = false) => (db.backend === "postgres" ? `CAST(${column} AS text)` : compressed ? `aw_text(${column})` : column);
+const textOf = (db: ServerDb, column: string, compressed = false) => (db.backend === "postgres" ? `CAST(${column} AS text)` : compressed ? unpackedSql(column) : column);
 
 /** A timestamp as either backend's harness returns it (a Date, ISO text, or Postgres' "… +00"), as ISO. */
 const instant = (v: unknown) => (v instanceof Date ? v : new Date(String(v).replace(" ", "T").replace(/\+00(:00)?$/, "Z"))).toISOString();

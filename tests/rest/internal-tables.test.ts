@@ -13,7 +13,7 @@ const INTERNAL = [
   "domain_rollups_monthly", "competitor_totals", "competitor_totals_keys", "domain_totals", "domain_totals_keys",
   "domain_prompt_totals", "domain_prompt_totals_keys", "url_totals", "url_totals_keys", "query_totals", "query_totals_keys", "personal_api_keys", "crawler_hits", "crawler_agents",
   "crawler_daily", "crawler_monthly", "crawler_path_totals", "crawler_path_totals_keys",
-  "citation_domain_counts", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_page_totals", "traffic_page_totals_keys",
+  "citation_domain_counts", "text_dictionaries", "traffic_platform_daily", "traffic_visitor_days", "traffic_visitors_daily", "traffic_page_totals", "traffic_page_totals_keys",
 ];
 
 let server: Server;

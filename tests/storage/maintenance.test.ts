@@ -6,6 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
+import { unpackedSql } from "../../src/db/text-codec";
 import { createResultStore } from "../../src/results/store.sqlite";
 import { runMaintenance } from "../../src/storage/maintenance";
 import { createSqliteStorageStore } from "../../src/storage/store.sqlite";
@@ -54,7 +55,7 @@ test("answers are stored compressed; retention empties old answers' text and kee
   expect(old).toBe(309);
   expect(report.answersDropped).toBe(old);
   expect(db.query("SELECT count(*) AS n FROM prompt_results WHERE created_at < ? AND response != ''").get(cutoff)).toEqual({ n: 0 });
-  const kept = db.query("SELECT id, aw_text(response) AS text FROM prompt_results WHERE created_at >= ? ORDER BY id").all(cutoff) as { id: string; text: string }[];
+  const kept = db.query(`SELECT id, ${unpackedSql("response")} AS text FROM prompt_results WHERE created_at >= ? ORDER BY id`).all(cutoff) as { id: string; text: string }[];
   expect(kept.length).toBe(400 - old);
   for (const row of kept) expect(row.text).toBe(answer(Number(row.id.slice(1))));
   expect({ analysed: analysed(), rollups: rollupCounts(db), sums: db.query("SELECT sum(results), sum(mentioned), sum(visibility_sum) FROM result_rollups_daily").get(), latest: db.query("SELECT * FROM prompt_results_latest").all(), citations: db.query("SELECT count(*) AS n FROM citations").get() }).toEqual(before);
@@ -65,7 +66,7 @@ test("answers are stored compressed; retention empties old answers' text and kee
   for (const hours of [0, 1, 23, 24, 25]) await runMaintenance(counting, { retentionDays: 90, now: new Date(NOW.getTime() + hours * 3_600_000), cursor });
   expect(walks).toBe(2);
   // A second pass has nothing left to do; 0 days keeps everything.
-  expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, defaultRowsDeleted: 0, tablesRetired: 0 });
+  expect(await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).toEqual({ answersDropped: 0, rowsCompressed: 0, rowsPacked: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, defaultRowsDeleted: 0, tablesRetired: 0 });
   expect((await runMaintenance(createSqliteStorageStore(db), { retentionDays: 0, now: new Date("2030-01-01") })).answersDropped).toBe(0);
 
   // Whole pages freed (here by deleting a brand) go back to the file system at the next upkeep.
