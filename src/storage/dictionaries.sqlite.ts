@@ -46,9 +46,11 @@ const repackable = (c: string) => `(typeof(${c}) = 'text' AND length(${c}) >= 32
 
 export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS, now: () => number = Date.now) {
   const q = {
-    candidates: sqlite.prepare(
+    candidates: sqlite.prepare(`SELECT rowid AS id FROM prompt_results WHERE rowid > ? AND rowid <= ? AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid LIMIT ?`),
+    // The same rows again under the write lock: one may have changed since (retention, a REST write).
+    rows: sqlite.prepare(
       `SELECT rowid AS id, brand_id, ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results
-        WHERE rowid > ? AND rowid <= ? AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid LIMIT ?`,
+        WHERE rowid IN (SELECT value FROM json_each(?)) AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid`,
     ),
     newest: sqlite.prepare(
       `SELECT id, column_name, answers, dictionary FROM text_dictionaries
@@ -102,13 +104,8 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
 
   const textOf = (value: Stored): string | null => (typeof value === "string" ? value : isPlainFrame(value) ? Bun.zstdDecompressSync(value!).toString("utf8") : null);
 
-  /**
-   * Repacks up to `maxRows` answers of positions (after, through] that are still packed on their
-   * own, in one transaction; the rows changed, and the position reached (`through` once the range
-   * is done).
-   */
-  const pack = sqlite.transaction((after: number, through: number, maxRows: number) => {
-    const rows = q.candidates.all(after, through, maxRows) as Candidate[];
+  const repack = sqlite.transaction((ids: number[]) => {
+    const rows = q.rows.all(JSON.stringify(ids)) as Candidate[];
     let packed = 0;
     for (const row of rows) {
       const dictionaries = dictionariesOf(row.brand_id);
@@ -128,10 +125,20 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
       q.update.run(...values, row.id);
       packed++;
     }
-    return { packed, through: rows.length === maxRows ? rows[rows.length - 1]!.id : through };
+    return packed;
   });
 
   return {
-    pack: (after: number, through: number, maxRows: number) => pack.immediate(after, through, maxRows),
+    /**
+     * Repacks up to `maxRows` answers of positions (after, through] that are still packed on their
+     * own; the rows changed, and the position reached (`through` once the range is done). The
+     * range is scanned before the write lock is taken: a range with nothing to pack (a walk after
+     * a restart) holds up no writer.
+     */
+    pack(after: number, through: number, maxRows: number): { packed: number; through: number } {
+      const ids = (q.candidates.all(after, through, maxRows) as { id: number }[]).map((r) => r.id);
+      const reached = ids.length === maxRows ? ids[ids.length - 1]! : through;
+      return { packed: ids.length ? repack.immediate(ids) : 0, through: reached };
+    },
   };
 }
