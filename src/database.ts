@@ -9,9 +9,10 @@ import { brandedSchema } from "./insights/branded.sqlite";
 import { latestSchema } from "./results/latest.sqlite";
 import { rollupsSchema } from "./rollups/triggers.sqlite";
 import { brandMoveSchema } from "./setup/brand-move.sqlite";
+import { dictionariesSchema } from "./storage/dictionaries.sqlite";
 
 /** Rollups first: latest results and branded prompts do not read them, and the order has always been this. */
-export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema, brandMoveSchema] as const;
+export const SCHEMA_PARTS = [rollupsSchema, latestSchema, brandedSchema, brandMoveSchema, dictionariesSchema] as const;
 
 type Options = { migrate?: boolean; busyTimeoutMs?: number };
 

@@ -199,6 +199,7 @@ export async function startRuntime(input: {
     try {
       const now = options.now?.() ?? new Date();
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: (spentMs = 0) => Bun.sleep(Math.max(1, spentMs)), cursor: maintenanceCursor });
+      if (report.packFailure || report.rowsUnreadable) logger.error("storage maintenance: repacking answers with dictionaries", { failure: report.packFailure, unreadable: report.rowsUnreadable });
       if (report.answersDropped || report.rowsCompressed || report.rowsPacked || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
       // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not
       // found"; the webhook delivery log reaches back that far), then deleted in batches.

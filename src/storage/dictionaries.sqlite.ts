@@ -7,6 +7,8 @@
 // a few rows a transaction, never in the result writer's path.
 import type { Database } from "bun:sqlite";
 import { DICTIONARY_COLUMNS, isPlainFrame, packText, unpackedSql, type DictionaryColumn, type TextDictionary } from "../db/text-codec";
+import type { SchemaPart } from "../db/schema-part";
+import type { PackStep } from "./store";
 
 export interface DictionaryOptions {
   /** A brand's answers before it gets its first dictionaries. */
@@ -31,114 +33,165 @@ export const DICTIONARY_DEFAULTS: DictionaryOptions = {
 
 /** Below this a column's sample says too little to be worth a dictionary. */
 const MIN_SAMPLE_BYTES = 1024;
+/** Dictionaries the packer keeps in memory (each ≤ 64 KB); others are read again when needed. */
+const CACHED_DICTIONARIES = 64;
 
 type Stored = string | Uint8Array | null;
 type Candidate = { id: number; brand_id: string } & Record<DictionaryColumn, Stored>;
-interface BrandDictionaries {
-  byColumn: Partial<Record<DictionaryColumn, TextDictionary>>;
-  /** The brand's answers when its newest dictionaries were made (0: none yet). */
-  madeAt: number;
-  countedAt: number;
-}
+type Newest = { id: number; column_name: DictionaryColumn; answers: number };
 
 /** A column's value still packed on its own or plain, long enough to gain: what a repack may improve. */
 const repackable = (c: string) => `(typeof(${c}) = 'text' AND length(${c}) >= 32) OR (typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'28')`;
 
 export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS, now: () => number = Date.now) {
   const q = {
-    candidates: sqlite.prepare(`SELECT rowid AS id FROM prompt_results WHERE rowid > ? AND rowid <= ? AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid LIMIT ?`),
+    candidates: sqlite.prepare(
+      `SELECT rowid AS id, brand_id FROM prompt_results WHERE rowid > ? AND rowid <= ? AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid LIMIT ?`,
+    ),
     // The same rows again under the write lock: one may have changed since (retention, a REST write).
     rows: sqlite.prepare(
       `SELECT rowid AS id, brand_id, ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results
         WHERE rowid IN (SELECT value FROM json_each(?)) AND (${DICTIONARY_COLUMNS.map(repackable).join(" OR ")}) ORDER BY rowid`,
     ),
-    newest: sqlite.prepare(
-      `SELECT id, column_name, answers, dictionary FROM text_dictionaries
-        WHERE id IN (SELECT max(id) FROM text_dictionaries WHERE brand_id = ? GROUP BY column_name)`,
-    ),
+    // What the database holds now, never what this process remembers: a brand deleted (its
+    // dictionaries with it) and made again under its id starts over.
+    newest: sqlite.prepare(`SELECT max(id) AS id, column_name, answers FROM text_dictionaries WHERE brand_id = ? GROUP BY column_name`),
+    bytes: sqlite.prepare("SELECT dictionary FROM text_dictionaries WHERE id = ?"),
     count: sqlite.prepare("SELECT count(*) AS n FROM prompt_results WHERE brand_id = ?"),
     sample: sqlite.prepare(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY created_at DESC LIMIT ?`),
-    insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id"),
+    insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?)"),
     update: sqlite.prepare(`UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
   };
-  const brands = new Map<string, BrandDictionaries>();
+  /** A brand's answers when last counted: a hint for when its next dictionaries are due, never trusted for what exists. */
+  const counted = new Map<string, { answers: number; at: number }>();
+  /** Dictionary bytes by id: committed dictionaries never change and their ids are never reused. */
+  const cache = new Map<number, Buffer>();
 
-  /** Each column's dictionary: the newest answers last (zstd reaches the end of a dictionary most cheaply), cut to its size. */
-  function make(brandId: string, answers: number): BrandDictionaries["byColumn"] {
+  const bytesOf = (id: number): Buffer => {
+    let bytes = cache.get(id);
+    if (!bytes) {
+      bytes = Buffer.from((q.bytes.get(id) as { dictionary: Uint8Array }).dictionary);
+      cache.set(id, bytes);
+      if (cache.size > CACHED_DICTIONARIES) cache.delete(cache.keys().next().value!);
+    }
+    return bytes;
+  };
+
+  const answersOf = (brandId: string): number => {
+    const known = counted.get(brandId);
+    if (known && now() - known.at < options.recountMs) return known.answers;
+    const answers = (q.count.get(brandId) as { n: number }).n;
+    counted.set(brandId, { answers, at: now() });
+    return answers;
+  };
+
+  /**
+   * Makes the brand's dictionaries if it is due some, in a transaction of their own: committed
+   * before any answer is packed with them, so a failed repack never leaves an answer naming a
+   * dictionary that was rolled back. The check is made again under the write lock: two packers
+   * (the server and `answerwatch vacuum`) make one set.
+   */
+  const make = sqlite.transaction((brandId: string, answers: number, columns: readonly DictionaryColumn[]): boolean => {
+    const newest = (q.newest.all(brandId) as Newest[]).filter((d) => columns.includes(d.column_name));
+    const madeAt = Math.max(0, ...newest.map((d) => d.answers));
+    if (madeAt === 0 ? answers < options.minAnswers : answers < madeAt * options.growth) return false;
+    // Newest answers last: zstd reaches the end of a dictionary most cheaply.
     const rows = (q.sample.all(brandId, options.sampleAnswers) as Record<DictionaryColumn, string | null>[]).reverse();
-    const made: BrandDictionaries["byColumn"] = {};
     const at = new Date(now()).toISOString();
-    for (const column of DICTIONARY_COLUMNS) {
+    let made = false;
+    for (const column of columns) {
       const text = Buffer.from(rows.map((r) => r[column] ?? "").filter(Boolean).join("\n"));
       if (text.byteLength < MIN_SAMPLE_BYTES) continue;
-      const bytes = text.subarray(Math.max(0, text.byteLength - options.bytes[column]));
-      const { id } = q.insert.get(brandId, column, answers, bytes, at) as { id: number };
-      made[column] = { id, bytes: Buffer.from(bytes) };
+      q.insert.run(brandId, column, answers, text.subarray(Math.max(0, text.byteLength - options.bytes[column])), at);
+      made = true;
     }
     return made;
-  }
-
-  function dictionariesOf(brandId: string): BrandDictionaries["byColumn"] {
-    const known = brands.get(brandId);
-    if (known && now() - known.countedAt < options.recountMs) return known.byColumn;
-    const state: BrandDictionaries = known ?? { byColumn: {}, madeAt: 0, countedAt: 0 };
-    if (!known) {
-      for (const row of q.newest.all(brandId) as { id: number; column_name: DictionaryColumn; answers: number; dictionary: Uint8Array }[]) {
-        state.byColumn[row.column_name] = { id: row.id, bytes: Buffer.from(row.dictionary) };
-        state.madeAt = Math.max(state.madeAt, row.answers);
-      }
-    }
-    const answers = (q.count.get(brandId) as { n: number }).n;
-    const due = state.madeAt === 0 ? answers >= options.minAnswers : answers >= state.madeAt * options.growth;
-    if (due) {
-      const made = make(brandId, answers);
-      if (Object.keys(made).length) {
-        state.byColumn = { ...state.byColumn, ...made };
-        state.madeAt = answers;
-      }
-    }
-    state.countedAt = now();
-    brands.set(brandId, state);
-    return state.byColumn;
-  }
+  });
 
   const textOf = (value: Stored): string | null => (typeof value === "string" ? value : isPlainFrame(value) ? Bun.zstdDecompressSync(value!).toString("utf8") : null);
 
-  const repack = sqlite.transaction((ids: number[]) => {
+  const repack = sqlite.transaction((ids: number[], columns: readonly DictionaryColumn[]) => {
     const rows = q.rows.all(JSON.stringify(ids)) as Candidate[];
+    const newestOf = new Map<string, Partial<Record<DictionaryColumn, TextDictionary>>>();
     let packed = 0;
+    let unreadable = 0;
     for (const row of rows) {
-      const dictionaries = dictionariesOf(row.brand_id);
+      let dictionaries = newestOf.get(row.brand_id);
+      if (!dictionaries) {
+        dictionaries = {};
+        for (const d of q.newest.all(row.brand_id) as Newest[]) if (columns.includes(d.column_name)) dictionaries[d.column_name] = { id: d.id, bytes: bytesOf(d.id) };
+        newestOf.set(row.brand_id, dictionaries);
+      }
       let changed = false;
-      const values = DICTIONARY_COLUMNS.map((column) => {
-        const dictionary = dictionaries[column];
-        const stored = row[column];
-        const text = dictionary ? textOf(stored) : null;
-        if (!dictionary || text === null) return stored;
-        const repacked = packText(text, dictionary);
-        const storedBytes = typeof stored === "string" ? Buffer.byteLength(stored) : stored!.byteLength;
-        if (typeof repacked === "string" || repacked.byteLength >= storedBytes) return stored;
-        changed = true;
-        return repacked;
-      });
+      let values: Stored[];
+      try {
+        values = DICTIONARY_COLUMNS.map((column) => {
+          const dictionary = dictionaries[column];
+          const stored = row[column];
+          const text = dictionary ? textOf(stored) : null;
+          if (!dictionary || text === null) return stored;
+          const repacked = packText(text, dictionary);
+          const storedBytes = typeof stored === "string" ? Buffer.byteLength(stored) : stored!.byteLength;
+          if (typeof repacked === "string" || repacked.byteLength >= storedBytes) return stored;
+          changed = true;
+          return repacked;
+        });
+      } catch {
+        // A frame that does not decompress stays as it is (its readers see the same error they did): one damaged answer does not stop the walk.
+        unreadable++;
+        continue;
+      }
       if (!changed) continue;
       q.update.run(...values, row.id);
       packed++;
     }
-    return packed;
+    return { packed, unreadable };
   });
 
   return {
     /**
      * Repacks up to `maxRows` answers of positions (after, through] that are still packed on their
-     * own; the rows changed, and the position reached (`through` once the range is done). The
-     * range is scanned before the write lock is taken: a range with nothing to pack (a walk after
-     * a restart) holds up no writer.
+     * own, `columns` only (the others left as they are). The range is scanned before the write
+     * lock is taken: a range with nothing to pack (a walk after a restart) holds up no writer.
      */
-    pack(after: number, through: number, maxRows: number): { packed: number; through: number } {
-      const ids = (q.candidates.all(after, through, maxRows) as { id: number }[]).map((r) => r.id);
-      const reached = ids.length === maxRows ? ids[ids.length - 1]! : through;
-      return { packed: ids.length ? repack.immediate(ids) : 0, through: reached };
+    pack(after: number, through: number, maxRows: number, columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS): PackStep {
+      if (!columns.length) return { packed: 0, made: 0, unreadable: 0, through };
+      const candidates = q.candidates.all(after, through, maxRows) as { id: number; brand_id: string }[];
+      const reached = candidates.length === maxRows ? candidates[candidates.length - 1]!.id : through;
+      if (!candidates.length) return { packed: 0, made: 0, unreadable: 0, through: reached };
+      let made = 0;
+      for (const brandId of new Set(candidates.map((c) => c.brand_id))) if (make.immediate(brandId, answersOf(brandId), columns)) made++;
+      const { packed, unreadable } = repack.immediate(candidates.map((c) => c.id), columns);
+      return { packed, made, unreadable, through: reached };
     },
   };
 }
+
+/**
+ * An answer moved to another brand would outlive its old brand's dictionaries: its values packed
+ * with one are unpacked as it moves (the upkeep packs them again with the new brand's). A trigger
+ * of the schema, made again at every start if missing (a table rebuilt drops its triggers).
+ */
+const unpackOnMove = (c: string) => `${c} = CASE WHEN typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'D1' THEN ${unpackedSql(c)} ELSE ${c} END`;
+export const DICTIONARY_TRIGGERS: Record<string, string> = {
+  prompt_results_unpack_on_brand_move: `AFTER UPDATE OF brand_id ON prompt_results WHEN NEW.brand_id IS NOT OLD.brand_id BEGIN
+  UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map(unpackOnMove).join(", ")}
+   WHERE rowid = NEW.rowid AND (${DICTIONARY_COLUMNS.map((c) => `(typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'D1')`).join(" OR ")});
+END`,
+};
+
+export function ensureDictionaryTriggers(sqlite: Database): boolean {
+  const present = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
+  const stale = Object.keys(DICTIONARY_TRIGGERS).filter((name) => present.get(name) !== `CREATE TRIGGER ${name} ${DICTIONARY_TRIGGERS[name]}`);
+  if (!stale.length) return false;
+  sqlite.transaction(() => {
+    for (const name of stale) {
+      sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
+      sqlite.run(`CREATE TRIGGER ${name} ${DICTIONARY_TRIGGERS[name]}`);
+    }
+  }).immediate();
+  return true;
+}
+
+/** The trigger that keeps a moved answer readable. */
+export const dictionariesSchema: SchemaPart = { name: "dictionaries", ensure: ensureDictionaryTriggers };

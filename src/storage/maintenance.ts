@@ -2,6 +2,7 @@
 // analysed columns, citations and rollups stay), answers written before compression get
 // compressed, and freed pages go back to the file system (incremental vacuum). The operations are
 // the storage store's (store.ts); the walk in steps and the pauses between them are here.
+import { DICTIONARY_COLUMNS, type DictionaryColumn } from "../db/text-codec";
 import type { StorageStore } from "./store";
 
 export interface MaintenanceReport {
@@ -9,6 +10,10 @@ export interface MaintenanceReport {
   rowsCompressed: number;
   /** Answers repacked with their brand's dictionaries (SQLite). */
   rowsPacked: number;
+  /** Answers the repack left as they were because their text could not be read. */
+  rowsUnreadable?: number;
+  /** Why the repack stopped, when it failed (the rest of the round still ran). */
+  packFailure?: string;
   pagesFreed: number;
   /** Monthly partitions of the raw logs made ahead (Postgres). */
   partitionsMade: number;
@@ -75,23 +80,41 @@ export async function compressPlainRows(store: StorageStore, pause: Pause = noPa
 const PACK_ROWS = 25;
 
 /**
+ * The columns a brand's dictionaries pack. Not the answers' own text while retention is on: a
+ * dictionary holds verbatim text of the answers it was made from, which retention must not outlive
+ * (sources and details are kept whatever retention says).
+ */
+export function dictionaryColumns(retentionDays: number): DictionaryColumn[] {
+  return DICTIONARY_COLUMNS.filter((c) => c !== "response" || retentionDays <= 0);
+}
+
+/**
  * Answers still compressed on their own are repacked with their brand's dictionaries from
  * `fromPosition` on, PACK_ROWS a transaction; the pause after each step is told how long it took.
+ * `made` counts the brands given dictionaries on the way: the answers of theirs walked before
+ * (while they had none) wait for a walk from the start.
  */
-export async function packRowsWithDictionaries(store: StorageStore, pause: Pause = noPause, fromPosition = 0): Promise<{ packed: number; lastPosition: number }> {
+export async function packRowsWithDictionaries(
+  store: StorageStore,
+  pause: Pause = noPause,
+  fromPosition = 0,
+  columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS,
+): Promise<{ packed: number; made: number; unreadable: number; lastPosition: number }> {
   const last = await store.lastAnswerPosition();
-  let packed = 0;
+  const total = { packed: 0, made: 0, unreadable: 0 };
   let at = fromPosition;
   // Each step moves past at least one row or to the end of its chunk: the walk ends within `last - fromPosition` steps.
   for (let steps = 0; at < last && steps <= last - fromPosition; steps++) {
     const started = performance.now();
-    const step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS });
+    const step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS, columns });
     if (step.through <= at) break;
-    packed += step.packed;
+    total.packed += step.packed;
+    total.made += step.made;
+    total.unreadable += step.unreadable;
     at = step.through;
     await pause(performance.now() - started);
   }
-  return { packed, lastPosition: Math.max(fromPosition, at) };
+  return { ...total, lastPosition: Math.max(fromPosition, at) };
 }
 
 /**
@@ -109,13 +132,28 @@ export async function runMaintenance(
   if (retentionDue && options.cursor) options.cursor.retainedAt = options.now.getTime();
   const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
   if (options.cursor) options.cursor.compressedThrough = lastPosition;
-  const packing = await packRowsWithDictionaries(store, options.pause, options.cursor?.packedThrough ?? 0);
-  if (options.cursor) options.cursor.packedThrough = packing.lastPosition;
+  // A repack that fails (a full disk, say) is reported and leaves the rest of the round to run.
+  let packing = { packed: 0, made: 0, unreadable: 0, lastPosition: options.cursor?.packedThrough ?? 0 };
+  let packFailure: string | undefined;
+  try {
+    const columns = dictionaryColumns(options.retentionDays);
+    packing = await packRowsWithDictionaries(store, options.pause, options.cursor?.packedThrough ?? 0, columns);
+    // Without a cursor (`answerwatch vacuum`) the walk behind the brands given dictionaries is made now, once.
+    if (!options.cursor && packing.made) {
+      const behind = await packRowsWithDictionaries(store, options.pause, 0, columns);
+      // The second walk passes every answer the first did: its unreadable ones are all of them.
+      packing = { packed: packing.packed + behind.packed, made: packing.made + behind.made, unreadable: behind.unreadable, lastPosition: behind.lastPosition };
+    }
+  } catch (error) {
+    packFailure = String(error);
+  }
+  // A brand given its first dictionaries mid-walk has answers behind the cursor: the next round walks from the start (a scan: ~6 s per million answers with nothing to do).
+  if (options.cursor) options.cursor.packedThrough = packing.made ? 0 : packing.lastPosition;
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
   const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
   const keptFrom = options.logRetentionMonths ? logRetentionStart(options.now, options.logRetentionMonths) : null;
   const partitionsDropped = keptFrom ? (await store.dropLogMonthsBefore({ before: keptFrom })).length : 0;
   // What the default partition holds of those months goes too, a bounded share each round.
   const defaultRowsDeleted = keptFrom ? await store.deleteDefaultLogRowsBefore({ before: keptFrom, maxRows: MAX_DEFAULT_ROWS_A_ROUND }) : 0;
-  return { answersDropped, rowsCompressed: compressed, rowsPacked: packing.packed, pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
+  return { answersDropped, rowsCompressed: compressed, rowsPacked: packing.packed, ...(packing.unreadable ? { rowsUnreadable: packing.unreadable } : {}), ...(packFailure ? { packFailure } : {}), pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
 }

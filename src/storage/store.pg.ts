@@ -35,7 +35,7 @@ export function createPgStorageStore(sql: SQL): StorageStore {
       return 0;
     },
     async packWithDictionaries({ through }) {
-      return { packed: 0, through };
+      return { packed: 0, made: 0, unreadable: 0, through };
     },
     async releaseFreePages() {
       return 0;

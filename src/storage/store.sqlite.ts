@@ -34,8 +34,8 @@ export function createSqliteStorageStore(sqlite: Database, dictionaryOptions: Di
     async compressPlainAnswers({ after, through }) {
       return compress.immediate(after, through);
     },
-    async packWithDictionaries({ after, through, maxRows }) {
-      return through > after ? dictionaries.pack(after, through, maxRows) : { packed: 0, through };
+    async packWithDictionaries({ after, through, maxRows, columns }) {
+      return through > after ? dictionaries.pack(after, through, maxRows, columns) : { packed: 0, made: 0, unreadable: 0, through };
     },
     async releaseFreePages() {
       const before = pragma("freelist_count");

@@ -3,9 +3,23 @@
 // Backend implementations: store.sqlite.ts (and, with #29, store.pg.ts); the contract both must
 // keep is tests/contracts/storage.contract.ts.
 
+import type { DictionaryColumn } from "../db/text-codec";
+
 /** Positions (after, through] of the answers table: a step of a walk over it. */
 export interface AnswerRange {
   after: number;
+  through: number;
+}
+
+/** One step of the repack with dictionaries (packWithDictionaries). */
+export interface PackStep {
+  /** Answers repacked. */
+  packed: number;
+  /** Brands given dictionaries (first or new ones) in this step. */
+  made: number;
+  /** Answers left as they were because their text could not be read (a damaged frame). */
+  unreadable: number;
+  /** The position reached: the range's end once it is done. */
   through: number;
 }
 
@@ -18,11 +32,12 @@ export interface StorageStore {
   compressPlainAnswers(input: AnswerRange): Promise<number>;
   /**
    * Repacks up to `maxRows` answers of the range that are still compressed on their own with their
-   * brand's dictionaries (SQLite, issue #32: src/storage/dictionaries.sqlite.ts), making a brand's
-   * dictionaries when it is due some, in one transaction; the rows repacked and the position reached
-   * (`through` once the range is done). Postgres compresses with TOAST and has nothing to do.
+   * brand's dictionaries, `columns` only (SQLite, issue #32: src/storage/dictionaries.sqlite.ts),
+   * first making a brand's dictionaries when it is due some; the rows repacked, the brands given
+   * dictionaries, the rows whose text could not be read (left as they are), and the position
+   * reached (`through` once the range is done). Postgres compresses with TOAST: nothing to do.
    */
-  packWithDictionaries(input: AnswerRange & { maxRows: number }): Promise<{ packed: number; through: number }>;
+  packWithDictionaries(input: AnswerRange & { maxRows: number; columns: readonly DictionaryColumn[] }): Promise<PackStep>;
   /** Gives freed pages back to the file system where the database keeps them for that (incremental auto-vacuum); how many. */
   releaseFreePages(): Promise<number>;
   /** Makes room for the coming months' raw logs where they are partitioned by month (Postgres); the partitions made. */

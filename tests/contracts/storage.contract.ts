@@ -51,8 +51,9 @@ export function describeStorageStoreContract(name: string, make: () => Promise<H
     test("packWithDictionaries leaves a brand below its threshold as it is, reaches the range's end, and keeps every text", async () => {
       // The fixtures' brand has three answers: far below any dictionary (tests/storage/dictionaries.test.ts packs with them).
       const last = await h.store.lastAnswerPosition();
-      expect(await h.store.packWithDictionaries({ after: 0, through: last, maxRows: 25 })).toEqual({ packed: 0, through: last });
-      expect(await h.store.packWithDictionaries({ after: last, through: last, maxRows: 25 })).toEqual({ packed: 0, through: last });
+      const columns = ["response", "sources", "details"] as const;
+      expect(await h.store.packWithDictionaries({ after: 0, through: last, maxRows: 25, columns })).toEqual({ packed: 0, made: 0, unreadable: 0, through: last });
+      expect(await h.store.packWithDictionaries({ after: last, through: last, maxRows: 25, columns })).toEqual({ packed: 0, made: 0, unreadable: 0, through: last });
       expect(await text(ids.recent!)).toBe(LONG(2));
     });
 

@@ -143,6 +143,105 @@ describe("answers repacked with their brand's dictionaries", () => {
   });
 });
 
+describe("the repack in a server's rounds", () => {
+  /** A database with three brands' prompts; answers written as the result writer writes them. */
+  function world() {
+    const dir = tempDir();
+    const dbh = openDatabase(join(dir, DB_FILE));
+    const db = dbh.sqlite;
+    db.run("INSERT INTO organizations (id, name, slug) VALUES ('o', 'O', 'o')");
+    const brand = (b: string) => {
+      db.run(`INSERT INTO brands (id, organization_id, name, slug) VALUES ('${b}', 'o', '${b}', '${b}')`);
+      db.run(`INSERT INTO prompt_sets (id, brand_id, name) VALUES ('s-${b}', '${b}', 'S')`);
+      db.run(`INSERT INTO prompts (id, prompt_set_id, brand_id, text) VALUES ('p-${b}', 's-${b}', '${b}', 'q')`);
+    };
+    const store = createResultStore(db);
+    const write = (b: string, from: number, to: number) =>
+      db.transaction(() => {
+        for (let i = from; i < to; i++) store.insert({ id: `${b}-${String(i).padStart(4, "0")}`, jobId: `j-${b}-${i}`, brandId: b, promptId: `p-${b}`, platform: "chatgpt", model: "m", region: "", createdAt: new Date(NOW.getTime() - (to - i) * 60_000).toISOString() }, values(b, i));
+      })();
+    const packedWith = (b: string) =>
+      (db.query(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b) as Record<string, unknown>[]).map((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]) !== null));
+    const texts = (b: string) => db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b);
+    const expectedTexts = (b: string, n: number) => Array.from({ length: n }, (_, i) => { const v = values(b, i); return { response: v.response, sources: v.sources, details: v.details }; });
+    return { dbh, db, brand, write, packedWith, texts, expectedTexts };
+  }
+
+  test("a brand given dictionaries mid-walk has its earlier answers repacked in the next round (the server's cursor starts over)", async () => {
+    const w = world();
+    w.brand("late");
+    const storage = createSqliteStorageStore(w.db, SMALL);
+    const cursor = { compressedThrough: 0, packedThrough: 0 };
+    w.write("late", 0, 30); // under the threshold of 40: nothing to do
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor })).rowsPacked).toBe(0);
+    expect(cursor.packedThrough).toBe(30);
+    w.write("late", 30, 50);
+    // The round walks from its cursor: the 20 new answers, and the brand gets its dictionaries.
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor })).rowsPacked).toBe(20);
+    expect(cursor.packedThrough).toBe(0);
+    expect(w.packedWith("late").slice(0, 30).flat().some(Boolean)).toBe(false);
+    // The next round walks from the start and repacks the 30 it passed.
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor })).rowsPacked).toBe(30);
+    expect(w.packedWith("late").every((row) => row.every(Boolean))).toBe(true);
+    expect(cursor.packedThrough).toBe(50);
+    expect(w.texts("late")).toEqual(w.expectedTexts("late", 50));
+    w.dbh.close();
+  });
+
+  test("with retention on, the answers' own text keeps its frames: no dictionary holds answer text that retention would outlive", async () => {
+    const w = world();
+    w.brand("kept");
+    w.write("kept", 0, 60);
+    await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 3650, now: NOW });
+    expect(w.packedWith("kept").every(([response, sources, details]) => !response && sources && details)).toBe(true);
+    expect(w.db.query("SELECT DISTINCT column_name FROM text_dictionaries ORDER BY 1").all()).toEqual([{ column_name: "details" }, { column_name: "sources" }]);
+    expect(w.texts("kept")).toEqual(w.expectedTexts("kept", 60));
+    w.dbh.close();
+  });
+
+  test("a damaged frame is left as it is and counted; the walk repacks the rest and the round goes on", async () => {
+    const w = world();
+    w.brand("hurt");
+    w.write("hurt", 0, 60);
+    // Looks like a zstd frame (its first byte), is not one.
+    w.db.run("UPDATE prompt_results SET sources = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0010'");
+    const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW });
+    expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 59, unreadable: 1, failure: undefined });
+    expect(w.db.query("SELECT hex(sources) AS h FROM prompt_results WHERE id = 'hurt-0010'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
+    expect(report.pagesFreed).toBeGreaterThanOrEqual(0);
+    w.dbh.close();
+  });
+
+  test("one packer outliving a brand: deleted and made again under its id, the brand gets new dictionaries and every answer reads back", async () => {
+    const w = world();
+    w.brand("again");
+    const storage = createSqliteStorageStore(w.db, { ...SMALL, recountMs: 3_600_000 });
+    w.write("again", 0, 60);
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW })).rowsPacked).toBe(60);
+    const first = (w.db.query("SELECT max(id) AS id FROM text_dictionaries").get() as { id: number }).id;
+    w.db.run("DELETE FROM brands WHERE id = 'again'");
+    expect(w.db.query("SELECT count(*) AS n FROM text_dictionaries").get()).toEqual({ n: 0 });
+    w.brand("again");
+    w.write("again", 0, 60);
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW })).rowsPacked).toBe(60);
+    const ids = (w.db.query("SELECT id FROM text_dictionaries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+    expect(ids.length).toBe(3);
+    expect(ids.every((id) => id > first)).toBe(true);
+    expect(w.texts("again")).toEqual(w.expectedTexts("again", 60));
+    w.dbh.close();
+  });
+
+  test("the trigger that unpacks a moved answer is made again at the next open when a table rebuild dropped it", () => {
+    const dir = tempDir();
+    let dbh = openDatabase(join(dir, DB_FILE));
+    dbh.sqlite.run("DROP TRIGGER prompt_results_unpack_on_brand_move");
+    dbh.close();
+    dbh = openDatabase(join(dir, DB_FILE));
+    expect(dbh.sqlite.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name = 'prompt_results_unpack_on_brand_move'").all()).toEqual([{ name: "prompt_results_unpack_on_brand_move" }]);
+    dbh.close();
+  });
+});
+
 test("packText with a dictionary frames its id; text too short or not gaining a tenth stays text", () => {
   const dictionary = { id: 70_000, bytes: Buffer.from(SENTENCES.join(" ").repeat(4)) };
   const text = SENTENCES.slice(2, 6).join(" ");
