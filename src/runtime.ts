@@ -198,7 +198,7 @@ export async function startRuntime(input: {
     maintaining = true;
     try {
       const now = options.now?.() ?? new Date();
-      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: (spentMs = 0) => Bun.sleep(Math.max(1, spentMs)), cursor: maintenanceCursor });
+      const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: async (spentMs = 0) => (stopped ? false : (await Bun.sleep(Math.max(1, spentMs)), !stopped)), cursor: maintenanceCursor });
       if (report.packFailure || report.rowsUnreadable) logger.error("storage maintenance: repacking answers with dictionaries", { failure: report.packFailure, unreadable: report.rowsUnreadable });
       if (report.answersDropped || report.rowsCompressed || report.rowsPacked || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
       // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not

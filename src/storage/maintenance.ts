@@ -33,9 +33,9 @@ export function logRetentionStart(now: Date, months: number): Date {
 /**
  * Between batches the thread answers other work (the server runs this on its serving thread);
  * `spentMs`, when given, is how long the batch before took, for a pause that keeps the thread's
- * share of a long walk bounded.
+ * share of a long walk bounded. `false` ends the walk where it is (a server stopping).
  */
-export type Pause = (spentMs?: number) => Promise<void>;
+export type Pause = (spentMs?: number) => Promise<boolean | void>;
 const noPause: Pause = async () => {};
 
 /**
@@ -48,7 +48,7 @@ async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause
   let changed = 0;
   for (let from = fromPosition; from < last; from += CHUNK) {
     changed += await step(from, Math.min(from + CHUNK, last));
-    await pause();
+    if ((await pause()) === false) return { changed, lastPosition: Math.min(from + CHUNK, last) };
   }
   return { changed, lastPosition: Math.max(fromPosition, last) };
 }
@@ -112,7 +112,7 @@ export async function packRowsWithDictionaries(
     total.made += step.made;
     total.unreadable += step.unreadable;
     at = step.through;
-    await pause(performance.now() - started);
+    if ((await pause(performance.now() - started)) === false) break;
   }
   return { ...total, lastPosition: Math.max(fromPosition, at) };
 }

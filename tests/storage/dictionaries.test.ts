@@ -188,6 +188,20 @@ describe("the repack in a server's rounds", () => {
     w.dbh.close();
   });
 
+  test("a pause that says stop (a server stopping) ends the walk after the step it follows, the cursor where it got to", async () => {
+    const w = world();
+    w.brand("stop");
+    w.write("stop", 0, 100);
+    const cursor = { compressedThrough: 0, packedThrough: 0 };
+    const spent: (number | undefined)[] = [];
+    const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW, cursor, pause: async (ms) => (spent.push(ms), ms === undefined) });
+    // The first repack step (25 answers) ran and was timed; the pause after it ended the walk.
+    expect(report.rowsPacked).toBe(25);
+    expect(spent.filter((ms) => ms !== undefined).length).toBe(1);
+    expect(w.packedWith("stop").filter((row) => row.every(Boolean)).length).toBe(25);
+    w.dbh.close();
+  });
+
   test("with retention on, the answers' own text keeps its frames: no dictionary holds answer text that retention would outlive", async () => {
     const w = world();
     w.brand("kept");
