@@ -303,6 +303,11 @@ const commands: Record<string, Command> = {
         const { createSqliteStorageStore } = await import("./storage/store.sqlite");
         const report = await runMaintenance(createSqliteStorageStore(dbh.sqlite), { retentionDays: config.retentionDaysRawAnswers, now: new Date() });
         process.stdout.write(`answers emptied by retention: ${report.answersDropped}\nrows compressed: ${report.rowsCompressed}\nrows packed with their brand's dictionaries: ${report.rowsPacked}\npages freed: ${report.pagesFreed}\n`);
+        if (report.rowsUnreadable) process.stderr.write(`answerwatch: ${report.rowsUnreadable} answers could not be read and were left as they are\n`);
+        if (report.packFailure) {
+          process.stderr.write(`answerwatch: repacking answers with their brand's dictionaries failed: ${report.packFailure}\n`);
+          process.exitCode = 1;
+        }
         if (full) {
           const before = Bun.file(dbh.sqlite.filename).size;
           // Rollup tables still kept with rowids (too large to convert at start): their keys kept once (issue #32).

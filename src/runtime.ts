@@ -190,17 +190,16 @@ export async function startRuntime(input: {
   // Storage upkeep (src/storage/maintenance.ts) a minute after start and hourly: retention,
   // compression of rows written plain, repacking with brands' dictionaries, returning freed pages.
   // One batch at a time on this thread, pausing at least as long as a batch took.
-  let maintaining = false;
+  let maintaining: Promise<void> | null = null;
   const maintenanceCursor = { compressedThrough: 0, packedThrough: 0 };
   const storageStore = stores.storage;
-  const maintain = async () => {
-    if (maintaining) return;
-    maintaining = true;
+  const maintainOnce = async () => {
     try {
       const now = options.now?.() ?? new Date();
       const report = await runMaintenance(storageStore, { retentionDays: config.retentionDaysRawAnswers, logRetentionMonths: config.logRetentionMonths, now, pause: async (spentMs = 0) => (stopped ? false : (await Bun.sleep(Math.max(1, spentMs)), !stopped)), cursor: maintenanceCursor });
       if (report.packFailure || report.rowsUnreadable) logger.error("storage maintenance: repacking answers with dictionaries", { failure: report.packFailure, unreadable: report.rowsUnreadable });
       if (report.answersDropped || report.rowsCompressed || report.rowsPacked || report.pagesFreed || report.partitionsMade || report.partitionsDropped || report.defaultRowsDeleted || report.tablesRetired) logger.info("storage maintenance", { ...report });
+      if (report.stopped || stopped) return;
       // Rows past use, kept ENDED_KEEP_DAYS (a late click on an expired link is told so, not "not
       // found"; the webhook delivery log reaches back that far), then deleted in batches.
       const before = new Date(now.getTime() - ENDED_KEEP_DAYS * 86_400_000).toISOString();
@@ -209,15 +208,16 @@ export async function startRuntime(input: {
         ["expired invitations", stores.members.pruneExpired],
         ["webhook events no delivery waits on (and their deliveries)", stores.webhooks.pruneEvents],
       ] as const) {
+        if (stopped) return;
         const rows = await pruneInBatches((limit) => prune({ before, limit }));
         if (rows) logger.info(`${what} deleted`, { rows, keep_days: ENDED_KEEP_DAYS });
       }
     } catch (error) {
       logger.error("storage maintenance failed", { error: String(error) });
-    } finally {
-      maintaining = false;
     }
   };
+  // One round at a time; stop() waits for the one running (its walks end at their next pause).
+  const maintain = () => (maintaining ??= maintainOnce().finally(() => (maintaining = null)));
   const maintenanceStart = setTimeout(maintain, 60_000);
   const maintenanceTimer = setInterval(() => void maintain().then(moveFormerRows), 3_600_000);
 
@@ -264,6 +264,7 @@ export async function startRuntime(input: {
       clearTimeout(alertTimer);
       mailAlerts = () => {};
       clearInterval(maintenanceTimer);
+      await maintaining;
       clearTimeout(schedulerTimer);
       scheduler?.store.cron["daily-tracking"].stop();
       await app.close();

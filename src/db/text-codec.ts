@@ -78,6 +78,11 @@ export function isPlainFrame(value: unknown): boolean {
   return value instanceof Uint8Array && value[0] === ZSTD_MAGIC_FIRST_BYTE;
 }
 
+/** The text of a frame packed with `dictionary` (dictionaryOf(frame) names it). */
+export function unpackWith(frame: Uint8Array, dictionary: Uint8Array): string {
+  return zlib.zstdDecompressSync(frame.subarray(DICTIONARY_HEADER), { dictionary }).toString("utf8");
+}
+
 /** Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes, so a loaded one stays right. */
 export class LoadedDictionaries {
   private readonly byId = new Map<number, Buffer>();
@@ -116,7 +121,7 @@ export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDict
     else {
       const bytes = dictionaries.get(id) ?? (dictionary instanceof Uint8Array ? dictionaries.add(id, dictionary) : undefined);
       if (!bytes) throw new Error(`text packed with dictionary ${id}, which text_dictionaries does not hold`);
-      text = zlib.zstdDecompressSync(frame.subarray(DICTIONARY_HEADER), { dictionary: bytes }).toString("utf8");
+      text = unpackWith(frame, bytes);
     }
     // A copy: SQLite's buffer is not ours to keep.
     recent.unshift({ frame: Buffer.from(frame), text });

@@ -3,7 +3,7 @@
 // compressed, and freed pages go back to the file system (incremental vacuum). The operations are
 // the storage store's (store.ts); the walk in steps and the pauses between them are here.
 import { DICTIONARY_COLUMNS, type DictionaryColumn } from "../db/text-codec";
-import type { StorageStore } from "./store";
+import type { PackStep, StorageStore } from "./store";
 
 export interface MaintenanceReport {
   answersDropped: number;
@@ -14,6 +14,8 @@ export interface MaintenanceReport {
   rowsUnreadable?: number;
   /** Why the repack stopped, when it failed (the rest of the round still ran). */
   packFailure?: string;
+  /** A pause said stop: the round ended after the walk it interrupted. */
+  stopped?: boolean;
   pagesFreed: number;
   /** Monthly partitions of the raw logs made ahead (Postgres). */
   partitionsMade: number;
@@ -43,14 +45,14 @@ const noPause: Pause = async () => {};
  * milliseconds whatever the table's size (a filter scanning for rows that no longer exist would
  * read the whole table in one statement, on the serving thread).
  */
-async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause, step: (after: number, through: number) => Promise<number>): Promise<{ changed: number; lastPosition: number }> {
+async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause, step: (after: number, through: number) => Promise<number>): Promise<{ changed: number; lastPosition: number; stopped: boolean }> {
   const last = await store.lastAnswerPosition();
   let changed = 0;
   for (let from = fromPosition; from < last; from += CHUNK) {
     changed += await step(from, Math.min(from + CHUNK, last));
-    if ((await pause()) === false) return { changed, lastPosition: Math.min(from + CHUNK, last) };
+    if ((await pause()) === false) return { changed, lastPosition: Math.min(from + CHUNK, last), stopped: true };
   }
-  return { changed, lastPosition: Math.max(fromPosition, last) };
+  return { changed, lastPosition: Math.max(fromPosition, last), stopped: false };
 }
 
 const CHUNK = 5000;
@@ -60,10 +62,11 @@ const RETENTION_EVERY_MS = 24 * 3_600_000;
 const MAX_DEFAULT_ROWS_A_ROUND = 100_000;
 
 /** Text of answers older than `days` days is emptied, one chunk of rows per transaction so writers are never held up for long. */
-export async function dropOldAnswers(store: StorageStore, days: number, now: Date, pause: Pause = noPause): Promise<number> {
-  if (days <= 0) return 0;
+export async function dropOldAnswers(store: StorageStore, days: number, now: Date, pause: Pause = noPause): Promise<{ dropped: number; stopped: boolean }> {
+  if (days <= 0) return { dropped: 0, stopped: false };
   const before = new Date(now.getTime() - days * 86_400_000).toISOString();
-  return (await eachChunk(store, 0, pause, (after, through) => store.dropAnswerText({ after, through, before }))).changed;
+  const { changed, stopped } = await eachChunk(store, 0, pause, (after, through) => store.dropAnswerText({ after, through, before }));
+  return { dropped: changed, stopped };
 }
 
 /**
@@ -71,9 +74,9 @@ export async function dropOldAnswers(store: StorageStore, days: number, now: Dat
  * /rest/v1) are compressed, from `fromPosition` on; the server passes the last position it
  * checked, so each hourly pass reads only the rows added since.
  */
-export async function compressPlainRows(store: StorageStore, pause: Pause = noPause, fromPosition = 0): Promise<{ compressed: number; lastPosition: number }> {
-  const { changed, lastPosition } = await eachChunk(store, fromPosition, pause, (after, through) => store.compressPlainAnswers({ after, through }));
-  return { compressed: changed, lastPosition: lastPosition };
+export async function compressPlainRows(store: StorageStore, pause: Pause = noPause, fromPosition = 0): Promise<{ compressed: number; lastPosition: number; stopped: boolean }> {
+  const { changed, lastPosition, stopped } = await eachChunk(store, fromPosition, pause, (after, through) => store.compressPlainAnswers({ after, through }));
+  return { compressed: changed, lastPosition, stopped };
 }
 
 /** Answers repacked per transaction: ~0.3–0.9 ms each, so a step holds the writer for tens of milliseconds. */
@@ -99,22 +102,44 @@ export async function packRowsWithDictionaries(
   pause: Pause = noPause,
   fromPosition = 0,
   columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS,
-): Promise<{ packed: number; made: number; unreadable: number; lastPosition: number }> {
+): Promise<PackWalk> {
   const last = await store.lastAnswerPosition();
-  const total = { packed: 0, made: 0, unreadable: 0 };
+  const walk: PackWalk = { packed: 0, made: 0, unreadable: 0, lastPosition: fromPosition, stopped: false };
   let at = fromPosition;
   // Each step moves past at least one row or to the end of its chunk: the walk ends within `last - fromPosition` steps.
   for (let steps = 0; at < last && steps <= last - fromPosition; steps++) {
     const started = performance.now();
-    const step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS, columns });
+    let step: PackStep;
+    try {
+      step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS, columns });
+    } catch (error) {
+      // A full disk, say: the walk stops where it is and says why; what it did so far counts.
+      walk.failure = String(error);
+      break;
+    }
     if (step.through <= at) break;
-    total.packed += step.packed;
-    total.made += step.made;
-    total.unreadable += step.unreadable;
-    at = step.through;
-    if ((await pause(performance.now() - started)) === false) break;
+    walk.packed += step.packed;
+    walk.made += step.made;
+    walk.unreadable += step.unreadable;
+    at = walk.lastPosition = step.through;
+    if ((await pause(performance.now() - started)) === false) {
+      walk.stopped = true;
+      break;
+    }
   }
-  return { ...total, lastPosition: Math.max(fromPosition, at) };
+  return walk;
+}
+
+export interface PackWalk {
+  packed: number;
+  /** Brands given their first dictionaries on the way. */
+  made: number;
+  unreadable: number;
+  lastPosition: number;
+  /** A pause said stop. */
+  stopped: boolean;
+  /** Why a step failed, ending the walk. */
+  failure?: string;
 }
 
 /**
@@ -125,35 +150,46 @@ export async function runMaintenance(
   store: StorageStore,
   options: { retentionDays: number; logRetentionMonths?: number; now: Date; pause?: Pause; cursor?: { compressedThrough: number; packedThrough?: number; retainedAt?: number } },
 ): Promise<MaintenanceReport> {
+  const report: MaintenanceReport = { answersDropped: 0, rowsCompressed: 0, rowsPacked: 0, pagesFreed: 0, partitionsMade: 0, partitionsDropped: 0, defaultRowsDeleted: 0, tablesRetired: 0 };
+  // A pause that says stop (the server stopping) ends the round after the walk it interrupted.
+  const stopped = () => ({ ...report, stopped: true });
   // Retention counts in days, and its pass walks every answer: once a day is enough (the server
   // keeps when it last ran in the cursor; without one, every round runs it).
   const retentionDue = !options.cursor?.retainedAt || options.now.getTime() - options.cursor.retainedAt >= RETENTION_EVERY_MS;
-  const answersDropped = retentionDue ? await dropOldAnswers(store, options.retentionDays, options.now, options.pause) : 0;
-  if (retentionDue && options.cursor) options.cursor.retainedAt = options.now.getTime();
-  const { compressed, lastPosition } = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
-  if (options.cursor) options.cursor.compressedThrough = lastPosition;
-  // A repack that fails (a full disk, say) is reported and leaves the rest of the round to run.
-  let packing = { packed: 0, made: 0, unreadable: 0, lastPosition: options.cursor?.packedThrough ?? 0 };
-  let packFailure: string | undefined;
-  try {
-    const columns = dictionaryColumns(options.retentionDays);
-    packing = await packRowsWithDictionaries(store, options.pause, options.cursor?.packedThrough ?? 0, columns);
-    // Without a cursor (`answerwatch vacuum`) the walk behind the brands given dictionaries is made now, once.
-    if (!options.cursor && packing.made) {
-      const behind = await packRowsWithDictionaries(store, options.pause, 0, columns);
-      // The second walk passes every answer the first did: its unreadable ones are all of them.
-      packing = { packed: packing.packed + behind.packed, made: packing.made + behind.made, unreadable: behind.unreadable, lastPosition: behind.lastPosition };
-    }
-  } catch (error) {
-    packFailure = String(error);
+  if (retentionDue) {
+    const retention = await dropOldAnswers(store, options.retentionDays, options.now, options.pause);
+    report.answersDropped = retention.dropped;
+    if (retention.stopped) return stopped();
+    if (options.cursor) options.cursor.retainedAt = options.now.getTime();
   }
+  const compression = await compressPlainRows(store, options.pause, options.cursor?.compressedThrough ?? 0);
+  report.rowsCompressed = compression.compressed;
+  if (options.cursor) options.cursor.compressedThrough = compression.lastPosition;
+  if (compression.stopped) return stopped();
+
+  const columns = dictionaryColumns(options.retentionDays);
+  let packing = await packRowsWithDictionaries(store, options.pause, options.cursor?.packedThrough ?? 0, columns);
+  // Without a cursor (`answerwatch vacuum`) the walk behind the brands given dictionaries is made now, once.
+  if (!options.cursor && packing.made && !packing.stopped && !packing.failure) {
+    const behind = await packRowsWithDictionaries(store, options.pause, 0, columns);
+    // The second walk passes every answer the first did: its unreadable ones are all of them.
+    packing = { ...behind, packed: packing.packed + behind.packed, made: packing.made + behind.made };
+  }
+  report.rowsPacked = packing.packed;
+  if (packing.unreadable) report.rowsUnreadable = packing.unreadable;
+  // A failed repack is reported and leaves the rest of the round to run.
+  if (packing.failure) report.packFailure = packing.failure;
   // A brand given its first dictionaries mid-walk has answers behind the cursor: the next round walks from the start (a scan: ~6 s per million answers with nothing to do).
   if (options.cursor) options.cursor.packedThrough = packing.made ? 0 : packing.lastPosition;
+  if (packing.stopped) return stopped();
+
   // Each round makes next months' partitions of the raw logs: a server up for a year never writes into the default one.
-  const partitionsMade = (await store.prepareAhead({ now: options.now })).length;
+  report.partitionsMade = (await store.prepareAhead({ now: options.now })).length;
   const keptFrom = options.logRetentionMonths ? logRetentionStart(options.now, options.logRetentionMonths) : null;
-  const partitionsDropped = keptFrom ? (await store.dropLogMonthsBefore({ before: keptFrom })).length : 0;
+  report.partitionsDropped = keptFrom ? (await store.dropLogMonthsBefore({ before: keptFrom })).length : 0;
   // What the default partition holds of those months goes too, a bounded share each round.
-  const defaultRowsDeleted = keptFrom ? await store.deleteDefaultLogRowsBefore({ before: keptFrom, maxRows: MAX_DEFAULT_ROWS_A_ROUND }) : 0;
-  return { answersDropped, rowsCompressed: compressed, rowsPacked: packing.packed, ...(packing.unreadable ? { rowsUnreadable: packing.unreadable } : {}), ...(packFailure ? { packFailure } : {}), pagesFreed: await store.releaseFreePages(), partitionsMade, partitionsDropped, defaultRowsDeleted, tablesRetired: (await store.dropRetiredTables()).length };
+  report.defaultRowsDeleted = keptFrom ? await store.deleteDefaultLogRowsBefore({ before: keptFrom, maxRows: MAX_DEFAULT_ROWS_A_ROUND }) : 0;
+  report.pagesFreed = await store.releaseFreePages();
+  report.tablesRetired = (await store.dropRetiredTables()).length;
+  return report;
 }

@@ -15,7 +15,7 @@ export interface AnswerRange {
 export interface PackStep {
   /** Answers repacked. */
   packed: number;
-  /** Brands given dictionaries (first or new ones) in this step. */
+  /** Brands given their first dictionaries in this step (their answers walked before wait for a walk from the start). */
   made: number;
   /** Answers left as they were because their text could not be read (a damaged frame). */
   unreadable: number;

@@ -188,17 +188,52 @@ describe("the repack in a server's rounds", () => {
     w.dbh.close();
   });
 
-  test("a pause that says stop (a server stopping) ends the walk after the step it follows, the cursor where it got to", async () => {
+  test("a pause that says stop (a server stopping) ends the walk after its step and the round with it; the cursor stays where the walk got to", async () => {
     const w = world();
     w.brand("stop");
-    w.write("stop", 0, 100);
+    w.write("stop", 0, 60);
+    const storage = createSqliteStorageStore(w.db, SMALL);
     const cursor = { compressedThrough: 0, packedThrough: 0 };
-    const spent: (number | undefined)[] = [];
-    const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW, cursor, pause: async (ms) => (spent.push(ms), ms === undefined) });
-    // The first repack step (25 answers) ran and was timed; the pause after it ended the walk.
-    expect(report.rowsPacked).toBe(25);
-    expect(spent.filter((ms) => ms !== undefined).length).toBe(1);
-    expect(w.packedWith("stop").filter((row) => row.every(Boolean)).length).toBe(25);
+    // A first round gives the brand its dictionaries and packs all 60.
+    await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor });
+    await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor });
+    expect(cursor.packedThrough).toBe(60);
+    w.write("stop", 60, 160);
+    let freed = 0;
+    const counting = { ...storage, releaseFreePages: async () => (freed++, storage.releaseFreePages()) };
+    // Repack steps are timed; the compress walk's pauses are not: stop after the first repack step.
+    const report = await runMaintenance(counting, { retentionDays: 0, now: NOW, cursor, pause: async (ms) => ms === undefined });
+    expect({ packed: report.rowsPacked, stopped: report.stopped }).toEqual({ packed: 25, stopped: true });
+    expect(cursor.packedThrough).toBe(85);
+    expect(freed).toBe(0);
+    expect(w.packedWith("stop").filter((row) => row.every(Boolean)).length).toBe(85);
+    // The compress walk stops too, at the end of its step.
+    const compressStop = await runMaintenance(counting, { retentionDays: 0, now: NOW, cursor: { compressedThrough: 0 }, pause: async () => false });
+    expect({ packed: compressStop.rowsPacked, stopped: compressStop.stopped, freed }).toEqual({ packed: 0, stopped: true, freed: 0 });
+    w.dbh.close();
+  });
+
+  test("a repack step that fails ends the walk and is reported; the rest of the round runs", async () => {
+    const w = world();
+    w.brand("full");
+    w.write("full", 0, 60);
+    const storage = createSqliteStorageStore(w.db, SMALL);
+    let freed = 0;
+    let steps = 0;
+    const failing = {
+      ...storage,
+      packWithDictionaries: async (input: Parameters<typeof storage.packWithDictionaries>[0]) => {
+        if (++steps === 2) throw new Error("database or disk is full");
+        return storage.packWithDictionaries(input);
+      },
+      releaseFreePages: async () => (freed++, storage.releaseFreePages()),
+    };
+    const cursor = { compressedThrough: 0, packedThrough: 0 };
+    const report = await runMaintenance(failing, { retentionDays: 0, now: NOW, cursor });
+    expect({ packed: report.rowsPacked, failure: report.packFailure, freed }).toEqual({ packed: 25, failure: "Error: database or disk is full", freed: 1 });
+    // The brand got its first dictionaries in the step that ran: the next round walks from the start.
+    expect(cursor.packedThrough).toBe(0);
+    expect((await runMaintenance(storage, { retentionDays: 0, now: NOW, cursor })).rowsPacked).toBe(35);
     w.dbh.close();
   });
 
@@ -213,16 +248,18 @@ describe("the repack in a server's rounds", () => {
     w.dbh.close();
   });
 
-  test("a damaged frame is left as it is and counted; the walk repacks the rest and the round goes on", async () => {
+  test("a damaged frame, among the answers a dictionary is made from too, is left as it is and counted; the others are repacked", async () => {
     const w = world();
     w.brand("hurt");
     w.write("hurt", 0, 60);
-    // Looks like a zstd frame (its first byte), is not one.
-    w.db.run("UPDATE prompt_results SET sources = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0010'");
+    // Looks like a zstd frame (its first byte), is not one; among the newest answers the dictionaries are made from.
+    w.db.run("UPDATE prompt_results SET sources = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0055'");
     const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW });
-    expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 59, unreadable: 1, failure: undefined });
-    expect(w.db.query("SELECT hex(sources) AS h FROM prompt_results WHERE id = 'hurt-0010'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
-    expect(report.pagesFreed).toBeGreaterThanOrEqual(0);
+    expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 60, unreadable: 1, failure: undefined });
+    // Its readable columns are repacked; the damaged one is left byte for byte.
+    expect(w.packedWith("hurt")[55]).toEqual([true, false, true]);
+    expect(w.db.query("SELECT hex(sources) AS h FROM prompt_results WHERE id = 'hurt-0055'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
+    expect(w.db.query("SELECT count(*) AS n FROM text_dictionaries").get()).toEqual({ n: 3 });
     w.dbh.close();
   });
 
