@@ -459,7 +459,8 @@ function storage(dir: string, meta: ScaleMeta): { rows: RatioReport[]; lines: st
           }
       }
     }
-    const byName = (table: string) => /^citation_urls/.test(table) || /latest/.test(table) || /rollup/.test(table);
+    // The brands' compression dictionaries (issue #32) are the answers' too.
+    const byName = (table: string) => /^citation_urls/.test(table) || /latest/.test(table) || /rollup/.test(table) || table === "text_dictionaries";
     const counted = (table: string) => kept.has(table) || byName(table);
     let resultBytes = 0;
     let derivedBytes = 0;

@@ -78,10 +78,24 @@ export function isPlainFrame(value: unknown): boolean {
   return value instanceof Uint8Array && value[0] === ZSTD_MAGIC_FIRST_BYTE;
 }
 
-/** The text of a frame packed with `dictionary` (dictionaryOf(frame) names it). */
-export function unpackWith(frame: Uint8Array, dictionary: Uint8Array): string {
+/**
+ * A frame's text: a plain zstd frame's, or one packed with the dictionary `dictionaryFor` gives for
+ * its id (an error when it has none to give).
+ */
+export function unpackFrame(frame: Uint8Array, dictionaryFor: (id: number) => Uint8Array | undefined): string {
+  const id = dictionaryOf(frame);
+  if (id === null) return Bun.zstdDecompressSync(frame).toString("utf8");
+  const dictionary = dictionaryFor(id);
+  if (!dictionary) throw new Error(`text packed with dictionary ${id}, which text_dictionaries does not hold`);
   return zlib.zstdDecompressSync(frame.subarray(DICTIONARY_HEADER), { dictionary }).toString("utf8");
 }
+
+/** SQL: a stored value is a plain zstd frame (packed without a dictionary). */
+export const isPlainFrameSql = (value: string) => `(typeof(${value}) = 'blob' AND substr(${value}, 1, 1) = x'28')`;
+/** SQL: a stored value is a frame packed with a dictionary. */
+export const isDictionaryFrameSql = (value: string) => `(typeof(${value}) = 'blob' AND substr(${value}, 1, 1) = x'D1')`;
+/** SQL: a value a dictionary may pack smaller — plain text long enough, or a plain frame. */
+export const dictionaryMayPackSql = (value: string) => `((typeof(${value}) = 'text' AND length(${value}) >= ${MIN_DICTIONARY_BYTES}) OR ${isPlainFrameSql(value)})`;
 
 /** Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes, so a loaded one stays right. */
 export class LoadedDictionaries {
@@ -115,14 +129,7 @@ export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDict
     const frame = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const hit = recent.find((r) => r.frame.equals(frame));
     if (hit) return hit.text;
-    const id = dictionaryOf(value);
-    let text: string;
-    if (id === null) text = Bun.zstdDecompressSync(value).toString("utf8");
-    else {
-      const bytes = dictionaries.get(id) ?? (dictionary instanceof Uint8Array ? dictionaries.add(id, dictionary) : undefined);
-      if (!bytes) throw new Error(`text packed with dictionary ${id}, which text_dictionaries does not hold`);
-      text = unpackWith(frame, bytes);
-    }
+    const text = unpackFrame(frame, (id) => dictionaries.get(id) ?? (dictionary instanceof Uint8Array ? dictionaries.add(id, dictionary) : undefined));
     // A copy: SQLite's buffer is not ours to keep.
     recent.unshift({ frame: Buffer.from(frame), text });
     recent.length = Math.min(recent.length, remembered);

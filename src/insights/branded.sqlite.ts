@@ -3,7 +3,7 @@
 // (REST, the CLI, a rename of the brand, a domain added) through aw_names_brand(), a function every
 // connection registers; made here, not in a migration, like the rollups' triggers.
 import type { Database } from "bun:sqlite";
-import type { SchemaPart } from "../db/schema-part";
+import { ensureTriggers, type SchemaPart } from "../db/schema-part";
 import { createBrandNamer } from "./branded";
 
 export const NAMES_BRAND_FUNCTION = "aw_names_brand";
@@ -30,17 +30,7 @@ export const BRANDED_TRIGGERS: Record<string, string> = {
 
 /** Creates missing triggers (replacing changed ones) and then rechecks every prompt; true when it had to. */
 export function ensureBranded(sqlite: Database): boolean {
-  const present = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
-  const stale = Object.entries(BRANDED_TRIGGERS).filter(([name, body]) => present.get(name) !== `CREATE TRIGGER ${name} ${body}`);
-  if (!stale.length) return false;
-  sqlite.transaction(() => {
-    for (const [name, body] of stale) {
-      sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
-      sqlite.run(`CREATE TRIGGER ${name} ${body}`);
-    }
-    sqlite.run(`UPDATE prompts SET is_branded = ${brandedOf("prompts")}`);
-  }).immediate();
-  return true;
+  return ensureTriggers(sqlite, BRANDED_TRIGGERS, () => sqlite.run(`UPDATE prompts SET is_branded = ${brandedOf("prompts")}`));
 }
 
 /** prompts.is_branded: the brand matcher SQL function and the triggers that call it. */

@@ -1,25 +1,25 @@
 // Issue #32: answers repacked with their brand's zstd dictionaries (src/db/text-codec.ts). A brand
 // with `minAnswers` answers gets, per packed column, a dictionary of its newest answers' text; a
-// new one once its answers have grown `growth`-fold since (answers drift as prompts and months
-// change); each answer still packed on its own (or plain) is repacked with its brand's newest. A
-// frame made with an older dictionary stays as it is: that dictionary stays too, until its brand
-// goes. Compressing with a dictionary costs ~0.1–0.4 ms a value, so this runs in storage upkeep,
-// a few rows a transaction, never in the result writer's path.
+// column gets a newer one once the brand's answers have grown `growth`-fold since its last
+// (answers drift as prompts and months change); each answer still packed on its own (or plain) is
+// repacked with its brand's newest. A frame made with an older dictionary stays as it is: that
+// dictionary stays too, until its brand goes. Compressing with a dictionary costs ~0.1–0.4 ms a
+// value, so this runs in storage upkeep, a few rows a transaction, never in the result writer's path.
 import type { Database, Statement } from "bun:sqlite";
-import { DICTIONARY_COLUMNS, dictionaryOf, isPlainFrame, packText, unpackWith, unpackedSql, type DictionaryColumn, type TextDictionary } from "../db/text-codec";
-import type { SchemaPart } from "../db/schema-part";
+import { DICTIONARY_COLUMNS, dictionaryMayPackSql, isDictionaryFrameSql, LoadedDictionaries, packText, unpackedSql, unpackFrame, type DictionaryColumn, type TextDictionary } from "../db/text-codec";
+import { ensureTriggers, type SchemaPart } from "../db/schema-part";
 import type { PackStep } from "./store";
 
 export interface DictionaryOptions {
   /** A brand's answers before it gets its first dictionaries. */
   minAnswers: number;
-  /** A brand gets new dictionaries once its answers have grown this many times since its last. */
+  /** A column gets a newer dictionary once the brand's answers have grown this many times since its last. */
   growth: number;
   /** The newest answers a dictionary is made from. */
   sampleAnswers: number;
   /** Each column's dictionary size in bytes: compressing costs about in proportion. */
   bytes: Record<DictionaryColumn, number>;
-  /** How long a brand's answer count is trusted before it is counted again. */
+  /** How long a brand's answer count (and that it has no dictionary) is trusted before it is checked again. */
   recountMs: number;
 }
 
@@ -33,26 +33,28 @@ export const DICTIONARY_DEFAULTS: DictionaryOptions = {
 
 /** Below this a column's sample says too little to be worth a dictionary. */
 const MIN_SAMPLE_BYTES = 1024;
-/** Dictionaries the packer keeps in memory (each ≤ 64 KB); others are read again when needed. */
-const CACHED_DICTIONARIES = 64;
+/** Brands the packer remembers counts of before it forgets the stale ones. */
+const REMEMBERED_BRANDS = 10_000;
 
 type Stored = string | Uint8Array | null;
 type Candidate = { id: number; brand_id: string } & Record<DictionaryColumn, Stored>;
 type Newest = { id: number; column_name: DictionaryColumn; answers: number };
+interface Brand {
+  answers: number;
+  countedAt: number;
+  /** It had no dictionary for the columns asked when last checked: its answers are passed over until its recount. */
+  none: boolean;
+}
 
-/** A column's value still packed on its own or plain, long enough to gain: what a repack may improve. */
-const repackable = (c: string) => `(typeof(${c}) = 'text' AND length(${c}) >= 32) OR (typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'28')`;
-
-export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS, now: () => number = Date.now) {
+export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS) {
   // Per set of columns (all, or all but response while retention is on): only those make a row a candidate.
   const byColumns = new Map<string, { candidates: Statement; rows: Statement }>();
   const statementsFor = (columns: readonly DictionaryColumn[]) => {
     const key = columns.join(",");
     let statements = byColumns.get(key);
     if (!statements) {
-      const wanted = columns.map(repackable).join(" OR ");
+      const wanted = columns.map(dictionaryMayPackSql).join(" OR ");
       statements = {
-        // Brands waiting for their dictionaries (too few answers, counted lately) are passed over: their rows would fill every step.
         candidates: sqlite.prepare(
           `SELECT rowid AS id, brand_id FROM prompt_results WHERE rowid > ? AND rowid <= ? AND (${wanted})
              AND brand_id NOT IN (SELECT value FROM json_each(?)) ORDER BY rowid LIMIT ?`,
@@ -74,61 +76,57 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
     insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?)"),
     update: sqlite.prepare(`UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
   };
-  /** A brand's answers when last counted: a hint for when its next dictionaries are due, never trusted for what exists. */
-  const counted = new Map<string, { answers: number; at: number }>();
-  /** Brands that got no dictionary when last due or checked, until when they are passed over. */
-  const waiting = new Map<string, number>();
-  /** Dictionary bytes by id: committed dictionaries never change and their ids are never reused. */
-  const cache = new Map<number, Buffer>();
-
-  const bytesOf = (id: number): Buffer | null => {
-    let bytes = cache.get(id);
-    if (!bytes) {
-      const row = q.bytes.get(id) as { dictionary: Uint8Array } | null;
-      if (!row) return null;
-      bytes = Buffer.from(row.dictionary);
-      cache.set(id, bytes);
-      if (cache.size > CACHED_DICTIONARIES) cache.delete(cache.keys().next().value!);
-    }
-    return bytes;
+  const brands = new Map<string, Brand>();
+  // Committed dictionaries never change and their ids are never reused: one loaded stays right.
+  const loaded = new LoadedDictionaries();
+  const dictionaryFor = (id: number): Buffer | undefined => {
+    const known = loaded.get(id);
+    if (known) return known;
+    const row = q.bytes.get(id) as { dictionary: Uint8Array } | null;
+    return row ? loaded.add(id, row.dictionary) : undefined;
   };
+  const newestOf = (brandId: string) => q.newest.all(brandId) as Newest[];
 
-  /** A stored value's text, whatever it was packed with; null when it cannot be read (a damaged frame, a dictionary gone). */
+  /** A stored value's text; null when it cannot be read (a damaged frame, a dictionary gone). */
   const textOf = (value: Stored): string | null => {
     if (typeof value === "string" || value === null) return value;
     try {
-      if (isPlainFrame(value)) return Bun.zstdDecompressSync(value).toString("utf8");
-      const id = dictionaryOf(value);
-      const dictionary = id === null ? null : bytesOf(id);
-      return dictionary ? unpackWith(value, dictionary) : null;
+      return unpackFrame(value, dictionaryFor);
     } catch {
       return null;
     }
   };
 
-  const answersOf = (brandId: string): number => {
-    const known = counted.get(brandId);
-    if (known && now() - known.at < options.recountMs) return known.answers;
-    const answers = (q.count.get(brandId) as { n: number }).n;
-    counted.set(brandId, { answers, at: now() });
-    return answers;
+  const brandOf = (brandId: string): Brand => {
+    let brand = brands.get(brandId);
+    if (!brand || Date.now() - brand.countedAt >= options.recountMs) {
+      brand = { answers: (q.count.get(brandId) as { n: number }).n, countedAt: Date.now(), none: brand?.none ?? false };
+      brands.set(brandId, brand);
+      if (brands.size > REMEMBERED_BRANDS) for (const [id, b] of brands) if (Date.now() - b.countedAt >= options.recountMs) brands.delete(id);
+    }
+    return brand;
   };
 
+  /** The columns due a dictionary: one without at `minAnswers` answers, one with at `growth` times its last's. */
+  const dueColumns = (newest: Newest[], answers: number, columns: readonly DictionaryColumn[]) =>
+    columns.filter((c) => {
+      const last = newest.find((d) => d.column_name === c);
+      return last ? answers >= last.answers * options.growth : answers >= options.minAnswers;
+    });
+
   /**
-   * Makes the brand's dictionaries for the columns due some — a column without one at
-   * `minAnswers` answers, one with one at `growth` times the answers it was made at — in a
-   * transaction of their own, committed before any answer is packed with them, so a failed
-   * repack never leaves an answer naming a dictionary that was rolled back. The check is made
-   * again under the write lock: two packers (the server and `answerwatch vacuum`) make one set.
-   * Whether the brand got its first dictionary, a newer one, or none.
+   * Makes the brand's due dictionaries in a transaction of their own, committed before any answer
+   * is packed with them, so a failed repack never leaves an answer naming a dictionary that was
+   * rolled back. What is due is read again under the write lock: two packers (the server and
+   * `answerwatch vacuum`) make one set. Whether the brand got its first dictionary, a newer one, or none.
    */
   const make = sqlite.transaction((brandId: string, answers: number, columns: readonly DictionaryColumn[]): "first" | "newer" | null => {
-    const newest = new Map((q.newest.all(brandId) as Newest[]).map((d) => [d.column_name, d]));
-    const due = columns.filter((c) => (newest.has(c) ? answers >= newest.get(c)!.answers * options.growth : answers >= options.minAnswers));
+    const newest = newestOf(brandId);
+    const due = dueColumns(newest, answers, columns);
     if (!due.length) return null;
     // Newest answers last: zstd reaches the end of a dictionary most cheaply. A value that cannot be read is left out.
     const rows = (q.sample.all(brandId, options.sampleAnswers) as Record<DictionaryColumn, Stored>[]).reverse();
-    const at = new Date(now()).toISOString();
+    const at = new Date().toISOString();
     let made = 0;
     for (const column of due) {
       const text = Buffer.from(rows.map((r) => textOf(r[column]) ?? "").filter(Boolean).join("\n"));
@@ -136,23 +134,23 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
       q.insert.run(brandId, column, answers, text.subarray(Math.max(0, text.byteLength - options.bytes[column])), at);
       made++;
     }
-    return made === 0 ? null : newest.size === 0 ? "first" : "newer";
+    return made === 0 ? null : newest.length === 0 ? "first" : "newer";
   });
 
-  const repack = sqlite.transaction((ids: number[], columns: readonly DictionaryColumn[], statements: { rows: Statement }) => {
-    const rows = statements.rows.all(JSON.stringify(ids)) as Candidate[];
-    const newestOf = new Map<string, Partial<Record<DictionaryColumn, TextDictionary>>>();
+  const repack = sqlite.transaction((ids: number[], columns: readonly DictionaryColumn[], rowsStatement: Statement) => {
+    const rows = rowsStatement.all(JSON.stringify(ids)) as Candidate[];
+    const dictionariesOf = new Map<string, Partial<Record<DictionaryColumn, TextDictionary>>>();
     let packed = 0;
     let unreadable = 0;
     for (const row of rows) {
-      let dictionaries = newestOf.get(row.brand_id);
+      let dictionaries = dictionariesOf.get(row.brand_id);
       if (!dictionaries) {
         dictionaries = {};
-        for (const d of q.newest.all(row.brand_id) as Newest[]) {
-          const bytes = columns.includes(d.column_name) ? bytesOf(d.id) : null;
+        for (const d of newestOf(row.brand_id)) {
+          const bytes = columns.includes(d.column_name) ? dictionaryFor(d.id) : undefined;
           if (bytes) dictionaries[d.column_name] = { id: d.id, bytes };
         }
-        newestOf.set(row.brand_id, dictionaries);
+        dictionariesOf.set(row.brand_id, dictionaries);
       }
       let changed = false;
       let damaged = false;
@@ -161,8 +159,8 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
         const stored = row[column];
         if (!dictionary) return stored;
         const text = textOf(stored);
-        // A frame that does not decompress stays as it is (its readers see the same error they did).
         if (text === null) {
+          // A frame that does not decompress stays as it is (its readers see the same error they did).
           damaged = stored !== null;
           return stored;
         }
@@ -183,31 +181,35 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
   return {
     /**
      * Repacks up to `maxRows` answers of positions (after, through] that are still packed on their
-     * own, `columns` only (the others left as they are). The range is scanned before the write
-     * lock is taken: a range with nothing to pack (a walk after a restart) holds up no writer.
+     * own, `columns` only (the others left as they are). The range is scanned, and what each brand
+     * has and is due read, before any write lock is taken: a step with nothing to pack (a walk
+     * after a restart) holds up no writer.
      */
-    pack(after: number, through: number, maxRows: number, columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS): PackStep {
+    pack(after: number, through: number, maxRows: number, columns: readonly DictionaryColumn[]): PackStep {
       const none = { packed: 0, made: 0, unreadable: 0 };
       if (!columns.length) return { ...none, through };
       const statements = statementsFor(columns);
-      const passedOver = [...waiting].filter(([, until]) => until > now()).map(([brand]) => brand);
+      const passedOver = [...brands].filter(([, b]) => b.none && Date.now() - b.countedAt < options.recountMs).map(([id]) => id);
       const candidates = statements.candidates.all(after, through, JSON.stringify(passedOver), maxRows) as { id: number; brand_id: string }[];
       const reached = candidates.length === maxRows ? candidates[candidates.length - 1]!.id : through;
       let made = 0;
-      let withDictionaries = 0;
+      let ready = 0;
       for (const brandId of new Set(candidates.map((c) => c.brand_id))) {
-        if (make.immediate(brandId, answersOf(brandId), columns) === "first") made++;
-        const has = (q.newest.all(brandId) as Newest[]).some((d) => columns.includes(d.column_name));
-        if (has) {
-          withDictionaries++;
-          waiting.delete(brandId);
-        } else waiting.set(brandId, now() + options.recountMs);
+        const brand = brandOf(brandId);
+        let newest = newestOf(brandId);
+        if (dueColumns(newest, brand.answers, columns).length) {
+          const result = make.immediate(brandId, brand.answers, columns);
+          if (result === "first") made++;
+          if (result) newest = newestOf(brandId);
+        }
+        brand.none = !newest.some((d) => columns.includes(d.column_name));
+        if (!brand.none) ready++;
       }
-      if (!withDictionaries) return { ...none, made, through: reached };
+      if (!ready) return { ...none, made, through: reached };
       const { packed, unreadable } = repack.immediate(
         candidates.map((c) => c.id),
         columns,
-        statements,
+        statements.rows,
       );
       return { packed, made, unreadable, through: reached };
     },
@@ -217,28 +219,15 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
 /**
  * An answer moved to another brand would outlive its old brand's dictionaries: its values packed
  * with one are unpacked as it moves (the upkeep packs them again with the new brand's). A trigger
- * of the schema, made again at every start if missing (a table rebuilt drops its triggers).
+ * of the schema, made again at start when missing or changed (a table rebuild drops its triggers).
  */
-const unpackOnMove = (c: string) => `${c} = CASE WHEN typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'D1' THEN ${unpackedSql(c)} ELSE ${c} END`;
+const unpackOnMove = (c: string) => `${c} = CASE WHEN ${isDictionaryFrameSql(c)} THEN ${unpackedSql(c)} ELSE ${c} END`;
 export const DICTIONARY_TRIGGERS: Record<string, string> = {
   prompt_results_unpack_on_brand_move: `AFTER UPDATE OF brand_id ON prompt_results WHEN NEW.brand_id IS NOT OLD.brand_id BEGIN
   UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map(unpackOnMove).join(", ")}
-   WHERE rowid = NEW.rowid AND (${DICTIONARY_COLUMNS.map((c) => `(typeof(${c}) = 'blob' AND substr(${c}, 1, 1) = x'D1')`).join(" OR ")});
+   WHERE rowid = NEW.rowid AND (${DICTIONARY_COLUMNS.map(isDictionaryFrameSql).join(" OR ")});
 END`,
 };
 
-export function ensureDictionaryTriggers(sqlite: Database): boolean {
-  const present = new Map((sqlite.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).map((r) => [r.name, r.sql]));
-  const stale = Object.keys(DICTIONARY_TRIGGERS).filter((name) => present.get(name) !== `CREATE TRIGGER ${name} ${DICTIONARY_TRIGGERS[name]}`);
-  if (!stale.length) return false;
-  sqlite.transaction(() => {
-    for (const name of stale) {
-      sqlite.run(`DROP TRIGGER IF EXISTS ${name}`);
-      sqlite.run(`CREATE TRIGGER ${name} ${DICTIONARY_TRIGGERS[name]}`);
-    }
-  }).immediate();
-  return true;
-}
-
 /** The trigger that keeps a moved answer readable. */
-export const dictionariesSchema: SchemaPart = { name: "dictionaries", ensure: ensureDictionaryTriggers };
+export const dictionariesSchema: SchemaPart = { name: "dictionaries", ensure: (sqlite: Database) => ensureTriggers(sqlite, DICTIONARY_TRIGGERS) };

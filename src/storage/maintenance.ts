@@ -1,9 +1,10 @@
 // Keeping a year of data small: answers past RETENTION_DAYS_RAW_ANSWERS lose their text (their
 // analysed columns, citations and rollups stay), answers written before compression get
-// compressed, and freed pages go back to the file system (incremental vacuum). The operations are
-// the storage store's (store.ts); the walk in steps and the pauses between them are here.
+// compressed, answers get repacked with their brand's dictionaries (issue #32), and freed pages go
+// back to the file system (incremental vacuum). The operations are the storage store's
+// (store.ts); the walks in steps and the pauses between them are here.
 import { DICTIONARY_COLUMNS, type DictionaryColumn } from "../db/text-codec";
-import type { PackStep, StorageStore } from "./store";
+import type { StorageStore } from "./store";
 
 export interface MaintenanceReport {
   answersDropped: number;
@@ -40,20 +41,36 @@ export function logRetentionStart(now: Date, months: number): Date {
 export type Pause = (spentMs?: number) => Promise<boolean | void>;
 const noPause: Pause = async () => {};
 
+/** A step of a walk: what it changed and the position it reached (a chunk's end, or short of it). */
+interface WalkStep {
+  changed: number;
+  through: number;
+}
+
 /**
- * Walks the answers by position, CHUNK rows a step, pausing between steps: a step costs a few
- * milliseconds whatever the table's size (a filter scanning for rows that no longer exist would
- * read the whole table in one statement, on the serving thread).
+ * Walks the answers by position from `fromPosition`, a chunk of CHUNK positions or less a step,
+ * pausing after each as long as it took: a step costs a few milliseconds whatever the table's size
+ * (a filter scanning for rows that no longer exist would read the whole table in one statement, on
+ * the serving thread). Ends at the table's end, at a step that gets nowhere, or when a pause says stop.
  */
-async function eachChunk(store: StorageStore, fromPosition: number, pause: Pause, step: (after: number, through: number) => Promise<number>): Promise<{ changed: number; lastPosition: number; stopped: boolean }> {
+async function walk(store: StorageStore, fromPosition: number, pause: Pause, step: (after: number, through: number) => Promise<WalkStep>): Promise<{ changed: number; lastPosition: number; stopped: boolean }> {
   const last = await store.lastAnswerPosition();
   let changed = 0;
-  for (let from = fromPosition; from < last; from += CHUNK) {
-    changed += await step(from, Math.min(from + CHUNK, last));
-    if ((await pause()) === false) return { changed, lastPosition: Math.min(from + CHUNK, last), stopped: true };
+  let at = fromPosition;
+  // Each step moves at least one position on, so the count bounds the walk.
+  for (let steps = 0; at < last && steps <= last - fromPosition; steps++) {
+    const started = performance.now();
+    const done = await step(at, Math.min(at + CHUNK, last));
+    changed += done.changed;
+    if (done.through <= at) break;
+    at = done.through;
+    if ((await pause(performance.now() - started)) === false) return { changed, lastPosition: at, stopped: true };
   }
-  return { changed, lastPosition: Math.max(fromPosition, last), stopped: false };
+  return { changed, lastPosition: Math.max(fromPosition, at), stopped: false };
 }
+
+/** A step over a whole chunk. */
+const wholeChunk = (operation: (after: number, through: number) => Promise<number>) => async (after: number, through: number): Promise<WalkStep> => ({ changed: await operation(after, through), through });
 
 const CHUNK = 5000;
 /** How often the raw answers' retention walks the table. */
@@ -65,7 +82,7 @@ const MAX_DEFAULT_ROWS_A_ROUND = 100_000;
 export async function dropOldAnswers(store: StorageStore, days: number, now: Date, pause: Pause = noPause): Promise<{ dropped: number; stopped: boolean }> {
   if (days <= 0) return { dropped: 0, stopped: false };
   const before = new Date(now.getTime() - days * 86_400_000).toISOString();
-  const { changed, stopped } = await eachChunk(store, 0, pause, (after, through) => store.dropAnswerText({ after, through, before }));
+  const { changed, stopped } = await walk(store, 0, pause, wholeChunk((after, through) => store.dropAnswerText({ after, through, before })));
   return { dropped: changed, stopped };
 }
 
@@ -75,7 +92,7 @@ export async function dropOldAnswers(store: StorageStore, days: number, now: Dat
  * checked, so each hourly pass reads only the rows added since.
  */
 export async function compressPlainRows(store: StorageStore, pause: Pause = noPause, fromPosition = 0): Promise<{ compressed: number; lastPosition: number; stopped: boolean }> {
-  const { changed, lastPosition, stopped } = await eachChunk(store, fromPosition, pause, (after, through) => store.compressPlainAnswers({ after, through }));
+  const { changed, lastPosition, stopped } = await walk(store, fromPosition, pause, wholeChunk((after, through) => store.compressPlainAnswers({ after, through })));
   return { compressed: changed, lastPosition, stopped };
 }
 
@@ -87,7 +104,7 @@ const PACK_ROWS = 25;
  * dictionary holds verbatim text of the answers it was made from, which retention must not outlive
  * (sources and details are kept whatever retention says).
  */
-export function dictionaryColumns(retentionDays: number): DictionaryColumn[] {
+function dictionaryColumns(retentionDays: number): DictionaryColumn[] {
   return DICTIONARY_COLUMNS.filter((c) => c !== "response" || retentionDays <= 0);
 }
 
@@ -103,31 +120,22 @@ export async function packRowsWithDictionaries(
   fromPosition = 0,
   columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS,
 ): Promise<PackWalk> {
-  const last = await store.lastAnswerPosition();
-  const walk: PackWalk = { packed: 0, made: 0, unreadable: 0, lastPosition: fromPosition, stopped: false };
-  let at = fromPosition;
-  // Each step moves past at least one row or to the end of its chunk: the walk ends within `last - fromPosition` steps.
-  for (let steps = 0; at < last && steps <= last - fromPosition; steps++) {
-    const started = performance.now();
-    let step: PackStep;
+  let made = 0;
+  let unreadable = 0;
+  let failure: string | undefined;
+  const { changed, lastPosition, stopped } = await walk(store, fromPosition, pause, async (after, through) => {
     try {
-      step = await store.packWithDictionaries({ after: at, through: Math.min(at + CHUNK, last), maxRows: PACK_ROWS, columns });
+      const step = await store.packWithDictionaries({ after, through, maxRows: PACK_ROWS, columns });
+      made += step.made;
+      unreadable += step.unreadable;
+      return { changed: step.packed, through: step.through };
     } catch (error) {
-      // A full disk, say: the walk stops where it is and says why; what it did so far counts.
-      walk.failure = String(error);
-      break;
+      // A full disk, say: the walk ends where it is and says why; what it did so far counts.
+      failure = String(error);
+      return { changed: 0, through: after };
     }
-    if (step.through <= at) break;
-    walk.packed += step.packed;
-    walk.made += step.made;
-    walk.unreadable += step.unreadable;
-    at = walk.lastPosition = step.through;
-    if ((await pause(performance.now() - started)) === false) {
-      walk.stopped = true;
-      break;
-    }
-  }
-  return walk;
+  });
+  return { packed: changed, made, unreadable, lastPosition, stopped, ...(failure ? { failure } : {}) };
 }
 
 export interface PackWalk {

@@ -35,7 +35,7 @@ export function createSqliteStorageStore(sqlite: Database, dictionaryOptions: Di
       return compress.immediate(after, through);
     },
     async packWithDictionaries({ after, through, maxRows, columns }) {
-      return through > after ? dictionaries.pack(after, through, maxRows, columns) : { packed: 0, made: 0, unreadable: 0, through };
+      return dictionaries.pack(after, through, maxRows, columns);
     },
     async releaseFreePages() {
       const before = pragma("freelist_count");

@@ -201,8 +201,9 @@ describe("the repack in a server's rounds", () => {
     w.write("stop", 60, 160);
     let freed = 0;
     const counting = { ...storage, releaseFreePages: async () => (freed++, storage.releaseFreePages()) };
-    // Repack steps are timed; the compress walk's pauses are not: stop after the first repack step.
-    const report = await runMaintenance(counting, { retentionDays: 0, now: NOW, cursor, pause: async (ms) => ms === undefined });
+    // The compress walk's one step pauses first; the pause after the first repack step says stop.
+    let pauses = 0;
+    const report = await runMaintenance(counting, { retentionDays: 0, now: NOW, cursor, pause: async () => ++pauses < 2 });
     expect({ packed: report.rowsPacked, stopped: report.stopped }).toEqual({ packed: 25, stopped: true });
     expect(cursor.packedThrough).toBe(85);
     expect(freed).toBe(0);
