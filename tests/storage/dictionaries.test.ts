@@ -144,8 +144,8 @@ describe("answers repacked with their brand's dictionaries", () => {
 });
 
 describe("the repack in a server's rounds", () => {
-  /** A database with three brands' prompts; answers written as the result writer writes them. */
-  function world() {
+  /** A database, with `first` brand and its `answers` when given; answers written as the result writer writes them. */
+  function world(first?: string, answers = 0) {
     const dir = tempDir();
     const dbh = openDatabase(join(dir, DB_FILE));
     const db = dbh.sqlite;
@@ -164,12 +164,15 @@ describe("the repack in a server's rounds", () => {
       (db.query(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b) as Record<string, unknown>[]).map((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]) !== null));
     const texts = (b: string) => db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b);
     const expectedTexts = (b: string, n: number) => Array.from({ length: n }, (_, i) => { const v = values(b, i); return { response: v.response, sources: v.sources, details: v.details }; });
+    if (first) {
+      brand(first);
+      write(first, 0, answers);
+    }
     return { dbh, db, brand, write, packedWith, texts, expectedTexts };
   }
 
   test("a brand given dictionaries mid-walk has its earlier answers repacked in the next round (the server's cursor starts over)", async () => {
-    const w = world();
-    w.brand("late");
+    const w = world("late");
     const storage = createSqliteStorageStore(w.db, SMALL);
     const cursor = { compressedThrough: 0, packedThrough: 0 };
     w.write("late", 0, 30); // under the threshold of 40: nothing to do
@@ -189,9 +192,7 @@ describe("the repack in a server's rounds", () => {
   });
 
   test("a pause that says stop (a server stopping) ends the walk after its step and the round with it; the cursor stays where the walk got to", async () => {
-    const w = world();
-    w.brand("stop");
-    w.write("stop", 0, 60);
+    const w = world("stop", 60);
     const storage = createSqliteStorageStore(w.db, SMALL);
     const cursor = { compressedThrough: 0, packedThrough: 0 };
     // A first round gives the brand its dictionaries and packs all 60.
@@ -215,9 +216,7 @@ describe("the repack in a server's rounds", () => {
   });
 
   test("a repack step that fails ends the walk and is reported; the rest of the round runs", async () => {
-    const w = world();
-    w.brand("full");
-    w.write("full", 0, 60);
+    const w = world("full", 60);
     const storage = createSqliteStorageStore(w.db, SMALL);
     let freed = 0;
     let steps = 0;
@@ -239,9 +238,7 @@ describe("the repack in a server's rounds", () => {
   });
 
   test("with retention on, the answers' own text keeps its frames: no dictionary holds answer text that retention would outlive", async () => {
-    const w = world();
-    w.brand("kept");
-    w.write("kept", 0, 60);
+    const w = world("kept", 60);
     await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 3650, now: NOW });
     expect(w.packedWith("kept").every(([response, sources, details]) => !response && sources && details)).toBe(true);
     expect(w.db.query("SELECT DISTINCT column_name FROM text_dictionaries ORDER BY 1").all()).toEqual([{ column_name: "details" }, { column_name: "sources" }]);
@@ -250,9 +247,7 @@ describe("the repack in a server's rounds", () => {
   });
 
   test("a damaged frame, among the answers a dictionary is made from too, is left as it is and counted; the others are repacked", async () => {
-    const w = world();
-    w.brand("hurt");
-    w.write("hurt", 0, 60);
+    const w = world("hurt", 60);
     // Looks like a zstd frame (its first byte), is not one; among the newest answers the dictionaries are made from.
     w.db.run("UPDATE prompt_results SET sources = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0055'");
     const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW });
@@ -265,8 +260,7 @@ describe("the repack in a server's rounds", () => {
   });
 
   test("one packer outliving a brand: deleted and made again under its id, the brand gets new dictionaries and every answer reads back", async () => {
-    const w = world();
-    w.brand("again");
+    const w = world("again");
     const storage = createSqliteStorageStore(w.db, { ...SMALL, recountMs: 3_600_000 });
     w.write("again", 0, 60);
     expect((await runMaintenance(storage, { retentionDays: 0, now: NOW })).rowsPacked).toBe(60);
