@@ -11,6 +11,7 @@ import { restRoutes } from "../../src/platform/rest/routes";
 import { createSqliteRestExecutor } from "../../src/platform/rest/executor.sqlite";
 import { createPgRestExecutor } from "../../src/platform/rest/executor.pg";
 import { buildSchemaCache } from "../../src/platform/rest/schema-cache";
+import { buildPgSchemaCache } from "../../src/platform/rest/schema-cache.pg";
 import { testApp } from "../helpers/app";
 import { appDb, countOf, json, organizationOfUser, type ServerDb } from "../helpers/server-db";
 import type { PgHarness } from "../contracts/harness.pg";
@@ -177,6 +178,9 @@ const OWN_LITERALS = new Set([
   "'true'", "'false'", "'{}'", "'{'", "'}'", "''", "'['", "']'", "','", "'\\'", "'array'", "'object'",
   // Postgres: timestamps as ISO text (dialect.pg.ts), citations' URL fields read through (schema-cache.pg.ts).
   "'UTC'", `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`, "'url'", "'normalized_url'", "'title'",
+  // The schema's own column defaults, which `Prefer: missing=default` writes in place of a missing
+  // field (inline on Postgres: `'[]'::jsonb`).
+  ...[buildSchemaCache(schema), buildPgSchemaCache()].flatMap((c) => [...c.tables.values()].flatMap((table) => [...table.columns.values()].flatMap((column) => [...(column.defaultSql?.sql.matchAll(/'(?:[^']|'')*'/g) ?? [])].map((m) => m[0])))),
 ]);
 
 /** What the SQL text of a statement may contain: schema identifiers, aliases, the layer's own literals. */
