@@ -29,6 +29,8 @@ function measure(label: string): { perResult: number; readMs: number } {
   try {
     const total = (db.query("SELECT sum(pgsize) AS b FROM dbstat").get() as { b: number }).b;
     const table = (db.query("SELECT sum(pgsize) AS b FROM dbstat WHERE name = 'prompt_results'").get() as { b: number }).b;
+    // How full its pages are: a row of more than half a page keeps a page to itself, whatever it shrinks to above that.
+    const pages = db.query("SELECT count(*) AS pages, sum(payload) AS payload, sum(pagetype = 'overflow') AS overflow FROM dbstat WHERE name = 'prompt_results'").get() as { pages: number; payload: number; overflow: number };
     const q = db.query(`SELECT ${PACKED_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE id IN (SELECT result_id FROM prompt_results_latest WHERE brand_id = ?)`);
     const times: number[] = [];
     let rows = 0;
@@ -38,7 +40,9 @@ function measure(label: string): { perResult: number; readMs: number } {
       times.push(performance.now() - started);
     }
     const perResult = total / meta.results;
-    console.log(`${label}: ${perResult.toFixed(0)} B a result on disk (prompt_results ${(table / meta.results).toFixed(0)} B); the latest ${rows} answers' text read in ${median(times).toFixed(1)} ms (median of 9)`);
+    console.log(
+      `${label}: ${perResult.toFixed(0)} B a result on disk (prompt_results ${(table / meta.results).toFixed(0)} B: ${(pages.payload / meta.results).toFixed(0)} B of row a result in ${(pages.pages / meta.results).toFixed(2)} pages, ${(pages.overflow / meta.results).toFixed(2)} of them overflow); the latest ${rows} answers' text read in ${median(times).toFixed(1)} ms (median of 9)`,
+    );
     return { perResult, readMs: median(times) };
   } finally {
     db.close();
@@ -84,4 +88,6 @@ report([
 ]);
 // For context, not a target: what a frame's dictionary costs its readers.
 console.log(`reading the big brand's latest answers' text: ${after.readMs.toFixed(1)} ms repacked against ${before.readMs.toFixed(1)} ms packed alone (${(after.readMs / before.readMs).toFixed(2)}×)`);
-rmSync(dir, { recursive: true, force: true });
+// KEEP=1 leaves the repacked copy for a look (its path printed).
+if (Bun.env.KEEP === "1") console.log(`kept: ${file}`);
+else rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@
 // [0xD1][the dictionary's id in text_dictionaries, 4 bytes little-endian][a zstd frame made with it].
 // An answer shares most of its words and its JSON's shape with the brand's other answers, which a
 // frame compressed on its own cannot use; its brand's dictionary (its newest answers' text) can.
-import type { Database, SQLFunctionResult } from "bun:sqlite";
+import { Database, type SQLFunctionResult } from "bun:sqlite";
 import zlib from "node:zlib";
 
 export const TEXT_FUNCTION = "aw_text";
@@ -19,10 +19,11 @@ export const WANTS_FUNCTION = "aw_text_wants";
 /** The prompt_results columns stored compressed. */
 export const PACKED_COLUMNS = ["response", "citations", "sources", "details"] as const;
 /**
- * The packed columns a brand's dictionary may pack. Not `citations`: the rollup triggers read it
- * with aw_text() alone, and a repack of it would fire them.
+ * The packed columns a brand's dictionary may pack: all of them. The rollup triggers read
+ * `citations` with aw_text() alone, which loads a dictionary itself when it must; a repack changes
+ * no watched value, so it fires none of them (src/rollups/triggers.sqlite.ts).
  */
-export const DICTIONARY_COLUMNS = ["response", "sources", "details"] as const;
+export const DICTIONARY_COLUMNS = PACKED_COLUMNS;
 export type DictionaryColumn = (typeof DICTIONARY_COLUMNS)[number];
 
 /**
@@ -100,8 +101,13 @@ export const dictionaryMayPackSql = (value: string) => `((typeof(${value}) = 'te
 /** Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes, so a loaded one stays right. */
 export class LoadedDictionaries {
   private readonly byId = new Map<number, Buffer>();
+  /** `load`: where a dictionary not loaded yet is read from (none: it must be added). */
+  constructor(private readonly load?: (id: number) => Uint8Array | undefined) {}
   get(id: number): Buffer | undefined {
-    return this.byId.get(id);
+    const known = this.byId.get(id);
+    if (known || !this.load) return known;
+    const bytes = this.load(id);
+    return bytes ? this.add(id, bytes) : undefined;
   }
   has(id: number): boolean {
     return this.byId.has(id);
@@ -117,7 +123,7 @@ export class LoadedDictionaries {
 
 /**
  * aw_text's body: a frame's text, any other value as it is. A frame packed with a dictionary needs
- * it loaded, or handed in as `dictionary`. It remembers its last few frames: the rollup triggers of
+ * it loaded, handed in as `dictionary`, or read by the connection's loader. It remembers its last few frames: the rollup triggers of
  * one new result each read its citations (the same frame again and again), and decompressing them
  * each time was a third of a result's write (bench/tracking.ts). Comparing a frame's bytes costs
  * far less.
@@ -129,7 +135,7 @@ export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDict
     const frame = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     const hit = recent.find((r) => r.frame.equals(frame));
     if (hit) return hit.text;
-    const text = unpackFrame(frame, (id) => dictionaries.get(id) ?? (dictionary instanceof Uint8Array ? dictionaries.add(id, dictionary) : undefined));
+    const text = unpackFrame(frame, (id) => (dictionary instanceof Uint8Array && !dictionaries.has(id) ? dictionaries.add(id, dictionary) : dictionaries.get(id)));
     // A copy: SQLite's buffer is not ours to keep.
     recent.unshift({ frame: Buffer.from(frame), text });
     recent.length = Math.min(recent.length, remembered);
@@ -137,8 +143,29 @@ export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDict
   };
 }
 
+/**
+ * A committed dictionary read through a connection of its own: SQLite refuses a query on the
+ * connection a SQL function runs on, and a trigger (a rollup's, reading a deleted answer's
+ * citations) cannot hand the dictionary in. Dictionaries are committed before any value is packed
+ * with one (src/storage/dictionaries.sqlite.ts), so a reader of the file sees every one a frame names.
+ * Opened for each load and closed again: a connection loads each dictionary it meets once.
+ */
+function sideLoader(file: string): ((id: number) => Uint8Array | undefined) | undefined {
+  if (!file || file === ":memory:") return undefined;
+  return (id) => {
+    const side = new Database(file, { readonly: true });
+    try {
+      side.run("PRAGMA busy_timeout = 5000");
+      return (side.query("SELECT dictionary FROM text_dictionaries WHERE id = ?").get(id) as { dictionary: Uint8Array } | null)?.dictionary;
+    } finally {
+      side.close();
+    }
+  };
+}
+
 export function registerTextFunctions(sqlite: Database): void {
-  const dictionaries = new LoadedDictionaries();
+  const load = sideLoader(sqlite.filename);
+  const dictionaries = new LoadedDictionaries(load);
   const unpack = createTextUnpacker(2, dictionaries);
   sqlite.function(TEXT_FUNCTION, { deterministic: true }, (value: SQLFunctionResult) => unpack(value));
   sqlite.function(TEXT_FUNCTION, { deterministic: true }, (value: SQLFunctionResult, dictionary: SQLFunctionResult) => unpack(value, dictionary));

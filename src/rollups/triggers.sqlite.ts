@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import type { SchemaPart } from "../db/schema-part";
 import { DEADLINE_FUNCTION } from "../db/statement-deadline";
+import { PACKED_COLUMNS, TEXT_FUNCTION } from "../db/text-codec";
 import { formerKeysOf, formerLayout, formerWhileMoving, samePair, inFormerKeys, keysTable, listedIn, MOVED_LATER, RETIRED_ROLLUPS, ROLLUPS, type RollupSpec } from "./spec";
 
 const at = (expression: string, row: string) => expression.replaceAll("{r}", row);
@@ -139,6 +140,18 @@ function rebuildRunning(spec: RollupSpec): string {
   return `INSERT INTO ${spec.table} (${[...keys, "day", ...measures].join(", ")}) SELECT ${keys.join(", ")}, day, ${totals.join(", ")} FROM (${perDay})`;
 }
 
+/**
+ * An update that leaves every watched value as it was changes no rollup. A packed column counts by
+ * its text, compared last: storage upkeep repacking an answer's citations with its brand's
+ * dictionary (src/storage/dictionaries.sqlite.ts) changes their bytes, not what they say.
+ */
+function changed(spec: RollupSpec): string {
+  const packed = (c: string) => spec.source === "prompt_results" && (PACKED_COLUMNS as readonly string[]).includes(c);
+  const plain = spec.watch.filter((c) => !packed(c)).map((c) => `OLD.${c} IS NOT NEW.${c}`);
+  const text = spec.watch.filter(packed).map((c) => `${TEXT_FUNCTION}(OLD.${c}) IS NOT ${TEXT_FUNCTION}(NEW.${c})`);
+  return [...plain, ...text].join(" OR ");
+}
+
 export function triggerNames(spec: RollupSpec): string[] {
   return ["insert", "delete", "update"].map((kind) => `rollup_${spec.table}_${kind}`);
 }
@@ -163,7 +176,7 @@ export function triggerSql(spec: RollupSpec, moving = false): string[] {
     `CREATE TRIGGER ${insert} AFTER INSERT ON ${spec.source} BEGIN\n  ${body([plus].flat())}\nEND`,
     // A removed row passes the statement's deadline first: a cascade through /rest/v1 stops at STATEMENT_TIMEOUT_MS (db/statement-deadline.ts).
     `CREATE TRIGGER ${remove} AFTER DELETE ON ${spec.source} BEGIN\n  SELECT ${DEADLINE_FUNCTION}();\n  ${body([minus].flat())}\nEND`,
-    `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} BEGIN\n  ${body([minus, plus].flat())}\nEND`,
+    `CREATE TRIGGER ${update} AFTER UPDATE OF ${spec.watch.join(", ")} ON ${spec.source} WHEN ${changed(spec)} BEGIN\n  ${body([minus, plus].flat())}\nEND`,
   ];
 }
 

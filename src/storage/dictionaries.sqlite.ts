@@ -27,7 +27,7 @@ export const DICTIONARY_DEFAULTS: DictionaryOptions = {
   minAnswers: 200,
   growth: 10,
   sampleAnswers: 400,
-  bytes: { response: 65_536, sources: 32_768, details: 16_384 },
+  bytes: { response: 65_536, citations: 32_768, sources: 32_768, details: 16_384 },
   recountMs: 10 * 60_000,
 };
 

@@ -74,7 +74,7 @@ export function createSqliteTrackingStore(sqlite: Database): TrackingStore {
         .query(
           `WITH r AS MATERIALIZED (
              SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,
-                    visibility_score, sentiment, sentiment_score, created_at, brand_id, aw_text(citations) AS c,
+                    visibility_score, sentiment, sentiment_score, created_at, brand_id, ${unpackedSql("citations")} AS c,
                     CASE WHEN brand_citation_count = 0 THEN ${unpackedSql("sources")} END AS s, CASE WHEN sentiment = 'negative' THEN ${unpackedSql("details")} END AS d
                FROM prompt_results WHERE job_id = ?)
            SELECT id, prompt_id, platform, model, mentioned, mention_count, mention_position, competitor_mentions, citation_count, brand_citation_count,

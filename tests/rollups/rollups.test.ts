@@ -493,6 +493,24 @@ describe("rollup tables equal the aggregates of their raw rows", () => {
     expect(ensureRollups(db())).toEqual([]);
   });
 
+  test("the update triggers of the release before (no WHEN: any update of a watched column ran them) are rewritten in place, the rows kept", () => {
+    const spec = ROLLUPS.find((r) => r.table === "domain_rollups_monthly")!;
+    const update = triggerNames(spec)[2]!;
+    const current = triggerSql(spec)[2]!;
+    expect(current).toContain(" WHEN OLD.brand_id IS NOT NEW.brand_id OR ");
+    expect(current).toContain(" OR aw_text(OLD.citations) IS NOT aw_text(NEW.citations) BEGIN");
+    db().run(`DROP TRIGGER ${update}`);
+    db().run(current.replace(/ WHEN .* BEGIN\n/, " BEGIN\n"));
+    // A marker row a rebuild would remove: the rows must survive.
+    const key = "brand_id, month, prompt_id, platform, model, region, domain";
+    db().run(`UPDATE domain_rollups_monthly SET citations = citations + 1000 WHERE (${key}) = (SELECT ${key} FROM domain_rollups_monthly LIMIT 1)`);
+    expect(ensureRollups(db())).toEqual([]);
+    expect(db().query("SELECT count(*) AS n FROM domain_rollups_monthly WHERE citations >= 1000").get()).toEqual({ n: 1 });
+    expect(db().query("SELECT sql FROM sqlite_master WHERE name = ?").get(update)).toEqual({ sql: current });
+    db().run("UPDATE domain_rollups_monthly SET citations = citations - 1000 WHERE citations >= 1000");
+    check("after the update trigger was given its WHEN");
+  });
+
   test("rebuildRollups restores emptied rollup tables exactly", async () => {
     const expectedCounts = rollupCounts(db());
     for (const table of ROLLUP_TABLES) db().run(`DELETE FROM ${table}`);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openDatabase } from "../../src/database";
+import { registerSqlFunctions } from "../../src/db/functions";
 import { DB_FILE } from "../../src/db/open";
 import { dictionaryOf, packText, createTextUnpacker, LoadedDictionaries, unpackedSql, registerTextFunctions, DICTIONARY_COLUMNS } from "../../src/db/text-codec";
 import { createResultStore } from "../../src/results/store.sqlite";
@@ -18,7 +19,7 @@ import type { DictionaryOptions } from "../../src/storage/dictionaries.sqlite";
 import type { ResultValues } from "../../src/tracking/unit-runner";
 import { tempDir, testServer } from "../helpers/app";
 import { writeResults } from "../helpers/server-db";
-import { rollupCounts } from "../rollups/recompute";
+import { rollupCounts, rollupDifferences } from "../rollups/recompute";
 import { createBrand, signedUpOrg } from "../rest/helpers";
 
 const NOW = new Date("2026-06-30T12:00:00.000Z");
@@ -50,7 +51,7 @@ function values(brand: string, i: number): ResultValues {
   };
 }
 
-const SMALL: DictionaryOptions = { minAnswers: 40, growth: 3, sampleAnswers: 30, bytes: { response: 4096, sources: 4096, details: 2048 }, recountMs: 0 };
+const SMALL: DictionaryOptions = { minAnswers: 40, growth: 3, sampleAnswers: 30, bytes: { response: 4096, citations: 4096, sources: 4096, details: 2048 }, recountMs: 0 };
 
 describe("answers repacked with their brand's dictionaries", () => {
   const dir = tempDir();
@@ -68,11 +69,11 @@ describe("answers repacked with their brand's dictionaries", () => {
       }
     })();
   const read = (conn: Database = db) =>
-    conn.query(`SELECT id, ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")}, aw_text(citations) AS citations FROM prompt_results ORDER BY id`).all() as Record<string, string>[];
-  const expected = () => [...written].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => ({ id, response: v.response, sources: v.sources, details: v.details, citations: v.citations }));
+    conn.query(`SELECT id, ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all() as Record<string, string>[];
+  const expected = () => [...written].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => ({ id, response: v.response, citations: v.citations, sources: v.sources, details: v.details }));
   const framesOf = (brand: string) =>
     db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(brand) as Record<string, unknown>[];
-  const bytesOf = (brand: string) => (db.query(`SELECT sum(length(response) + length(sources) + length(details)) AS n FROM prompt_results WHERE brand_id = ?`).get(brand) as { n: number }).n;
+  const bytesOf = (brand: string) => (db.query(`SELECT sum(length(response) + length(citations) + length(sources) + length(details)) AS n FROM prompt_results WHERE brand_id = ?`).get(brand) as { n: number }).n;
   const dictionaries = () => db.query("SELECT id, brand_id, column_name, answers, length(dictionary) AS bytes FROM text_dictionaries ORDER BY id").all() as { id: number; brand_id: string; column_name: string; answers: number; bytes: number }[];
 
   beforeAll(() => {
@@ -91,19 +92,23 @@ describe("answers repacked with their brand's dictionaries", () => {
     const beforeBig = bytesOf("big");
     const smallFrames = framesOf("small");
     const rollups = rollupCounts(db);
-    const citationsBefore = db.query("SELECT id, citations FROM prompt_results ORDER BY id").all();
+    const changes = () => (db.query("SELECT total_changes() AS n").get() as { n: number }).n;
+    const changesBefore = changes();
     const report = await runMaintenance(createSqliteStorageStore(db, SMALL), { retentionDays: 0, now: NOW });
     expect(report.rowsPacked).toBe(60);
-    expect(dictionaries().map((d) => [d.brand_id, d.column_name, d.answers])).toEqual([["big", "response", 60], ["big", "sources", 60], ["big", "details", 60]]);
+    expect(dictionaries().map((d) => [d.brand_id, d.column_name, d.answers])).toEqual([["big", "response", 60], ["big", "citations", 60], ["big", "sources", 60], ["big", "details", 60]]);
     for (const d of dictionaries()) expect(d.bytes).toBeLessThanOrEqual(SMALL.bytes[d.column_name as "response"]);
     const ids = new Set(dictionaries().map((d) => d.id));
     for (const row of framesOf("big")) for (const c of DICTIONARY_COLUMNS) expect(ids.has(dictionaryOf(row[c])!)).toBe(true);
     expect(bytesOf("big")).toBeLessThan(beforeBig * 0.6);
     expect(framesOf("small")).toEqual(smallFrames);
     expect(read()).toEqual(expected());
-    // The citations column (read by the rollup triggers) and the rollups are as they were.
-    expect(db.query("SELECT id, citations FROM prompt_results ORDER BY id").all()).toEqual(citationsBefore);
+    // The citations (read by the rollup triggers) are repacked too, and no rollup trigger ran: the
+    // rows changed are the 60 answers and the 4 dictionaries (a repack firing the citation rollups'
+    // update triggers would change hundreds of rollup rows, to the same sums).
+    expect(changes() - changesBefore).toBe(60 + 4);
     expect(rollupCounts(db)).toEqual(rollups);
+    expect(rollupDifferences(db)).toEqual([]);
     // A second round has nothing left to pack.
     expect((await runMaintenance(createSqliteStorageStore(db, SMALL), { retentionDays: 0, now: NOW })).rowsPacked).toBe(0);
   });
@@ -112,6 +117,11 @@ describe("answers repacked with their brand's dictionaries", () => {
     const fresh = new Database(join(dir, DB_FILE), { readonly: true });
     registerTextFunctions(fresh);
     expect(read(fresh)).toEqual(expected());
+    // aw_text alone (what the rollup triggers call) loads the dictionary itself, through a connection of its own.
+    const alone = new Database(join(dir, DB_FILE), { readonly: true });
+    registerTextFunctions(alone);
+    expect(alone.query(`SELECT id, ${DICTIONARY_COLUMNS.map((c) => `aw_text(${c}) AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all()).toEqual(expected());
+    alone.close();
     const frame = framesOf("big")[0]!.response;
     expect(() => createTextUnpacker(2, new LoadedDictionaries())(frame as Uint8Array)).toThrow(/dictionary \d+/);
     fresh.close();
@@ -122,13 +132,24 @@ describe("answers repacked with their brand's dictionaries", () => {
     write("big", 60, 180);
     await runMaintenance(createSqliteStorageStore(db, SMALL), { retentionDays: 0, now: NOW });
     const all = dictionaries();
-    expect(all.length).toBe(6);
+    expect(all.length).toBe(8);
     const second = new Set(all.filter((d) => !first.has(d.id)).map((d) => d.id));
-    expect(all.filter((d) => second.has(d.id)).map((d) => d.answers)).toEqual([180, 180, 180]);
+    expect(all.filter((d) => second.has(d.id)).map((d) => d.answers)).toEqual([180, 180, 180, 180]);
     const used = (from: number, to: number) =>
       new Set(framesOf("big").slice(from, to).flatMap((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]))));
     expect([...used(0, 60)].every((id) => first.has(id!))).toBe(true);
     expect([...used(60, 180)].every((id) => second.has(id!))).toBe(true);
+    expect(read()).toEqual(expected());
+  });
+
+  test("a delete on a connection that never loaded a dictionary takes a repacked answer's citations out of the rollups (aw_text loads it for the triggers)", () => {
+    const writer = new Database(join(dir, DB_FILE));
+    registerSqlFunctions(writer, []);
+    const gone = ["big-0003", "big-0100"];
+    writer.run(`DELETE FROM prompt_results WHERE id IN ('${gone.join("', '")}')`);
+    writer.close();
+    for (const id of gone) written.delete(id);
+    expect(rollupDifferences(db)).toEqual([]);
     expect(read()).toEqual(expected());
   });
 
@@ -163,7 +184,7 @@ describe("the repack in a server's rounds", () => {
     const packedWith = (b: string) =>
       (db.query(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b) as Record<string, unknown>[]).map((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]) !== null));
     const texts = (b: string) => db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b);
-    const expectedTexts = (b: string, n: number) => Array.from({ length: n }, (_, i) => { const v = values(b, i); return { response: v.response, sources: v.sources, details: v.details }; });
+    const expectedTexts = (b: string, n: number) => Array.from({ length: n }, (_, i) => { const v = values(b, i); return { response: v.response, citations: v.citations, sources: v.sources, details: v.details }; });
     if (first) {
       brand(first);
       write(first, 0, answers);
@@ -240,8 +261,8 @@ describe("the repack in a server's rounds", () => {
   test("with retention on, the answers' own text keeps its frames: no dictionary holds answer text that retention would outlive", async () => {
     const w = world("kept", 60);
     await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 3650, now: NOW });
-    expect(w.packedWith("kept").every(([response, sources, details]) => !response && sources && details)).toBe(true);
-    expect(w.db.query("SELECT DISTINCT column_name FROM text_dictionaries ORDER BY 1").all()).toEqual([{ column_name: "details" }, { column_name: "sources" }]);
+    expect(w.packedWith("kept").every(([response, citations, sources, details]) => !response && citations && sources && details)).toBe(true);
+    expect(w.db.query("SELECT DISTINCT column_name FROM text_dictionaries ORDER BY 1").all()).toEqual([{ column_name: "citations" }, { column_name: "details" }, { column_name: "sources" }]);
     expect(w.texts("kept")).toEqual(w.expectedTexts("kept", 60));
     w.dbh.close();
   });
@@ -253,9 +274,9 @@ describe("the repack in a server's rounds", () => {
     const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW });
     expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 60, unreadable: 1, failure: undefined });
     // Its readable columns are repacked; the damaged one is left byte for byte.
-    expect(w.packedWith("hurt")[55]).toEqual([true, false, true]);
+    expect(w.packedWith("hurt")[55]).toEqual([true, true, false, true]);
     expect(w.db.query("SELECT hex(sources) AS h FROM prompt_results WHERE id = 'hurt-0055'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
-    expect(w.db.query("SELECT count(*) AS n FROM text_dictionaries").get()).toEqual({ n: 3 });
+    expect(w.db.query("SELECT count(*) AS n FROM text_dictionaries").get()).toEqual({ n: 4 });
     w.dbh.close();
   });
 
@@ -271,7 +292,7 @@ describe("the repack in a server's rounds", () => {
     w.write("again", 0, 60);
     expect((await runMaintenance(storage, { retentionDays: 0, now: NOW })).rowsPacked).toBe(60);
     const ids = (w.db.query("SELECT id FROM text_dictionaries ORDER BY id").all() as { id: number }[]).map((r) => r.id);
-    expect(ids.length).toBe(3);
+    expect(ids.length).toBe(4);
     expect(ids.every((id) => id > first)).toBe(true);
     expect(w.texts("again")).toEqual(w.expectedTexts("again", 60));
     w.dbh.close();
@@ -326,17 +347,17 @@ describe("through /rest/v1 (its reader threads load the dictionaries themselves)
     }));
     await writeResults(server, batch);
     const rest = async () => {
-      const { data, error } = await org.owner.from("prompt_results").select("id, response, sources, details").order("created_at").limit(100);
+      const { data, error } = await org.owner.from("prompt_results").select("id, response, citations, sources, details").order("created_at").limit(100);
       expect(error).toBeNull();
       return data!;
     };
-    const want = batch.map((b) => ({ id: b.key.id, response: b.values.response, sources: JSON.parse(b.values.sources!), details: JSON.parse(b.values.details) }));
+    const want = batch.map((b) => ({ id: b.key.id, response: b.values.response, citations: JSON.parse(b.values.citations), sources: JSON.parse(b.values.sources!), details: JSON.parse(b.values.details) }));
     expect(await rest()).toEqual(want);
     const report = await runMaintenance(createSqliteStorageStore(server.backend.dbh.sqlite, SMALL), { retentionDays: 0, now: NOW });
     expect(report.rowsPacked).toBe(50);
     expect(await rest()).toEqual(want);
     // The latest-results RPC (one group: its newest answer, the last written) reads them the same way.
-    const { data: latest, error } = await org.owner.rpc("get_latest_prompt_results", { p_brand_id: brand.id }).select("id, response, sources, details");
+    const { data: latest, error } = await org.owner.rpc("get_latest_prompt_results", { p_brand_id: brand.id }).select("id, response, citations, sources, details");
     expect(error).toBeNull();
     expect(latest).toEqual([want[want.length - 1]]);
   });
