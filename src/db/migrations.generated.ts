@@ -171,5 +171,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0033_text_dictionaries",
     "when": 1795938276852,
     "sql": "-- Issue #32: each brand's zstd dictionaries (src/db/text-codec.ts), made by storage upkeep from the\n-- brand's newest answers (src/storage/dictionaries.sqlite.ts); answers repacked with them name one\n-- by id. Not exposed over REST. An id is never reused (AUTOINCREMENT): a connection keeps the ones it\n-- loaded. They go with their brand, as its answers do (an answer moved to another brand is unpacked as it\n-- moves: src/storage/dictionaries.sqlite.ts, a trigger made at start).\nCREATE TABLE `text_dictionaries` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`brand_id` text NOT NULL REFERENCES `brands`(`id`) ON DELETE cascade,\n\t`column_name` text NOT NULL,\n\t`answers` integer NOT NULL,\n\t`dictionary` blob NOT NULL,\n\t`created_at` text NOT NULL\n);\n--> statement-breakpoint\nCREATE INDEX `text_dictionaries_brand_idx` ON `text_dictionaries` (`brand_id`, `column_name`, `id`);\n"
+  },
+  {
+    "tag": "0034_no_prompt_index",
+    "when": 1795949796877,
+    "sql": "DROP INDEX `result_rollups_daily_prompt_idx`;"
   }
 ];

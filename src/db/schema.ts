@@ -506,19 +506,19 @@ const answerGroup = () => ({ promptId: text("prompt_id").notNull(), platform: te
  * `<base>_daily` (column `day`) and `<base>_monthly` (column `month`), so a window reads whole months
  * and the days at its ends (src/insights/window.ts).
  */
-function answerGroupRollups<E extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
+function answerGroupRollups<E extends Record<string, SQLiteColumnBuilderBase>, M extends Record<string, SQLiteColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
   return buckets.map((bucket) => {
     const table = `${base}_${bucket === "day" ? "daily" : "monthly"}`;
     return sqliteTable(table, { brandId: brandRef(), bucket: text(bucket).notNull(), ...answerGroup(), ...entity(), ...measures() }, (t) => {
       const columns = t as unknown as Record<string, AnySQLiteColumn>;
       const key = [columns.brandId!, columns.bucket!, columns.promptId!, columns.platform!, columns.model!, columns.region!, ...Object.keys(entity()).map((k) => columns[k]!)] as const;
-      // One prompt's days (reads by prompt).
-      return [primaryKey({ columns: [...key] }), ...(dailyPromptIndex && bucket === "day" ? [index(`${table}_prompt_idx`).on(columns.promptId!, columns.bucket!)] : [])];
+      // No index by prompt (issue #32: 133 B a result): SQLite's planner read a brand's prompts by the key's brand and day anyway, and a count by prompt reads the answers' own index.
+      return [primaryKey({ columns: [...key] })];
     });
   });
 }
 
-export const [resultRollupsDaily, resultRollupsMonthly] = answerGroupRollups("result_rollups", () => ({ reportedModel: text("reported_model").notNull() }), resultMeasures, true);
+export const [resultRollupsDaily, resultRollupsMonthly] = answerGroupRollups("result_rollups", () => ({ reportedModel: text("reported_model").notNull() }), resultMeasures);
 
 export const resultBrandDaily = sqliteTable(
   "result_brand_daily",
@@ -537,7 +537,7 @@ export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () =>
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
-}), false, ["month"]);
+}), ["month"]);
 
 /**
  * A running-totals rollup keyed by integer (RollupSpec.keyIds, issue #32): `<name>_keys` gives each

@@ -72,6 +72,20 @@ test("exact counts equal the raw rows, from rollups (equalities on their keys) a
   expect(await raw("brand_id = ?", brandA.id)).toBeGreaterThan(200);
 });
 
+test("a count by prompt is read from the monthly rollup (the daily one has no index by prompt), not from the rows", async () => {
+  const path = `prompt_results?brand_id=eq.${brandA.id}&prompt_id=eq.${promptsA[2]}`;
+  const expected = await raw("brand_id = ? AND prompt_id = ?", brandA.id, promptsA[2]!);
+  const shift = (by: number) => db.inspect("UPDATE result_rollups_monthly SET results = results + ? WHERE (brand_id, month, prompt_id, platform, model, region, reported_model) IN (SELECT brand_id, month, prompt_id, platform, model, region, reported_model FROM result_rollups_monthly WHERE brand_id = ? AND prompt_id = ? LIMIT 1)", by, brandA.id, promptsA[2]!);
+  expect(expected).toBeGreaterThan(0);
+  // This path is read once: Postgres' response cache would not see a write to the rollup alone.
+  await shift(1000);
+  try {
+    expect(await counted(a, path)).toBe(expected + 1000);
+  } finally {
+    await shift(-1000);
+  }
+});
+
 test("a brand's citations count as their raw rows, by cited domain or all (citation_domain_counts), after inserts, a moved domain and deletes", async () => {
   const results = (await db.inspect<{ id: string; brand_id: string }>("SELECT id, brand_id FROM prompt_results WHERE brand_id IN (?, ?) ORDER BY id LIMIT 60", brandA.id, brandB.id)).slice();
   const domains = ["a.com", "b.org", "c.net"];

@@ -146,5 +146,10 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
     "tag": "0028_default_partition_time_index",
     "when": 1795928969692,
     "sql": "-- Retention deletes the rows of months past LOG_RETENTION_MONTHS that wait in the raw logs' default\n-- partitions (months imported while they had no partition of their own). A BRIN index on each time\n-- column finds them without reading the whole partition every hourly round, and costs little to\n-- keep: rows arrive there roughly in time order, and rarely.\nCREATE INDEX IF NOT EXISTS \"crawler_hits_default_at_brin\" ON \"crawler_hits_default\" USING brin (\"at\");\n--> statement-breakpoint\nCREATE INDEX IF NOT EXISTS \"ai_traffic_logs_default_created_at_brin\" ON \"ai_traffic_logs_default\" USING brin (\"created_at\");\n"
+  },
+  {
+    "tag": "0029_no_prompt_index",
+    "when": 1795949800078,
+    "sql": "DROP INDEX \"result_rollups_daily_prompt_idx\";"
   }
 ];

@@ -557,7 +557,7 @@ const answerGroup = () => ({ promptId: uuid("prompt_id").notNull(), platform: te
 
 type Columns = Record<string, AnyPgColumn>;
 
-function answerGroupRollups<E extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, dailyPromptIndex = false, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
+function answerGroupRollups<E extends Record<string, PgColumnBuilderBase>, M extends Record<string, PgColumnBuilderBase>>(base: string, entity: () => E, measures: () => M, buckets: readonly ("day" | "month")[] = ["day", "month"]) {
   return buckets.map((bucket) => {
     const table = `${base}_${bucket === "day" ? "daily" : "monthly"}`;
     return pgTable(table, { brandId: brandRef(), organizationId: organizationRef(), bucket: text(bucket).notNull(), ...answerGroup(), ...entity(), ...measures() }, (t) => {
@@ -565,14 +565,13 @@ function answerGroupRollups<E extends Record<string, PgColumnBuilderBase>, M ext
       const key = [columns.brandId!, columns.bucket!, columns.promptId!, columns.platform!, columns.model!, columns.region!, ...Object.keys(entity()).map((k) => columns[k]!)] as const;
       return [
         primaryKey({ columns: [...key] }),
-        ...(dailyPromptIndex && bucket === "day" ? [index(`${table}_prompt_idx`).on(columns.promptId!, columns.bucket!)] : []),
         organizationIndex(table, columns.organizationId!),
       ];
     });
   });
 }
 
-export const [resultRollupsDaily, resultRollupsMonthly] = answerGroupRollups("result_rollups", () => ({ reportedModel: text("reported_model").notNull() }), resultMeasures, true);
+export const [resultRollupsDaily, resultRollupsMonthly] = answerGroupRollups("result_rollups", () => ({ reportedModel: text("reported_model").notNull() }), resultMeasures);
 
 export const resultBrandDaily = pgTable(
   "result_brand_daily",
@@ -590,7 +589,7 @@ export const [domainRollupsMonthly] = answerGroupRollups("domain_rollups", () =>
   citations: count("citations"),
   answers: count("answers"),
   brandMentioned: count("brand_mentioned"),
-}), false, ["month"]);
+}), ["month"]);
 
 /**
  * As on SQLite (schema.ts keyedRunningRollup): `<name>_keys` gives each key an id (an identity:

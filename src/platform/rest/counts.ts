@@ -13,7 +13,8 @@ export type CountMode = "exact" | "planned" | "estimated";
 export const ROLLUP_COUNTS: Record<string, { rollup: string; measure: string; keys: Record<string, string> }[]> = {
   prompt_results: [
     { rollup: "result_brand_daily", measure: "results", keys: { brand_id: "brand_id", platform: "platform", model: "model", region: "region" } },
-    { rollup: "result_rollups_daily", measure: "results", keys: { brand_id: "brand_id", prompt_id: "prompt_id", platform: "platform", model: "model", region: "region" } },
+    // By month: the table has no index by prompt, and a brand's months are a twelfth of its days' rows.
+    { rollup: "result_rollups_monthly", measure: "results", keys: { brand_id: "brand_id", prompt_id: "prompt_id", platform: "platform", model: "model", region: "region" } },
   ],
   citations: [{ rollup: "citation_domain_counts", measure: "citations", keys: { brand_id: "brand_id", domain: "domain" } }],
   ai_traffic_logs: [{ rollup: "traffic_platform_daily", measure: "visits", keys: { brand_id: "brand_id", source_platform: "platform" } }],

@@ -1,0 +1,1 @@
+DROP INDEX `result_rollups_daily_prompt_idx`;
