@@ -12,7 +12,7 @@ import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DB_FILE } from "../src/db/open";
 import { openDatabase } from "../src/database";
-import { PACKED_COLUMNS, dictionaryOf, packText, registerTextFunctions, unpackedSql, DICTIONARY_COLUMNS } from "../src/db/text-codec";
+import { PACKED_COLUMNS, dictionaryOf, packText, registerTextFunctions, unpackedSql } from "../src/db/text-codec";
 import { packRowsWithDictionaries } from "../src/storage/maintenance";
 import { createSqliteStorageStore } from "../src/storage/store.sqlite";
 import { median, report, ROOT, tempDir } from "./lib";
@@ -53,13 +53,13 @@ function measure(label: string): { perResult: number; readMs: number } {
   // As the release before wrote them: each frame on its own, the file compact.
   const dbh = openDatabase(file);
   const sqlite = dbh.sqlite;
-  const rows = sqlite.query(`SELECT rowid AS id, ${DICTIONARY_COLUMNS.map((c) => `${c} AS raw_${c}, ${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results`).all() as Record<string, unknown>[];
-  const update = sqlite.prepare(`UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`);
+  const rows = sqlite.query(`SELECT rowid AS id, ${PACKED_COLUMNS.map((c) => `${c} AS raw_${c}, ${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results`).all() as Record<string, unknown>[];
+  const update = sqlite.prepare(`UPDATE prompt_results SET ${PACKED_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`);
   let unpacked = 0;
   sqlite.transaction(() => {
     for (const row of rows) {
-      if (!DICTIONARY_COLUMNS.some((c) => dictionaryOf(row[`raw_${c}`]) !== null)) continue;
-      update.run(...DICTIONARY_COLUMNS.map((c) => (dictionaryOf(row[`raw_${c}`]) === null ? (row[`raw_${c}`] as string | Uint8Array) : packText(row[c] as string))), row.id as number);
+      if (!PACKED_COLUMNS.some((c) => dictionaryOf(row[`raw_${c}`]) !== null)) continue;
+      update.run(...PACKED_COLUMNS.map((c) => (dictionaryOf(row[`raw_${c}`]) === null ? (row[`raw_${c}`] as string | Uint8Array) : packText(row[c] as string))), row.id as number);
       unpacked++;
     }
     sqlite.run("DELETE FROM text_dictionaries");

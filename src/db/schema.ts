@@ -512,7 +512,7 @@ function answerGroupRollups<E extends Record<string, SQLiteColumnBuilderBase>, M
     return sqliteTable(table, { brandId: brandRef(), bucket: text(bucket).notNull(), ...answerGroup(), ...entity(), ...measures() }, (t) => {
       const columns = t as unknown as Record<string, AnySQLiteColumn>;
       const key = [columns.brandId!, columns.bucket!, columns.promptId!, columns.platform!, columns.model!, columns.region!, ...Object.keys(entity()).map((k) => columns[k]!)] as const;
-      // No index by prompt (issue #32: 133 B a result): SQLite's planner read a brand's prompts by the key's brand and day anyway, and a count by prompt reads the answers' own index.
+      // No index by prompt (issue #32: 133 B a result): SQLite's planner read a brand's prompts by the key's brand and day anyway, and a REST count by prompt sums the monthly table.
       return [primaryKey({ columns: [...key] })];
     });
   });

@@ -1,14 +1,12 @@
 // Columns stored otherwise than /rest/v1 shows them, and the SQL that reads each back: answers and
 // their JSON compressed (text-codec.ts), citation URLs kept once in citation_urls. `{t}` is the
 // row's alias. Everything that reads these columns through SQL goes through these expressions.
-import { DICTIONARY_COLUMNS, PACKED_COLUMNS, TEXT_FUNCTION, unpackedSql } from "./text-codec";
+import { PACKED_COLUMNS, unpackedSql } from "./text-codec";
 
-// Only the columns a brand's dictionary may pack pay for looking one up.
-const packed = (column: string) => ((DICTIONARY_COLUMNS as readonly string[]).includes(column) ? unpackedSql(`{t}.${column}`) : `${TEXT_FUNCTION}({t}.${column})`);
 const fromUrlTable = (column: string) => `coalesce({t}.${column}, (SELECT ${column} FROM citation_urls WHERE id = {t}.url_id))`;
 
 export const STORED_READS: Record<string, Record<string, string>> = {
-  prompt_results: Object.fromEntries(PACKED_COLUMNS.map((c) => [c, packed(c)])),
+  prompt_results: Object.fromEntries(PACKED_COLUMNS.map((c) => [c, unpackedSql(`{t}.${c}`)])),
   citations: {
     url: fromUrlTable("url"),
     normalized_url: fromUrlTable("normalized_url"),

@@ -16,15 +16,13 @@ export const TEXT_FUNCTION = "aw_text";
 /** aw_text_wants(value): the id of the dictionary `value`'s frame needs and this connection has not loaded yet, else NULL. */
 export const WANTS_FUNCTION = "aw_text_wants";
 
-/** The prompt_results columns stored compressed. */
-export const PACKED_COLUMNS = ["response", "citations", "sources", "details"] as const;
 /**
- * The packed columns a brand's dictionary may pack: all of them. The rollup triggers read
- * `citations` with aw_text() alone, which loads a dictionary itself when it must; a repack changes
- * no watched value, so it fires none of them (src/rollups/triggers.sqlite.ts).
+ * The prompt_results columns stored compressed, each of which a brand's dictionary may pack. The
+ * rollup triggers read `citations` with aw_text() alone, which loads a dictionary itself when it
+ * must; a repack changes no watched value, so it fires none of them (src/rollups/triggers.sqlite.ts).
  */
-export const DICTIONARY_COLUMNS = PACKED_COLUMNS;
-export type DictionaryColumn = (typeof DICTIONARY_COLUMNS)[number];
+export const PACKED_COLUMNS = ["response", "citations", "sources", "details"] as const;
+export type PackedColumn = (typeof PACKED_COLUMNS)[number];
 
 /**
  * SQL reading a packed column (an expression) as its text: aw_text(value, dictionary), the

@@ -6,7 +6,7 @@
 // dictionary stays too, until its brand goes. Compressing with a dictionary costs ~0.1–0.4 ms a
 // value, so this runs in storage upkeep, a few rows a transaction, never in the result writer's path.
 import type { Database, Statement } from "bun:sqlite";
-import { DICTIONARY_COLUMNS, dictionaryMayPackSql, isDictionaryFrameSql, LoadedDictionaries, packText, unpackedSql, unpackFrame, type DictionaryColumn, type TextDictionary } from "../db/text-codec";
+import { PACKED_COLUMNS, dictionaryMayPackSql, isDictionaryFrameSql, LoadedDictionaries, packText, unpackedSql, unpackFrame, type PackedColumn, type TextDictionary } from "../db/text-codec";
 import { ensureTriggers, type SchemaPart } from "../db/schema-part";
 import type { PackStep } from "./store";
 
@@ -18,7 +18,7 @@ export interface DictionaryOptions {
   /** The newest answers a dictionary is made from. */
   sampleAnswers: number;
   /** Each column's dictionary size in bytes: compressing costs about in proportion. */
-  bytes: Record<DictionaryColumn, number>;
+  bytes: Record<PackedColumn, number>;
   /** How long a brand's answer count (and that it has no dictionary) is trusted before it is checked again. */
   recountMs: number;
 }
@@ -37,8 +37,8 @@ const MIN_SAMPLE_BYTES = 1024;
 const REMEMBERED_BRANDS = 10_000;
 
 type Stored = string | Uint8Array | null;
-type Candidate = { id: number; brand_id: string } & Record<DictionaryColumn, Stored>;
-type Newest = { id: number; column_name: DictionaryColumn; answers: number };
+type Candidate = { id: number; brand_id: string } & Record<PackedColumn, Stored>;
+type Newest = { id: number; column_name: PackedColumn; answers: number };
 interface Brand {
   answers: number;
   countedAt: number;
@@ -49,7 +49,7 @@ interface Brand {
 export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS) {
   // Per set of columns (all, or all but response while retention is on): only those make a row a candidate.
   const byColumns = new Map<string, { candidates: Statement; rows: Statement }>();
-  const statementsFor = (columns: readonly DictionaryColumn[]) => {
+  const statementsFor = (columns: readonly PackedColumn[]) => {
     const key = columns.join(",");
     let statements = byColumns.get(key);
     if (!statements) {
@@ -60,7 +60,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
              AND brand_id NOT IN (SELECT value FROM json_each(?)) ORDER BY rowid LIMIT ?`,
         ),
         // The same rows again under the write lock: one may have changed since (retention, a REST write).
-        rows: sqlite.prepare(`SELECT rowid AS id, brand_id, ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE rowid IN (SELECT value FROM json_each(?)) AND (${wanted}) ORDER BY rowid`),
+        rows: sqlite.prepare(`SELECT rowid AS id, brand_id, ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE rowid IN (SELECT value FROM json_each(?)) AND (${wanted}) ORDER BY rowid`),
       };
       byColumns.set(key, statements);
     }
@@ -72,9 +72,9 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
     newest: sqlite.prepare(`SELECT max(id) AS id, column_name, answers FROM text_dictionaries WHERE brand_id = ? GROUP BY column_name`),
     bytes: sqlite.prepare("SELECT dictionary FROM text_dictionaries WHERE id = ?"),
     count: sqlite.prepare("SELECT count(*) AS n FROM prompt_results WHERE brand_id = ?"),
-    sample: sqlite.prepare(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY created_at DESC LIMIT ?`),
+    sample: sqlite.prepare(`SELECT ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY created_at DESC LIMIT ?`),
     insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?)"),
-    update: sqlite.prepare(`UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
+    update: sqlite.prepare(`UPDATE prompt_results SET ${PACKED_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
   };
   const brands = new Map<string, Brand>();
   // Committed dictionaries never change and their ids are never reused: one loaded stays right.
@@ -108,7 +108,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
   };
 
   /** The columns due a dictionary: one without at `minAnswers` answers, one with at `growth` times its last's. */
-  const dueColumns = (newest: Newest[], answers: number, columns: readonly DictionaryColumn[]) =>
+  const dueColumns = (newest: Newest[], answers: number, columns: readonly PackedColumn[]) =>
     columns.filter((c) => {
       const last = newest.find((d) => d.column_name === c);
       return last ? answers >= last.answers * options.growth : answers >= options.minAnswers;
@@ -120,12 +120,12 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
    * rolled back. What is due is read again under the write lock: two packers (the server and
    * `answerwatch vacuum`) make one set. Whether the brand got its first dictionary, a newer one, or none.
    */
-  const make = sqlite.transaction((brandId: string, answers: number, columns: readonly DictionaryColumn[]): "first" | "newer" | null => {
+  const make = sqlite.transaction((brandId: string, answers: number, columns: readonly PackedColumn[]): "first" | "newer" | null => {
     const newest = newestOf(brandId);
     const due = dueColumns(newest, answers, columns);
     if (!due.length) return null;
     // Newest answers last: zstd reaches the end of a dictionary most cheaply. A value that cannot be read is left out.
-    const rows = (q.sample.all(brandId, options.sampleAnswers) as Record<DictionaryColumn, Stored>[]).reverse();
+    const rows = (q.sample.all(brandId, options.sampleAnswers) as Record<PackedColumn, Stored>[]).reverse();
     const at = new Date().toISOString();
     let made = 0;
     for (const column of due) {
@@ -137,9 +137,9 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
     return made === 0 ? null : newest.length === 0 ? "first" : "newer";
   });
 
-  const repack = sqlite.transaction((ids: number[], columns: readonly DictionaryColumn[], rowsStatement: Statement) => {
+  const repack = sqlite.transaction((ids: number[], columns: readonly PackedColumn[], rowsStatement: Statement) => {
     const rows = rowsStatement.all(JSON.stringify(ids)) as Candidate[];
-    const dictionariesOf = new Map<string, Partial<Record<DictionaryColumn, TextDictionary>>>();
+    const dictionariesOf = new Map<string, Partial<Record<PackedColumn, TextDictionary>>>();
     let packed = 0;
     let unreadable = 0;
     for (const row of rows) {
@@ -154,7 +154,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
       }
       let changed = false;
       let damaged = false;
-      const values = DICTIONARY_COLUMNS.map((column) => {
+      const values = PACKED_COLUMNS.map((column) => {
         const dictionary = dictionaries[column];
         const stored = row[column];
         if (!dictionary) return stored;
@@ -185,7 +185,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
      * has and is due read, before any write lock is taken: a step with nothing to pack (a walk
      * after a restart) holds up no writer.
      */
-    pack(after: number, through: number, maxRows: number, columns: readonly DictionaryColumn[]): PackStep {
+    pack(after: number, through: number, maxRows: number, columns: readonly PackedColumn[]): PackStep {
       const none = { packed: 0, made: 0, unreadable: 0 };
       if (!columns.length) return { ...none, through };
       const statements = statementsFor(columns);
@@ -224,8 +224,8 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
 const unpackOnMove = (c: string) => `${c} = CASE WHEN ${isDictionaryFrameSql(c)} THEN ${unpackedSql(c)} ELSE ${c} END`;
 export const DICTIONARY_TRIGGERS: Record<string, string> = {
   prompt_results_unpack_on_brand_move: `AFTER UPDATE OF brand_id ON prompt_results WHEN NEW.brand_id IS NOT OLD.brand_id BEGIN
-  UPDATE prompt_results SET ${DICTIONARY_COLUMNS.map(unpackOnMove).join(", ")}
-   WHERE rowid = NEW.rowid AND (${DICTIONARY_COLUMNS.map(isDictionaryFrameSql).join(" OR ")});
+  UPDATE prompt_results SET ${PACKED_COLUMNS.map(unpackOnMove).join(", ")}
+   WHERE rowid = NEW.rowid AND (${PACKED_COLUMNS.map(isDictionaryFrameSql).join(" OR ")});
 END`,
 };
 

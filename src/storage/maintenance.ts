@@ -3,7 +3,7 @@
 // compressed, answers get repacked with their brand's dictionaries (issue #32), and freed pages go
 // back to the file system (incremental vacuum). The operations are the storage store's
 // (store.ts); the walks in steps and the pauses between them are here.
-import { DICTIONARY_COLUMNS, type DictionaryColumn } from "../db/text-codec";
+import { PACKED_COLUMNS, type PackedColumn } from "../db/text-codec";
 import type { StorageStore } from "./store";
 
 export interface MaintenanceReport {
@@ -104,8 +104,8 @@ const PACK_ROWS = 25;
  * dictionary holds verbatim text of the answers it was made from, which retention must not outlive
  * (sources and details are kept whatever retention says).
  */
-function dictionaryColumns(retentionDays: number): DictionaryColumn[] {
-  return DICTIONARY_COLUMNS.filter((c) => c !== "response" || retentionDays <= 0);
+function dictionaryColumns(retentionDays: number): PackedColumn[] {
+  return PACKED_COLUMNS.filter((c) => c !== "response" || retentionDays <= 0);
 }
 
 /**
@@ -118,7 +118,7 @@ export async function packRowsWithDictionaries(
   store: StorageStore,
   pause: Pause = noPause,
   fromPosition = 0,
-  columns: readonly DictionaryColumn[] = DICTIONARY_COLUMNS,
+  columns: readonly PackedColumn[] = PACKED_COLUMNS,
 ): Promise<PackWalk> {
   let made = 0;
   let unreadable = 0;

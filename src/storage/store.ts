@@ -3,7 +3,7 @@
 // Backend implementations: store.sqlite.ts (and, with #29, store.pg.ts); the contract both must
 // keep is tests/contracts/storage.contract.ts.
 
-import type { DictionaryColumn } from "../db/text-codec";
+import type { PackedColumn } from "../db/text-codec";
 
 /** Positions (after, through] of the answers table: a step of a walk over it. */
 export interface AnswerRange {
@@ -37,7 +37,7 @@ export interface StorageStore {
    * dictionaries, the rows whose text could not be read (left as they are), and the position
    * reached (`through` once the range is done). Postgres compresses with TOAST: nothing to do.
    */
-  packWithDictionaries(input: AnswerRange & { maxRows: number; columns: readonly DictionaryColumn[] }): Promise<PackStep>;
+  packWithDictionaries(input: AnswerRange & { maxRows: number; columns: readonly PackedColumn[] }): Promise<PackStep>;
   /** Gives freed pages back to the file system where the database keeps them for that (incremental auto-vacuum); how many. */
   releaseFreePages(): Promise<number>;
   /** Makes room for the coming months' raw logs where they are partitioned by month (Postgres); the partitions made. */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../src/database";
 import { registerSqlFunctions } from "../../src/db/functions";
 import { DB_FILE } from "../../src/db/open";
-import { dictionaryOf, packText, createTextUnpacker, LoadedDictionaries, unpackedSql, registerTextFunctions, DICTIONARY_COLUMNS } from "../../src/db/text-codec";
+import { dictionaryOf, packText, createTextUnpacker, LoadedDictionaries, unpackedSql, registerTextFunctions, PACKED_COLUMNS } from "../../src/db/text-codec";
 import { createResultStore } from "../../src/results/store.sqlite";
 import { runMaintenance } from "../../src/storage/maintenance";
 import { createSqliteStorageStore } from "../../src/storage/store.sqlite";
@@ -69,10 +69,10 @@ describe("answers repacked with their brand's dictionaries", () => {
       }
     })();
   const read = (conn: Database = db) =>
-    conn.query(`SELECT id, ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all() as Record<string, string>[];
+    conn.query(`SELECT id, ${PACKED_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all() as Record<string, string>[];
   const expected = () => [...written].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, v]) => ({ id, response: v.response, citations: v.citations, sources: v.sources, details: v.details }));
   const framesOf = (brand: string) =>
-    db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(brand) as Record<string, unknown>[];
+    db.query(`SELECT ${PACKED_COLUMNS.map((c) => `${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(brand) as Record<string, unknown>[];
   const bytesOf = (brand: string) => (db.query(`SELECT sum(length(response) + length(citations) + length(sources) + length(details)) AS n FROM prompt_results WHERE brand_id = ?`).get(brand) as { n: number }).n;
   const dictionaries = () => db.query("SELECT id, brand_id, column_name, answers, length(dictionary) AS bytes FROM text_dictionaries ORDER BY id").all() as { id: number; brand_id: string; column_name: string; answers: number; bytes: number }[];
 
@@ -99,7 +99,7 @@ describe("answers repacked with their brand's dictionaries", () => {
     expect(dictionaries().map((d) => [d.brand_id, d.column_name, d.answers])).toEqual([["big", "response", 60], ["big", "citations", 60], ["big", "sources", 60], ["big", "details", 60]]);
     for (const d of dictionaries()) expect(d.bytes).toBeLessThanOrEqual(SMALL.bytes[d.column_name as "response"]);
     const ids = new Set(dictionaries().map((d) => d.id));
-    for (const row of framesOf("big")) for (const c of DICTIONARY_COLUMNS) expect(ids.has(dictionaryOf(row[c])!)).toBe(true);
+    for (const row of framesOf("big")) for (const c of PACKED_COLUMNS) expect(ids.has(dictionaryOf(row[c])!)).toBe(true);
     expect(bytesOf("big")).toBeLessThan(beforeBig * 0.6);
     expect(framesOf("small")).toEqual(smallFrames);
     expect(read()).toEqual(expected());
@@ -120,7 +120,7 @@ describe("answers repacked with their brand's dictionaries", () => {
     // aw_text alone (what the rollup triggers call) loads the dictionary itself, through a connection of its own.
     const alone = new Database(join(dir, DB_FILE), { readonly: true });
     registerTextFunctions(alone);
-    expect(alone.query(`SELECT id, ${DICTIONARY_COLUMNS.map((c) => `aw_text(${c}) AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all()).toEqual(expected());
+    expect(alone.query(`SELECT id, ${PACKED_COLUMNS.map((c) => `aw_text(${c}) AS ${c}`).join(", ")} FROM prompt_results ORDER BY id`).all()).toEqual(expected());
     alone.close();
     const frame = framesOf("big")[0]!.response;
     expect(() => createTextUnpacker(2, new LoadedDictionaries())(frame as Uint8Array)).toThrow(/dictionary \d+/);
@@ -136,7 +136,7 @@ describe("answers repacked with their brand's dictionaries", () => {
     const second = new Set(all.filter((d) => !first.has(d.id)).map((d) => d.id));
     expect(all.filter((d) => second.has(d.id)).map((d) => d.answers)).toEqual([180, 180, 180, 180]);
     const used = (from: number, to: number) =>
-      new Set(framesOf("big").slice(from, to).flatMap((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]))));
+      new Set(framesOf("big").slice(from, to).flatMap((row) => PACKED_COLUMNS.map((c) => dictionaryOf(row[c]))));
     expect([...used(0, 60)].every((id) => first.has(id!))).toBe(true);
     expect([...used(60, 180)].every((id) => second.has(id!))).toBe(true);
     expect(read()).toEqual(expected());
@@ -155,8 +155,8 @@ describe("answers repacked with their brand's dictionaries", () => {
 
   test("an answer moved to another brand is unpacked as it moves; deleting its old brand then loses nothing", () => {
     db.run("UPDATE prompt_results SET brand_id = 'other', prompt_id = 'p-other' WHERE id = 'big-0007'");
-    const moved = db.query(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE id = 'big-0007'`).get() as Record<string, unknown>;
-    for (const c of DICTIONARY_COLUMNS) expect(dictionaryOf(moved[c])).toBeNull();
+    const moved = db.query(`SELECT ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE id = 'big-0007'`).get() as Record<string, unknown>;
+    for (const c of PACKED_COLUMNS) expect(dictionaryOf(moved[c])).toBeNull();
     db.run("DELETE FROM brands WHERE id = 'big'");
     expect(dictionaries()).toEqual([]);
     for (const id of [...written.keys()]) if (id.startsWith("big-") && id !== "big-0007") written.delete(id);
@@ -182,8 +182,8 @@ describe("the repack in a server's rounds", () => {
         for (let i = from; i < to; i++) store.insert({ id: `${b}-${String(i).padStart(4, "0")}`, jobId: `j-${b}-${i}`, brandId: b, promptId: `p-${b}`, platform: "chatgpt", model: "m", region: "", createdAt: new Date(NOW.getTime() - (to - i) * 60_000).toISOString() }, values(b, i));
       })();
     const packedWith = (b: string) =>
-      (db.query(`SELECT ${DICTIONARY_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b) as Record<string, unknown>[]).map((row) => DICTIONARY_COLUMNS.map((c) => dictionaryOf(row[c]) !== null));
-    const texts = (b: string) => db.query(`SELECT ${DICTIONARY_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b);
+      (db.query(`SELECT ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b) as Record<string, unknown>[]).map((row) => PACKED_COLUMNS.map((c) => dictionaryOf(row[c]) !== null));
+    const texts = (b: string) => db.query(`SELECT ${PACKED_COLUMNS.map((c) => `${unpackedSql(c)} AS ${c}`).join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY id`).all(b);
     const expectedTexts = (b: string, n: number) => Array.from({ length: n }, (_, i) => { const v = values(b, i); return { response: v.response, citations: v.citations, sources: v.sources, details: v.details }; });
     if (first) {
       brand(first);
