@@ -1,1 +1,1 @@
-DROP INDEX `result_rollups_daily_prompt_idx`;
+DROP INDEX IF EXISTS `result_rollups_daily_prompt_idx`;

@@ -175,6 +175,6 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
   {
     "tag": "0034_no_prompt_index",
     "when": 1795949796877,
-    "sql": "DROP INDEX `result_rollups_daily_prompt_idx`;"
+    "sql": "DROP INDEX IF EXISTS `result_rollups_daily_prompt_idx`;"
   }
 ];

@@ -40,6 +40,8 @@ const MIN_DICTIONARY_BYTES = 32;
 const DICTIONARY_MARK = 0xd1;
 const DICTIONARY_HEADER = 5;
 const ZSTD_MAGIC_FIRST_BYTE = 0x28;
+/** How long a connection's dictionary reader stays open after its last load. */
+const SIDE_IDLE_MS = 1000;
 /** Dictionaries a connection keeps loaded (each ≤ 64 KB). */
 const LOADED_DICTIONARIES = 64;
 
@@ -96,14 +98,22 @@ export const isDictionaryFrameSql = (value: string) => `(typeof(${value}) = 'blo
 /** SQL: a value a dictionary may pack smaller — plain text long enough, or a plain frame. */
 export const dictionaryMayPackSql = (value: string) => `((typeof(${value}) = 'text' AND length(${value}) >= ${MIN_DICTIONARY_BYTES}) OR ${isPlainFrameSql(value)})`;
 
-/** Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes, so a loaded one stays right. */
+/**
+ * Dictionaries loaded by one connection, by id: ids are never reused and a dictionary never changes,
+ * so a loaded one stays right. The least recently used goes first (a rebuild's scan meets many brands' in turn).
+ */
 export class LoadedDictionaries {
   private readonly byId = new Map<number, Buffer>();
   /** `load`: where a dictionary not loaded yet is read from (none: it must be added). */
   constructor(private readonly load?: (id: number) => Uint8Array | undefined) {}
   get(id: number): Buffer | undefined {
     const known = this.byId.get(id);
-    if (known || !this.load) return known;
+    if (known) {
+      this.byId.delete(id);
+      this.byId.set(id, known);
+      return known;
+    }
+    if (!this.load) return undefined;
     const bytes = this.load(id);
     return bytes ? this.add(id, bytes) : undefined;
   }
@@ -145,18 +155,35 @@ export function createTextUnpacker(remembered = 2, dictionaries = new LoadedDict
  * A committed dictionary read through a connection of its own: SQLite refuses a query on the
  * connection a SQL function runs on, and a trigger (a rollup's, reading a deleted answer's
  * citations) cannot hand the dictionary in. Dictionaries are committed before any value is packed
- * with one (src/storage/dictionaries.sqlite.ts), so a reader of the file sees every one a frame names.
- * Opened for each load and closed again: a connection loads each dictionary it meets once.
+ * with one (src/storage/dictionaries.sqlite.ts), so a reader of the file sees every one a frame names
+ * (it reads what is committed now: a dictionary whose brand was deleted since the caller's read
+ * began is gone, and that read fails rather than returning wrong text). Kept open while loads
+ * follow each other (a scan meeting many brands' dictionaries), closed after a second without one.
+ * A database in memory has no file for a second connection: its frames must be read with their
+ * dictionary handed in (unpackedSql).
  */
 function sideLoader(file: string): ((id: number) => Uint8Array | undefined) | undefined {
   if (!file || file === ":memory:") return undefined;
+  let side: Database | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const close = () => {
+    side?.close();
+    side = undefined;
+  };
   return (id) => {
-    const side = new Database(file, { readonly: true });
+    clearTimeout(idle);
     try {
-      side.run("PRAGMA busy_timeout = 5000");
+      if (!side) {
+        side = new Database(file, { readonly: true });
+        side.run("PRAGMA busy_timeout = 5000");
+      }
       return (side.query("SELECT dictionary FROM text_dictionaries WHERE id = ?").get(id) as { dictionary: Uint8Array } | null)?.dictionary;
+    } catch (error) {
+      close();
+      throw error;
     } finally {
-      side.close();
+      idle = setTimeout(close, SIDE_IDLE_MS);
+      idle.unref?.();
     }
   };
 }

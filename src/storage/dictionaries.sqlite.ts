@@ -74,7 +74,15 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
     count: sqlite.prepare("SELECT count(*) AS n FROM prompt_results WHERE brand_id = ?"),
     sample: sqlite.prepare(`SELECT ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY created_at DESC LIMIT ?`),
     insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?)"),
-    update: sqlite.prepare(`UPDATE prompt_results SET ${PACKED_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
+  };
+  // Only the columns repacked are set: setting `citations` to what it was would still run the rollup
+  // triggers' WHEN, which reads it — and one that cannot be read (a damaged frame) would fail every step.
+  const updates = new Map<string, Statement>();
+  const updateOf = (columns: PackedColumn[]) => {
+    const key = columns.join(",");
+    let statement = updates.get(key);
+    if (!statement) updates.set(key, (statement = sqlite.prepare(`UPDATE prompt_results SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`)));
+    return statement;
   };
   const brands = new Map<string, Brand>();
   // Committed dictionaries never change and their ids are never reused: one loaded stays right.
@@ -152,27 +160,28 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
         }
         dictionariesOf.set(row.brand_id, dictionaries);
       }
-      let changed = false;
+      const changed: PackedColumn[] = [];
+      const values: Uint8Array[] = [];
       let damaged = false;
-      const values = PACKED_COLUMNS.map((column) => {
+      for (const column of PACKED_COLUMNS) {
         const dictionary = dictionaries[column];
         const stored = row[column];
-        if (!dictionary) return stored;
+        if (!dictionary) continue;
         const text = textOf(stored);
         if (text === null) {
           // A frame that does not decompress stays as it is (its readers see the same error they did).
-          damaged = stored !== null;
-          return stored;
+          damaged ||= stored !== null;
+          continue;
         }
         const repacked = packText(text, dictionary);
         const storedBytes = typeof stored === "string" ? Buffer.byteLength(stored) : stored!.byteLength;
-        if (typeof repacked === "string" || repacked.byteLength >= storedBytes) return stored;
-        changed = true;
-        return repacked;
-      });
+        if (typeof repacked === "string" || repacked.byteLength >= storedBytes) continue;
+        changed.push(column);
+        values.push(repacked);
+      }
       if (damaged) unreadable++;
-      if (!changed) continue;
-      q.update.run(...values, row.id);
+      if (!changed.length) continue;
+      updateOf(changed).run(...values, row.id);
       packed++;
     }
     return { packed, unreadable };

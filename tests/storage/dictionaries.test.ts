@@ -271,11 +271,19 @@ describe("the repack in a server's rounds", () => {
     const w = world("hurt", 60);
     // Looks like a zstd frame (its first byte), is not one; among the newest answers the dictionaries are made from.
     w.db.run("UPDATE prompt_results SET sources = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0055'");
+    // A damaged citations frame too, as a disk could leave it: the rollup triggers would refuse to
+    // write one, so it is written on a connection whose aw_text reads anything as no citations.
+    const disk = new Database(w.db.filename);
+    disk.function("aw_text", (_value: unknown) => "[]");
+    disk.run("UPDATE prompt_results SET citations = x'28b52ffd0000deadbeef' WHERE id = 'hurt-0056'");
+    disk.close();
     const report = await runMaintenance(createSqliteStorageStore(w.db, SMALL), { retentionDays: 0, now: NOW });
-    expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 60, unreadable: 1, failure: undefined });
-    // Its readable columns are repacked; the damaged one is left byte for byte.
+    expect({ packed: report.rowsPacked, unreadable: report.rowsUnreadable, failure: report.packFailure }).toEqual({ packed: 60, unreadable: 2, failure: undefined });
+    // Their readable columns are repacked (setting only those: citations left as it was runs no rollup trigger); the damaged ones are left byte for byte.
     expect(w.packedWith("hurt")[55]).toEqual([true, true, false, true]);
+    expect(w.packedWith("hurt")[56]).toEqual([true, false, true, true]);
     expect(w.db.query("SELECT hex(sources) AS h FROM prompt_results WHERE id = 'hurt-0055'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
+    expect(w.db.query("SELECT hex(citations) AS h FROM prompt_results WHERE id = 'hurt-0056'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
     expect(w.db.query("SELECT count(*) AS n FROM text_dictionaries").get()).toEqual({ n: 4 });
     w.dbh.close();
   });
@@ -326,6 +334,18 @@ test("packText with a dictionary frames its id; text too short or not gaining a 
   expect(loaded.has(70_000)).toBe(true);
   // Once loaded, the dictionary need not be handed in again.
   expect(unpack(packText(SENTENCES[1]! + SENTENCES[7]!, dictionary) as Uint8Array)).toBe(SENTENCES[1]! + SENTENCES[7]!);
+});
+
+test("a connection keeps the 64 dictionaries it used last: one read again stays, the least recently used goes", () => {
+  let loads = 0;
+  const loaded = new LoadedDictionaries((id) => (loads++, Buffer.from([id])));
+  for (let id = 1; id <= 64; id++) loaded.get(id);
+  loaded.get(1);
+  loaded.get(65);
+  expect(loads).toBe(65);
+  expect([loaded.has(1), loaded.has(2), loaded.has(65)]).toEqual([true, false, true]);
+  expect(loaded.get(1)).toEqual(Buffer.from([1]));
+  expect(loads).toBe(65);
 });
 
 describe("through /rest/v1 (its reader threads load the dictionaries themselves)", () => {

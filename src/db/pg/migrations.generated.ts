@@ -150,6 +150,6 @@ export const embeddedMigrations: readonly EmbeddedMigration[] = [
   {
     "tag": "0029_no_prompt_index",
     "when": 1795949800078,
-    "sql": "DROP INDEX \"result_rollups_daily_prompt_idx\";"
+    "sql": "DROP INDEX IF EXISTS \"result_rollups_daily_prompt_idx\";"
   }
 ];
