@@ -46,6 +46,21 @@ interface Brand {
   none: boolean;
 }
 
+/**
+ * Sets some packed columns of one answer: only those given. Setting `citations` to what it was
+ * would still run the rollup triggers' WHEN, which reads it — and one that cannot be read (a
+ * damaged frame) would then fail every step of the upkeep.
+ */
+export function packedColumnsWriter(sqlite: Database): (rowid: number, columns: readonly PackedColumn[], values: readonly (string | Uint8Array)[]) => void {
+  const statements = new Map<string, Statement>();
+  return (rowid, columns, values) => {
+    const key = columns.join(",");
+    let statement = statements.get(key);
+    if (!statement) statements.set(key, (statement = sqlite.prepare(`UPDATE prompt_results SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`)));
+    statement.run(...values, rowid);
+  };
+}
+
 export function createDictionaryPacker(sqlite: Database, options: DictionaryOptions = DICTIONARY_DEFAULTS) {
   // Per set of columns (all, or all but response while retention is on): only those make a row a candidate.
   const byColumns = new Map<string, { candidates: Statement; rows: Statement }>();
@@ -75,15 +90,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
     sample: sqlite.prepare(`SELECT ${PACKED_COLUMNS.join(", ")} FROM prompt_results WHERE brand_id = ? ORDER BY created_at DESC LIMIT ?`),
     insert: sqlite.prepare("INSERT INTO text_dictionaries (brand_id, column_name, answers, dictionary, created_at) VALUES (?, ?, ?, ?, ?)"),
   };
-  // Only the columns repacked are set: setting `citations` to what it was would still run the rollup
-  // triggers' WHEN, which reads it — and one that cannot be read (a damaged frame) would fail every step.
-  const updates = new Map<string, Statement>();
-  const updateOf = (columns: PackedColumn[]) => {
-    const key = columns.join(",");
-    let statement = updates.get(key);
-    if (!statement) updates.set(key, (statement = sqlite.prepare(`UPDATE prompt_results SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`)));
-    return statement;
-  };
+  const write = packedColumnsWriter(sqlite);
   const brands = new Map<string, Brand>();
   // Committed dictionaries never change and their ids are never reused: one loaded stays right.
   const loaded = new LoadedDictionaries();
@@ -181,7 +188,7 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
       }
       if (damaged) unreadable++;
       if (!changed.length) continue;
-      updateOf(changed).run(...values, row.id);
+      write(row.id, changed, values);
       packed++;
     }
     return { packed, unreadable };

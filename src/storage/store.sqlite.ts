@@ -2,9 +2,9 @@
 // prompt_results; compression packs the text columns (src/db/text-codec.ts), with the brand's
 // dictionaries once it has some (dictionaries.sqlite.ts).
 import type { Database } from "bun:sqlite";
-import { PACKED_COLUMNS, packText } from "../db/text-codec";
+import { PACKED_COLUMNS, packText, type PackedColumn } from "../db/text-codec";
 import { moveFormerRows } from "../rollups/triggers.sqlite";
-import { createDictionaryPacker, DICTIONARY_DEFAULTS, type DictionaryOptions } from "./dictionaries.sqlite";
+import { createDictionaryPacker, DICTIONARY_DEFAULTS, packedColumnsWriter, type DictionaryOptions } from "./dictionaries.sqlite";
 import type { StorageStore } from "./store";
 
 export function createSqliteStorageStore(sqlite: Database, dictionaryOptions: DictionaryOptions = DICTIONARY_DEFAULTS): StorageStore {
@@ -16,11 +16,20 @@ export function createSqliteStorageStore(sqlite: Database, dictionaryOptions: Di
       `SELECT rowid AS id, ${PACKED_COLUMNS.join(", ")} FROM prompt_results
         WHERE rowid > ? AND rowid <= ? AND (${PACKED_COLUMNS.map((c) => `(typeof(${c}) = 'text' AND length(${c}) >= 200)`).join(" OR ")})`,
     ),
-    pack: sqlite.prepare(`UPDATE prompt_results SET ${PACKED_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE rowid = ?`),
   };
+  const write = packedColumnsWriter(sqlite);
   const compress = sqlite.transaction((after: number, through: number) => {
-    const rows = q.plain.all(after, through) as ({ id: number } & Record<(typeof PACKED_COLUMNS)[number], string | Uint8Array>)[];
-    for (const row of rows) q.pack.run(...PACKED_COLUMNS.map((c) => (typeof row[c] === "string" ? packText(row[c] as string) : row[c])), row.id);
+    const rows = q.plain.all(after, through) as ({ id: number } & Record<PackedColumn, string | Uint8Array | null>)[];
+    for (const row of rows) {
+      const columns: PackedColumn[] = [];
+      const values: Uint8Array[] = [];
+      for (const column of PACKED_COLUMNS) {
+        const value = row[column];
+        const packed = typeof value === "string" ? packText(value) : value;
+        if (packed instanceof Uint8Array && packed !== value) (columns.push(column), values.push(packed));
+      }
+      if (columns.length) write(row.id, columns, values);
+    }
     return rows.length;
   });
   const pragma = (name: string) => (sqlite.query(`PRAGMA ${name}`).get() as Record<string, number>)[name]!;

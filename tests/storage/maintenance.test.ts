@@ -3,6 +3,7 @@
 // columns, citations, the latest table and the rollups stay as they were; incremental vacuum gives
 // whole freed pages back (space inside pages that retention thinned needs `vacuum --full`).
 import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { DB_FILE } from "../../src/db/open";
 import { openDatabase } from "../../src/database";
@@ -81,5 +82,29 @@ test("answers are stored compressed; retention empties old answers' text and kee
   const freed = (await runMaintenance(createSqliteStorageStore(db), { retentionDays: 90, now: NOW })).pagesFreed;
   expect(freed).toBeGreaterThan(20);
   expect((db.query("PRAGMA page_count").get() as { page_count: number }).page_count).toBe(pagesWithB2 - freed);
+  dbh.close();
+});
+
+test("the compression walk sets only the columns it compresses: a damaged citations frame beside plain text is left as it is and stops nothing", async () => {
+  const dbh = openDatabase(join(tempDir(), DB_FILE));
+  const db = dbh.sqlite;
+  db.run("INSERT INTO organizations (id, name, slug) VALUES ('o', 'O', 'o')");
+  db.run("INSERT INTO brands (id, organization_id, name, slug) VALUES ('b', 'o', 'B', 'b')");
+  db.run("INSERT INTO prompt_sets (id, brand_id, name) VALUES ('s', 'b', 'S')");
+  db.run("INSERT INTO prompts (id, prompt_set_id, brand_id, text) VALUES ('p', 's', 'b', 'q')");
+  const store = createResultStore(db);
+  for (const i of [0, 1]) store.insert({ id: `r${i}`, jobId: `j${i}`, brandId: "b", promptId: "p", platform: "chatgpt", model: "m", region: "", createdAt: NOW.toISOString() }, values(i));
+  // Answers written plain (as through /rest/v1); one with a citations frame a disk damaged, written on a
+  // connection whose aw_text reads anything as no citations (the rollup triggers refuse to write one).
+  const disk = new Database(db.filename);
+  disk.function("aw_text", (_value: unknown) => "[]");
+  disk.run("UPDATE prompt_results SET response = ?, citations = x'28b52ffd0000deadbeef' WHERE id = 'r0'", [answer(0)]);
+  disk.close();
+  db.run("UPDATE prompt_results SET response = ? WHERE id = 'r1'", [answer(1)]);
+  const report = await runMaintenance(createSqliteStorageStore(db), { retentionDays: 0, now: NOW });
+  expect(report.rowsCompressed).toBe(2);
+  expect(db.query("SELECT typeof(response) AS kind, aw_text(response) AS text FROM prompt_results WHERE id = 'r0'").get()).toEqual({ kind: "blob", text: answer(0) });
+  expect(db.query("SELECT typeof(response) AS kind FROM prompt_results WHERE id = 'r1'").get()).toEqual({ kind: "blob" });
+  expect(db.query("SELECT hex(citations) AS h FROM prompt_results WHERE id = 'r0'").get()).toEqual({ h: "28B52FFD0000DEADBEEF" });
   dbh.close();
 });
