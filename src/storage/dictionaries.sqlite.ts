@@ -93,13 +93,8 @@ export function createDictionaryPacker(sqlite: Database, options: DictionaryOpti
   const write = packedColumnsWriter(sqlite);
   const brands = new Map<string, Brand>();
   // Committed dictionaries never change and their ids are never reused: one loaded stays right.
-  const loaded = new LoadedDictionaries();
-  const dictionaryFor = (id: number): Buffer | undefined => {
-    const known = loaded.get(id);
-    if (known) return known;
-    const row = q.bytes.get(id) as { dictionary: Uint8Array } | null;
-    return row ? loaded.add(id, row.dictionary) : undefined;
-  };
+  const loaded = new LoadedDictionaries((id) => (q.bytes.get(id) as { dictionary: Uint8Array } | null)?.dictionary);
+  const dictionaryFor = (id: number): Buffer | undefined => loaded.get(id);
   const newestOf = (brandId: string) => q.newest.all(brandId) as Newest[];
 
   /** A stored value's text; null when it cannot be read (a damaged frame, a dictionary gone). */
